@@ -1,0 +1,167 @@
+// fieldflow engine: learn one image as a feature grid + tiny MLP, (u,v) -> RGB, on any Vulkan 1.2
+// device with storage-buffer float atomics. No OpenCV, no graphs: plain float buffers in and out.
+//
+//   auto device = ff::engine::Device::open("auto");
+//   ff::engine::Trainer trainer(device, config, train_options, image);
+//   while (trainer.step() < train_options.steps) trainer.train(1000);   // many steps per submit
+//   ff::engine::Model model = trainer.model();
+//   std::vector<float> rgb = ff::engine::render(device, model, 1600, 1100);
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ff::engine {
+
+// Every engine failure: what is wrong, in the user's terms ("no Vulkan driver found (...)",
+// "device 'llvmpipe' lacks shaderBufferFloat32AtomicAdd", "out of device memory allocating ...").
+struct EngineError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// ---- Device --------------------------------------------------------------------------------
+
+struct DeviceInfo {
+    uint32_t index = 0;         // position in vkEnumeratePhysicalDevices
+    std::string name;           // "NVIDIA H100 80GB HBM3", "llvmpipe (LLVM 15.0.6, 256 bits)"
+    std::string type;           // "discrete", "integrated", "virtual", "cpu", "other"
+    std::string driver;         // driver name and version
+    uint32_t subgroup_size = 0;
+    bool float_atomics = false; // shaderBufferFloat32AtomicAdd: required
+    bool cooperative_matrix = false; // VK_NV_cooperative_matrix with fp16 16x16x16
+    std::string missing;        // empty if usable, else the missing features, comma-separated
+};
+
+// Every Vulkan physical device, usable or not. Empty (no exception) if there is no driver.
+std::vector<DeviceInfo> list_devices();
+
+struct DeviceOptions {
+    // Enable VK_LAYER_KHRONOS_validation and collect its messages (see Device::validation_messages).
+    // Defaults to the environment variable FIELDFLOW_VALIDATION=1.
+    bool validation = false;
+    // Force the portable kernels even where the tensor-core path is available
+    // (also FIELDFLOW_KERNEL_PATH=portable).
+    bool force_portable = false;
+};
+
+class DeviceImpl;
+
+// A Vulkan device, queue and pipeline cache shared by everything that runs on it. Cheap to copy
+// (shared handle); thread-safe: each Trainer / render call records its own command buffers.
+class Device {
+public:
+    // selector: "auto" (discrete GPU, else any GPU, else the CPU driver), "cpu" (lavapipe), or a
+    // device index "0", "1", ... Throws EngineError naming what is missing.
+    static Device open(const std::string& selector, DeviceOptions options = {});
+
+    const DeviceInfo& info() const;
+    // "portable" or "coopmat": the kernel path this device uses for the MLP.
+    std::string kernel_path() const;
+    // Validation-layer messages (warnings and errors) since open, when validation is on.
+    std::vector<std::string> validation_messages() const;
+    // Bytes of device memory currently allocated by the engine on this device.
+    uint64_t allocated_bytes() const;
+
+    DeviceImpl& impl() const { return *impl_; }
+
+private:
+    std::shared_ptr<DeviceImpl> impl_;
+};
+
+// ---- Model ---------------------------------------------------------------------------------
+
+enum class Activation : uint32_t { none = 0, relu = 1, sigmoid = 2, sine = 3 };
+
+// Positional encoding terms appended after the grid features (all configurable).
+struct EncodingConfig {
+    bool subcell = true;          // sin/cos of the position inside a grid cell, per axis (4 terms)
+    uint32_t fourier_octaves = 2; // global Fourier features: octaves per axis, each a sin/cos pair
+    // Logical input width = grid_channels + (subcell ? 4 : 0) + 4 * fourier_octaves, padded to 16.
+};
+
+struct ModelConfig {
+    uint32_t grid_width = 0;   // feature grid resolution, e.g. image / 4
+    uint32_t grid_height = 0;
+    uint32_t grid_channels = 3;
+    EncodingConfig encoding;
+    uint32_t hidden_width = 32; // 16, 32, 64 or 128
+    uint32_t hidden_layers = 2;
+    Activation hidden_activation = Activation::relu;
+    Activation output_activation = Activation::sigmoid;
+    uint32_t output_dims = 3;   // RGB
+
+    uint32_t input_width() const;        // logical encoding width (13 for the default)
+    uint32_t padded_input_width() const; // rounded up to 16
+    uint32_t padded_output_width() const;
+    std::string validate() const;        // empty if valid, else what is wrong
+};
+
+// All learnable parameters, fp32. Layout is the contract of docs/model-format.md:
+//  grid: grid_height rows x grid_width columns x grid_channels, row-major;
+//  layers: for each of hidden_layers + 1 matrices, weights [out][in_padded] then biases [out],
+//  with padded rows/columns zero.
+struct Model {
+    ModelConfig config;
+    std::vector<float> grid;
+    std::vector<float> mlp;
+    uint64_t parameter_count() const; // logical (unpadded) learnable parameters
+};
+
+// The same initialisation the Trainer uses (deterministic for a seed).
+Model initial_model(const ModelConfig& config, uint64_t seed);
+
+// ---- Training ------------------------------------------------------------------------------
+
+struct TrainOptions {
+    uint32_t steps = 40000;
+    uint32_t batch = 16384;
+    float lr_mlp = 1e-2f;
+    float lr_grid = 1e-2f;
+    float beta1 = 0.9f;
+    float beta2 = 0.99f;
+    float epsilon = 1e-15f;
+    uint64_t seed = 1;
+};
+
+struct ImageData {
+    uint32_t width = 0;
+    uint32_t height = 0;
+    std::vector<float> rgb; // width * height * 3, row-major, [0,1]
+};
+
+class TrainerImpl;
+
+class Trainer {
+public:
+    // Uploads the image, initialises the model (or continues from `start`), builds the pipelines.
+    Trainer(const Device& device, const ModelConfig& config, const TrainOptions& options,
+            const ImageData& image, const Model* start = nullptr);
+    ~Trainer();
+    Trainer(Trainer&&) noexcept;
+    Trainer& operator=(Trainer&&) noexcept;
+
+    // Runs `steps` more training steps recorded into as few command buffers as possible, then
+    // waits. Returns the mean training loss (MSE over the batch) of the last step run.
+    float train(uint32_t steps);
+    uint32_t step() const; // steps done so far
+
+    Model model() const;                          // downloads the current parameters
+    std::vector<float> render(uint32_t width, uint32_t height) const; // RGB of the current model
+    double full_image_mse() const;                // MSE of a render at the image's own size
+    uint64_t device_bytes() const;                // device memory this trainer holds
+
+    // Nonzero if the last train() saw a non-finite loss (training diverged).
+    bool diverged() const;
+
+private:
+    std::unique_ptr<TrainerImpl> impl_;
+};
+
+// Evaluates `model` at width x height pixel centres in one dispatch; returns RGB floats.
+std::vector<float> render(const Device& device, const Model& model, uint32_t width,
+                          uint32_t height);
+
+} // namespace ff::engine
