@@ -77,9 +77,10 @@ enum class Activation : uint32_t { none = 0, relu = 1, sigmoid = 2, sine = 3 };
 
 // Positional encoding terms appended after the grid features (all configurable).
 struct EncodingConfig {
-    bool subcell = true;          // sin/cos of the position inside a grid cell, per axis (4 terms)
+    bool subcell = true;          // sin(pi * f) of the position f between grid nodes, per axis (2 terms)
     uint32_t fourier_octaves = 2; // global Fourier features: octaves per axis, each a sin/cos pair
-    // Logical input width = grid_channels + (subcell ? 4 : 0) + 4 * fourier_octaves, padded to 16.
+    // Logical input width = grid_channels + (subcell ? 2 : 0) + 4 * fourier_octaves, padded to 16
+    // (3 + 2 + 8 = 13 for the default).
 };
 
 struct ModelConfig {
@@ -124,6 +125,10 @@ struct TrainOptions {
     float beta2 = 0.99f;
     float epsilon = 1e-15f;
     uint64_t seed = 1;
+    // Learning-rate schedule: both rates hold until lr_decay_start * steps, then decay
+    // exponentially to lr_final_scale times their value at `steps` (and stay there).
+    float lr_decay_start = 0.5f;
+    float lr_final_scale = 0.1f;
 };
 
 struct ImageData {
@@ -155,6 +160,12 @@ public:
 
     // Nonzero if the last train() saw a non-finite loss (training diverged).
     bool diverged() const;
+
+    // GPU time of all training steps run so far, from timestamps (seconds; 0 if the device
+    // has no timestamps).
+    double gpu_seconds() const;
+    // Samples per workgroup of the fused training kernel on this device.
+    uint32_t tile_size() const;
 
 private:
     std::unique_ptr<TrainerImpl> impl_;

@@ -1,0 +1,241 @@
+// ff-engine-bench: trains the engine on one PPM image and prints JSON lines (timings, PSNR,
+// memory). No OpenCV, so it builds with -DFIELDFLOW_ENGINE_ONLY=ON and travels light.
+//
+//   ff-engine-bench --image leuvenA.ppm --steps 40000 --batch 16384 --device auto
+#include "fieldflow/engine/engine.hpp"
+#include "ppm.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+using namespace ff::engine;
+using Clock = std::chrono::steady_clock;
+
+struct Args {
+    std::string image, device = "auto", out;
+    TrainOptions train;
+    uint32_t grid_divisor = 4, hidden = 32, layers = 2, report_every = 1000;
+    bool validation = false;
+};
+
+[[noreturn]] void usage(const std::string& problem) {
+    std::cerr << "ff-engine-bench: " << problem << "\n"
+              << "usage: ff-engine-bench --image FILE.ppm [--steps N] [--batch N] [--seed N]\n"
+              << "       [--lr-mlp X] [--lr-grid X] [--beta1 X] [--beta2 X] [--eps X]\n"
+              << "       [--decay-start F] [--final-scale F] [--grid-divisor N] [--hidden N]\n"
+              << "       [--layers N] [--device auto|cpu|INDEX] [--validation] [--report-every N]\n"
+              << "       [--out prediction.ppm]\n";
+    std::exit(2);
+}
+
+Args parse(int argc, char** argv) {
+    Args a;
+    for (int i = 1; i < argc; ++i) {
+        std::string k = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) usage(k + " needs a value");
+            return argv[++i];
+        };
+        auto u32 = [&]() {
+            std::string v = value();
+            char* end = nullptr;
+            unsigned long n = std::strtoul(v.c_str(), &end, 10);
+            if (v.empty() || *end || n > 0xFFFFFFFFul) usage(k + " expects a whole number, got '" + v + "'");
+            return uint32_t(n);
+        };
+        auto f32 = [&]() {
+            std::string v = value();
+            char* end = nullptr;
+            float f = std::strtof(v.c_str(), &end);
+            if (v.empty() || *end) usage(k + " expects a number, got '" + v + "'");
+            return f;
+        };
+        if (k == "--image") a.image = value();
+        else if (k == "--device") a.device = value();
+        else if (k == "--out") a.out = value();
+        else if (k == "--steps") a.train.steps = u32();
+        else if (k == "--batch") a.train.batch = u32();
+        else if (k == "--seed") a.train.seed = u32();
+        else if (k == "--lr-mlp") a.train.lr_mlp = f32();
+        else if (k == "--lr-grid") a.train.lr_grid = f32();
+        else if (k == "--beta1") a.train.beta1 = f32();
+        else if (k == "--beta2") a.train.beta2 = f32();
+        else if (k == "--eps") a.train.epsilon = f32();
+        else if (k == "--decay-start") a.train.lr_decay_start = f32();
+        else if (k == "--final-scale") a.train.lr_final_scale = f32();
+        else if (k == "--grid-divisor") a.grid_divisor = u32();
+        else if (k == "--hidden") a.hidden = u32();
+        else if (k == "--layers") a.layers = u32();
+        else if (k == "--report-every") a.report_every = std::max(1u, u32());
+        else if (k == "--validation") a.validation = true;
+        else if (k == "--help" || k == "-h") usage("help");
+        else usage("unknown option " + k);
+    }
+    if (a.image.empty()) usage("--image is required");
+    if (a.grid_divisor == 0) usage("--grid-divisor must be at least 1");
+    return a;
+}
+
+double seconds_since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+double psnr(double mse) { return mse > 0 ? 10.0 * std::log10(1.0 / mse) : 99.0; }
+
+double mse_of(const std::vector<float>& a, const std::vector<float>& b, bool quantize) {
+    double s = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        double p = std::clamp(a[i], 0.0f, 1.0f);
+        if (quantize) p = std::round(p * 255.0) / 255.0;
+        double d = p - b[i];
+        s += d * d;
+    }
+    return s / double(a.size());
+}
+
+// Area-average downscale (as cv::INTER_AREA) to gw x gh, then bilinear back up with pixel centres
+// aligned (as cv::INTER_LINEAR): the baseline a plain grid of the same size reaches.
+std::vector<float> bilinear_baseline(const ff::bench::RgbImage& img, uint32_t gw, uint32_t gh) {
+    const uint32_t W = img.width, H = img.height;
+    std::vector<double> small(size_t(gw) * gh * 3, 0.0);
+    double sx = double(W) / gw, sy = double(H) / gh;
+    for (uint32_t gy = 0; gy < gh; ++gy) {
+        double y0 = gy * sy, y1 = (gy + 1) * sy;
+        for (uint32_t gx = 0; gx < gw; ++gx) {
+            double x0 = gx * sx, x1 = (gx + 1) * sx, acc[3] = {0, 0, 0}, area = 0;
+            for (uint32_t y = uint32_t(y0); y < std::min<double>(H, std::ceil(y1)); ++y) {
+                double wy = std::min<double>(y + 1, y1) - std::max<double>(y, y0);
+                for (uint32_t x = uint32_t(x0); x < std::min<double>(W, std::ceil(x1)); ++x) {
+                    double w = wy * (std::min<double>(x + 1, x1) - std::max<double>(x, x0));
+                    if (w <= 0) continue;
+                    for (int c = 0; c < 3; ++c) acc[c] += w * img.rgb[(size_t(y) * W + x) * 3 + c];
+                    area += w;
+                }
+            }
+            for (int c = 0; c < 3; ++c) small[(size_t(gy) * gw + gx) * 3 + c] = acc[c] / area;
+        }
+    }
+    std::vector<float> up(size_t(W) * H * 3);
+    for (uint32_t y = 0; y < H; ++y) {
+        double py = (y + 0.5) * gh / H - 0.5;
+        int iy = int(std::floor(py));
+        double fy = py - iy;
+        int y0 = std::clamp(iy, 0, int(gh) - 1), y1 = std::clamp(iy + 1, 0, int(gh) - 1);
+        for (uint32_t x = 0; x < W; ++x) {
+            double px = (x + 0.5) * gw / W - 0.5;
+            int ix = int(std::floor(px));
+            double fx = px - ix;
+            int x0 = std::clamp(ix, 0, int(gw) - 1), x1 = std::clamp(ix + 1, 0, int(gw) - 1);
+            for (int c = 0; c < 3; ++c) {
+                auto g = [&](int xx, int yy) { return small[(size_t(yy) * gw + xx) * 3 + c]; };
+                double v = (1 - fy) * ((1 - fx) * g(x0, y0) + fx * g(x1, y0)) +
+                           fy * ((1 - fx) * g(x0, y1) + fx * g(x1, y1));
+                up[(size_t(y) * W + x) * 3 + c] = float(v);
+            }
+        }
+    }
+    return up;
+}
+
+std::string json_string(const std::string& s) {
+    std::string o = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') o += '\\';
+        if (static_cast<unsigned char>(c) < 0x20) continue;
+        o += c;
+    }
+    return o + "\"";
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    Args a = parse(argc, argv);
+    try {
+        ff::bench::RgbImage img = ff::bench::read_ppm(a.image);
+        ModelConfig config;
+        // Same rule as the Train node's `auto` grid: image / divisor, rounded down, at least 2 (800x550 -> 200x137).
+        config.grid_width = std::max(2u, img.width / a.grid_divisor);
+        config.grid_height = std::max(2u, img.height / a.grid_divisor);
+        config.hidden_width = a.hidden;
+        config.hidden_layers = a.layers;
+        if (std::string why = config.validate(); !why.empty()) usage(why);
+
+        DeviceOptions dopt;
+        dopt.validation = a.validation;
+        Device device = Device::open(a.device, dopt);
+        const DeviceInfo& info = device.info();
+        std::printf("{\"event\":\"device\",\"name\":%s,\"type\":%s,\"driver\":%s,\"kernel_path\":%s,"
+                    "\"subgroup_size\":%u}\n",
+                    json_string(info.name).c_str(), json_string(info.type).c_str(),
+                    json_string(info.driver).c_str(), json_string(device.kernel_path()).c_str(),
+                    info.subgroup_size);
+
+        std::vector<float> base = bilinear_baseline(img, config.grid_width, config.grid_height);
+        double base_mse = mse_of(base, img.rgb, false);
+
+        ImageData data{img.width, img.height, img.rgb};
+        auto t_setup = Clock::now();
+        Trainer trainer(device, config, a.train, data);
+        double setup_s = seconds_since(t_setup);
+        std::printf("{\"event\":\"setup\",\"image\":%s,\"width\":%u,\"height\":%u,\"grid\":[%u,%u,%u],"
+                    "\"parameters\":%llu,\"tile\":%u,\"setup_seconds\":%.3f}\n",
+                    json_string(a.image).c_str(), img.width, img.height, config.grid_width,
+                    config.grid_height, config.grid_channels,
+                    (unsigned long long)initial_model(config, 1).parameter_count(), trainer.tile_size(),
+                    setup_s);
+        std::fflush(stdout);
+
+        double wall = 0;
+        float loss = 0;
+        while (trainer.step() < a.train.steps) {
+            uint32_t n = std::min(a.report_every, a.train.steps - trainer.step());
+            auto t = Clock::now();
+            loss = trainer.train(n);
+            wall += seconds_since(t);
+            std::printf("{\"event\":\"progress\",\"step\":%u,\"loss\":%.6g,\"wall_seconds\":%.3f,"
+                        "\"gpu_seconds\":%.3f}\n",
+                        trainer.step(), loss, wall, trainer.gpu_seconds());
+            std::fflush(stdout);
+            if (trainer.diverged()) throw EngineError("training diverged (non-finite loss)");
+        }
+
+        auto t1 = Clock::now();
+        std::vector<float> pred = trainer.render(img.width, img.height);
+        double render1_ms = seconds_since(t1) * 1e3;
+        auto t2 = Clock::now();
+        std::vector<float> pred2 = trainer.render(img.width * 2, img.height * 2);
+        double render2_ms = seconds_since(t2) * 1e3;
+        double mse = mse_of(pred, img.rgb, false), mse8 = mse_of(pred, img.rgb, true);
+        if (!a.out.empty()) ff::bench::write_ppm(a.out, img.width, img.height, pred);
+
+        uint32_t steps = std::max(1u, trainer.step());
+        std::printf("{\"event\":\"result\",\"steps\":%u,\"batch\":%u,\"train_seconds\":%.4f,"
+                    "\"gpu_seconds\":%.4f,\"us_per_step_gpu\":%.2f,\"us_per_step_wall\":%.2f,"
+                    "\"final_loss\":%.6g,\"mse\":%.6g,\"psnr\":%.3f,\"psnr_8bit\":%.3f,"
+                    "\"bilinear_psnr\":%.3f,\"render_ms\":%.3f,\"render_2x_ms\":%.3f,"
+                    "\"trainer_device_bytes\":%llu,\"device_bytes\":%llu,\"kernel_path\":%s,"
+                    "\"device\":%s,\"validation_messages\":%zu}\n",
+                    trainer.step(), a.train.batch, wall, trainer.gpu_seconds(),
+                    trainer.gpu_seconds() / steps * 1e6, wall / steps * 1e6, loss, mse, psnr(mse),
+                    psnr(mse8), psnr(base_mse), render1_ms, render2_ms,
+                    (unsigned long long)trainer.device_bytes(),
+                    (unsigned long long)device.allocated_bytes(),
+                    json_string(device.kernel_path()).c_str(), json_string(info.name).c_str(),
+                    device.validation_messages().size());
+        return 0;
+    } catch (const std::exception& e) {
+        std::printf("{\"event\":\"error\",\"message\":%s}\n", json_string(e.what()).c_str());
+        std::cerr << "ff-engine-bench: " << e.what() << "\n";
+        return 1;
+    }
+}

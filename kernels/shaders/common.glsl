@@ -1,0 +1,58 @@
+// Shared by every engine kernel: configuration checks, push constants, the MLP parameter layout
+// and activations. The host compiles each kernel with -D defines for the model configuration
+// (see kernels/src/model_layout.cpp: model_defines).
+#ifndef FF_COMMON_GLSL
+#define FF_COMMON_GLSL
+
+#if !defined(IN_DIM) || !defined(IN_PAD) || !defined(HIDDEN) || !defined(LAYERS) || \
+    !defined(OUT_DIM) || !defined(OUT_PAD) || !defined(HIDDEN_ACT) || !defined(OUTPUT_ACT)
+#error "the model configuration defines are missing"
+#endif
+
+// Mirrors ff::engine::detail::PushConstants (64 bytes).
+layout(push_constant) uniform Push {
+    uint grid_w, grid_h, width, height;   // feature grid; image or render size
+    uint batch, step, seed_lo, seed_hi;   // samples this step; step index; RNG seed
+    float lr, beta1, beta2, epsilon;      // Adam
+    float bias_correction1, bias_correction2; // 1 - beta^t
+    uint count, slot;                     // kernel-specific count; loss log slot
+} pc;
+
+const float PI = 3.14159265358979323846;
+
+#define ACT_NONE 0
+#define ACT_RELU 1
+#define ACT_SIGMOID 2
+#define ACT_SINE 3
+
+// MLP parameter layout (the contract of Model::mlp): matrix l is [out_pad][in_pad] weights then
+// [out_pad] biases; matrices 0..LAYERS, the last one producing OUT_PAD outputs.
+#define MATRICES (LAYERS + 1)
+#define IN_L(l) ((l) == 0 ? IN_DIM : HIDDEN)       // logical inputs of matrix l
+#define IN_PAD_L(l) ((l) == 0 ? IN_PAD : HIDDEN)   // row stride of matrix l
+#define OUT_L(l) ((l) == LAYERS ? OUT_DIM : HIDDEN) // logical outputs of matrix l
+#define OUT_PAD_L(l) ((l) == LAYERS ? OUT_PAD : HIDDEN)
+#define W_OFF(l) ((l) == 0 ? 0 : (HIDDEN * IN_PAD + HIDDEN) + ((l) - 1) * (HIDDEN * HIDDEN + HIDDEN))
+#define B_OFF(l) (W_OFF(l) + OUT_PAD_L(l) * IN_PAD_L(l))
+#define MLP_PARAMS (W_OFF(LAYERS) + OUT_PAD * HIDDEN + OUT_PAD)
+
+const int MAXW = max(max(IN_PAD, HIDDEN), OUT_PAD); // widest activation vector
+const int MAX_IN = max(IN_DIM, HIDDEN);             // widest logical matrix input
+const int MAX_OUT = max(OUT_DIM, HIDDEN);           // widest logical matrix output
+
+float act_apply(int kind, float z) {
+    if (kind == ACT_RELU) return max(z, 0.0);
+    if (kind == ACT_SIGMOID) return 1.0 / (1.0 + exp(-z));
+    if (kind == ACT_SINE) return sin(z);
+    return z;
+}
+
+// d act / d z, given the pre-activation z and the output y.
+float act_derivative(int kind, float z, float y) {
+    if (kind == ACT_RELU) return z > 0.0 ? 1.0 : 0.0;
+    if (kind == ACT_SIGMOID) return y * (1.0 - y);
+    if (kind == ACT_SINE) return cos(z);
+    return 1.0;
+}
+
+#endif

@@ -1,0 +1,19 @@
+// The input encoding interface the MLP kernels see. An encoding file provides:
+//   const int ENC_GRAD_DIM;                  leading inputs that carry learnable gradients
+//   void encode(vec2 uv, out float x[IN_PAD]) fills IN_DIM inputs, zero padding after them
+//   void encode_backward(vec2 uv, float dx[ENC_GRAD_DIM]) scatters dLoss/dx into its parameters
+// and reads its parameters through the including kernel's macros:
+//   ENC_PARAM(i)           parameter i
+//   ENC_GRAD_ADD(i, v)     accumulate v into the gradient of parameter i (atomic)
+//   ENC_TOUCH(cell)        mark an optimizer cell as touched this step
+// Select one with a define; a new encoding is a new file here plus a define in model_layout.cpp.
+#ifndef FF_ENCODING_GLSL
+#define FF_ENCODING_GLSL
+
+#if defined(ENCODING_DENSE_GRID)
+#include "encoding_dense_grid.glsl"
+#else
+#error "no encoding selected (define ENCODING_DENSE_GRID)"
+#endif
+
+#endif

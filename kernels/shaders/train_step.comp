@@ -1,0 +1,145 @@
+#version 450
+// One training step for a tile of TILE samples per workgroup, fused: draw samples (counter-based
+// RNG), fetch targets, encode, forward, MSE loss, backward. Weight gradients are reduced over the
+// tile in shared memory and written as one partial row per workgroup (summed deterministically by
+// adam_mlp.comp); grid gradients are scattered with float atomics and their cells marked touched.
+// With EXPLICIT_SAMPLES the uvs and targets come from buffers and outputs are written (tests).
+#extension GL_EXT_shader_atomic_float : require
+#extension GL_GOOGLE_include_directive : require
+
+#include "common.glsl"
+#include "rng.glsl"
+
+#ifndef TILE
+#error "TILE (samples per workgroup) must be defined"
+#endif
+layout(local_size_x = TILE) in;
+
+layout(std430, binding = 0) readonly buffer MlpParams { float mlp_params[]; };
+layout(std430, binding = 1) readonly buffer GridParams { float grid_params[]; };
+layout(std430, binding = 2) buffer GridGrad { float grid_grad[]; };
+layout(std430, binding = 3) buffer GridTouched { uint grid_touched[]; };
+layout(std430, binding = 4) writeonly buffer MlpPartials { float mlp_partials[]; };
+layout(std430, binding = 5) writeonly buffer LossPartials { float loss_partials[]; };
+#ifdef EXPLICIT_SAMPLES
+layout(std430, binding = 6) readonly buffer SampleUv { vec2 sample_uv[]; };
+layout(std430, binding = 7) readonly buffer SampleTarget { float sample_target[]; };
+layout(std430, binding = 8) writeonly buffer SampleOut { float sample_out[]; };
+#else
+layout(std430, binding = 6) readonly buffer Image { uint image_rgba8[]; };
+#if OUT_DIM != 3
+#error "training on an image needs OUT_DIM == 3"
+#endif
+#endif
+
+#if WEIGHTS_IN_SHARED
+shared float s_w[MLP_PARAMS];
+#define MLP_W(i) s_w[i]
+#else
+#define MLP_W(i) mlp_params[i]
+#endif
+shared float s_act[MAX_IN][TILE + 1];   // +1: odd stride, conflict-free column reads
+shared float s_delta[MAX_OUT][TILE + 1];
+shared float s_loss[TILE];
+
+#define ENC_PARAM(i) grid_params[i]
+#define ENC_GRAD_ADD(i, v) atomicAdd(grid_grad[i], v)
+#define ENC_TOUCH(cell) grid_touched[cell] = 1u
+#include "encoding.glsl"
+#include "mlp.glsl"
+
+void main() {
+    const uint t = gl_LocalInvocationID.x;
+    const uint wg = gl_WorkGroupID.x;
+    const uint s = gl_GlobalInvocationID.x;
+    const bool in_batch = s < pc.batch;
+
+#if WEIGHTS_IN_SHARED
+    for (uint i = t; i < MLP_PARAMS; i += TILE) s_w[i] = mlp_params[i];
+    barrier();
+#endif
+
+    // ---- sample and target
+    vec2 uv = vec2(0.5);
+    float target[OUT_PAD];
+    for (int o = 0; o < OUT_PAD; ++o) target[o] = 0.0;
+    if (in_batch) {
+#ifdef EXPLICIT_SAMPLES
+        uv = sample_uv[s];
+        for (int o = 0; o < OUT_DIM; ++o) target[o] = sample_target[s * OUT_DIM + o];
+#else
+        uint pixel = rng_index(pc.seed_lo, pc.seed_hi, pc.step, s, pc.width * pc.height);
+        uint px = pixel % pc.width, py = pixel / pc.width;
+        uv = (vec2(px, py) + 0.5) / vec2(pc.width, pc.height);
+        vec4 rgba = unpackUnorm4x8(image_rgba8[pixel]);
+        target[0] = rgba.r; target[1] = rgba.g; target[2] = rgba.b;
+#endif
+    }
+
+    // ---- forward
+    float x[IN_PAD];
+    encode(uv, x);
+    for (int i = 0; i < IN_PAD; ++i) mlp_act[0][i] = x[i];
+    mlp_forward();
+
+    // ---- loss: mean over the batch and the output channels of the squared error
+    float delta[MAXW];
+    float sq = 0.0;
+    const float scale = 2.0 / float(pc.batch * OUT_DIM);
+    for (int o = 0; o < MAXW; ++o) delta[o] = 0.0;
+    for (int o = 0; o < OUT_DIM; ++o) {
+        float diff = mlp_out[o] - target[o];
+        sq += diff * diff;
+        delta[o] = in_batch ? scale * diff * mlp_dact[LAYERS][o] : 0.0;
+    }
+#ifdef EXPLICIT_SAMPLES
+    if (in_batch)
+        for (int o = 0; o < OUT_DIM; ++o) sample_out[s * OUT_DIM + o] = mlp_out[o];
+#endif
+    s_loss[t] = in_batch ? sq : 0.0;
+    barrier();
+    for (uint stride = TILE / 2; stride > 0; stride >>= 1) {
+        if (t < stride) s_loss[t] += s_loss[t + stride];
+        barrier();
+    }
+    if (t == 0) loss_partials[wg] = s_loss[0];
+
+    // ---- backward, last matrix first
+    float dx[MAXW];
+    for (int l = LAYERS; l >= 0; --l) {
+        // Weight gradients of matrix l: sum over the tile of delta (x) input.
+        for (int o = 0; o < OUT_L(l); ++o) s_delta[o][t] = delta[o];
+        for (int i = 0; i < IN_L(l); ++i) s_act[i][t] = mlp_act[l][i];
+        barrier();
+        const int n_in = IN_L(l), n_out = OUT_L(l);
+        const uint base = wg * uint(MLP_PARAMS);
+        for (int e = int(t); e < n_out * n_in + n_out; e += TILE) {
+            float sum = 0.0;
+            if (e < n_out * n_in) {
+                int o = e / n_in, i = e - o * n_in;
+                for (int k = 0; k < TILE; ++k) sum += s_delta[o][k] * s_act[i][k];
+                mlp_partials[base + W_OFF(l) + o * IN_PAD_L(l) + i] = sum;
+            } else {
+                int o = e - n_out * n_in;
+                for (int k = 0; k < TILE; ++k) sum += s_delta[o][k];
+                mlp_partials[base + B_OFF(l) + o] = sum;
+            }
+        }
+        barrier(); // the shared tile is rewritten by the next matrix
+
+        // Input gradient of matrix l.
+        if (l > 0) {
+            mlp_backprop(l, delta, HIDDEN, dx);
+            for (int i = 0; i < HIDDEN; ++i) delta[i] = dx[i] * mlp_dact[l - 1][i];
+        } else {
+            mlp_backprop(0, delta, ENC_GRAD_DIM, dx);
+        }
+    }
+
+    // ---- encoding gradients
+    if (in_batch) {
+        float dgrid[ENC_GRAD_DIM];
+        for (int c = 0; c < ENC_GRAD_DIM; ++c) dgrid[c] = dx[c];
+        encode_backward(uv, dgrid);
+    }
+}

@@ -1,0 +1,165 @@
+#include "model_layout.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cmath>
+#include <sstream>
+
+namespace ff::engine {
+
+namespace {
+uint32_t round16(uint32_t n) { return (n + 15u) / 16u * 16u; }
+} // namespace
+
+uint32_t ModelConfig::input_width() const {
+    return grid_channels + (encoding.subcell ? 2u : 0u) + 4u * encoding.fourier_octaves;
+}
+uint32_t ModelConfig::padded_input_width() const { return round16(input_width()); }
+uint32_t ModelConfig::padded_output_width() const { return round16(output_dims); }
+
+std::string ModelConfig::validate() const {
+    std::ostringstream e;
+    if (grid_width < 2 || grid_height < 2)
+        e << "grid size " << grid_width << "x" << grid_height << " must be at least 2x2; ";
+    if (uint64_t(grid_width) * grid_height > (1u << 26))
+        e << "grid size " << grid_width << "x" << grid_height << " is too large; ";
+    if (grid_channels < 1 || grid_channels > 16)
+        e << "grid_channels " << grid_channels << " must be 1..16; ";
+    if (encoding.fourier_octaves > 8)
+        e << "fourier_octaves " << encoding.fourier_octaves << " must be 0..8; ";
+    if (hidden_width != 16 && hidden_width != 32 && hidden_width != 64 && hidden_width != 128)
+        e << "hidden_width " << hidden_width << " must be 16, 32, 64 or 128; ";
+    if (hidden_layers < 1 || hidden_layers > 8)
+        e << "hidden_layers " << hidden_layers << " must be 1..8; ";
+    if (output_dims < 1 || output_dims > 16)
+        e << "output_dims " << output_dims << " must be 1..16; ";
+    auto act_ok = [](Activation a) { return uint32_t(a) <= uint32_t(Activation::sine); };
+    if (!act_ok(hidden_activation)) e << "unknown hidden_activation; ";
+    if (!act_ok(output_activation)) e << "unknown output_activation; ";
+    std::string s = e.str();
+    if (s.size() >= 2) s.resize(s.size() - 2);
+    return s;
+}
+
+uint64_t Model::parameter_count() const {
+    uint64_t n = uint64_t(config.grid_width) * config.grid_height * config.grid_channels;
+    uint32_t in = config.input_width();
+    for (uint32_t l = 0; l <= config.hidden_layers; ++l) {
+        uint32_t out = l == config.hidden_layers ? config.output_dims : config.hidden_width;
+        n += uint64_t(out) * in + out;
+        in = config.hidden_width;
+    }
+    return n;
+}
+
+namespace {
+// splitmix64: a tiny, well-mixed deterministic generator for initialisation.
+struct SplitMix {
+    uint64_t s;
+    uint64_t next() {
+        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    float uniform(float lo, float hi) { return lo + (hi - lo) * float((next() >> 40) * 0x1p-24); }
+};
+} // namespace
+
+Model initial_model(const ModelConfig& config, uint64_t seed) {
+    detail::require_valid(config);
+    detail::MlpLayout L = detail::mlp_layout(config);
+    Model m;
+    m.config = config;
+    m.mlp.assign(L.total, 0.0f);
+    SplitMix rng{seed * 0x2545F4914F6CDD1Dull + 0x1234567ull};
+    for (uint32_t l = 0; l < L.matrices; ++l) {
+        // He/Kaiming uniform for ReLU-like layers (bound sqrt(6 / fan_in)); the output layer
+        // uses the Xavier bound so the sigmoid starts near its linear range.
+        float fan_in = float(L.in_logical[l]);
+        float fan_out = float(L.out_logical[l]);
+        bool last = l + 1 == L.matrices;
+        float bound = last ? std::sqrt(6.0f / (fan_in + fan_out)) : std::sqrt(6.0f / fan_in);
+        for (uint32_t o = 0; o < L.out_logical[l]; ++o)
+            for (uint32_t i = 0; i < L.in_logical[l]; ++i)
+                m.mlp[L.weight_offset[l] + o * L.in_padded[l] + i] = rng.uniform(-bound, bound);
+        // biases start at zero
+    }
+    // Grid: small zero-mean noise (breaks symmetry between channels; the encoding terms carry the
+    // position signal at the start).
+    size_t cells = size_t(config.grid_width) * config.grid_height * config.grid_channels;
+    m.grid.resize(cells);
+    for (float& g : m.grid) g = rng.uniform(-1e-2f, 1e-2f);
+    return m;
+}
+
+namespace detail {
+
+MlpLayout mlp_layout(const ModelConfig& c) {
+    MlpLayout L;
+    L.matrices = c.hidden_layers + 1;
+    uint32_t offset = 0;
+    for (uint32_t l = 0; l < L.matrices; ++l) {
+        bool first = l == 0, last = l + 1 == L.matrices;
+        L.in_logical.push_back(first ? c.input_width() : c.hidden_width);
+        L.in_padded.push_back(first ? c.padded_input_width() : c.hidden_width);
+        L.out_logical.push_back(last ? c.output_dims : c.hidden_width);
+        L.out_padded.push_back(last ? c.padded_output_width() : c.hidden_width);
+        L.weight_offset.push_back(offset);
+        offset += L.out_padded[l] * L.in_padded[l];
+        L.bias_offset.push_back(offset);
+        offset += L.out_padded[l];
+    }
+    L.total = offset;
+    return L;
+}
+
+void require_valid(const ModelConfig& config) {
+    std::string why = config.validate();
+    if (!why.empty()) throw EngineError("invalid model configuration: " + why);
+}
+
+TrainTiling choose_tiling(const ModelConfig& c, uint32_t max_shared, uint32_t max_invocations) {
+    MlpLayout L = mlp_layout(c);
+    uint32_t max_in = std::max(c.input_width(), c.hidden_width);
+    uint32_t max_out = std::max(c.output_dims, c.hidden_width);
+    // Mirrors the shared arrays of train_step.comp.
+    auto bytes = [&](uint32_t tile, bool weights) {
+        return 4u * ((max_in + max_out) * (tile + 1) + tile + (weights ? L.total : 0u));
+    };
+    // 64 first: at batch 16,384 that is 256 workgroups, enough to fill a large GPU, while the
+    // per-workgroup gradient partials stay small. FIELDFLOW_TRAIN_TILE overrides (measurements).
+    std::vector<uint32_t> tiles = {64u, 128u, 32u, 16u};
+    if (const char* env = std::getenv("FIELDFLOW_TRAIN_TILE"); env && *env) {
+        uint32_t t = uint32_t(std::strtoul(env, nullptr, 10));
+        if (t != 16 && t != 32 && t != 64 && t != 128)
+            throw EngineError(std::string("FIELDFLOW_TRAIN_TILE='") + env + "' must be 16, 32, 64 or 128");
+        tiles = {t};
+    }
+    for (bool weights : {true, false})
+        for (uint32_t tile : tiles)
+            if (tile <= max_invocations && bytes(tile, weights) <= max_shared) return {tile, weights};
+    throw EngineError("the model is too wide for this device's shared memory (" +
+                      std::to_string(max_shared) + " bytes)");
+}
+
+Defines model_defines(const ModelConfig& c) {
+    auto s = [](uint32_t v) { return std::to_string(v); };
+    return {
+        {"ENCODING_DENSE_GRID", "1"},
+        {"GRID_C", s(c.grid_channels)},
+        {"ENC_SUBCELL", c.encoding.subcell ? "1" : "0"},
+        {"ENC_OCTAVES", s(c.encoding.fourier_octaves)},
+        {"IN_DIM", s(c.input_width())},
+        {"IN_PAD", s(c.padded_input_width())},
+        {"HIDDEN", s(c.hidden_width)},
+        {"LAYERS", s(c.hidden_layers)},
+        {"OUT_DIM", s(c.output_dims)},
+        {"OUT_PAD", s(c.padded_output_width())},
+        {"HIDDEN_ACT", s(uint32_t(c.hidden_activation))},
+        {"OUTPUT_ACT", s(uint32_t(c.output_activation))},
+    };
+}
+
+} // namespace detail
+} // namespace ff::engine

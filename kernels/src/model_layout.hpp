@@ -1,0 +1,35 @@
+// Where each parameter of a ModelConfig lives in the flat MLP vector, and the compile-time
+// configuration (defines) the kernels are specialised with.
+#pragma once
+
+#include "fieldflow/engine/engine.hpp"
+#include "shader_compiler.hpp"
+
+#include <cstdint>
+
+namespace ff::engine::detail {
+
+struct MlpLayout {
+    uint32_t matrices = 0;                     // hidden_layers + 1
+    uint32_t total = 0;                        // floats in Model::mlp (padded layout)
+    std::vector<uint32_t> in_logical, in_padded, out_logical, out_padded;
+    std::vector<uint32_t> weight_offset, bias_offset;
+};
+
+MlpLayout mlp_layout(const ModelConfig& config);
+
+// Throws EngineError("invalid model configuration: ...") unless config.validate() is empty.
+void require_valid(const ModelConfig& config);
+
+// Per-device choice of the training tile (samples per workgroup) and where weights live.
+struct TrainTiling {
+    uint32_t tile = 64;
+    bool weights_in_shared = true;
+};
+TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
+                          uint32_t max_invocations);
+
+// Defines shared by every kernel of this model.
+Defines model_defines(const ModelConfig& config);
+
+} // namespace ff::engine::detail

@@ -1,0 +1,249 @@
+#include "shader_compiler.hpp"
+
+#include "fieldflow/engine/engine.hpp"
+#include "shader_sources.hpp"
+
+#include <shaderc/shaderc.hpp>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+
+#ifndef FF_SHADERC_VERSION
+#define FF_SHADERC_VERSION "unknown"
+#endif
+
+namespace ff::engine::detail {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kCacheMagic[8] = {'F', 'F', 'S', 'P', 'V', '0', '0', '1'};
+
+// Resolves #include "x.glsl" from the embedded sources only, so a shader never depends on files
+// next to the binary.
+class EmbeddedIncluder : public shaderc::CompileOptions::IncluderInterface {
+public:
+    shaderc_include_result* GetInclude(const char* requested, shaderc_include_type, const char*,
+                                       size_t) override {
+        auto* holder = new Holder;
+        const char* text = find_shader_source(requested);
+        if (text) {
+            holder->name = requested;
+            holder->content = text;
+        } else {
+            holder->name = "";
+            holder->content = std::string("no embedded shader file named '") + requested + "'";
+        }
+        holder->result.source_name = holder->name.c_str();
+        holder->result.source_name_length = holder->name.size();
+        holder->result.content = holder->content.c_str();
+        holder->result.content_length = holder->content.size();
+        holder->result.user_data = holder;
+        return &holder->result;
+    }
+    void ReleaseInclude(shaderc_include_result* data) override {
+        delete static_cast<Holder*>(data->user_data);
+    }
+
+private:
+    struct Holder {
+        shaderc_include_result result{};
+        std::string name;
+        std::string content;
+    };
+};
+
+shaderc::CompileOptions make_options(const Defines& defines) {
+    shaderc::CompileOptions options;
+    options.SetTargetEnvironment(shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
+    options.SetOptimizationLevel(shaderc_optimization_level_performance);
+    options.SetIncluder(std::make_unique<EmbeddedIncluder>());
+    for (const auto& [key, value] : defines) options.AddMacroDefinition(key, value);
+    return options;
+}
+
+std::string line_of(const char* text, long line) {
+    if (!text || line < 1) return {};
+    std::istringstream in(text);
+    std::string s;
+    for (long i = 1; std::getline(in, s); ++i)
+        if (i == line) return s;
+    return {};
+}
+
+// Appends the offending source line to each "file:line: error" of a shaderc message.
+std::string explain_errors(const std::string& message, const std::string& main_name,
+                           const char* main_text) {
+    std::ostringstream out;
+    std::istringstream in(message);
+    std::string row;
+    while (std::getline(in, row)) {
+        out << row << "\n";
+        size_t c1 = row.find(':');
+        if (c1 == std::string::npos) continue;
+        size_t c2 = row.find(':', c1 + 1);
+        if (c2 == std::string::npos) continue;
+        std::string file = row.substr(0, c1);
+        char* end = nullptr;
+        long line = std::strtol(row.c_str() + c1 + 1, &end, 10);
+        if (end != row.c_str() + c2) continue;
+        const char* text = file == main_name ? main_text : find_shader_source(file);
+        std::string src = line_of(text, line);
+        if (!src.empty()) out << "    " << file << ":" << line << " | " << src << "\n";
+    }
+    return out.str();
+}
+
+std::string hex128(XXH128_hash_t h) {
+    char buf[33];
+    std::snprintf(buf, sizeof buf, "%016llx%016llx", (unsigned long long)h.high64,
+                  (unsigned long long)h.low64);
+    return buf;
+}
+
+bool read_cache(const std::string& path, std::vector<uint32_t>& spirv, std::string& problem) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return false; // a miss, not a problem
+    std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const size_t header = sizeof kCacheMagic + 16;
+    if (data.size() < header + 20 || std::memcmp(data.data(), kCacheMagic, 8) != 0 ||
+        (data.size() - header) % 4 != 0) {
+        problem = "SPIR-V cache file " + path + " is malformed; recompiling";
+        return false;
+    }
+    XXH128_hash_t stored;
+    std::memcpy(&stored.high64, data.data() + 8, 8);
+    std::memcpy(&stored.low64, data.data() + 16, 8);
+    XXH128_hash_t actual = XXH3_128bits(data.data() + header, data.size() - header);
+    if (!XXH128_isEqual(stored, actual)) {
+        problem = "SPIR-V cache file " + path + " is corrupted (checksum mismatch); recompiling";
+        return false;
+    }
+    spirv.resize((data.size() - header) / 4);
+    std::memcpy(spirv.data(), data.data() + header, data.size() - header);
+    if (spirv[0] != 0x07230203u) {
+        problem = "SPIR-V cache file " + path + " holds no SPIR-V; recompiling";
+        spirv.clear();
+        return false;
+    }
+    return true;
+}
+
+// Temp file + rename: a reader never sees a half-written file.
+bool write_cache(const std::string& dir, const std::string& path,
+                 const std::vector<uint32_t>& spirv, std::string& problem) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) {
+        problem = "cannot create SPIR-V cache folder " + dir + ": " + ec.message();
+        return false;
+    }
+    std::random_device rd;
+    std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd());
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        if (!f) {
+            problem = "cannot write SPIR-V cache file " + tmp;
+            return false;
+        }
+        XXH128_hash_t h = XXH3_128bits(spirv.data(), spirv.size() * 4);
+        f.write(kCacheMagic, 8);
+        f.write(reinterpret_cast<const char*>(&h.high64), 8);
+        f.write(reinterpret_cast<const char*>(&h.low64), 8);
+        f.write(reinterpret_cast<const char*>(spirv.data()), spirv.size() * 4);
+        f.flush();
+        if (!f) {
+            problem = "cannot write SPIR-V cache file " + tmp;
+            f.close();
+            fs::remove(tmp, ec);
+            return false;
+        }
+    }
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        problem = "cannot rename " + tmp + " to " + path + ": " + ec.message();
+        fs::remove(tmp, ec);
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+std::string spirv_cache_dir() {
+    if (const char* d = std::getenv("FIELDFLOW_CACHE_DIR"); d && *d) return d;
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        return std::string(x) + "/fieldflow/spirv";
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return std::string(home) + "/.cache/fieldflow/spirv";
+    return {};
+}
+
+CompileResult compile_shader(const std::string& name, const Defines& defines,
+                             const char* source) {
+    const char* text = source ? source : find_shader_source(name);
+    if (!text) throw EngineError("internal: no embedded shader named '" + name + "'");
+
+    shaderc::Compiler compiler;
+    if (!compiler.IsValid()) throw EngineError("the shaderc compiler failed to initialise");
+
+    // Preprocess first: the hash then covers every included file and every define exactly.
+    shaderc::PreprocessedSourceCompilationResult pre = compiler.PreprocessGlsl(
+        text, std::strlen(text), shaderc_compute_shader, name.c_str(), make_options(defines));
+    if (pre.GetCompilationStatus() != shaderc_compilation_status_success)
+        throw EngineError("shader " + name + " failed to preprocess:\n" +
+                          explain_errors(pre.GetErrorMessage(), name, text));
+    std::string preprocessed(pre.cbegin(), pre.cend());
+
+    unsigned spv_version = 0, spv_revision = 0;
+    shaderc_get_spv_version(&spv_version, &spv_revision);
+    std::string key_text = preprocessed;
+    key_text += "\n//shaderc " FF_SHADERC_VERSION " spv " + std::to_string(spv_version) + "." +
+                std::to_string(spv_revision) + " vulkan1.2 O\n";
+    for (const auto& [k, v] : defines) key_text += "//-D" + k + "=" + v + "\n";
+    std::string key = hex128(XXH3_128bits(key_text.data(), key_text.size()));
+
+    CompileResult result;
+    std::string dir = spirv_cache_dir();
+    if (!dir.empty()) {
+        result.cache_path = dir + "/" + name + "-" + key + ".spv";
+        std::string problem;
+        if (read_cache(result.cache_path, result.spirv, problem)) {
+            result.from_cache = true;
+            return result;
+        }
+        if (!problem.empty()) result.warnings.push_back(problem);
+    }
+
+    shaderc::SpvCompilationResult spv = compiler.CompileGlslToSpv(
+        preprocessed.data(), preprocessed.size(), shaderc_compute_shader, name.c_str(),
+        make_options(defines));
+    if (spv.GetCompilationStatus() != shaderc_compilation_status_success) {
+        std::string defs;
+        for (const auto& [k, v] : defines) defs += " -D" + k + "=" + v;
+        throw EngineError("shader " + name + " failed to compile (defines:" + defs + "):\n" +
+                          explain_errors(spv.GetErrorMessage(), name, text));
+    }
+    result.spirv.assign(spv.cbegin(), spv.cend());
+
+    if (!dir.empty()) {
+        std::string problem;
+        if (!write_cache(dir, result.cache_path, result.spirv, problem)) {
+            result.warnings.push_back(problem + " (continuing without the cache)");
+            result.cache_path.clear();
+        }
+    }
+    return result;
+}
+
+} // namespace ff::engine::detail

@@ -1,0 +1,98 @@
+#include "fieldflow/engine/testing.hpp"
+
+#include "gpu_model.hpp"
+
+#include <cstring>
+
+namespace ff::engine::testing {
+
+using namespace detail;
+
+Tiling train_tiling(const Device& device, const ModelConfig& config) {
+    const auto& limits = device.impl().properties().limits;
+    TrainTiling t = choose_tiling(config, limits.maxComputeSharedMemorySize,
+                                  limits.maxComputeWorkGroupInvocations);
+    return {t.tile, t.weights_in_shared};
+}
+
+ForwardBackward forward_backward(const Device& device, const Model& model,
+                                 const std::vector<float>& uv, const std::vector<float>& targets) {
+    DeviceImpl& dev = device.impl();
+    const ModelConfig& c = model.config;
+    uint32_t n = uint32_t(uv.size() / 2);
+    if (n == 0 || uv.size() != size_t(n) * 2 || targets.size() != size_t(n) * c.output_dims)
+        throw EngineError("forward_backward: need 2 uv floats and output_dims targets per sample");
+    CommandRunner runner(dev);
+    GpuModel gpu(dev, runner, model);
+    const auto& limits = dev.properties().limits;
+    TrainTiling tiling = choose_tiling(c, limits.maxComputeSharedMemorySize,
+                                       limits.maxComputeWorkGroupInvocations);
+    uint32_t groups = div_up(n, tiling.tile);
+    size_t cells = size_t(c.grid_width) * c.grid_height;
+    auto local = [&](size_t bytes, const char* name) {
+        return Buffer(dev, bytes, MemoryKind::device_local, name);
+    };
+    Buffer grid_grad = local(cells * c.grid_channels * 4, "grid gradients");
+    Buffer touched = local(cells * 4, "grid touched flags");
+    Buffer partials = local(size_t(groups) * gpu.layout.total * 4, "MLP gradient partials");
+    Buffer loss_partials = local(groups * 4, "loss partials");
+    Buffer uv_buf = local(uv.size() * 4, "sample uv");
+    Buffer target_buf = local(targets.size() * 4, "sample targets");
+    Buffer out_buf = local(targets.size() * 4, "sample outputs");
+    upload(dev, runner, uv_buf, uv.data(), uv.size() * 4);
+    upload(dev, runner, target_buf, targets.data(), targets.size() * 4);
+    fill_zero(runner, {&grid_grad, &touched, &partials, &loss_partials, &out_buf});
+
+    const Kernel& k = train_kernel(dev, c, tiling, true);
+    DescriptorSet set(dev, k, {&gpu.mlp, &gpu.grid, &grid_grad, &touched, &partials, &loss_partials,
+                               &uv_buf, &target_buf, &out_buf});
+    PushConstants pc;
+    pc.grid_w = c.grid_width;
+    pc.grid_h = c.grid_height;
+    pc.batch = n;
+    runner.run([&](VkCommandBuffer cb) {
+        compute_barrier(cb);
+        set.dispatch(cb, pc, groups);
+    });
+
+    ForwardBackward r;
+    r.outputs.resize(targets.size());
+    download(dev, runner, out_buf, r.outputs.data(), r.outputs.size() * 4);
+    r.grad_grid.resize(cells * c.grid_channels);
+    download(dev, runner, grid_grad, r.grad_grid.data(), r.grad_grid.size() * 4);
+    std::vector<float> part(size_t(groups) * gpu.layout.total), lp(groups);
+    download(dev, runner, partials, part.data(), part.size() * 4);
+    download(dev, runner, loss_partials, lp.data(), lp.size() * 4);
+    std::vector<double> sum(gpu.layout.total, 0.0);
+    for (uint32_t g = 0; g < groups; ++g)
+        for (size_t p = 0; p < sum.size(); ++p) sum[p] += part[g * sum.size() + p];
+    r.grad_mlp.assign(sum.begin(), sum.end());
+    double loss = 0;
+    for (float v : lp) loss += v;
+    r.loss = loss / (double(n) * c.output_dims);
+    return r;
+}
+
+std::vector<uint32_t> sample_indices(const Device& device, uint64_t seed, uint32_t step,
+                                     uint32_t batch, uint32_t width, uint32_t height) {
+    DeviceImpl& dev = device.impl();
+    CommandRunner runner(dev);
+    ModelConfig c; // any valid configuration: the sampler does not depend on the model
+    c.grid_width = c.grid_height = 2;
+    const Kernel& k = dev.kernel("sample_indices.comp", model_defines(c), 1);
+    Buffer out(dev, size_t(batch) * 4, MemoryKind::device_local, "sample indices");
+    DescriptorSet set(dev, k, {&out});
+    PushConstants pc;
+    pc.width = width;
+    pc.height = height;
+    pc.batch = batch;
+    pc.step = step;
+    pc.seed_lo = uint32_t(seed);
+    pc.seed_hi = uint32_t(seed >> 32);
+    runner.run([&](VkCommandBuffer cb) { set.dispatch(cb, pc, div_up(batch, 64)); });
+    std::vector<uint32_t> idx(batch);
+    download(dev, runner, out, idx.data(), idx.size() * 4);
+    return idx;
+}
+
+} // namespace ff::engine::testing

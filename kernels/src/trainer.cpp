@@ -1,0 +1,280 @@
+// Trainer: owns the device buffers of one training run and records many fused training steps per
+// command buffer (train_step -> barrier -> adam_mlp + adam_grid -> barrier, per step).
+#include "gpu_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace ff::engine {
+
+namespace {
+constexpr uint32_t kStepsPerSubmit = 1000; // loss log length; one submit + wait costs ~60 us
+
+void check_image(const ImageData& image) {
+    if (image.width == 0 || image.height == 0)
+        throw EngineError("image is empty (" + std::to_string(image.width) + "x" +
+                          std::to_string(image.height) + ")");
+    uint64_t n = uint64_t(image.width) * image.height;
+    if (n >= (1ull << 31)) throw EngineError("image is too large");
+    if (image.rgb.size() != n * 3)
+        throw EngineError("image data holds " + std::to_string(image.rgb.size()) + " floats, " +
+                          std::to_string(image.width) + "x" + std::to_string(image.height) +
+                          " RGB needs " + std::to_string(n * 3));
+}
+
+void check_options(const TrainOptions& o) {
+    auto bad = [](const std::string& what) { throw EngineError("invalid training options: " + what); };
+    if (o.batch == 0) bad("batch must be at least 1");
+    if (!(o.lr_mlp > 0) || !(o.lr_grid > 0)) bad("learning rates must be positive");
+    if (!(o.beta1 >= 0 && o.beta1 < 1) || !(o.beta2 >= 0 && o.beta2 < 1))
+        bad("betas must lie in [0, 1)");
+    if (!(o.epsilon >= 0)) bad("epsilon must be non-negative");
+    if (!(o.lr_decay_start >= 0 && o.lr_decay_start <= 1)) bad("lr_decay_start must lie in [0, 1]");
+    if (!(o.lr_final_scale > 0 && o.lr_final_scale <= 1)) bad("lr_final_scale must lie in (0, 1]");
+}
+} // namespace
+
+using namespace detail;
+
+class TrainerImpl {
+public:
+    TrainerImpl(const Device& device, const ModelConfig& config, const TrainOptions& options,
+                const ImageData& image, const Model* start);
+    ~TrainerImpl() { if (query_pool_) vkDestroyQueryPool(dev_.device(), query_pool_, nullptr); }
+
+    float train(uint32_t steps);
+    std::vector<float> render(uint32_t w, uint32_t h);
+    double full_image_mse();
+    Model model() { return model_.download(dev_, runner_); }
+    uint64_t device_bytes() const;
+
+    uint32_t step_ = 0;
+    bool diverged_ = false;
+    double gpu_seconds_ = 0;
+    TrainTiling tiling_;
+
+private:
+    float lr_scale(uint32_t step) const;
+    void record_step(VkCommandBuffer cb, uint32_t slot);
+
+    Device device_; // keeps the device alive while the buffers below exist
+    DeviceImpl& dev_;
+    ModelConfig config_;
+    TrainOptions options_;
+    ImageData image_;
+    CommandRunner runner_;
+    uint32_t groups_ = 0, cells_ = 0;
+    GpuModel model_;
+    Buffer mlp_m_, mlp_v_, partials_, loss_partials_, loss_log_;
+    Buffer grid_m_, grid_v_, grid_grad_, grid_touched_, image_buf_, loss_readback_;
+    DescriptorSet train_set_, adam_mlp_set_, adam_grid_set_;
+    VkQueryPool query_pool_ = VK_NULL_HANDLE;
+    double timestamp_period_ns_ = 0;
+};
+
+static Model start_model(const ModelConfig& config, const TrainOptions& options, const Model* start) {
+    require_valid(config);
+    if (!start) return initial_model(config, options.seed);
+    const ModelConfig& s = start->config;
+    if (s.grid_width != config.grid_width || s.grid_height != config.grid_height ||
+        s.grid_channels != config.grid_channels || s.hidden_width != config.hidden_width ||
+        s.hidden_layers != config.hidden_layers || s.output_dims != config.output_dims ||
+        s.encoding.subcell != config.encoding.subcell ||
+        s.encoding.fourier_octaves != config.encoding.fourier_octaves ||
+        s.hidden_activation != config.hidden_activation ||
+        s.output_activation != config.output_activation)
+        throw EngineError("the starting model's configuration differs from the training configuration");
+    require_consistent(*start);
+    return *start;
+}
+
+static ImageData checked(const ImageData& image, const ModelConfig& config, const TrainOptions& o) {
+    check_image(image);
+    check_options(o);
+    require_valid(config);
+    if (config.output_dims != 3)
+        throw EngineError("training on an RGB image needs output_dims = 3, not " +
+                          std::to_string(config.output_dims));
+    return image;
+}
+
+TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
+                         const TrainOptions& options, const ImageData& image, const Model* start)
+    : device_(device), dev_(device.impl()), config_(config), options_(options),
+      image_(checked(image, config, options)), runner_(dev_),
+      model_(dev_, runner_, start_model(config, options, start)) {
+    const auto& limits = dev_.properties().limits;
+    tiling_ = choose_tiling(config, limits.maxComputeSharedMemorySize,
+                            limits.maxComputeWorkGroupInvocations);
+    groups_ = div_up(options.batch, tiling_.tile);
+    if (groups_ > limits.maxComputeWorkGroupCount[0])
+        throw EngineError("batch " + std::to_string(options.batch) + " is too large for one dispatch");
+    cells_ = config.grid_width * config.grid_height;
+    const MlpLayout& L = model_.layout;
+    size_t grid_floats = size_t(cells_) * config.grid_channels;
+    auto local = [&](size_t bytes, const char* name) {
+        return Buffer(dev_, bytes, MemoryKind::device_local, name);
+    };
+    mlp_m_ = local(L.total * 4, "MLP Adam m");
+    mlp_v_ = local(L.total * 4, "MLP Adam v");
+    partials_ = local(size_t(groups_) * L.total * 4, "MLP gradient partials");
+    loss_partials_ = local(size_t(groups_) * 4, "loss partials");
+    loss_log_ = local(kStepsPerSubmit * 4, "loss log");
+    grid_m_ = local(grid_floats * 4, "grid Adam m");
+    grid_v_ = local(grid_floats * 4, "grid Adam v");
+    grid_grad_ = local(grid_floats * 4, "grid gradients");
+    grid_touched_ = local(size_t(cells_) * 4, "grid touched flags");
+    image_buf_ = local(size_t(image.width) * image.height * 4, "image (RGBA8)");
+    loss_readback_ = Buffer(dev_, kStepsPerSubmit * 4, MemoryKind::readback, "loss readback");
+
+    // The image travels as RGBA8 (4x smaller than float; the sources are 8-bit anyway).
+    std::vector<uint32_t> packed(size_t(image.width) * image.height);
+    for (size_t p = 0; p < packed.size(); ++p) {
+        uint32_t v = 0;
+        for (int c = 0; c < 3; ++c) {
+            float f = image.rgb[p * 3 + c];
+            f = std::isfinite(f) ? std::clamp(f, 0.0f, 1.0f) : 0.0f;
+            v |= uint32_t(std::lround(f * 255.0f)) << (8 * c);
+        }
+        packed[p] = v | 0xFF000000u;
+    }
+    upload(dev_, runner_, image_buf_, packed.data(), packed.size() * 4);
+    fill_zero(runner_, {&mlp_m_, &mlp_v_, &partials_, &loss_partials_, &loss_log_, &grid_m_,
+                        &grid_v_, &grid_grad_, &grid_touched_});
+
+    const Kernel& train = train_kernel(dev_, config, tiling_, false);
+    const Kernel& adam_mlp = dev_.kernel("adam_mlp.comp", model_defines(config), 6);
+    const Kernel& adam_grid = dev_.kernel("adam_grid.comp", model_defines(config), 5);
+    train_set_ = DescriptorSet(dev_, train, {&model_.mlp, &model_.grid, &grid_grad_, &grid_touched_,
+                                             &partials_, &loss_partials_, &image_buf_});
+    adam_mlp_set_ = DescriptorSet(dev_, adam_mlp, {&model_.mlp, &mlp_m_, &mlp_v_, &partials_,
+                                                   &loss_partials_, &loss_log_});
+    adam_grid_set_ = DescriptorSet(dev_, adam_grid, {&model_.grid, &grid_m_, &grid_v_, &grid_grad_,
+                                                     &grid_touched_});
+
+    if (limits.timestampComputeAndGraphics && dev_.properties().limits.timestampPeriod > 0) {
+        VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        qi.queryCount = 2;
+        vk_check(vkCreateQueryPool(dev_.device(), &qi, nullptr, &query_pool_), "creating a query pool");
+        timestamp_period_ns_ = limits.timestampPeriod;
+    }
+}
+
+float TrainerImpl::lr_scale(uint32_t step) const {
+    double total = options_.steps > 0 ? options_.steps : 1;
+    double start = options_.lr_decay_start * total;
+    if (step <= start) return 1.0f;
+    double t = std::min(1.0, (step - start) / std::max(1.0, total - start));
+    return float(std::pow(double(options_.lr_final_scale), t));
+}
+
+void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot) {
+    uint32_t t = step_ + 1; // Adam's 1-based step
+    uint64_t seed = options_.seed;
+    PushConstants pc;
+    pc.grid_w = config_.grid_width;
+    pc.grid_h = config_.grid_height;
+    pc.width = image_.width;
+    pc.height = image_.height;
+    pc.batch = options_.batch;
+    pc.step = step_;
+    pc.seed_lo = uint32_t(seed);
+    pc.seed_hi = uint32_t(seed >> 32);
+    pc.beta1 = options_.beta1;
+    pc.beta2 = options_.beta2;
+    pc.epsilon = options_.epsilon;
+    pc.bias_correction1 = float(1.0 - std::pow(double(options_.beta1), double(t)));
+    pc.bias_correction2 = float(1.0 - std::pow(double(options_.beta2), double(t)));
+    pc.slot = slot;
+    float scale = lr_scale(step_);
+
+    train_set_.dispatch(cb, pc, groups_);
+    compute_barrier(cb);
+    pc.count = groups_;
+    pc.lr = options_.lr_mlp * scale;
+    adam_mlp_set_.dispatch(cb, pc, div_up(model_.layout.total, 64));
+    pc.count = cells_;
+    pc.lr = options_.lr_grid * scale;
+    adam_grid_set_.dispatch(cb, pc, div_up(cells_, 64));
+    compute_barrier(cb);
+    ++step_;
+}
+
+float TrainerImpl::train(uint32_t steps) {
+    float last = 0;
+    diverged_ = false;
+    while (steps > 0) {
+        uint32_t n = std::min(steps, kStepsPerSubmit);
+        runner_.run([&](VkCommandBuffer cb) {
+            compute_barrier(cb);
+            if (query_pool_) {
+                vkCmdResetQueryPool(cb, query_pool_, 0, 2);
+                vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, query_pool_, 0);
+            }
+            for (uint32_t i = 0; i < n; ++i) record_step(cb, i);
+            if (query_pool_)
+                vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, 1);
+            VkBufferCopy region{0, 0, VkDeviceSize(n) * 4};
+            vkCmdCopyBuffer(cb, loss_log_.handle(), loss_readback_.handle(), 1, &region);
+        });
+        if (query_pool_) {
+            uint64_t ts[2] = {0, 0};
+            if (vkGetQueryPoolResults(dev_.device(), query_pool_, 0, 2, sizeof ts, ts, sizeof(uint64_t),
+                                      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS &&
+                ts[1] > ts[0])
+                gpu_seconds_ += double(ts[1] - ts[0]) * timestamp_period_ns_ * 1e-9;
+        }
+        const float* log = static_cast<const float*>(loss_readback_.mapped());
+        for (uint32_t i = 0; i < n; ++i)
+            if (!std::isfinite(log[i])) diverged_ = true;
+        last = log[n - 1];
+        steps -= n;
+    }
+    return last;
+}
+
+std::vector<float> TrainerImpl::render(uint32_t w, uint32_t h) {
+    return render_buffers(dev_, runner_, config_, model_.mlp, model_.grid, w, h);
+}
+
+double TrainerImpl::full_image_mse() {
+    std::vector<float> rgb = render(image_.width, image_.height);
+    double sum = 0;
+    for (size_t i = 0; i < rgb.size(); ++i) {
+        double d = double(rgb[i]) - double(image_.rgb[i]);
+        sum += d * d;
+    }
+    return sum / double(rgb.size());
+}
+
+uint64_t TrainerImpl::device_bytes() const {
+    uint64_t n = 0;
+    for (const Buffer* b : {&model_.mlp, &model_.grid, &mlp_m_, &mlp_v_, &partials_, &loss_partials_,
+                            &loss_log_, &grid_m_, &grid_v_, &grid_grad_, &grid_touched_, &image_buf_,
+                            &loss_readback_})
+        n += b->allocated();
+    return n;
+}
+
+// ---- public wrappers ------------------------------------------------------------------------
+
+Trainer::Trainer(const Device& device, const ModelConfig& config, const TrainOptions& options,
+                 const ImageData& image, const Model* start)
+    : impl_(std::make_unique<TrainerImpl>(device, config, options, image, start)) {}
+Trainer::~Trainer() = default;
+Trainer::Trainer(Trainer&&) noexcept = default;
+Trainer& Trainer::operator=(Trainer&&) noexcept = default;
+
+float Trainer::train(uint32_t steps) { return impl_->train(steps); }
+uint32_t Trainer::step() const { return impl_->step_; }
+Model Trainer::model() const { return impl_->model(); }
+std::vector<float> Trainer::render(uint32_t w, uint32_t h) const { return impl_->render(w, h); }
+double Trainer::full_image_mse() const { return impl_->full_image_mse(); }
+uint64_t Trainer::device_bytes() const { return impl_->device_bytes(); }
+bool Trainer::diverged() const { return impl_->diverged_; }
+double Trainer::gpu_seconds() const { return impl_->gpu_seconds_; }
+uint32_t Trainer::tile_size() const { return impl_->tiling_.tile; }
+
+} // namespace ff::engine

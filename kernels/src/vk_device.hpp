@@ -1,0 +1,173 @@
+// Vulkan plumbing shared by the engine: the device (instance, queue, validation messages, memory
+// accounting), buffers, compute kernels built from embedded GLSL and their descriptor sets.
+#pragma once
+
+#include "fieldflow/engine/engine.hpp"
+#include "shader_compiler.hpp"
+
+#include <vulkan/vulkan.h>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace ff::engine {
+
+namespace detail {
+
+const char* vk_result_name(VkResult r);
+// Throws EngineError "<what>: <VkResult name>" unless r is VK_SUCCESS.
+void vk_check(VkResult r, const std::string& what);
+
+enum class MemoryKind {
+    device_local, // every buffer a step touches
+    upload,       // host-visible staging for uploads
+    readback,     // host-visible (cached where possible) staging for downloads
+};
+
+class Buffer {
+public:
+    Buffer() = default;
+    Buffer(DeviceImpl& device, VkDeviceSize size, MemoryKind kind, const std::string& name);
+    ~Buffer();
+    Buffer(Buffer&& o) noexcept;
+    Buffer& operator=(Buffer&& o) noexcept;
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+
+    VkBuffer handle() const { return buffer_; }
+    VkDeviceSize size() const { return size_; }
+    void* mapped() const { return mapped_; } // host-visible kinds only
+    VkDeviceSize allocated() const { return allocated_; } // device memory held
+
+private:
+    void release();
+    DeviceImpl* device_ = nullptr;
+    VkBuffer buffer_ = VK_NULL_HANDLE;
+    VkDeviceMemory memory_ = VK_NULL_HANDLE;
+    VkDeviceSize size_ = 0;
+    VkDeviceSize allocated_ = 0;
+    void* mapped_ = nullptr;
+};
+
+// Push constants shared by every engine kernel (mirrors `Push` in shaders/common.glsl).
+struct PushConstants {
+    uint32_t grid_w = 0, grid_h = 0, width = 0, height = 0;
+    uint32_t batch = 0, step = 0, seed_lo = 0, seed_hi = 0;
+    float lr = 0, beta1 = 0, beta2 = 0, epsilon = 0;
+    float bias_correction1 = 1, bias_correction2 = 1;
+    uint32_t count = 0, slot = 0;
+};
+static_assert(sizeof(PushConstants) == 64);
+
+// A compute pipeline over `bindings` storage buffers (bindings 0..n-1) + the push constants.
+struct Kernel {
+    std::string name;
+    uint32_t bindings = 0;
+    VkShaderModule module = VK_NULL_HANDLE;
+    VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+};
+
+// One descriptor set binding concrete buffers to a kernel's bindings.
+class DescriptorSet {
+public:
+    DescriptorSet() = default;
+    DescriptorSet(DeviceImpl& device, const Kernel& kernel, const std::vector<const Buffer*>& buffers);
+    ~DescriptorSet();
+    DescriptorSet(DescriptorSet&& o) noexcept;
+    DescriptorSet& operator=(DescriptorSet&& o) noexcept;
+    DescriptorSet(const DescriptorSet&) = delete;
+    DescriptorSet& operator=(const DescriptorSet&) = delete;
+
+    // Binds pipeline + set, pushes constants and dispatches groups_x workgroups.
+    void dispatch(VkCommandBuffer cb, const PushConstants& pc, uint32_t groups_x) const;
+
+private:
+    void release();
+    DeviceImpl* device_ = nullptr;
+    const Kernel* kernel_ = nullptr;
+    VkDescriptorPool pool_ = VK_NULL_HANDLE;
+    VkDescriptorSet set_ = VK_NULL_HANDLE;
+};
+
+// Makes all compute-shader writes visible to later compute reads and transfers.
+void compute_barrier(VkCommandBuffer cb);
+
+// A command pool + command buffer + fence for recording and running work on the device queue.
+class CommandRunner {
+public:
+    explicit CommandRunner(DeviceImpl& device);
+    ~CommandRunner();
+    CommandRunner(const CommandRunner&) = delete;
+    CommandRunner& operator=(const CommandRunner&) = delete;
+
+    // Records with `record` into a fresh one-time command buffer, submits and waits.
+    void run(const std::function<void(VkCommandBuffer)>& record);
+
+private:
+    DeviceImpl& device_;
+    VkCommandPool pool_ = VK_NULL_HANDLE;
+    VkCommandBuffer cb_ = VK_NULL_HANDLE;
+    VkFence fence_ = VK_NULL_HANDLE;
+};
+
+} // namespace detail
+
+class DeviceImpl {
+public:
+    DeviceImpl(const std::string& selector, const DeviceOptions& options);
+    ~DeviceImpl();
+    DeviceImpl(const DeviceImpl&) = delete;
+    DeviceImpl& operator=(const DeviceImpl&) = delete;
+
+    VkDevice device() const { return device_; }
+    VkPhysicalDevice physical() const { return physical_; }
+    uint32_t queue_family() const { return queue_family_; }
+    const DeviceInfo& info() const { return info_; }
+    const VkPhysicalDeviceProperties& properties() const { return properties_; }
+    std::string kernel_path() const { return "portable"; }
+
+    // Memory type index for a buffer of `kind`; throws if none fits.
+    uint32_t memory_type(uint32_t type_bits, detail::MemoryKind kind) const;
+    void add_allocated(int64_t bytes) { allocated_ += bytes; }
+    uint64_t allocated_bytes() const { return allocated_.load(); }
+
+    // Builds (once per name + defines) the pipeline of an embedded shader.
+    const detail::Kernel& kernel(const std::string& shader, const detail::Defines& defines,
+                                 uint32_t bindings);
+
+    // Queue access is externally synchronised: every submit goes through here.
+    void submit_and_wait(VkCommandBuffer cb, VkFence fence);
+
+    void add_message(std::string message);
+    std::vector<std::string> messages() const;
+
+private:
+    void create_instance(bool validation);
+    void select_and_create_device(const std::string& selector);
+
+    VkInstance instance_ = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+    VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+    VkDevice device_ = VK_NULL_HANDLE;
+    VkQueue queue_ = VK_NULL_HANDLE;
+    uint32_t queue_family_ = 0;
+    DeviceInfo info_;
+    VkPhysicalDeviceProperties properties_{};
+    VkPhysicalDeviceMemoryProperties memory_{};
+    std::atomic<int64_t> allocated_{0};
+
+    std::mutex queue_mutex_;
+    std::mutex kernel_mutex_;
+    std::map<std::string, std::unique_ptr<detail::Kernel>> kernels_;
+    mutable std::mutex message_mutex_;
+    std::vector<std::string> messages_;
+};
+
+} // namespace ff::engine

@@ -1,0 +1,133 @@
+// Device selection, error reporting and validation plumbing.
+#include "test_support.hpp"
+
+#include <cstdlib>
+
+namespace ff::engine {
+namespace {
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+TEST(Device, ListsAtLeastOneUsableDevice) {
+    std::vector<DeviceInfo> devices = list_devices();
+    ASSERT_FALSE(devices.empty());
+    bool usable = false;
+    for (const DeviceInfo& d : devices) {
+        EXPECT_FALSE(d.name.empty());
+        if (d.missing.empty()) {
+            usable = true;
+            EXPECT_TRUE(d.float_atomics) << d.name;
+            EXPECT_GT(d.subgroup_size, 0u) << d.name;
+        }
+    }
+    EXPECT_TRUE(usable);
+}
+
+TEST(Device, AutoPicksAUsableDeviceAndPortablePath) {
+    Device& d = test::device();
+    EXPECT_TRUE(d.info().missing.empty());
+    EXPECT_TRUE(d.info().float_atomics);
+    EXPECT_EQ(d.kernel_path(), "portable");
+}
+
+TEST(Device, CpuAndIndexSelectors) {
+    std::vector<DeviceInfo> devices = list_devices();
+    bool has_cpu = false;
+    for (const auto& d : devices) has_cpu |= d.type == "cpu";
+    if (has_cpu) {
+        Device cpu = Device::open("cpu");
+        EXPECT_EQ(cpu.info().type, "cpu");
+        EXPECT_EQ(cpu.info().subgroup_size, 8u) << "lavapipe runs 8-wide subgroups";
+    }
+    for (const auto& d : devices) {
+        if (!d.missing.empty()) continue;
+        Device byindex = Device::open(std::to_string(d.index));
+        EXPECT_EQ(byindex.info().index, d.index);
+        EXPECT_EQ(byindex.info().name, d.name);
+        break;
+    }
+}
+
+TEST(Device, BadSelectorsGiveClearErrors) {
+    try {
+        Device::open("banana");
+        FAIL();
+    } catch (const EngineError& e) {
+        EXPECT_TRUE(contains(e.what(), "'banana'")) << e.what();
+    }
+    try {
+        Device::open("99");
+        FAIL();
+    } catch (const EngineError& e) {
+        EXPECT_TRUE(contains(e.what(), "out of range")) << e.what();
+    }
+}
+
+TEST(Device, AllocatedBytesFollowBuffers) {
+    Device& d = test::device();
+    uint64_t before = d.allocated_bytes();
+    {
+        ModelConfig c = test::default_config();
+        ImageData img{16, 12, std::vector<float>(16 * 12 * 3, 0.5f)};
+        TrainOptions o;
+        o.batch = 256;
+        Trainer t(d, c, o, img);
+        EXPECT_GT(d.allocated_bytes(), before);
+        EXPECT_GT(t.device_bytes(), 0u);
+        EXPECT_LE(t.device_bytes(), d.allocated_bytes() - before);
+    }
+    EXPECT_EQ(d.allocated_bytes(), before);
+}
+
+// The loader caches what it found per process, so the missing driver is simulated in a fresh
+// process: the threadsafe death-test style re-executes this binary for the test.
+TEST(DeviceDeathTest, NoDriverIsAClearErrorNotACrash) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            setenv("VK_ICD_FILENAMES", "/nonexistent/icd.json", 1);
+            setenv("VK_DRIVER_FILES", "/nonexistent/icd.json", 1);
+            if (!list_devices().empty()) std::_Exit(3);
+            try {
+                Device::open("auto");
+                std::_Exit(2);
+            } catch (const EngineError& e) {
+                std::fprintf(stderr, "%s\n", e.what());
+                std::_Exit(contains(e.what(), "no Vulkan driver") ? 0 : 4);
+            }
+        },
+        ::testing::ExitedWithCode(0), "no Vulkan driver found");
+}
+
+TEST(Device, ValidationCollectsMessages) {
+    // The shared test device has validation on; it must have loaded the layer without complaint.
+    Device& d = test::device();
+    (void)d.info();
+    test::expect_validation_clean(0);
+}
+
+TEST(ModelConfig, ValidateNamesTheProblem) {
+    ModelConfig c = test::default_config();
+    EXPECT_EQ(c.validate(), "");
+    c.hidden_width = 48;
+    EXPECT_TRUE(contains(c.validate(), "hidden_width 48")) << c.validate();
+    c = test::default_config();
+    c.grid_width = 0;
+    EXPECT_TRUE(contains(c.validate(), "grid size")) << c.validate();
+    EXPECT_THROW(initial_model(c, 1), EngineError);
+}
+
+TEST(ModelConfig, InitialModelIsDeterministicAndPadded) {
+    ModelConfig c = test::default_config();
+    Model a = initial_model(c, 42), b = initial_model(c, 42), other = initial_model(c, 43);
+    EXPECT_EQ(a.mlp, b.mlp);
+    EXPECT_EQ(a.grid, b.grid);
+    EXPECT_NE(a.mlp, other.mlp);
+    // Padded input columns 13..15 of the first matrix are zero.
+    for (uint32_t o = 0; o < c.hidden_width; ++o)
+        for (uint32_t i = c.input_width(); i < c.padded_input_width(); ++i)
+            EXPECT_EQ(a.mlp[o * c.padded_input_width() + i], 0.0f);
+}
+
+} // namespace
+} // namespace ff::engine

@@ -1,0 +1,139 @@
+// The GPU kernels against the double-precision CPU reference, on fresh random inputs:
+// forward (render and the fused kernel's outputs) to 1e-4, every gradient to 1e-3 relative.
+#include "cpu_reference.hpp"
+#include "fieldflow/engine/testing.hpp"
+#include "test_support.hpp"
+
+#include <cmath>
+
+namespace ff::engine {
+namespace {
+
+// Relative error of a gradient group: the worst element difference over the group's largest
+// magnitude, and the L2 norm of the difference over the L2 norm of the reference.
+struct GroupError {
+    double max_rel = 0, norm_rel = 0;
+};
+
+GroupError group_error(const std::vector<float>& gpu, const std::vector<double>& ref, size_t begin,
+                       size_t end) {
+    double max_ref = 0, max_diff = 0, diff2 = 0, ref2 = 0;
+    for (size_t i = begin; i < end; ++i) {
+        double d = double(gpu[i]) - ref[i];
+        max_ref = std::max(max_ref, std::abs(ref[i]));
+        max_diff = std::max(max_diff, std::abs(d));
+        diff2 += d * d;
+        ref2 += ref[i] * ref[i];
+    }
+    GroupError e;
+    e.max_rel = max_ref > 0 ? max_diff / max_ref : max_diff;
+    e.norm_rel = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+    return e;
+}
+
+void check_gradients(const ModelConfig& config, uint32_t samples, uint32_t seed) {
+    size_t messages = test::device().validation_messages().size();
+    Model model = test::random_model(config, seed);
+    test::Samples s = test::random_samples(samples, config.output_dims, seed + 1);
+    testing::ForwardBackward gpu = testing::forward_backward(test::device(), model, s.uv, s.targets);
+    reference::Gradients ref = reference::forward_backward(
+        model, {s.uv.begin(), s.uv.end()}, {s.targets.begin(), s.targets.end()});
+
+    ASSERT_EQ(gpu.outputs.size(), ref.outputs.size());
+    double max_out = 0;
+    for (size_t i = 0; i < ref.outputs.size(); ++i)
+        max_out = std::max(max_out, std::abs(double(gpu.outputs[i]) - ref.outputs[i]));
+    EXPECT_LT(max_out, 1e-4) << "forward outputs";
+    EXPECT_NEAR(gpu.loss, ref.loss, 1e-4 * ref.loss);
+
+    // Each matrix's weights and biases separately, so a small layer cannot hide behind a big one.
+    ASSERT_EQ(gpu.grad_mlp.size(), ref.grad_mlp.size());
+    size_t off = 0;
+    uint32_t in_pad = config.padded_input_width();
+    for (uint32_t l = 0; l <= config.hidden_layers; ++l) {
+        bool last = l == config.hidden_layers;
+        uint32_t out_pad = last ? config.padded_output_width() : config.hidden_width;
+        GroupError w = group_error(gpu.grad_mlp, ref.grad_mlp, off, off + out_pad * in_pad);
+        off += out_pad * in_pad;
+        GroupError b = group_error(gpu.grad_mlp, ref.grad_mlp, off, off + out_pad);
+        off += out_pad;
+        EXPECT_LT(w.max_rel, 1e-3) << "weights of matrix " << l;
+        EXPECT_LT(w.norm_rel, 1e-3) << "weights of matrix " << l;
+        EXPECT_LT(b.max_rel, 1e-3) << "biases of matrix " << l;
+        EXPECT_LT(b.norm_rel, 1e-3) << "biases of matrix " << l;
+        in_pad = config.hidden_width;
+    }
+    // Padding never receives gradient.
+    for (size_t i = 0; i < ref.grad_mlp.size(); ++i)
+        if (ref.grad_mlp[i] == 0.0) EXPECT_EQ(gpu.grad_mlp[i], 0.0f) << "padded parameter " << i;
+
+    ASSERT_EQ(gpu.grad_grid.size(), ref.grad_grid.size());
+    GroupError g = group_error(gpu.grad_grid, ref.grad_grid, 0, ref.grad_grid.size());
+    EXPECT_LT(g.max_rel, 1e-3) << "grid gradients";
+    EXPECT_LT(g.norm_rel, 1e-3) << "grid gradients";
+    test::expect_validation_clean(messages);
+}
+
+TEST(GpuGradients, DefaultConfigMatchesReference) {
+    // 300 samples: several workgroups and a partly filled last one.
+    check_gradients(test::default_config(), 300, 11);
+}
+
+TEST(GpuGradients, DefaultConfigFreshInputs) {
+    check_gradients(test::default_config(31, 8), 200, 12345);
+}
+
+TEST(GpuGradients, AlternateConfigMatchesReference) {
+    check_gradients(test::alternate_config(), 257, 21);
+}
+
+TEST(GpuGradients, WideSingleLayerMatchesReference) {
+    ModelConfig c = test::default_config(6, 6);
+    c.hidden_width = 64;
+    c.hidden_layers = 1;
+    c.grid_channels = 2;
+    c.encoding.fourier_octaves = 0;
+    check_gradients(c, 150, 7);
+}
+
+void check_render(const ModelConfig& config, uint32_t w, uint32_t h) {
+    size_t messages = test::device().validation_messages().size();
+    Model model = test::random_model(config, 9);
+    std::vector<float> rgb = render(test::device(), model, w, h);
+    ASSERT_EQ(rgb.size(), size_t(w) * h * config.output_dims);
+    double max_err = 0;
+    for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x) {
+            std::vector<double> ref =
+                reference::forward(model, (x + 0.5) / double(w), (y + 0.5) / double(h));
+            for (uint32_t o = 0; o < config.output_dims; ++o)
+                max_err = std::max(max_err,
+                                   std::abs(ref[o] - rgb[(size_t(y) * w + x) * config.output_dims + o]));
+        }
+    EXPECT_LT(max_err, 1e-4);
+    test::expect_validation_clean(messages);
+}
+
+TEST(GpuForward, RenderMatchesReferenceDefaultConfig) { check_render(test::default_config(), 61, 37); }
+
+TEST(GpuForward, RenderMatchesReferenceAlternateConfig) { check_render(test::alternate_config(), 40, 50); }
+
+TEST(GpuForward, RenderRejectsEmptyAndHugeSizes) {
+    Model model = initial_model(test::default_config(), 1);
+    EXPECT_THROW(render(test::device(), model, 0, 10), EngineError);
+    try {
+        render(test::device(), model, 200000, 200000);
+        FAIL() << "a 200000x200000 render should not fit one dispatch";
+    } catch (const EngineError& e) {
+        EXPECT_NE(std::string(e.what()).find("too large"), std::string::npos) << e.what();
+    }
+}
+
+TEST(GpuForward, RenderRejectsInconsistentModel) {
+    Model model = initial_model(test::default_config(), 1);
+    model.grid.pop_back();
+    EXPECT_THROW(render(test::device(), model, 8, 8), EngineError);
+}
+
+} // namespace
+} // namespace ff::engine

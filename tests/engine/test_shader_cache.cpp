@@ -1,0 +1,134 @@
+// The run-time shader compiler: SPIR-V cache hits, corrupted / unwritable cache, error reports.
+#include "fieldflow/engine/engine.hpp"
+#include "model_layout.hpp"
+#include "shader_compiler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace ff::engine {
+namespace {
+namespace fs = std::filesystem;
+
+class ShaderCache : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("ff-spirv-test-" + std::to_string(::getpid()) + "-" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        const char* old = std::getenv("FIELDFLOW_CACHE_DIR");
+        had_old_ = old != nullptr;
+        if (old) old_ = old;
+        setenv("FIELDFLOW_CACHE_DIR", dir_.c_str(), 1);
+    }
+    void TearDown() override {
+        if (had_old_) setenv("FIELDFLOW_CACHE_DIR", old_.c_str(), 1);
+        else unsetenv("FIELDFLOW_CACHE_DIR");
+        std::error_code ec;
+        fs::permissions(dir_, fs::perms::owner_all, ec);
+        fs::remove_all(dir_, ec);
+    }
+    detail::Defines defines() const {
+        ModelConfig c;
+        c.grid_width = c.grid_height = 4;
+        return detail::model_defines(c);
+    }
+    fs::path dir_;
+    std::string old_;
+    bool had_old_ = false;
+};
+
+TEST_F(ShaderCache, SecondCompileHitsTheCache) {
+    detail::CompileResult first = detail::compile_shader("render.comp", defines());
+    EXPECT_FALSE(first.from_cache);
+    ASSERT_FALSE(first.cache_path.empty());
+    EXPECT_TRUE(fs::exists(first.cache_path));
+    EXPECT_EQ(fs::path(first.cache_path).parent_path(), dir_);
+    EXPECT_EQ(first.spirv.at(0), 0x07230203u);
+    detail::CompileResult second = detail::compile_shader("render.comp", defines());
+    EXPECT_TRUE(second.from_cache);
+    EXPECT_EQ(second.spirv, first.spirv);
+    EXPECT_TRUE(second.warnings.empty());
+    // Another configuration is another cache entry.
+    detail::Defines other = defines();
+    other.push_back({"EXTRA", "1"});
+    detail::CompileResult third = detail::compile_shader("render.comp", other);
+    EXPECT_FALSE(third.from_cache);
+    EXPECT_NE(third.cache_path, first.cache_path);
+}
+
+TEST_F(ShaderCache, CorruptedFileIsRecompiledNotFatal) {
+    detail::CompileResult first = detail::compile_shader("adam_grid.comp", defines());
+    {
+        std::fstream f(first.cache_path, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(100);
+        f.put('\x5a');
+        f.put('\xa5');
+    }
+    detail::CompileResult again = detail::compile_shader("adam_grid.comp", defines());
+    EXPECT_FALSE(again.from_cache);
+    EXPECT_EQ(again.spirv, first.spirv);
+    ASSERT_EQ(again.warnings.size(), 1u);
+    EXPECT_NE(again.warnings[0].find("corrupted"), std::string::npos) << again.warnings[0];
+    // Rewritten: the next compile hits again.
+    EXPECT_TRUE(detail::compile_shader("adam_grid.comp", defines()).from_cache);
+
+    // Truncated to a few bytes: also a warning, not an error.
+    fs::resize_file(first.cache_path, 10);
+    detail::CompileResult truncated = detail::compile_shader("adam_grid.comp", defines());
+    EXPECT_FALSE(truncated.from_cache);
+    EXPECT_EQ(truncated.spirv, first.spirv);
+}
+
+TEST_F(ShaderCache, UnwritableCacheIsAWarning) {
+    if (::geteuid() == 0) {
+        // root ignores permissions: make the cache path a file, which no folder can be created in
+        std::ofstream(dir_.string()) << "not a folder";
+    } else {
+        fs::create_directories(dir_);
+        fs::permissions(dir_, fs::perms::owner_read | fs::perms::owner_exec);
+    }
+    detail::CompileResult r = detail::compile_shader("sample_indices.comp", defines());
+    EXPECT_FALSE(r.from_cache);
+    EXPECT_EQ(r.spirv.at(0), 0x07230203u);
+    ASSERT_FALSE(r.warnings.empty());
+    EXPECT_TRUE(r.cache_path.empty());
+    std::error_code ec;
+    fs::remove(dir_, ec);
+}
+
+TEST_F(ShaderCache, CompileErrorReportsTheSourceLine) {
+    const char* broken =
+        "#version 450\n"
+        "#extension GL_GOOGLE_include_directive : require\n"
+        "#include \"common.glsl\"\n"
+        "layout(local_size_x = 1) in;\n"
+        "void main() {\n"
+        "    float oops = undefined_thing * 2.0;\n"
+        "}\n";
+    try {
+        detail::compile_shader("broken.comp", defines(), broken);
+        FAIL() << "the broken shader compiled";
+    } catch (const EngineError& e) {
+        std::string what = e.what();
+        EXPECT_NE(what.find("broken.comp:6"), std::string::npos) << what;
+        EXPECT_NE(what.find("float oops = undefined_thing * 2.0;"), std::string::npos) << what;
+    }
+}
+
+TEST_F(ShaderCache, MissingDefinesAreACompileError) {
+    try {
+        detail::compile_shader("render.comp", {});
+        FAIL();
+    } catch (const EngineError& e) {
+        EXPECT_NE(std::string(e.what()).find("configuration defines are missing"), std::string::npos)
+            << e.what();
+    }
+}
+
+} // namespace
+} // namespace ff::engine

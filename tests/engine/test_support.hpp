@@ -1,0 +1,81 @@
+// Shared by the engine tests: one validated device per test binary, random models and samples.
+#pragma once
+
+#include "fieldflow/engine/engine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+namespace ff::engine::test {
+
+// The device every GPU test runs on (lavapipe here), with the validation layer on.
+inline Device& device() {
+    static Device d = Device::open("auto", DeviceOptions{.validation = true});
+    return d;
+}
+
+// Fails the current test if the validation layer reported anything since `since` messages.
+inline void expect_validation_clean(size_t since = 0) {
+    std::vector<std::string> m = device().validation_messages();
+    EXPECT_EQ(m.size(), since) << (m.size() > since ? m[since] : std::string());
+}
+
+// A model with every parameter (biases and grid included) random, so no gradient is trivially 0.
+inline Model random_model(const ModelConfig& config, uint32_t seed) {
+    Model m = initial_model(config, seed);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> grid(-1.0f, 1.0f), bias(-0.2f, 0.2f);
+    for (float& g : m.grid) g = grid(rng);
+    // Biases: the layout puts [out_pad] biases after each [out_pad][in_pad] matrix.
+    uint32_t off = 0, in_pad = config.padded_input_width();
+    for (uint32_t l = 0; l <= config.hidden_layers; ++l) {
+        bool last = l == config.hidden_layers;
+        uint32_t out = last ? config.output_dims : config.hidden_width;
+        uint32_t out_pad = last ? config.padded_output_width() : config.hidden_width;
+        off += out_pad * in_pad;
+        for (uint32_t o = 0; o < out; ++o) m.mlp[off + o] = bias(rng);
+        off += out_pad;
+        in_pad = config.hidden_width;
+    }
+    return m;
+}
+
+struct Samples {
+    std::vector<float> uv, targets;
+};
+
+inline Samples random_samples(uint32_t n, uint32_t dims, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u01(0.0f, 1.0f);
+    Samples s;
+    for (uint32_t i = 0; i < 2 * n; ++i) s.uv.push_back(u01(rng));
+    for (uint32_t i = 0; i < n * dims; ++i) s.targets.push_back(u01(rng));
+    return s;
+}
+
+inline ModelConfig default_config(uint32_t gw = 23, uint32_t gh = 17) {
+    ModelConfig c;
+    c.grid_width = gw;
+    c.grid_height = gh;
+    return c;
+}
+
+// A deliberately different specialisation: narrower, deeper, other encoding terms/activations.
+inline ModelConfig alternate_config() {
+    ModelConfig c;
+    c.grid_width = 9;
+    c.grid_height = 13;
+    c.grid_channels = 4;
+    c.encoding.subcell = false;
+    c.encoding.fourier_octaves = 3;
+    c.hidden_width = 16;
+    c.hidden_layers = 3;
+    c.hidden_activation = Activation::sine;
+    c.output_activation = Activation::none;
+    return c;
+}
+
+} // namespace ff::engine::test

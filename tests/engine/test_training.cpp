@@ -1,0 +1,138 @@
+// Training on the GPU: the sampler, determinism, loss going down, state handling. Synthetic images
+// only (the real-photo convergence test lives in test_convergence.cpp).
+#include "fieldflow/engine/testing.hpp"
+#include "test_support.hpp"
+
+#include <cmath>
+#include <set>
+
+namespace ff::engine {
+namespace {
+
+ImageData synthetic_image(uint32_t w, uint32_t h) {
+    ImageData img{w, h, std::vector<float>(size_t(w) * h * 3)};
+    for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x) {
+            float u = (x + 0.5f) / w, v = (y + 0.5f) / h;
+            float* p = &img.rgb[(size_t(y) * w + x) * 3];
+            p[0] = 0.5f + 0.4f * std::sin(9.0f * u) * std::cos(5.0f * v);
+            p[1] = (x / 6 + y / 6) % 2 ? 0.8f : 0.2f; // a checkerboard: sharp edges
+            p[2] = u * v;
+        }
+    return img;
+}
+
+TEST(Sampler, SameSeedSameSamplesAndInRange) {
+    const uint32_t w = 37, h = 23, batch = 5000;
+    auto a = testing::sample_indices(test::device(), 7, 3, batch, w, h);
+    auto b = testing::sample_indices(test::device(), 7, 3, batch, w, h);
+    auto other_step = testing::sample_indices(test::device(), 7, 4, batch, w, h);
+    auto other_seed = testing::sample_indices(test::device(), 8, 3, batch, w, h);
+    auto high_seed = testing::sample_indices(test::device(), 7ull | (1ull << 40), 3, batch, w, h);
+    ASSERT_EQ(a.size(), batch);
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, other_step);
+    EXPECT_NE(a, other_seed);
+    EXPECT_NE(a, high_seed);
+    for (uint32_t i : a) ASSERT_LT(i, w * h);
+    // Roughly uniform: every quarter of the image gets 25% +- 3% of the samples, and most pixels
+    // are hit (5000 draws over 851 pixels leave ~0.3% unhit).
+    size_t quarters[4] = {0, 0, 0, 0};
+    for (uint32_t i : a) quarters[(i % w) * 2 / w + 2 * ((i / w) * 2 / h)]++;
+    for (size_t q : quarters) EXPECT_NEAR(double(q) / batch, 0.25, 0.03);
+    std::set<uint32_t> distinct(a.begin(), a.end());
+    EXPECT_GT(distinct.size(), w * h * 95 / 100);
+    test::expect_validation_clean(test::device().validation_messages().size());
+}
+
+TEST(Training, LossDecreasesAndStateIsConsistent) {
+    size_t messages = test::device().validation_messages().size();
+    ImageData img = synthetic_image(48, 40);
+    ModelConfig c = test::default_config(12, 10);
+    TrainOptions o;
+    o.batch = 512;
+    o.steps = 200;
+    o.seed = 5;
+    Trainer t(test::device(), c, o, img);
+    EXPECT_EQ(t.step(), 0u);
+    double mse0 = t.full_image_mse();
+    float first = t.train(1);
+    EXPECT_EQ(t.step(), 1u);
+    t.train(199);
+    EXPECT_EQ(t.step(), 200u);
+    double mse1 = t.full_image_mse();
+    float last = t.train(1);
+    EXPECT_FALSE(t.diverged());
+    EXPECT_TRUE(std::isfinite(first) && std::isfinite(last));
+    EXPECT_LT(last, 0.5f * first);
+    EXPECT_LT(mse1, 0.5 * mse0);
+    // The batch loss estimates the full-image loss.
+    EXPECT_NEAR(last, mse1, 0.5 * mse1 + 1e-3);
+    EXPECT_GT(t.gpu_seconds(), 0.0);
+
+    // model() round-trips: rendering the downloaded model matches the trainer's own render.
+    Model m = t.model();
+    ASSERT_EQ(m.mlp.size(), initial_model(c, 1).mlp.size());
+    std::vector<float> direct = t.render(30, 20), via_model = render(test::device(), m, 30, 20);
+    ASSERT_EQ(direct.size(), via_model.size());
+    for (size_t i = 0; i < direct.size(); ++i) ASSERT_FLOAT_EQ(direct[i], via_model[i]);
+    // Padding stays zero through training.
+    for (uint32_t o2 = 0; o2 < c.hidden_width; ++o2)
+        for (uint32_t i = c.input_width(); i < c.padded_input_width(); ++i)
+            ASSERT_EQ(m.mlp[o2 * c.padded_input_width() + i], 0.0f);
+
+    // Continuing from a model starts where it left off.
+    Trainer resumed(test::device(), c, o, img, &m);
+    EXPECT_NEAR(resumed.full_image_mse(), t.full_image_mse(), 1e-9);
+    test::expect_validation_clean(messages);
+}
+
+TEST(Training, SameSeedSameResult) {
+    size_t messages = test::device().validation_messages().size();
+    ImageData img = synthetic_image(40, 30);
+    ModelConfig c = test::default_config(10, 8);
+    TrainOptions o;
+    o.batch = 512;
+    o.steps = 60;
+    o.seed = 99;
+    Trainer a(test::device(), c, o, img), b(test::device(), c, o, img);
+    float la = a.train(60), lb = b.train(60);
+    // Same samples and same arithmetic; grid gradients are summed by float atomics whose order may
+    // vary between runs, so results agree to rounding, not bit for bit.
+    EXPECT_NEAR(la, lb, 1e-4 * la);
+    Model ma = a.model(), mb = b.model();
+    double max_diff = 0;
+    for (size_t i = 0; i < ma.mlp.size(); ++i)
+        max_diff = std::max(max_diff, double(std::abs(ma.mlp[i] - mb.mlp[i])));
+    for (size_t i = 0; i < ma.grid.size(); ++i)
+        max_diff = std::max(max_diff, double(std::abs(ma.grid[i] - mb.grid[i])));
+    EXPECT_LT(max_diff, 1e-3);
+
+    TrainOptions o2 = o;
+    o2.seed = 100;
+    Trainer c2(test::device(), c, o2, img);
+    float lc = c2.train(60);
+    EXPECT_NE(lc, la);
+    test::expect_validation_clean(messages);
+}
+
+TEST(Training, BadInputsAreClearErrors) {
+    ModelConfig c = test::default_config(8, 8);
+    TrainOptions o;
+    o.batch = 64;
+    ImageData img = synthetic_image(16, 16);
+    ImageData wrong = img;
+    wrong.rgb.pop_back();
+    EXPECT_THROW(Trainer(test::device(), c, o, wrong), EngineError);
+    TrainOptions zero = o;
+    zero.batch = 0;
+    EXPECT_THROW(Trainer(test::device(), c, zero, img), EngineError);
+    ModelConfig bad = c;
+    bad.hidden_layers = 0;
+    EXPECT_THROW(Trainer(test::device(), bad, o, img), EngineError);
+    Model other = initial_model(test::default_config(9, 8), 1);
+    EXPECT_THROW(Trainer(test::device(), c, o, img, &other), EngineError);
+}
+
+} // namespace
+} // namespace ff::engine
