@@ -1,0 +1,37 @@
+// The `fieldflow` command line: subcommands register themselves (one file each under
+// host/src/commands/, or in another library linked into the program) and run_cli dispatches.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fieldflow::host {
+
+// Exit codes shared by every command.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitNodeFailed = 1;
+inline constexpr int kExitInvalid = 2; // invalid graph or usage
+inline constexpr int kExitSigint = 130;
+inline constexpr int kExitSigterm = 143;
+
+struct Command {
+    std::string name;    // "run"
+    std::string summary; // one line for `fieldflow --help`
+    // Receives the arguments after the command name; returns the exit code.
+    std::function<int(const std::vector<std::string>& args)> main;
+};
+
+void register_command(Command command);
+const std::vector<Command>& commands();
+
+// Registers a command at load time: `static const CommandRegistration reg{{"run", "...", fn}};`
+struct CommandRegistration {
+    explicit CommandRegistration(Command command) { register_command(std::move(command)); }
+};
+
+int run_cli(int argc, char** argv);
+
+const char* version();
+
+} // namespace fieldflow::host

@@ -1,0 +1,50 @@
+// Pieces every subcommand shares: option parsing with --help and usage errors, plugin loading,
+// `--set` parsing and printing graph errors. For commands in host/src/commands/ and for commands
+// other libraries add (they link ff_host and register with CommandRegistration).
+#pragma once
+
+#include <fieldflow/host/diagnostics.hpp>
+#include <fieldflow/host/op_registry.hpp>
+#include <fieldflow/host/variables.hpp>
+
+#include <boost/program_options.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fieldflow::host {
+
+struct CommandLine {
+    std::string name;  // "run"
+    std::string usage; // "fieldflow run GRAPH [options]"
+    std::string about; // a paragraph under the usage line
+    boost::program_options::options_description options{"options"};
+    boost::program_options::positional_options_description positional;
+    boost::program_options::variables_map values;
+
+    explicit CommandLine(std::string command, std::string usage_line, std::string text);
+
+    // Parses `args`. Returns an exit code to return at once (0 after --help, 2 after a usage
+    // error, already reported), or nullopt to go on.
+    std::optional<int> parse(const std::vector<std::string>& args);
+
+    int usage_error(const std::string& message) const; // prints it with the usage line; 2
+    void print_help() const;
+};
+
+// Adds `--plugin FILE` (repeatable).
+void add_plugin_option(CommandLine& cl);
+// Adds `--set name=value` (repeatable).
+void add_set_option(CommandLine& cl);
+
+// Loads the built-in, FIELDFLOW_PLUGIN_PATH and --plugin plugins, printing each failure.
+// False if any plugin failed to load.
+bool load_registry(OpRegistry& registry, const CommandLine& cl);
+
+// The --set values; nullopt after reporting a malformed one.
+std::optional<VarOverrides> set_values(const CommandLine& cl);
+
+void print_diagnostics(const Diagnostics& diags);
+
+} // namespace fieldflow::host

@@ -1,0 +1,68 @@
+// Progress display. On a terminal: one live line per running node (bar, done/total, rate, ETA,
+// detail), redrawn in place. Otherwise: one plain line per node every few seconds. Log lines are
+// printed above the live lines, so the two never tear each other.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fieldflow::host {
+
+struct ProgressState {
+    uint64_t done = 0;
+    uint64_t total = 0;
+    std::string detail;
+    std::chrono::steady_clock::time_point started;
+    std::chrono::steady_clock::time_point first_update;
+    uint64_t first_done = 0;
+    bool has_update = false;
+    std::chrono::steady_clock::time_point last_plain_print;
+};
+
+// "name [#######.....]  1200/40000  250/s  ETA 2m35s  loss 0.0123", cut to `width` columns.
+std::string format_progress_line(const std::string& name, const ProgressState& state,
+                                 std::chrono::steady_clock::time_point now, size_t width);
+
+class ProgressBoard {
+public:
+    // live: redraw lines in place (a terminal). enabled: show progress at all (not --quiet).
+    ProgressBoard(FILE* out, bool live, bool enabled,
+                  std::chrono::milliseconds plain_interval = std::chrono::seconds(5));
+    ~ProgressBoard();
+
+    void start(const std::string& node);
+    void update(const std::string& node, uint64_t done, uint64_t total, const std::string& detail);
+    void finish(const std::string& node);
+    void print(const std::string& line); // one full line of log output
+
+    static bool is_terminal(FILE* f);
+
+private:
+    void tick_loop(); // redraws elapsed times, prints plain lines for quiet nodes
+    void print_due_plain_lines_locked();
+    void clear_locked();
+    void draw_locked();
+    size_t width() const;
+
+    std::mutex mutex_;
+    FILE* out_;
+    bool live_;
+    bool enabled_;
+    std::chrono::milliseconds plain_interval_;
+    std::vector<std::string> order_; // running nodes, in start order
+    std::map<std::string, ProgressState> states_;
+    size_t drawn_lines_ = 0;
+    std::chrono::steady_clock::time_point last_draw_;
+    bool stopping_ = false;
+    std::condition_variable wake_;
+    std::thread ticker_;
+};
+
+} // namespace fieldflow::host

@@ -1,0 +1,178 @@
+#include <fieldflow/host/progress.hpp>
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+
+namespace fieldflow::host {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string duration_text(double seconds) {
+    char buf[32];
+    const auto s = static_cast<uint64_t>(seconds + 0.5);
+    if (s >= 3600) std::snprintf(buf, sizeof buf, "%" PRIu64 "h%02" PRIu64 "m", s / 3600, s / 60 % 60);
+    else if (s >= 60) std::snprintf(buf, sizeof buf, "%" PRIu64 "m%02" PRIu64 "s", s / 60, s % 60);
+    else std::snprintf(buf, sizeof buf, "%" PRIu64 "s", s);
+    return buf;
+}
+
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+}
+
+} // namespace
+
+std::string format_progress_line(const std::string& name, const ProgressState& state,
+                                 Clock::time_point now, size_t width) {
+    std::string line = name;
+    char buf[128];
+    if (!state.has_update) {
+        std::snprintf(buf, sizeof buf, "  running %s", duration_text(seconds_between(state.started, now)).c_str());
+        line += buf;
+    } else {
+        if (state.total > 0) {
+            constexpr int kBar = 24;
+            const double fraction = std::min(1.0, double(state.done) / double(state.total));
+            const int filled = int(fraction * kBar);
+            line += " [" + std::string(filled, '#') + std::string(kBar - filled, '.') + "]";
+            std::snprintf(buf, sizeof buf, " %" PRIu64 "/%" PRIu64, state.done, state.total);
+        } else {
+            std::snprintf(buf, sizeof buf, " %" PRIu64, state.done);
+        }
+        line += buf;
+        const double elapsed = seconds_between(state.first_update, now);
+        if (elapsed > 0.0 && state.done > state.first_done) {
+            const double rate = double(state.done - state.first_done) / elapsed;
+            std::snprintf(buf, sizeof buf, "  %.4g/s", rate);
+            line += buf;
+            if (state.total > state.done)
+                line += "  ETA " + duration_text(double(state.total - state.done) / rate);
+        }
+        if (!state.detail.empty()) line += "  " + state.detail;
+    }
+    if (width > 0 && line.size() > width) line.resize(width);
+    return line;
+}
+
+ProgressBoard::ProgressBoard(FILE* out, bool live, bool enabled,
+                             std::chrono::milliseconds plain_interval)
+    : out_(out), live_(live), enabled_(enabled), plain_interval_(plain_interval) {
+    if (enabled_) ticker_ = std::thread([this] { tick_loop(); });
+}
+
+ProgressBoard::~ProgressBoard() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+        clear_locked();
+    }
+    wake_.notify_all();
+    if (ticker_.joinable()) ticker_.join();
+}
+
+void ProgressBoard::tick_loop() {
+    const auto tick = live_ ? std::chrono::milliseconds(250)
+                            : std::min<std::chrono::milliseconds>(plain_interval_, std::chrono::seconds(1));
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+        wake_.wait_for(lock, tick);
+        if (stopping_) break;
+        if (live_) {
+            if (!order_.empty()) draw_locked();
+        } else {
+            print_due_plain_lines_locked();
+        }
+    }
+}
+
+void ProgressBoard::print_due_plain_lines_locked() {
+    const auto now = Clock::now();
+    for (const std::string& node : order_) {
+        ProgressState& s = states_[node];
+        if (now - s.last_plain_print < plain_interval_) continue;
+        s.last_plain_print = now;
+        std::fprintf(out_, "%s\n", format_progress_line(node, s, now, 0).c_str());
+    }
+    std::fflush(out_);
+}
+
+bool ProgressBoard::is_terminal(FILE* f) { return ::isatty(::fileno(f)) != 0; }
+
+size_t ProgressBoard::width() const {
+    winsize ws{};
+    if (::ioctl(::fileno(out_), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1) return ws.ws_col - 1;
+    return 79; // a wrapped line would break the cursor arithmetic, so always cut
+}
+
+void ProgressBoard::clear_locked() {
+    if (!live_ || drawn_lines_ == 0) return;
+    // Up to the first live line, then erase everything below it.
+    std::fprintf(out_, "\x1b[%zuA\r\x1b[J", drawn_lines_);
+    drawn_lines_ = 0;
+}
+
+void ProgressBoard::draw_locked() {
+    if (!live_ || !enabled_) return;
+    clear_locked();
+    const auto now = Clock::now();
+    const size_t w = width();
+    for (const std::string& node : order_) {
+        std::fprintf(out_, "%s\n", format_progress_line(node, states_[node], now, w).c_str());
+        ++drawn_lines_;
+    }
+    std::fflush(out_);
+    last_draw_ = now;
+}
+
+void ProgressBoard::start(const std::string& node) {
+    std::lock_guard lock(mutex_);
+    ProgressState state;
+    state.started = state.last_plain_print = Clock::now();
+    states_[node] = state;
+    order_.push_back(node);
+    draw_locked();
+}
+
+void ProgressBoard::update(const std::string& node, uint64_t done, uint64_t total,
+                           const std::string& detail) {
+    std::lock_guard lock(mutex_);
+    auto it = states_.find(node);
+    if (it == states_.end()) return;
+    ProgressState& s = it->second;
+    const auto now = Clock::now();
+    if (!s.has_update) {
+        s.has_update = true;
+        s.first_update = now;
+        s.first_done = done;
+    }
+    s.done = done;
+    s.total = total;
+    s.detail = detail;
+    if (!enabled_) return;
+    if (live_) {
+        if (now - last_draw_ >= std::chrono::milliseconds(100)) draw_locked();
+    } else {
+        print_due_plain_lines_locked();
+    }
+}
+
+void ProgressBoard::finish(const std::string& node) {
+    std::lock_guard lock(mutex_);
+    states_.erase(node);
+    order_.erase(std::remove(order_.begin(), order_.end(), node), order_.end());
+    draw_locked();
+}
+
+void ProgressBoard::print(const std::string& line) {
+    std::lock_guard lock(mutex_);
+    clear_locked();
+    std::fprintf(out_, "%s\n", line.c_str());
+    if (live_ && enabled_) draw_locked();
+    else std::fflush(out_);
+}
+
+} // namespace fieldflow::host

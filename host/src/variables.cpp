@@ -1,0 +1,83 @@
+#include <fieldflow/host/names.hpp>
+#include <fieldflow/host/variables.hpp>
+
+namespace fieldflow::host {
+
+std::optional<std::pair<std::string, std::string>> parse_set_argument(const std::string& arg) {
+    size_t eq = arg.find('=');
+    if (eq == std::string::npos || eq == 0) return std::nullopt;
+    std::string name = arg.substr(0, eq);
+    if (!is_valid_name(name)) return std::nullopt;
+    return std::make_pair(name, arg.substr(eq + 1));
+}
+
+Variables Variables::resolve(const GraphAst& graph, const VarOverrides& sets, Diagnostics& diags) {
+    Variables vars;
+    std::vector<std::string> declared;
+    for (const VarAst& var : graph.vars) {
+        vars.values_[var.name] = var.default_value;
+        declared.push_back(var.name);
+    }
+    for (const auto& [name, value] : sets) {
+        auto it = vars.values_.find(name);
+        if (it == vars.values_.end()) {
+            diags.error({}, "--set " + name + ": the graph declares no variable '" + name + "'" +
+                                did_you_mean(name, declared) +
+                                (declared.empty() ? "; it has no vars"
+                                                  : "; its vars are " + join(declared)));
+            continue;
+        }
+        it->second = value;
+    }
+    return vars;
+}
+
+std::optional<std::optional<std::string>> Variables::value(const std::string& name) const {
+    auto it = values_.find(name);
+    if (it == values_.end()) return std::nullopt;
+    return it->second;
+}
+
+std::optional<std::string> Variables::expand(const ScalarAst& scalar, const std::string& context,
+                                             Diagnostics& diags) const {
+    const std::string& text = scalar.text;
+    std::string out;
+    bool ok = true;
+    for (size_t i = 0; i < text.size();) {
+        if (text.compare(i, 3, "$${") == 0) { // escape: a literal "${"
+            out += "${";
+            i += 3;
+            continue;
+        }
+        if (text.compare(i, 2, "${") != 0) {
+            out += text[i++];
+            continue;
+        }
+        size_t close = text.find('}', i + 2);
+        if (close == std::string::npos) {
+            diags.error(scalar.pos, context + ": unterminated '${' (write '$${' for a literal '${')");
+            return std::nullopt;
+        }
+        std::string name = text.substr(i + 2, close - i - 2);
+        auto it = values_.find(name);
+        if (it == values_.end()) {
+            std::vector<std::string> known;
+            for (const auto& entry : values_) known.push_back(entry.first);
+            diags.error(scalar.pos, context + ": unknown variable '" + name + "'" +
+                                        did_you_mean(name, known) +
+                                        "; declare it under 'vars'");
+            ok = false;
+        } else if (!it->second) {
+            diags.error(scalar.pos, context + ": variable '" + name +
+                                        "' has no value; give one with --set " + name + "=...");
+            ok = false;
+        } else {
+            out += *it->second;
+        }
+        i = close + 1;
+    }
+    if (!ok) return std::nullopt;
+    return out;
+}
+
+} // namespace fieldflow::host

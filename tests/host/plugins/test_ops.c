@@ -1,0 +1,347 @@
+/* A plugin for the host's tests, written in plain C against plugin.h only (no SDK): it proves
+ * the ABI is usable from C and gives the tests small ops with known behaviour. */
+#include <fieldflow/plugin.h>
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define COUNT(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+#define PORT(n, t, d) {sizeof(ff_port_decl), n, t, d, 0}
+#define OPTIONAL_PORT(n, t, d) {sizeof(ff_port_decl), n, t, d, 1}
+#define PARAM(n, k, def, lo, hi, ch, d) {sizeof(ff_param_decl), n, k, def, lo, hi, ch, d}
+#define EMPTY_IMAGE {sizeof(ff_image), 0, 0, 0, NULL}
+
+/* How often each op executed, for the tests' "computed once" and caching checks. */
+enum { RUN_CONSTANT, RUN_FIT, RUN_READ_NUMBER, RUN_SLEEP, RUN_KINDS };
+static atomic_int g_runs[RUN_KINDS];
+
+FF_EXPORT int ff_test_runs(const char* op) {
+    if (strcmp(op, "Constant") == 0) return atomic_load(&g_runs[RUN_CONSTANT]);
+    if (strcmp(op, "Fit") == 0) return atomic_load(&g_runs[RUN_FIT]);
+    if (strcmp(op, "ReadNumber") == 0) return atomic_load(&g_runs[RUN_READ_NUMBER]);
+    if (strcmp(op, "Sleep") == 0) return atomic_load(&g_runs[RUN_SLEEP]);
+    return -1;
+}
+
+FF_EXPORT void ff_test_reset_runs(void) {
+    for (int i = 0; i < RUN_KINDS; ++i) atomic_store(&g_runs[i], 0);
+}
+
+static void sleep_ms(long ms) {
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static float* copy_image(const ff_host_api* host, ff_context* ctx, const char* out_port,
+                         const ff_image* in) {
+    float* out = host->output_image(ctx, out_port, in->width, in->height, in->channels);
+    if (out) memcpy(out, in->pixels, sizeof(float) * in->width * in->height * in->channels);
+    return out;
+}
+
+/* ---- Constant: an image of one value (or a horizontal ramp) ---------------------------- */
+static ff_status constant_execute(const ff_host_api* host, ff_context* ctx, void* user) {
+    (void)user;
+    int64_t w = 0, h = 0;
+    double value = 0;
+    const char* mode = NULL;
+    if (!host->param_int(ctx, "width", &w) || !host->param_int(ctx, "height", &h) ||
+        !host->param_float(ctx, "value", &value) || !host->param_string(ctx, "mode", &mode)) {
+        host->set_error(ctx, "cannot read params");
+        return FF_ERROR;
+    }
+    atomic_fetch_add(&g_runs[RUN_CONSTANT], 1);
+    float* px = host->output_image(ctx, "image", (uint32_t)w, (uint32_t)h, 3);
+    if (!px) return FF_ERROR;
+    int ramp = strcmp(mode, "ramp") == 0;
+    for (int64_t y = 0; y < h; ++y)
+        for (int64_t x = 0; x < w; ++x)
+            for (int c = 0; c < 3; ++c)
+                px[(y * w + x) * 3 + c] = (float)(ramp ? value * (double)x / (double)w : value);
+    return FF_OK;
+}
+
+static const ff_port_decl constant_out[] = {PORT("image", FF_TYPE_IMAGE, "the image")};
+static const ff_param_decl constant_params[] = {
+    PARAM("width", FF_PARAM_INT, "4", 1, 4096, NULL, "width in pixels"),
+    PARAM("height", FF_PARAM_INT, "4", 1, 4096, NULL, "height in pixels"),
+    PARAM("value", FF_PARAM_FLOAT, "0.5", -1000, 1000, NULL, "the value of every channel"),
+    PARAM("mode", FF_PARAM_ENUM, "flat", 0, -1, "flat|ramp", "flat, or a ramp from 0 to value"),
+};
+static const ff_op_decl constant_op = {
+    sizeof(ff_op_decl), "Constant", "test", "An image filled with one value. Used by the tests.",
+    FF_OP_PURE, 1, NULL, 0, constant_out, COUNT(constant_out), constant_params,
+    COUNT(constant_params), constant_execute, NULL, NULL};
+
+/* ---- Add: a + b, times scale ------------------------------------------------------------- */
+static ff_status add_execute(const ff_host_api* host, ff_context* ctx, void* user) {
+    (void)user;
+    ff_image a = EMPTY_IMAGE, b = EMPTY_IMAGE;
+    double scale = 1;
+    if (!host->input_image(ctx, "a", &a) || !host->input_image(ctx, "b", &b) ||
+        !host->param_float(ctx, "scale", &scale)) {
+        host->set_error(ctx, "cannot read inputs");
+        return FF_ERROR;
+    }
+    if (a.width != b.width || a.height != b.height || a.channels != b.channels) {
+        host->set_error(ctx, "images 'a' and 'b' differ in size");
+        return FF_ERROR;
+    }
+    float* out = host->output_image(ctx, "sum", a.width, a.height, a.channels);
+    if (!out) return FF_ERROR;
+    size_t n = (size_t)a.width * a.height * a.channels;
+    for (size_t i = 0; i < n; ++i) out[i] = (float)((a.pixels[i] + b.pixels[i]) * scale);
+    return FF_OK;
+}
+
+static const ff_port_decl add_in[] = {PORT("a", FF_TYPE_IMAGE, "first image"),
+                                      PORT("b", FF_TYPE_IMAGE, "second image")};
+static const ff_port_decl add_out[] = {PORT("sum", FF_TYPE_IMAGE, "(a + b) * scale")};
+static const ff_param_decl add_params[] = {
+    PARAM("scale", FF_PARAM_FLOAT, "1", -100, 100, NULL, "factor applied to the sum")};
+static const ff_op_decl add_op = {
+    sizeof(ff_op_decl), "Add", "test", "Adds two images of the same size.", FF_OP_PURE, 1, add_in,
+    COUNT(add_in), add_out, COUNT(add_out), add_params, COUNT(add_params), add_execute, NULL, NULL};
+
+/* ---- Fail: always fails with its message ------------------------------------------------ */
+static ff_status fail_execute(const ff_host_api* host, ff_context* ctx, void* user) {
+    (void)user;
+    const char* message = NULL;
+    host->param_string(ctx, "message", &message);
+    host->set_error(ctx, message);
+    return FF_ERROR;
+}
+
+static const ff_port_decl fail_in[] = {OPTIONAL_PORT("image", FF_TYPE_IMAGE, "ignored")};
+static const ff_port_decl fail_out[] = {PORT("image", FF_TYPE_IMAGE, "never written")};
+static const ff_param_decl fail_params[] = {
+    PARAM("message", FF_PARAM_STRING, "deliberate failure", 0, -1, NULL, "the error message")};
+static const ff_op_decl fail_op = {
+    sizeof(ff_op_decl), "Fail", "test", "Always fails.", FF_OP_PURE, 1, fail_in, COUNT(fail_in),
+    fail_out, COUNT(fail_out), fail_params, COUNT(fail_params), fail_execute, NULL, NULL};
+
+/* ---- Sleep: passes its input through after `ms`, polling cancelled() ------------------------ */
+static ff_status sleep_execute(const ff_host_api* host, ff_context* ctx, void* user) {
+    (void)user;
+    ff_image in = EMPTY_IMAGE;
+    int64_t ms = 0;
+    if (!host->input_image(ctx, "image", &in) || !host->param_int(ctx, "ms", &ms)) {
+        host->set_error(ctx, "cannot read inputs");
+        return FF_ERROR;
+    }
+    atomic_fetch_add(&g_runs[RUN_SLEEP], 1);
+    for (int64_t waited = 0; waited < ms; waited += 5) {
+        if (host->cancelled(ctx)) return FF_CANCELLED;
+        host->progress(ctx, (uint64_t)waited, (uint64_t)ms, "sleeping");
+        sleep_ms(5);
+    }
+    return copy_image(host, ctx, "image", &in) ? FF_OK : FF_ERROR;
+}
+
+static const ff_port_decl sleep_in[] = {PORT("image", FF_TYPE_IMAGE, "passed through")};
+static const ff_port_decl sleep_out[] = {PORT("image", FF_TYPE_IMAGE, "the input")};
+static const ff_param_decl sleep_params[] = {
+    PARAM("ms", FF_PARAM_INT, "100", 0, 60000, NULL, "milliseconds to wait"),
+    PARAM("tag", FF_PARAM_STRING, "", 0, -1, NULL, "makes otherwise equal nodes distinct")};
+static const ff_op_decl sleep_op = {
+    sizeof(ff_op_decl), "Sleep", "test", "Waits, then passes its input through.", FF_OP_PURE, 1,
+    sleep_in, COUNT(sleep_in), sleep_out, COUNT(sleep_out), sleep_params, COUNT(sleep_params),
+    sleep_execute, NULL, NULL};
+
+/* ---- Split: left and right halves -------------------------------------------------------- */
+static ff_status split_execute(const ff_host_api* host, ff_context* ctx, void* user) {
+    (void)user;
+    ff_image in = EMPTY_IMAGE;
+    if (!host->input_image(ctx, "image", &in)) return FF_ERROR;
+    uint32_t half = in.width / 2 ? in.width / 2 : 1;
+    uint32_t rest = in.width - half ? in.width - half : 1;
+    float* left = host->output_image(ctx, "left", half, in.height, in.channels);
+    float* right = host->output_image(ctx, "right", rest, in.height, in.channels);
+    if (!left || !right) return FF_ERROR;
+    for (uint32_t y = 0; y < in.height; ++y)
+        for (uint32_t x = 0; x < in.width; ++x)
+            for (uint32_t c = 0; c < in.channels; ++c) {
+                float v = in.pixels[((size_t)y * in.width + x) * in.channels + c];
+                if (x < half) left[((size_t)y * half + x) * in.channels + c] = v;
+                else right[((size_t)y * rest + (x - half)) * in.channels + c] = v;
+            }
+    return FF_OK;
+}
+
+static const ff_port_decl split_in[] = {PORT("image", FF_TYPE_IMAGE, "image to split")};
+static const ff_port_decl split_out[] = {PORT("left", FF_TYPE_IMAGE, "left half"),
+                                         PORT("right", FF_TYPE_IMAGE, "right half")};
+static const ff_op_decl split_op = {
+    sizeof(ff_op_decl), "Split", "test", "Splits an image into its left and right halves.",
+    FF_OP_PURE, 1, split_in, COUNT(split_in), split_out, COUNT(split_out), NULL, 0, split_execute,
+    NULL, NULL};
+
+/* ---- Stats: mean as JSON ----------------------------------------------------------------- */
+static double mean_of(const ff_image* im) {
+    size_t n = (size_t)im->width * im->height * im->channels;
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i) sum += im->pixels[i];
+    return n ? sum / (double)n : 0;
+}
+
+static ff_status stats_execute(const ff_host_api* host, ff_context* ctx, void* user) {
+    (void)user;
+    ff_image in = EMPTY_IMAGE;
+    if (!host->input_image(ctx, "image", &in)) return FF_ERROR;
+    char text[128];
+    int n = snprintf(text, sizeof text, "{\"mean\": %.9g}", mean_of(&in));
+    void* out = host->output_blob(ctx, "stats", (size_t)n);
+    if (!out) return FF_ERROR;
+    memcpy(out, text, (size_t)n);
+    return FF_OK;
+}
+
+static const ff_port_decl stats_in[] = {PORT("image", FF_TYPE_IMAGE, "image to measure")};
+static const ff_port_decl stats_out[] = {PORT("stats", FF_TYPE_JSON, "{\"mean\": m}")};
+static const ff_param_decl stats_params[] = {
+    PARAM("labels", FF_PARAM_STRING_LIST, "[]", 0, -1, NULL, "names, unused")};
+static const ff_op_decl stats_op = {
+    sizeof(ff_op_decl), "Stats", "test", "The mean of an image, as JSON.", FF_OP_PURE, 1,
+    stats_in, COUNT(stats_in), stats_out, COUNT(stats_out), stats_params, COUNT(stats_params),
+    stats_execute, NULL, NULL};
+
+/* ---- Fit: an "expensive" op whose results persist in the disk cache ------------------------ */
+static ff_status fit_execute(const ff_host_api* host, ff_context* ctx, void* user) {
+    (void)user;
+    ff_image in = EMPTY_IMAGE;
+    int64_t steps = 0;
+    if (!host->input_image(ctx, "image", &in) || !host->param_int(ctx, "steps", &steps))
+        return FF_ERROR;
+    atomic_fetch_add(&g_runs[RUN_FIT], 1);
+    char text[64];
+    int n = snprintf(text, sizeof text, "%.9g", mean_of(&in) * (double)steps);
+    void* out = host->output_blob(ctx, "model", (size_t)n);
+    if (!out) return FF_ERROR;
+    memcpy(out, text, (size_t)n);
+    return FF_OK;
+}
+
+static const ff_port_decl fit_in[] = {PORT("image", FF_TYPE_IMAGE, "image to fit")};
+static const ff_port_decl fit_out[] = {PORT("model", FF_TYPE_MODEL, "mean * steps, as text")};
+static const ff_param_decl fit_params[] = {
+    PARAM("steps", FF_PARAM_INT, NULL, 1, 1000000, NULL, "training steps (required)")};
+static const ff_op_decl fit_op = {
+    sizeof(ff_op_decl), "Fit", "test", "Pretends to train a model.", FF_OP_CACHE_ON_DISK, 1, fit_in,
+    COUNT(fit_in), fit_out, COUNT(fit_out), fit_params, COUNT(fit_params), fit_execute, NULL, NULL};
+
+/* ---- Render: an image from a model; validate() checks the size list ----------------------- */
+static ff_status render_validate(const ff_host_api* host, ff_context* ctx, void* user) {
+    (void)user;
+    int64_t size[2];
+    if (host->param_int_list(ctx, "size", size, 2) != 2) {
+        host->set_error_param(ctx, "size", "must have 2 items: [width, height]");
+        return FF_ERROR;
+    }
+    return FF_OK;
+}
+
+static ff_status render_execute(const ff_host_api* host, ff_context* ctx, void* user) {
+    (void)user;
+    size_t bytes = 0;
+    const char* model = (const char*)host->input_blob(ctx, "model", &bytes);
+    int64_t size[2];
+    if (!model || host->param_int_list(ctx, "size", size, 2) != 2) return FF_ERROR;
+    char text[64] = {0};
+    memcpy(text, model, bytes < sizeof text - 1 ? bytes : sizeof text - 1);
+    float value = (float)atof(text);
+    float* px = host->output_image(ctx, "image", (uint32_t)size[0], (uint32_t)size[1], 3);
+    if (!px) return FF_ERROR;
+    for (size_t i = 0; i < (size_t)size[0] * (size_t)size[1] * 3; ++i) px[i] = value;
+    return FF_OK;
+}
+
+static const ff_port_decl render_in[] = {PORT("model", FF_TYPE_MODEL, "a Fit model")};
+static const ff_port_decl render_out[] = {PORT("image", FF_TYPE_IMAGE, "the rendered image")};
+static const ff_param_decl render_params[] = {
+    PARAM("size", FF_PARAM_INT_LIST, "[4, 4]", 1, 4096, NULL, "[width, height]")};
+static const ff_op_decl render_op = {
+    sizeof(ff_op_decl), "Render", "test", "Renders a model.", FF_OP_PURE, 1, render_in,
+    COUNT(render_in), render_out, COUNT(render_out), render_params, COUNT(render_params),
+    render_execute, render_validate, NULL};
+
+/* ---- ReadNumber / WriteNumber: ops that touch files --------------------------------------- */
+static ff_status read_number_execute(const ff_host_api* host, ff_context* ctx, void* user) {
+    (void)user;
+    const char* path = NULL;
+    if (!host->param_string(ctx, "path", &path)) return FF_ERROR;
+    atomic_fetch_add(&g_runs[RUN_READ_NUMBER], 1);
+    FILE* f = fopen(path, "r");
+    double value = 0;
+    if (!f || fscanf(f, "%lf", &value) != 1) {
+        if (f) fclose(f);
+        host->set_error_param(ctx, "path", "cannot read a number from the file");
+        return FF_ERROR;
+    }
+    fclose(f);
+    float* px = host->output_image(ctx, "image", 2, 2, 3);
+    if (!px) return FF_ERROR;
+    for (int i = 0; i < 12; ++i) px[i] = (float)value;
+    return FF_OK;
+}
+
+static const ff_port_decl read_number_out[] = {PORT("image", FF_TYPE_IMAGE, "2x2 of the number")};
+static const ff_param_decl read_number_params[] = {
+    PARAM("path", FF_PARAM_STRING, NULL, 0, -1, NULL, "text file holding a number")};
+static const ff_op_decl read_number_op = {
+    sizeof(ff_op_decl), "ReadNumber", "test", "Reads a number from a text file.",
+    FF_OP_READS_OUTSIDE, 1, NULL, 0, read_number_out, COUNT(read_number_out), read_number_params,
+    COUNT(read_number_params), read_number_execute, NULL, NULL};
+
+static ff_status write_number_execute(const ff_host_api* host, ff_context* ctx, void* user) {
+    (void)user;
+    ff_image in = EMPTY_IMAGE;
+    const char* path = NULL;
+    if (!host->input_image(ctx, "image", &in) || !host->param_string(ctx, "path", &path))
+        return FF_ERROR;
+    char temp[4096];
+    snprintf(temp, sizeof temp, "%s.tmp", path);
+    FILE* f = fopen(temp, "w");
+    if (!f) {
+        host->set_error_param(ctx, "path", "cannot write the file");
+        return FF_ERROR;
+    }
+    fprintf(f, "%.9g\n", mean_of(&in));
+    fclose(f);
+    if (rename(temp, path) != 0) {
+        host->set_error_param(ctx, "path", "cannot rename the file into place");
+        return FF_ERROR;
+    }
+    return FF_OK;
+}
+
+static const ff_port_decl write_number_in[] = {PORT("image", FF_TYPE_IMAGE, "image to measure")};
+static const ff_param_decl write_number_params[] = {
+    PARAM("path", FF_PARAM_STRING, NULL, 0, -1, NULL, "file to write the mean to")};
+static const ff_op_decl write_number_op = {
+    sizeof(ff_op_decl), "WriteNumber", "test", "Writes the mean of an image to a text file.",
+    FF_OP_WRITES_OUTSIDE, 1, write_number_in, COUNT(write_number_in), NULL, 0,
+    write_number_params, COUNT(write_number_params), write_number_execute, NULL, NULL};
+
+/* ---- Lazy: claims success without writing its output (a plugin bug the host must catch) --- */
+static ff_status lazy_execute(const ff_host_api* host, ff_context* ctx, void* user) {
+    (void)host; (void)ctx; (void)user;
+    return FF_OK;
+}
+
+static const ff_port_decl lazy_out[] = {PORT("image", FF_TYPE_IMAGE, "never written")};
+static const ff_op_decl lazy_op = {
+    sizeof(ff_op_decl), "Lazy", "test", "Returns FF_OK without writing its output.", FF_OP_PURE,
+    1, NULL, 0, lazy_out, COUNT(lazy_out), NULL, 0, lazy_execute, NULL, NULL};
+
+/* ---- The plugin -------------------------------------------------------------------------- */
+static const ff_op_decl* const ops[] = {&constant_op, &add_op, &fail_op, &sleep_op,
+                                        &split_op, &stats_op, &fit_op, &render_op,
+                                        &read_number_op, &write_number_op, &lazy_op};
+
+static const ff_plugin_info info = {sizeof(ff_plugin_info), FF_ABI_MAJOR, FF_ABI_MINOR, "test",
+                                    "1.0.0", ops, COUNT(ops)};
+
+FF_EXPORT const ff_plugin_info* fieldflow_plugin(void) { return &info; }

@@ -1,0 +1,172 @@
+// The built `fieldflow` binary: exit codes, --help, nodes listing, check and run, interrupts.
+#include "test_support.hpp"
+
+#include <csignal>
+#include <cstdio>
+#include <sys/wait.h>
+#include <thread>
+
+namespace fieldflow::host {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Output {
+    int code = -1;
+    std::string text; // stdout and stderr together
+};
+
+// Runs fieldflow with `args` (a shell-quoted string). Plugins come only from --plugin: the
+// environment's FIELDFLOW_PLUGIN_PATH is cleared.
+Output fieldflow(const std::string& args) {
+    const std::string command = "env -u FIELDFLOW_PLUGIN_PATH FIELDFLOW_CACHE_DIR=" +
+                                (fs::temp_directory_path() / "ff-host-cli-cache").string() + " " +
+                                FF_FIELDFLOW_BIN + " " + args + " 2>&1";
+    Output out;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (!pipe) return out;
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.text.append(buf, n);
+    const int status = ::pclose(pipe);
+    out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return out;
+}
+
+const std::string kPlugin = std::string("--plugin ") + FF_TEST_PLUGIN;
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+TEST(Cli, HelpAndVersion) {
+    Output help = fieldflow("--help");
+    EXPECT_EQ(help.code, 0);
+    for (const char* command : {"run", "check", "nodes"}) EXPECT_TRUE(contains(help.text, command));
+    for (const char* command : {"run", "check", "nodes"}) {
+        Output h = fieldflow(std::string(command) + " --help");
+        EXPECT_EQ(h.code, 0) << command;
+        EXPECT_TRUE(contains(h.text, std::string("usage: fieldflow ") + command)) << h.text;
+    }
+    EXPECT_TRUE(contains(fieldflow("run --help").text, "--no-cache"));
+    Output v = fieldflow("--version");
+    EXPECT_EQ(v.code, 0);
+    EXPECT_EQ(v.text, "fieldflow 0.1.0 (plugin ABI 1.0)\n");
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+    EXPECT_EQ(fieldflow("").code, 2);
+    EXPECT_EQ(fieldflow("frobnicate").code, 2);
+    EXPECT_EQ(fieldflow("run").code, 2); // no graph
+    EXPECT_EQ(fieldflow("run g.yaml --bogus").code, 2);
+    Output device = fieldflow("run g.yaml --device gpu " + kPlugin);
+    EXPECT_EQ(device.code, 2);
+    EXPECT_TRUE(contains(device.text, "--device 'gpu': expected auto, cpu or a device number"));
+    Output set = fieldflow("check g.yaml --set novalue");
+    EXPECT_EQ(set.code, 2);
+    EXPECT_TRUE(contains(set.text, "--set 'novalue': expected NAME=VALUE")) << set.text;
+    EXPECT_EQ(fieldflow("run g.yaml --cache /tmp/x --no-cache").code, 2);
+}
+
+TEST(Cli, NodesListsAndDescribesOps) {
+    Output list = fieldflow("nodes " + kPlugin);
+    EXPECT_EQ(list.code, 0) << list.text;
+    EXPECT_TRUE(contains(list.text, "test:\n"));
+    EXPECT_TRUE(contains(list.text, "  Constant             An image filled with one value.\n"));
+    Output one = fieldflow("nodes Constant " + kPlugin);
+    EXPECT_EQ(one.code, 0);
+    EXPECT_TRUE(contains(one.text, "  width            int [1, 4096], default 4\n")) << one.text;
+    EXPECT_TRUE(contains(one.text, "  mode             enum flat|ramp, default flat\n"));
+    EXPECT_TRUE(contains(one.text, "  image            image    the image\n"));
+    Output fit = fieldflow("nodes Fit " + kPlugin);
+    EXPECT_TRUE(contains(fit.text, "  steps            int [1, 1000000], required\n")) << fit.text;
+    EXPECT_TRUE(contains(fit.text, "caching: results kept in the disk cache"));
+    Output unknown = fieldflow("nodes Constnat " + kPlugin);
+    EXPECT_EQ(unknown.code, 2);
+    EXPECT_TRUE(contains(unknown.text, "unknown op 'Constnat' (did you mean 'Constant'?)"));
+}
+
+TEST(Cli, BadPluginIsAnError) {
+    Output out = fieldflow(std::string("nodes --plugin ") + FF_BAD_ABI_MAJOR_PLUGIN);
+    EXPECT_EQ(out.code, 2);
+    EXPECT_TRUE(contains(out.text, "ABI 2.0 is not supported")) << out.text;
+}
+
+TEST(Cli, CheckReportsEveryErrorWithThePathAsGiven) {
+    const fs::path bad = fs::path(FF_HOST_TEST_DIR) / "graphs" / "bad" / "several_errors.yaml";
+    Output out = fieldflow("check " + bad.string() + " " + kPlugin);
+    EXPECT_EQ(out.code, 2);
+    std::string expected = test::read_text(fs::path(bad).replace_extension(".expected"));
+    // The expected file names the graph by its file name; the CLI uses the path it was given.
+    std::string with_path;
+    size_t start = 0;
+    while (start < expected.size()) {
+        size_t end = expected.find('\n', start);
+        with_path += bad.parent_path().string() + "/" + expected.substr(start, end - start + 1);
+        start = end + 1;
+    }
+    EXPECT_EQ(out.text, with_path + "7 errors\n");
+}
+
+TEST(Cli, CheckAndRunAGoodGraph) {
+    test::TempDir dir;
+    test::write_text(dir / "g.yaml", "fieldflow: 1\nvars: {out: ~}\nnodes:\n"
+                                     "  c: {op: Constant, params: {value: 0.5}}\n"
+                                     "  w: {op: WriteNumber, inputs: {image: c}, params: {path: '${out}'}}\n");
+    Output check = fieldflow("check " + (dir / "g.yaml") + " --set out=x " + kPlugin);
+    EXPECT_EQ(check.code, 0) << check.text;
+    EXPECT_EQ(check.text, dir / "g.yaml" + ": ok (2 nodes)\n");
+    Output unset = fieldflow("check " + (dir / "g.yaml") + " " + kPlugin);
+    EXPECT_EQ(unset.code, 2);
+    Output run = fieldflow("run " + (dir / "g.yaml") + " --set out=" + (dir / "mean.txt") + " " + kPlugin);
+    EXPECT_EQ(run.code, 0) << run.text;
+    EXPECT_EQ(test::read_text(dir / "mean.txt"), "0.5\n");
+    EXPECT_TRUE(contains(run.text, "ran       c")) << run.text;
+    EXPECT_TRUE(contains(run.text, "2 nodes: 2 ran, 0 cached, 0 failed, 0 skipped"));
+    Output quiet = fieldflow("run -q " + (dir / "g.yaml") + " --set out=" + (dir / "mean.txt") + " " + kPlugin);
+    EXPECT_EQ(quiet.code, 0);
+    EXPECT_EQ(quiet.text, "");
+}
+
+TEST(Cli, FailedNodeExitsOne) {
+    test::TempDir dir;
+    test::write_text(dir / "g.yaml", "fieldflow: 1\nnodes:\n"
+                                     "  f: {op: Fail, params: {message: no luck}}\n"
+                                     "  after: {op: Stats, inputs: {image: f}}\n");
+    Output run = fieldflow("run --no-cache " + (dir / "g.yaml") + " " + kPlugin);
+    EXPECT_EQ(run.code, 1) << run.text;
+    EXPECT_TRUE(contains(run.text, "error: node 'f' failed: no luck")) << run.text;
+    EXPECT_TRUE(contains(run.text, "skipped   after")) << run.text;
+    EXPECT_TRUE(contains(run.text, "input 'f' failed"));
+}
+
+// Starts `fieldflow run` on a slow graph, sends `sig` once it is running, returns the exit code.
+int interrupted_exit_code(int sig, const fs::path& graph) {
+    const std::string plugin = FF_TEST_PLUGIN;
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        std::freopen("/dev/null", "w", stderr);
+        ::execl(FF_FIELDFLOW_BIN, FF_FIELDFLOW_BIN, "run", "--no-cache", graph.c_str(),
+                "--plugin", plugin.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    ::kill(pid, sig);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(Cli, InterruptExitCodes) {
+    test::TempDir dir;
+    test::write_text(dir / "slow.yaml", "fieldflow: 1\nnodes:\n"
+                                        "  c: {op: Constant}\n"
+                                        "  slow: {op: Sleep, inputs: {image: c}, params: {ms: 30000}}\n");
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(interrupted_exit_code(SIGINT, dir.path() / "slow.yaml"), 130);
+    EXPECT_EQ(interrupted_exit_code(SIGTERM, dir.path() / "slow.yaml"), 143);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+}
+
+} // namespace
+} // namespace fieldflow::host

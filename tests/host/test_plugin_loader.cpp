@@ -1,0 +1,159 @@
+// Plugin loading through the C ABI: the plain-C test plugin, broken plugins, search paths, and
+// declarations from a newer (larger-struct) plugin.
+#include "test_support.hpp"
+
+#include <cstdlib>
+
+namespace fieldflow::host {
+namespace {
+
+TEST(PluginLoader, LoadsThePlainCTestPlugin) {
+    OpRegistry registry = test::test_registry();
+    EXPECT_EQ(registry.size(), 11u);
+    const OpInfo* c = registry.find("Constant");
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(c->plugin_name, "test");
+    EXPECT_EQ(c->plugin_version, "1.0.0");
+    EXPECT_EQ(c->plugin_file, FF_TEST_PLUGIN);
+    EXPECT_EQ(c->category, "test");
+    ASSERT_EQ(c->outputs.size(), 1u);
+    EXPECT_EQ(c->outputs[0].type, "image");
+    const ParamInfo* mode = c->find_param("mode");
+    ASSERT_NE(mode, nullptr);
+    EXPECT_EQ(mode->choices, (std::vector<std::string>{"flat", "ramp"}));
+    EXPECT_EQ(std::get<std::string>(*mode->default_value), "flat");
+    const ParamInfo* steps = registry.find("Fit")->find_param("steps");
+    EXPECT_FALSE(steps->default_value.has_value()); // required
+    EXPECT_EQ(registry.find("Fit")->flags, uint32_t(FF_OP_CACHE_ON_DISK));
+    EXPECT_TRUE(registry.find("Fail")->inputs.at(0).optional);
+    EXPECT_NE(registry.find("Render")->validate, nullptr);
+}
+
+TEST(PluginLoader, WrongMajorAbiIsRefused) {
+    OpRegistry registry;
+    EXPECT_EQ(load_plugin_file(FF_BAD_ABI_MAJOR_PLUGIN, registry),
+              std::string("plugin ") + FF_BAD_ABI_MAJOR_PLUGIN +
+                  ": plugin ABI 2.0 is not supported: this fieldflow hosts ABI 1.0 (rebuild the "
+                  "plugin against this fieldflow's plugin.h)");
+    EXPECT_EQ(registry.size(), 0u);
+}
+
+TEST(PluginLoader, NewerMinorAbiIsRefused) {
+    OpRegistry registry;
+    EXPECT_EQ(load_plugin_file(FF_BAD_ABI_MINOR_PLUGIN, registry),
+              std::string("plugin ") + FF_BAD_ABI_MINOR_PLUGIN +
+                  ": plugin needs ABI 1.1, newer than this fieldflow's 1.0 (update fieldflow)");
+}
+
+TEST(PluginLoader, MissingEntryPointIsRefused) {
+    OpRegistry registry;
+    EXPECT_EQ(load_plugin_file(FF_BAD_NO_ENTRY_PLUGIN, registry),
+              std::string("plugin ") + FF_BAD_NO_ENTRY_PLUGIN +
+                  ": not a fieldflow plugin: it exports no 'fieldflow_plugin' entry point");
+}
+
+TEST(PluginLoader, DuplicateOpNamesBothFiles) {
+    OpRegistry registry = test::test_registry();
+    EXPECT_EQ(load_plugin_file(FF_BAD_DUPLICATE_PLUGIN, registry),
+              std::string("plugin ") + FF_BAD_DUPLICATE_PLUGIN +
+                  ": op 'Constant' is already provided by " + FF_TEST_PLUGIN);
+    EXPECT_EQ(registry.size(), 11u); // the refused plugin added nothing
+}
+
+TEST(PluginLoader, UnloadableFileGivesTheDlerror) {
+    OpRegistry registry;
+    test::TempDir dir;
+    test::write_text(dir / "junk.so", "not an ELF file");
+    const std::string error = load_plugin_file(dir / "junk.so", registry);
+    EXPECT_EQ(error.rfind("plugin " + (dir / "junk.so") + ": cannot load: ", 0), 0u) << error;
+    EXPECT_NE(error.find("junk.so"), std::string::npos);
+}
+
+TEST(PluginLoader, SearchesFieldflowPluginPath) {
+    const std::string dir = std::filesystem::path(FF_TEST_PLUGIN).parent_path().string();
+    ::setenv("FIELDFLOW_PLUGIN_PATH", ("/nonexistent/folder:" + dir).c_str(), 1);
+    OpRegistry registry;
+    std::vector<std::string> errors = load_plugins(registry, {FF_TEST_PLUGIN});
+    ::unsetenv("FIELDFLOW_PLUGIN_PATH");
+    // The folder holds the test plugin and the four broken ones; files load in name order, so the
+    // duplicate plugin ("ff_bad_duplicate.so") comes first and the test plugin is refused.
+    std::vector<std::string> from_dir;
+    for (const std::string& e : errors)
+        if (e.find(dir) != std::string::npos) from_dir.push_back(e);
+    ASSERT_EQ(from_dir.size(), 4u) << testing::PrintToString(errors);
+    EXPECT_NE(from_dir[0].find("ABI 2.0 is not supported"), std::string::npos);
+    EXPECT_NE(from_dir[1].find("needs ABI 1.1"), std::string::npos);
+    EXPECT_NE(from_dir[2].find("no 'fieldflow_plugin' entry point"), std::string::npos);
+    EXPECT_EQ(from_dir[3], std::string("plugin ") + FF_TEST_PLUGIN +
+                               ": op 'Constant' is already provided by " + dir + "/ff_bad_duplicate.so");
+    // --plugin naming an already-found file loads it once, not twice.
+    EXPECT_EQ(errors.size(), 4u) << testing::PrintToString(errors);
+}
+
+// A plugin built against a future ABI 1.x whose structs grew: the host must step through the
+// arrays by the plugin's struct_size and ignore the fields it does not know.
+struct PortV2 {
+    ff_port_decl base;
+    uint64_t future_field;
+};
+struct ParamV2 {
+    ff_param_decl base;
+    uint64_t future_field;
+};
+
+ff_status noop(const ff_host_api*, ff_context*, void*) { return FF_OK; }
+
+TEST(PluginLoader, ReadsLargerStructsFromNewerMinorVersions) {
+    PortV2 outs[2] = {{{sizeof(PortV2), "a", "image", "first", 0}, 7},
+                      {{sizeof(PortV2), "b", "json", "second", 0}, 8}};
+    ParamV2 params[2] = {{{sizeof(ParamV2), "n", FF_PARAM_INT, "3", 0, 9, nullptr, "n"}, 1},
+                         {{sizeof(ParamV2), "m", FF_PARAM_ENUM, "y", 0, -1, "x|y", "m"}, 2}};
+    ff_op_decl op{};
+    op.struct_size = sizeof(ff_op_decl);
+    op.name = "Future";
+    op.category = "test";
+    op.outputs = &outs[0].base;
+    op.output_count = 2;
+    op.params = &params[0].base;
+    op.param_count = 2;
+    op.execute = noop;
+    const ff_op_decl* ops[] = {&op};
+    ff_plugin_info info{sizeof(ff_plugin_info), FF_ABI_MAJOR, FF_ABI_MINOR, "future", "2", ops, 1};
+    std::vector<OpInfo> read;
+    ASSERT_EQ(read_plugin_info(&info, "future.so", read), "");
+    ASSERT_EQ(read.size(), 1u);
+    ASSERT_EQ(read[0].outputs.size(), 2u);
+    EXPECT_EQ(read[0].outputs[1].name, "b");
+    EXPECT_EQ(read[0].outputs[1].type, "json");
+    ASSERT_EQ(read[0].params.size(), 2u);
+    EXPECT_EQ(std::get<std::string>(*read[0].params[1].default_value), "y");
+}
+
+TEST(PluginLoader, BadDeclarationsAreRefused) {
+    ff_param_decl bad_default{sizeof(ff_param_decl), "n", FF_PARAM_INT, "many", 0, 9, nullptr, ""};
+    ff_param_decl no_choices{sizeof(ff_param_decl), "e", FF_PARAM_ENUM, nullptr, 0, -1, "", ""};
+    ff_op_decl op{};
+    op.struct_size = sizeof(ff_op_decl);
+    op.name = "Bad";
+    op.execute = noop;
+    op.params = &bad_default;
+    op.param_count = 1;
+    const ff_op_decl* ops[] = {&op};
+    ff_plugin_info info{sizeof(ff_plugin_info), FF_ABI_MAJOR, FF_ABI_MINOR, "bad", "1", ops, 1};
+    std::vector<OpInfo> read;
+    EXPECT_EQ(read_plugin_info(&info, "bad.so", read),
+              "op 'Bad': param 'n': default 'many' must be an integer, got 'many'");
+    op.params = &no_choices;
+    EXPECT_EQ(read_plugin_info(&info, "bad.so", read), "op 'Bad': enum param 'e' has no choices");
+    op.params = nullptr;
+    op.param_count = 0;
+    op.execute = nullptr;
+    EXPECT_EQ(read_plugin_info(&info, "bad.so", read), "op 'Bad': no execute function");
+    info.struct_size = 8;
+    EXPECT_EQ(read_plugin_info(&info, "bad.so", read),
+              "ff_plugin_info.struct_size 8 is smaller than ABI 1.0's 44");
+    EXPECT_EQ(read_plugin_info(nullptr, "bad.so", read), "'fieldflow_plugin' returned no plugin description");
+}
+
+} // namespace
+} // namespace fieldflow::host

@@ -1,0 +1,95 @@
+// Validation of good graphs: defaults, resolved inputs, dependency order, validate() callbacks.
+#include "test_support.hpp"
+
+namespace fieldflow::host {
+namespace {
+
+TEST(Validate, FillsDefaultsResolvesInputsAndOrders) {
+    OpRegistry registry = test::test_registry();
+    // Written consumers first: the order in the file has no meaning.
+    Graph g = test::valid_graph("fieldflow: 1\n"
+                                "nodes:\n"
+                                "  sum:\n"
+                                "    op: Add\n"
+                                "    inputs: {b: right.image, a: halves.left}\n"
+                                "  right: {op: Sleep, inputs: {image: halves.right}, params: {ms: 0}}\n"
+                                "  halves: {op: Split, inputs: {image: c}}\n"
+                                "  c: {op: Constant, params: {width: 6, value: 2}}\n",
+                                registry);
+    ASSERT_EQ(g.nodes.size(), 4u);
+    const PlannedNode& c = g.nodes[g.find("c")];
+    EXPECT_EQ(std::get<int64_t>(c.param("width")->value), 6);
+    EXPECT_FALSE(c.param("width")->from_default);
+    EXPECT_EQ(std::get<int64_t>(c.param("height")->value), 4);
+    EXPECT_TRUE(c.param("height")->from_default);
+    EXPECT_DOUBLE_EQ(std::get<double>(c.param("value")->value), 2.0); // "2" for a float param
+    EXPECT_EQ(std::get<std::string>(c.param("mode")->value), "flat");
+
+    const PlannedNode& sum = g.nodes[g.find("sum")];
+    ASSERT_EQ(sum.inputs.size(), 2u);
+    EXPECT_EQ(sum.inputs[0].port, "a"); // declaration order, not file order
+    EXPECT_EQ(g.nodes[sum.inputs[0].source].name, "halves");
+    EXPECT_EQ(sum.inputs[0].source_port, "left");
+    EXPECT_EQ(g.nodes[sum.inputs[1].source].name, "right");
+
+    std::vector<std::string> order;
+    for (size_t i : g.order) order.push_back(g.nodes[i].name);
+    EXPECT_EQ(order, (std::vector<std::string>{"c", "halves", "right", "sum"}));
+}
+
+TEST(Validate, OptionalInputsMayStayUnconnected) {
+    OpRegistry registry = test::test_registry();
+    Graph g = test::valid_graph("fieldflow: 1\nnodes:\n  f: {op: Fail}\n", registry);
+    EXPECT_TRUE(g.nodes.at(0).inputs.empty());
+}
+
+TEST(Validate, OpValidateCallbackAcceptsGoodParams) {
+    OpRegistry registry = test::test_registry();
+    test::valid_graph("fieldflow: 1\nnodes:\n"
+                      "  c: {op: Constant}\n"
+                      "  fit: {op: Fit, inputs: {image: c}, params: {steps: 3}}\n"
+                      "  r: {op: Render, inputs: {model: fit.model}, params: {size: [8, 2]}}\n",
+                      registry);
+}
+
+TEST(Validate, SelfReferenceIsACycle) {
+    OpRegistry registry = test::test_registry();
+    EXPECT_EQ(test::graph_errors("fieldflow: 1\nnodes:\n"
+                                 "  loop: {op: Sleep, inputs: {image: loop}}\n",
+                                 registry),
+              "test.yaml:3:3: error: node 'loop': cycle loop -> loop\n");
+}
+
+TEST(Validate, TwoSeparateCyclesAreBothReported) {
+    OpRegistry registry = test::test_registry();
+    EXPECT_EQ(test::graph_errors("fieldflow: 1\nnodes:\n"
+                                 "  a: {op: Sleep, inputs: {image: b}}\n"
+                                 "  b: {op: Sleep, inputs: {image: a}}\n"
+                                 "  x: {op: Sleep, inputs: {image: y}}\n"
+                                 "  y: {op: Sleep, inputs: {image: x}}\n"
+                                 "  after: {op: Sleep, inputs: {image: y}}\n",
+                                 registry),
+              "test.yaml:3:3: error: node 'a': cycle a -> b -> a\n"
+              "test.yaml:5:3: error: node 'x': cycle x -> y -> x\n");
+}
+
+TEST(Validate, SetOfUndeclaredVariableIsReportedAgainstTheFile) {
+    OpRegistry registry = test::test_registry();
+    EXPECT_EQ(test::graph_errors("fieldflow: 1\nnodes:\n  c: {op: Constant}\n", registry,
+                                 {{"value", "1"}}),
+              "test.yaml:1:1: error: --set value: the graph declares no variable 'value'; it has no vars\n");
+}
+
+TEST(Validate, ListParamFromAVariable) {
+    OpRegistry registry = test::test_registry();
+    Graph g = test::valid_graph("fieldflow: 1\nvars: {size: '[16, 9]'}\nnodes:\n"
+                                "  c: {op: Constant}\n"
+                                "  fit: {op: Fit, inputs: {image: c}, params: {steps: 1}}\n"
+                                "  r: {op: Render, inputs: {model: fit}, params: {size: '${size}'}}\n",
+                                registry);
+    EXPECT_EQ(std::get<std::vector<int64_t>>(g.nodes[2].param("size")->value),
+              (std::vector<int64_t>{16, 9}));
+}
+
+} // namespace
+} // namespace fieldflow::host
