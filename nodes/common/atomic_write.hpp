@@ -1,0 +1,23 @@
+// Writing files so a reader never sees a half-written one: the content goes to a temporary file
+// in the target's own folder (same file system, so the rename is atomic), which is flushed to
+// disk and then renamed over the target. On any failure the temporary file is removed and the
+// target is left as it was. Every node that writes a file uses this.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string_view>
+
+namespace ff::nodes {
+
+// Creates the target's parent folders, creates an empty temporary file next to `target` whose
+// name ends in the target's extension (so extension-sniffing writers such as cv::imwrite pick the
+// right format), calls `write(temporary_path)` to fill it, then renames it over `target`.
+// `write` reports failure by throwing. Throws ff::Error naming the path and the reason.
+void atomic_write(const std::filesystem::path& target,
+                  const std::function<void(const std::filesystem::path& temporary)>& write);
+
+// atomic_write of a byte string.
+void atomic_write_file(const std::filesystem::path& target, std::string_view bytes);
+
+} // namespace ff::nodes

@@ -1,0 +1,34 @@
+// The feature-grid size rule, shared by BilinearBaseline and the neural Train node so that the
+// baseline is always computed at exactly the grid resolution the model learns.
+//
+// `auto` = the image size divided by 4, rounded down, at least 1 cell per axis
+// (800x550 -> 200x137, 751x563 -> 187x140). An explicit size is "WxH" or "W,H" (e.g. "200x137").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace ff::nodes {
+
+inline constexpr uint32_t kAutoGridDivisor = 4;
+inline constexpr uint32_t kMaxGridSide = 65536;
+
+struct GridSize {
+    uint32_t width = 0;
+    uint32_t height = 0;
+    friend bool operator==(const GridSize&, const GridSize&) = default;
+};
+
+// The `auto` grid for an image of the given size.
+GridSize auto_grid_size(uint32_t image_width, uint32_t image_height);
+
+// Parses a grid spec: std::nullopt for "auto", the size for "WxH" / "W,H" (spaces allowed around
+// the numbers, each in 1..kMaxGridSide). Throws ff::Error saying what is wrong otherwise; call it
+// from an op's validate to reject a bad spec before anything runs.
+std::optional<GridSize> parse_grid_spec(std::string_view spec);
+
+// The grid for `spec` and an image of the given size.
+GridSize resolve_grid_size(std::string_view spec, uint32_t image_width, uint32_t image_height);
+
+} // namespace ff::nodes

@@ -1,0 +1,22 @@
+# The "core" plugin: file I/O, basic image ops and metrics, on OpenCV.
+include(${CMAKE_CURRENT_LIST_DIR}/common/common.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/metrics/image_metrics.cmake)
+
+find_package(nlohmann_json 3 REQUIRED)
+
+fieldflow_add_plugin(ff_core SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/core_plugin.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/io/image_file_checks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/io/image_formats.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/io/read_image.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/io/write_image.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/io/write_json.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/bilinear_baseline.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/compare.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/downsample.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/grayscale.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/resize.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/metrics/metrics.cpp)
+target_include_directories(ff_core PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(ff_core PRIVATE ff_nodes_common ff_image_metrics nlohmann_json::nlohmann_json
+                      opencv_core opencv_imgproc opencv_imgcodecs)

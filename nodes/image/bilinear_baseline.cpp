@@ -1,0 +1,40 @@
+// BilinearBaseline: what a plain grid of the model's size can represent, as the reference the
+// learned model must beat. Down to the grid size with area averaging, back up with bilinear.
+#include "common/grid_size.hpp"
+#include "common/image_mat.hpp"
+
+#include <fieldflow/node.hpp>
+
+#include <opencv2/imgproc.hpp>
+
+FF_NODE(bilinear_baseline) =
+    ff::op("BilinearBaseline", "image")
+        .doc("The baseline a learned model must beat: the image shrunk to the feature-grid size "
+             "with area averaging (INTER_AREA), then scaled back to its own size bilinearly "
+             "(INTER_LINEAR). With grid 'auto' the grid is the size the Train node uses: the "
+             "image size / 4, rounded down.")
+        .input("image", ff::kImage, "image to approximate")
+        .output("image", ff::kImage, "baseline reconstruction, same size as the input")
+        .param_string("grid", "auto", "grid size: 'auto' (image / 4), or 'WxH' / 'W,H'")
+        .validate([](ff::Node& node) {
+            try {
+                ff::nodes::parse_grid_spec(node.string("grid"));
+            } catch (const ff::Error& e) {
+                throw ff::ParamError("grid", e.what());
+            }
+        })
+        .execute([](ff::Node& node) {
+            const cv::Mat in = ff::nodes::rgb_mat(node.image("image"), "image");
+            ff::nodes::GridSize grid;
+            try {
+                grid = ff::nodes::resolve_grid_size(node.string("grid"), uint32_t(in.cols),
+                                                    uint32_t(in.rows));
+            } catch (const ff::Error& e) {
+                throw ff::ParamError("grid", e.what());
+            }
+            cv::Mat small;
+            cv::resize(in, small, cv::Size(int(grid.width), int(grid.height)), 0, 0, cv::INTER_AREA);
+            cv::Mat out = ff::nodes::output_mat(node, "image", in.size());
+            cv::resize(small, out, in.size(), 0, 0, cv::INTER_LINEAR);
+            node.log("grid " + std::to_string(grid.width) + "x" + std::to_string(grid.height));
+        });

@@ -1,0 +1,103 @@
+// Compare: a side-by-side strip of 2 to 6 images, each scaled to a common height, with a label
+// above each.
+#include "common/image_mat.hpp"
+
+#include <fieldflow/node.hpp>
+
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <vector>
+
+namespace {
+
+constexpr std::array<const char*, 6> kPorts = {"image1", "image2", "image3",
+                                               "image4", "image5", "image6"};
+constexpr int kMaxHeight = 16384;
+
+// One label, white on dark gray, as an 8-bit BGR band `width` x `band_height` (anti-aliased text
+// needs 8-bit images in OpenCV), fitted to the band.
+cv::Mat label_band(const std::string& text, int width, int band_height) {
+    cv::Mat band(band_height, width, CV_8UC3, cv::Scalar(40, 40, 40));
+    if (text.empty()) return band;
+    const int font = cv::FONT_HERSHEY_SIMPLEX;
+    const int thickness = std::max(1, band_height / 24);
+    int baseline = 0;
+    const cv::Size unit = cv::getTextSize(text, font, 1.0, thickness, &baseline);
+    const double by_height = 0.6 * band_height / std::max(1, unit.height);
+    const double by_width = 0.94 * width / std::max(1, unit.width);
+    const double scale = std::min(by_height, by_width);
+    const cv::Size size = cv::getTextSize(text, font, scale, thickness, &baseline);
+    const cv::Point origin((width - size.width) / 2, (band_height + size.height) / 2);
+    cv::putText(band, text, origin, font, scale, cv::Scalar(255, 255, 255), thickness, cv::LINE_AA);
+    return band;
+}
+
+} // namespace
+
+FF_NODE(compare) =
+    ff::op("Compare", "image")
+        .doc("Places 2 to 6 images side by side, each with a label above it. Images come from "
+             "image1, image2, ... in order, skipping unconnected ports, each scaled to a common "
+             "height keeping its aspect ratio. labels: one per connected image, or none for no "
+             "label bands.")
+        .optional_input(kPorts[0], ff::kImage, "first image")
+        .optional_input(kPorts[1], ff::kImage, "second image")
+        .optional_input(kPorts[2], ff::kImage, "third image")
+        .optional_input(kPorts[3], ff::kImage, "fourth image")
+        .optional_input(kPorts[4], ff::kImage, "fifth image")
+        .optional_input(kPorts[5], ff::kImage, "sixth image")
+        .output("image", ff::kImage, "the strip")
+        .param_string_list("labels", "[]", "one label per connected image, or [] for none")
+        .param_int("height", 0, 0, kMaxHeight, "common image height; 0: the first image's height")
+        .param_int("gap", 8, 0, 1024, "pixels between images")
+        .execute([](ff::Node& node) {
+            std::vector<cv::Mat> images;
+            for (const char* port : kPorts)
+                if (auto view = node.optional_image(port))
+                    images.push_back(ff::nodes::rgb_mat(*view, port));
+            if (images.size() < 2)
+                throw ff::Error("Compare needs at least 2 connected images (image1 ... image6), got " +
+                                std::to_string(images.size()));
+            const std::vector<std::string> labels = node.strings("labels");
+            if (!labels.empty() && labels.size() != images.size())
+                throw ff::ParamError("labels", "got " + std::to_string(labels.size()) +
+                                                   " labels for " + std::to_string(images.size()) +
+                                                   " connected images");
+
+            const int height = node.integer("height") > 0 ? int(node.integer("height")) : images[0].rows;
+            const int gap = int(node.integer("gap"));
+            std::vector<cv::Mat> tiles;
+            int width = 0;
+            for (const cv::Mat& image : images) {
+                const int w = std::max(1, int(std::lround(double(image.cols) * height / image.rows)));
+                cv::Mat tile;
+                const int flag = height < image.rows ? cv::INTER_AREA : cv::INTER_LINEAR;
+                cv::resize(image, tile, cv::Size(w, height), 0, 0, flag);
+                tiles.push_back(tile);
+                width += w;
+            }
+            width += gap * int(tiles.size() - 1);
+            const int band = labels.empty() ? 0 : std::clamp(height / 12, 20, 96);
+            if (int64_t(width) * (height + band) > (int64_t(1) << 28))
+                throw ff::ParamError("height", "the strip would be " + std::to_string(width) + "x" +
+                                                   std::to_string(height + band) +
+                                                   " pixels; lower height");
+
+            cv::Mat out = ff::nodes::output_mat(node, "image", cv::Size(width, height + band));
+            out.setTo(cv::Scalar::all(0));
+            int x = 0;
+            for (size_t i = 0; i < tiles.size(); ++i) {
+                const int w = tiles[i].cols;
+                tiles[i].copyTo(out(cv::Rect(x, band, w, height)));
+                if (band > 0) {
+                    cv::Mat label_bgr = label_band(labels[i], w, band), label_rgb;
+                    cv::cvtColor(label_bgr, label_bgr, cv::COLOR_BGR2RGB);
+                    label_bgr.convertTo(label_rgb, CV_32F, 1.0 / 255.0);
+                    label_rgb.copyTo(out(cv::Rect(x, 0, w, band)));
+                }
+                x += w + gap;
+            }
+        });

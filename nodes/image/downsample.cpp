@@ -1,0 +1,44 @@
+// Downsample: shrink by an integer factor with a box filter (the mean of each factor x factor
+// block). When a side is not a multiple of the factor, the remainder rows at the bottom and
+// columns at the right are dropped, so every output pixel averages a full block and the output
+// is floor(width / factor) x floor(height / factor).
+#include "common/image_mat.hpp"
+
+#include <fieldflow/node.hpp>
+
+#include <algorithm>
+#include <vector>
+
+FF_NODE(downsample) =
+    ff::op("Downsample", "image")
+        .doc("Shrinks an image by an integer factor: each output pixel is the mean of a factor x "
+             "factor block. Remainder rows (bottom) and columns (right) that do not fill a block "
+             "are dropped: the output is floor(width / factor) x floor(height / factor).")
+        .input("image", ff::kImage, "image to shrink")
+        .output("image", ff::kImage, "downsampled image")
+        .param_int("factor", 2, 1, 4096, "shrink factor per side")
+        .execute([](ff::Node& node) {
+            const cv::Mat in = ff::nodes::rgb_mat(node.image("image"), "image");
+            const int factor = int(node.integer("factor"));
+            const int out_w = in.cols / factor, out_h = in.rows / factor;
+            if (out_w == 0 || out_h == 0)
+                throw ff::ParamError("factor", "factor " + std::to_string(factor) +
+                                                   " is larger than the image (" +
+                                                   ff::nodes::size_text(in.size()) + ")");
+            cv::Mat out = ff::nodes::output_mat(node, "image", cv::Size(out_w, out_h));
+            // Sum each block in double (a large block of floats loses precision otherwise),
+            // one output row at a time.
+            const double inverse_area = 1.0 / (double(factor) * factor);
+            std::vector<cv::Vec3d> sums(static_cast<size_t>(out_w));
+            for (int oy = 0; oy < out_h; ++oy) {
+                std::fill(sums.begin(), sums.end(), cv::Vec3d());
+                for (int y = oy * factor; y < (oy + 1) * factor; ++y) {
+                    const cv::Vec3f* row = in.ptr<cv::Vec3f>(y);
+                    for (int ox = 0; ox < out_w; ++ox)
+                        for (int x = ox * factor; x < (ox + 1) * factor; ++x)
+                            sums[size_t(ox)] += cv::Vec3d(row[x]);
+                }
+                cv::Vec3f* dst = out.ptr<cv::Vec3f>(oy);
+                for (int ox = 0; ox < out_w; ++ox) dst[ox] = cv::Vec3f(sums[size_t(ox)] * inverse_area);
+            }
+        });

@@ -1,0 +1,25 @@
+// The file formats WriteImage writes, chosen by the path's extension.
+#pragma once
+
+#include <string>
+
+namespace ff::nodes {
+
+enum class SampleFormat {
+    integer, // 8 or 16 bits per sample, as the `bits` param says (where the format allows)
+    floating // 32-bit float samples (EXR) or shared-exponent float (Radiance HDR)
+};
+
+struct ImageFormat {
+    const char* extension; // lower case, with the dot
+    SampleFormat samples;
+    bool allows_16_bits;
+};
+
+// The format for `path`'s extension (case-insensitive), or nullptr if WriteImage does not write it.
+const ImageFormat* image_format_for(const std::string& path);
+
+// "png, jpg, ..." for messages.
+std::string supported_extensions();
+
+} // namespace ff::nodes

@@ -1,0 +1,89 @@
+// ReadImage: a file -> float RGB in [0, 1].
+#include "common/image_mat.hpp"
+#include "io/image_file_checks.hpp"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int64_t kDefaultMaxPixels = 100'000'000; // 1.2 GB as float RGB
+
+// Any depth OpenCV decodes -> float in [0, 1] (float files are taken as they are).
+cv::Mat to_unit_float(const cv::Mat& decoded, const std::string& path) {
+    double scale = 1.0;
+    switch (decoded.depth()) {
+    case CV_8U: scale = 1.0 / 255.0; break;
+    case CV_16U: scale = 1.0 / 65535.0; break;
+    case CV_32F:
+    case CV_64F: scale = 1.0; break;
+    default:
+        throw ff::Error("'" + path + "' has an unsupported pixel format (signed integer samples)");
+    }
+    cv::Mat out;
+    decoded.convertTo(out, CV_32F, scale);
+    return out;
+}
+
+// 1, 3 or 4 channels in OpenCV's order -> 3 channels RGB.
+cv::Mat to_rgb(const cv::Mat& image, const std::string& path) {
+    cv::Mat rgb;
+    switch (image.channels()) {
+    case 1: cv::cvtColor(image, rgb, cv::COLOR_GRAY2RGB); break;
+    case 3: cv::cvtColor(image, rgb, cv::COLOR_BGR2RGB); break;
+    case 4: cv::cvtColor(image, rgb, cv::COLOR_BGRA2RGB); break;
+    default:
+        throw ff::Error("'" + path + "' has " + std::to_string(image.channels()) +
+                        " channels; expected gray, RGB or RGBA");
+    }
+    return rgb;
+}
+
+} // namespace
+
+FF_NODE(read_image) =
+    ff::op("ReadImage", "io")
+        .doc("Reads an image file (PNG, JPEG, TIFF, PPM/PGM, BMP, WebP, and EXR/HDR where the "
+             "OpenCV build reads them): 8- or 16-bit, gray, RGB or RGBA. Output is float RGB in "
+             "[0, 1]: gray is replicated to three channels, alpha is dropped, float files keep "
+             "their values. EXIF orientation is applied.")
+        .flags(FF_OP_READS_OUTSIDE)
+        .output("image", ff::kImage, "the image, float RGB")
+        .param_string("path", std::nullopt, "image file to read")
+        .param_int("max_pixels", kDefaultMaxPixels, 1, int64_t(1) << 31,
+                   "refuse images with more pixels than this (width x height)")
+        .validate([](ff::Node& node) {
+            if (node.string("path").empty()) throw ff::ParamError("path", "path is empty");
+        })
+        .execute([](ff::Node& node) {
+            const std::string path = node.string("path");
+            ff::nodes::check_readable_image_file(path);
+
+            // ANYDEPTH keeps 16-bit and float samples; ANYCOLOR keeps gray as one channel. Unlike
+            // IMREAD_UNCHANGED this applies EXIF orientation (and drops alpha, which we drop anyway).
+            cv::Mat decoded;
+            try {
+                decoded = cv::imread(path, cv::IMREAD_ANYDEPTH | cv::IMREAD_ANYCOLOR);
+            } catch (const cv::Exception& e) {
+                throw ff::Error("cannot decode '" + path + "': " + e.err);
+            }
+            if (decoded.empty())
+                throw ff::Error("cannot decode '" + path +
+                                "': not an image format this build reads, or the file is corrupt");
+            if (decoded.cols <= 0 || decoded.rows <= 0)
+                throw ff::Error("'" + path + "' holds an empty (0-pixel) image");
+            const int64_t pixels = int64_t(decoded.cols) * decoded.rows;
+            const int64_t max_pixels = node.integer("max_pixels");
+            if (pixels > max_pixels)
+                throw ff::ParamError("max_pixels", "'" + path + "' is " +
+                                                       ff::nodes::size_text(decoded.size()) + " = " +
+                                                       std::to_string(pixels) +
+                                                       " pixels, over max_pixels = " +
+                                                       std::to_string(max_pixels));
+            cv::Mat rgb = to_rgb(to_unit_float(decoded, path), path);
+            ff::nodes::output_rgb(node, "image", rgb);
+        });

@@ -1,0 +1,33 @@
+// Image quality metrics: MSE, PSNR and SSIM of an image against a reference.
+//
+// Inputs are cv::Mats of equal size and type with 1 to 4 channels: 8-bit (peak value 255) or
+// float (CV_32F / CV_64F, peak value 1). Channels are weighted equally.
+//  - mse:  mean squared error over all values, on the [0, 1] scale (8-bit values divided by 255).
+//  - psnr: 20 log10(peak / (sqrt(mean squared error) + DBL_EPSILON)) dB, the formula of cv::PSNR,
+//          so identical images give a large finite number (~361 dB for 8-bit) instead of infinity.
+//  - ssim: Wang, Bovik, Sheikh & Simoncelli (2004): 11x11 Gaussian window, sigma 1.5,
+//          K1 = 0.01, K2 = 0.03, dynamic range = peak; computed per channel and averaged. The
+//          mean is taken over the "valid" windows (those inside the image, as Wang's reference
+//          code does). Images under 11 pixels on a side use every pixel, with mirrored borders.
+#pragma once
+
+#include <opencv2/core.hpp>
+
+namespace ff::metrics {
+
+struct ImageMetrics {
+    double psnr = 0;
+    double ssim = 0;
+    double mse = 0;
+};
+
+double mse(const cv::Mat& reference, const cv::Mat& image);
+double psnr(const cv::Mat& reference, const cv::Mat& image);
+double ssim(const cv::Mat& reference, const cv::Mat& image);
+
+// All three. With `quantize`, float images in [0, 1] are first rounded to 8 bits exactly as
+// WriteImage saves them (ff::nodes::to_8bit), so the numbers equal what any tool computes from
+// the saved 8-bit files; without it, they are computed on the float values (peak 1).
+ImageMetrics compare(const cv::Mat& reference, const cv::Mat& image, bool quantize = true);
+
+} // namespace ff::metrics

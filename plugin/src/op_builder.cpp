@@ -1,0 +1,204 @@
+// OpBuilder: owns every string and array an ff_op_decl points into, and adapts C++ execute /
+// validate functions to the C ABI, catching every exception at the boundary.
+#include <fieldflow/node.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace ff {
+
+namespace {
+
+// YAML text for a number default: integers exactly, floats with enough digits to round-trip.
+std::string yaml_number(double v) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.17g", v);
+    std::string text = buffer;
+    // Keep "1.0"-style text a float in YAML (the host reads "1" as an int for a float param too,
+    // but an explicit decimal point documents the kind in `fieldflow nodes`).
+    if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+    return text;
+}
+
+} // namespace
+
+OpBuilder::OpBuilder(std::string name, std::string category)
+    : strings_(std::make_unique<std::deque<std::string>>()) {
+    // Only plain data here: `this` changes when the builder is moved into the Registry, so the
+    // pointers back to this object (decl_.user) and into the vectors are set in decl().
+    decl_.struct_size = sizeof(ff_op_decl);
+    decl_.name = strings_->emplace_back(std::move(name)).c_str();
+    decl_.category = strings_->emplace_back(std::move(category)).c_str();
+    decl_.doc = "";
+    decl_.flags = FF_OP_PURE;
+    decl_.version = 1;
+}
+
+OpBuilder& OpBuilder::doc(std::string text) {
+    decl_.doc = strings_->emplace_back(std::move(text)).c_str();
+    return *this;
+}
+
+OpBuilder& OpBuilder::flags(uint32_t op_flags) {
+    decl_.flags = op_flags;
+    return *this;
+}
+
+OpBuilder& OpBuilder::version(uint32_t v) {
+    decl_.version = v;
+    return *this;
+}
+
+static ff_port_decl make_port(std::deque<std::string>& strings, std::string name, std::string type,
+                              std::string doc, bool optional) {
+    ff_port_decl port{};
+    port.struct_size = sizeof(ff_port_decl);
+    port.name = strings.emplace_back(std::move(name)).c_str();
+    port.type = strings.emplace_back(std::move(type)).c_str();
+    port.doc = strings.emplace_back(std::move(doc)).c_str();
+    port.optional = optional ? 1 : 0;
+    return port;
+}
+
+OpBuilder& OpBuilder::input(std::string name, std::string type, std::string doc) {
+    inputs_.push_back(make_port(*strings_, std::move(name), std::move(type), std::move(doc), false));
+    return *this;
+}
+
+OpBuilder& OpBuilder::optional_input(std::string name, std::string type, std::string doc) {
+    inputs_.push_back(make_port(*strings_, std::move(name), std::move(type), std::move(doc), true));
+    return *this;
+}
+
+OpBuilder& OpBuilder::output(std::string name, std::string type, std::string doc) {
+    outputs_.push_back(make_port(*strings_, std::move(name), std::move(type), std::move(doc), false));
+    return *this;
+}
+
+OpBuilder& OpBuilder::add_param(std::string name, ff_param_kind kind, std::optional<std::string> def,
+                                double min, double max, std::string choices, std::string doc) {
+    ff_param_decl param{};
+    param.struct_size = sizeof(ff_param_decl);
+    param.name = strings_->emplace_back(std::move(name)).c_str();
+    param.kind = kind;
+    param.default_value = def ? strings_->emplace_back(std::move(*def)).c_str() : nullptr;
+    param.min = min;
+    param.max = max;
+    param.choices = choices.empty() ? nullptr : strings_->emplace_back(std::move(choices)).c_str();
+    param.doc = strings_->emplace_back(std::move(doc)).c_str();
+    params_.push_back(param);
+    return *this;
+}
+
+OpBuilder& OpBuilder::param_int(std::string name, std::optional<int64_t> def, int64_t min,
+                                int64_t max, std::string doc) {
+    std::optional<std::string> text;
+    if (def) text = std::to_string(*def);
+    return add_param(std::move(name), FF_PARAM_INT, std::move(text), double(min), double(max), {},
+                     std::move(doc));
+}
+
+OpBuilder& OpBuilder::param_float(std::string name, std::optional<double> def, double min,
+                                  double max, std::string doc) {
+    std::optional<std::string> text;
+    if (def) text = yaml_number(*def);
+    return add_param(std::move(name), FF_PARAM_FLOAT, std::move(text), min, max, {},
+                     std::move(doc));
+}
+
+OpBuilder& OpBuilder::param_bool(std::string name, bool def, std::string doc) {
+    return add_param(std::move(name), FF_PARAM_BOOL, std::string(def ? "true" : "false"), 1.0, 0.0,
+                     {}, std::move(doc));
+}
+
+OpBuilder& OpBuilder::param_string(std::string name, std::optional<std::string> def,
+                                   std::string doc) {
+    return add_param(std::move(name), FF_PARAM_STRING, std::move(def), 1.0, 0.0, {},
+                     std::move(doc));
+}
+
+OpBuilder& OpBuilder::param_enum(std::string name, std::string def, std::string choices,
+                                 std::string doc) {
+    return add_param(std::move(name), FF_PARAM_ENUM, std::move(def), 1.0, 0.0, std::move(choices),
+                     std::move(doc));
+}
+
+OpBuilder& OpBuilder::param_int_list(std::string name, std::optional<std::string> def, int64_t min,
+                                     int64_t max, std::string doc) {
+    return add_param(std::move(name), FF_PARAM_INT_LIST, std::move(def), double(min), double(max),
+                     {}, std::move(doc));
+}
+
+OpBuilder& OpBuilder::param_string_list(std::string name, std::optional<std::string> def,
+                                        std::string doc) {
+    return add_param(std::move(name), FF_PARAM_STRING_LIST, std::move(def), 1.0, 0.0, {},
+                     std::move(doc));
+}
+
+OpBuilder& OpBuilder::validate(ValidateFn fn) {
+    validate_ = std::move(fn);
+    return *this;
+}
+
+OpBuilder& OpBuilder::execute(ExecuteFn fn) {
+    execute_ = std::move(fn);
+    return *this;
+}
+
+const ff_op_decl* OpBuilder::decl() {
+    // Called once the builder sits at its final address (the Registry's deque), so the pointers
+    // into this object and its vectors stay valid from here on.
+    decl_.inputs = inputs_.empty() ? nullptr : inputs_.data();
+    decl_.input_count = uint32_t(inputs_.size());
+    decl_.outputs = outputs_.empty() ? nullptr : outputs_.data();
+    decl_.output_count = uint32_t(outputs_.size());
+    decl_.params = params_.empty() ? nullptr : params_.data();
+    decl_.param_count = uint32_t(params_.size());
+    decl_.execute = execute_ ? &OpBuilder::call_execute : nullptr;
+    decl_.validate = validate_ ? &OpBuilder::call_validate : nullptr;
+    decl_.user = this;
+    return &decl_;
+}
+
+namespace {
+
+// Runs `fn` and turns every exception into a status plus a message through the host.
+template <class Fn>
+ff_status guarded(const ff_host_api* host, ff_context* ctx, Fn&& fn) {
+    try {
+        fn();
+        return FF_OK;
+    } catch (const ParamError& e) {
+        host->set_error_param(ctx, e.param.c_str(), e.what());
+    } catch (const Cancelled&) {
+        return FF_CANCELLED;
+    } catch (const std::bad_alloc&) {
+        host->set_error(ctx, "out of memory");
+    } catch (const std::exception& e) {
+        host->set_error(ctx, e.what());
+    } catch (...) {
+        host->set_error(ctx, "unknown exception");
+    }
+    return FF_ERROR;
+}
+
+} // namespace
+
+ff_status OpBuilder::call_execute(const ff_host_api* host, ff_context* ctx, void* user) {
+    auto* self = static_cast<OpBuilder*>(user);
+    return guarded(host, ctx, [&] {
+        Node node(host, ctx);
+        self->execute_(node);
+    });
+}
+
+ff_status OpBuilder::call_validate(const ff_host_api* host, ff_context* ctx, void* user) {
+    auto* self = static_cast<OpBuilder*>(user);
+    return guarded(host, ctx, [&] {
+        Node node(host, ctx);
+        self->validate_(node);
+    });
+}
+
+} // namespace ff

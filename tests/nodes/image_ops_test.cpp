@@ -1,0 +1,181 @@
+// Resize, BilinearBaseline, Grayscale, Downsample and Compare against OpenCV computations.
+#include "fake_host.hpp"
+#include "test_support.hpp"
+
+#include <opencv2/imgproc.hpp>
+
+#include <gtest/gtest.h>
+
+using ff::test::FakeRun;
+
+namespace {
+
+FakeRun op_run(const char* op, const cv::Mat& rgb) {
+    FakeRun run(ff::test::core_plugin().op(op));
+    run.input("image", rgb);
+    return run;
+}
+
+cv::Mat run_ok(FakeRun& run) {
+    EXPECT_EQ(run.execute(), FF_OK) << run.error();
+    return run.has_output("image") ? run.output_mat("image") : cv::Mat();
+}
+
+} // namespace
+
+TEST(Resize, EveryInterpolationMatchesOpenCv) {
+    const cv::Mat rgb = ff::test::test_picture(37, 23);
+    const std::vector<std::pair<std::string, int>> modes = {
+        {"nearest", cv::INTER_NEAREST}, {"linear", cv::INTER_LINEAR}, {"cubic", cv::INTER_CUBIC},
+        {"area", cv::INTER_AREA},       {"lanczos", cv::INTER_LANCZOS4}};
+    for (const auto& [name, flag] : modes)
+        for (cv::Size size : {cv::Size(80, 50), cv::Size(12, 9)}) {
+            FakeRun run = op_run("Resize", rgb);
+            run.param("width", size.width).param("height", size.height).param("interpolation", name.c_str());
+            cv::Mat expected;
+            cv::resize(rgb, expected, size, 0, 0, flag);
+            const cv::Mat out = run_ok(run);
+            ASSERT_EQ(out.size(), size) << name;
+            EXPECT_EQ(ff::test::max_abs_diff(out, expected), 0.0) << name;
+        }
+}
+
+TEST(Resize, OneSideKeepsAspectRatioAndScaleScalesBoth) {
+    const cv::Mat rgb = ff::test::test_picture(40, 30);
+    FakeRun width_only = op_run("Resize", rgb);
+    width_only.param("width", 20);
+    EXPECT_EQ(run_ok(width_only).size(), cv::Size(20, 15));
+    FakeRun height_only = op_run("Resize", rgb);
+    height_only.param("height", 45);
+    EXPECT_EQ(run_ok(height_only).size(), cv::Size(60, 45));
+    FakeRun scaled = op_run("Resize", rgb);
+    scaled.param("scale", 0.25);
+    cv::Mat expected;
+    cv::resize(rgb, expected, cv::Size(10, 8), 0, 0, cv::INTER_LINEAR); // 7.5 rounds to 8
+    const cv::Mat out = run_ok(scaled);
+    ASSERT_EQ(out.size(), cv::Size(10, 8));
+    EXPECT_EQ(ff::test::max_abs_diff(out, expected), 0.0);
+}
+
+TEST(Resize, ConflictingOrMissingSizeIsAParamError) {
+    const cv::Mat rgb = ff::test::test_picture(8, 8);
+    FakeRun both = op_run("Resize", rgb);
+    both.param("width", 4).param("scale", 2.0);
+    EXPECT_EQ(both.validate(), FF_ERROR);
+    EXPECT_EQ(both.error_param(), "scale");
+    FakeRun none = op_run("Resize", rgb);
+    EXPECT_EQ(none.validate(), FF_OK); // a 'reference' input could still supply the size
+    EXPECT_EQ(none.execute(), FF_ERROR);
+    EXPECT_EQ(none.error_param(), "width");
+    FakeRun reference_and_width = op_run("Resize", rgb);
+    reference_and_width.input("reference", ff::test::test_picture(4, 4)).param("width", 3);
+    EXPECT_EQ(reference_and_width.execute(), FF_ERROR);
+    EXPECT_EQ(reference_and_width.error_param(), "width");
+}
+
+TEST(Resize, ToTheReferenceImageSize) {
+    const cv::Mat rgb = ff::test::test_picture(21, 13);
+    FakeRun run = op_run("Resize", rgb);
+    run.input("reference", ff::test::test_picture(50, 7)).param("interpolation", "cubic");
+    cv::Mat expected;
+    cv::resize(rgb, expected, cv::Size(50, 7), 0, 0, cv::INTER_CUBIC);
+    const cv::Mat out = run_ok(run);
+    ASSERT_EQ(out.size(), cv::Size(50, 7));
+    EXPECT_EQ(ff::test::max_abs_diff(out, expected), 0.0);
+}
+
+TEST(BilinearBaseline, AreaDownToTheGridThenBilinearUp) {
+    const cv::Mat rgb = ff::test::test_picture(75, 53, 4);
+    for (const char* grid : {"auto", "30x20", "7,5"}) {
+        FakeRun run = op_run("BilinearBaseline", rgb);
+        run.param("grid", grid);
+        const cv::Size grid_size = std::string(grid) == "auto" ? cv::Size(18, 13) // 75/4, 53/4
+                                   : std::string(grid) == "30x20" ? cv::Size(30, 20)
+                                                                  : cv::Size(7, 5);
+        cv::Mat small, expected;
+        cv::resize(rgb, small, grid_size, 0, 0, cv::INTER_AREA);
+        cv::resize(small, expected, rgb.size(), 0, 0, cv::INTER_LINEAR);
+        const cv::Mat out = run_ok(run);
+        ASSERT_EQ(out.size(), rgb.size()) << grid;
+        EXPECT_EQ(ff::test::max_abs_diff(out, expected), 0.0) << grid;
+        EXPECT_GT(ff::test::max_abs_diff(out, rgb), 0.05) << grid; // it really lost detail
+    }
+}
+
+TEST(BilinearBaseline, BadGridIsAParamError) {
+    FakeRun run = op_run("BilinearBaseline", ff::test::test_picture(8, 8));
+    run.param("grid", "big");
+    EXPECT_EQ(run.validate(), FF_ERROR);
+    EXPECT_EQ(run.error_param(), "grid");
+    EXPECT_NE(run.error().find("'big'"), std::string::npos) << run.error();
+}
+
+TEST(Grayscale, MatchesOpenCvLuma) {
+    const cv::Mat rgb = ff::test::test_picture(33, 21, 2);
+    cv::Mat gray, expected;
+    cv::cvtColor(rgb, gray, cv::COLOR_RGB2GRAY); // 0.299 R + 0.587 G + 0.114 B
+    cv::cvtColor(gray, expected, cv::COLOR_GRAY2RGB);
+    FakeRun run = op_run("Grayscale", rgb);
+    EXPECT_LE(ff::test::max_abs_diff(run_ok(run), expected), 1e-6);
+}
+
+TEST(Downsample, BlockMeansMatchOpenCvArea) {
+    const cv::Mat rgb = ff::test::test_picture(50, 37, 6);
+    for (int factor : {1, 2, 3, 4, 7}) {
+        FakeRun run = op_run("Downsample", rgb);
+        run.param("factor", factor);
+        // Remainder rows and columns are dropped: area-resize the full blocks only.
+        const cv::Rect blocks(0, 0, rgb.cols / factor * factor, rgb.rows / factor * factor);
+        cv::Mat expected;
+        cv::resize(rgb(blocks), expected, cv::Size(rgb.cols / factor, rgb.rows / factor), 0, 0,
+                   cv::INTER_AREA);
+        const cv::Mat out = run_ok(run);
+        ASSERT_EQ(out.size(), expected.size()) << factor;
+        EXPECT_LE(ff::test::max_abs_diff(out, expected), 1e-6) << factor;
+    }
+}
+
+TEST(Downsample, FactorLargerThanTheImageIsAParamError) {
+    FakeRun run = op_run("Downsample", ff::test::test_picture(10, 6));
+    run.param("factor", 7);
+    EXPECT_EQ(run.execute(), FF_ERROR);
+    EXPECT_EQ(run.error_param(), "factor");
+}
+
+TEST(Compare, TilesScaledToACommonHeight) {
+    const cv::Mat a = ff::test::test_picture(40, 30, 1), b = ff::test::test_picture(20, 60, 2);
+    FakeRun run(ff::test::core_plugin().op("Compare"));
+    run.input("image1", a).input("image3", b).param("gap", 5); // image2 left unconnected
+    const cv::Mat out = run_ok(run);
+    ASSERT_EQ(out.size(), cv::Size(40 + 5 + 10, 30));
+    cv::Mat b_scaled;
+    cv::resize(b, b_scaled, cv::Size(10, 30), 0, 0, cv::INTER_AREA);
+    EXPECT_EQ(ff::test::max_abs_diff(out(cv::Rect(0, 0, 40, 30)), a), 0.0);
+    EXPECT_EQ(ff::test::max_abs_diff(out(cv::Rect(45, 0, 10, 30)), b_scaled), 0.0);
+    EXPECT_EQ(cv::norm(out(cv::Rect(40, 0, 5, 30)), cv::NORM_INF), 0.0); // the gap
+}
+
+TEST(Compare, LabelsDrawABandAboveEachTile) {
+    const cv::Mat a = ff::test::test_picture(120, 90, 1), b = ff::test::test_picture(120, 90, 2);
+    FakeRun run(ff::test::core_plugin().op("Compare"));
+    run.input("image1", a).input("image2", b).param("labels", std::vector<std::string>{"truth", "guess"});
+    const cv::Mat out = run_ok(run);
+    const int band = out.rows - 90;
+    ASSERT_GE(band, 20);
+    EXPECT_EQ(ff::test::max_abs_diff(out(cv::Rect(0, band, 120, 90)), a), 0.0);
+    double lo = 0, hi = 0;
+    cv::minMaxLoc(out(cv::Rect(0, 0, 120, band)).reshape(1), &lo, &hi);
+    EXPECT_GT(hi - lo, 0.5) << "the label band should hold bright text on a dark ground";
+}
+
+TEST(Compare, NeedsTwoImagesAndMatchingLabels) {
+    const cv::Mat a = ff::test::test_picture(10, 10);
+    FakeRun one(ff::test::core_plugin().op("Compare"));
+    one.input("image1", a);
+    EXPECT_EQ(one.execute(), FF_ERROR);
+    EXPECT_NE(one.error().find("at least 2"), std::string::npos) << one.error();
+    FakeRun mismatch(ff::test::core_plugin().op("Compare"));
+    mismatch.input("image1", a).input("image2", a).param("labels", std::vector<std::string>{"x"});
+    EXPECT_EQ(mismatch.execute(), FF_ERROR);
+    EXPECT_EQ(mismatch.error_param(), "labels");
+}

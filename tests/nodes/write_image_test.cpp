@@ -1,0 +1,184 @@
+// WriteImage: formats by extension, 8/16-bit rounding, folders created, and never a half-written
+// or stray temporary file when something goes wrong.
+#include "fake_host.hpp"
+#include "test_support.hpp"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using ff::test::FakeRun;
+using ff::test::ScratchDir;
+
+namespace {
+
+FakeRun write_run(const cv::Mat& rgb, const std::string& path) {
+    FakeRun run(ff::test::core_plugin().op("WriteImage"));
+    run.input("image", rgb).param("path", path);
+    return run;
+}
+
+// What an 8- or 16-bit file must hold for float RGB input: BGR order, round(clamp(v) * max).
+cv::Mat expected_samples(const cv::Mat& rgb, int bits) {
+    const double max = bits == 16 ? 65535.0 : 255.0;
+    cv::Mat out(rgb.size(), bits == 16 ? CV_16UC3 : CV_8UC3);
+    for (int y = 0; y < rgb.rows; ++y)
+        for (int x = 0; x < rgb.cols; ++x)
+            for (int c = 0; c < 3; ++c) {
+                const double v = std::clamp(double(rgb.at<cv::Vec3f>(y, x)[2 - c]), 0.0, 1.0);
+                const double q = std::nearbyint(v * max);
+                if (bits == 16) out.at<cv::Vec3w>(y, x)[c] = ushort(q);
+                else out.at<cv::Vec3b>(y, x)[c] = uchar(q);
+            }
+    return out;
+}
+
+} // namespace
+
+TEST(WriteImage, Png8BitHoldsRoundedValuesAndPassesTheImageOn) {
+    ScratchDir dir;
+    cv::Mat rgb = ff::test::test_picture(31, 17);
+    rgb.at<cv::Vec3f>(0, 0) = cv::Vec3f(-0.5f, 1.5f, 0.5f); // out of range: clamped
+    FakeRun run = write_run(rgb, dir.file("out.png"));
+    ASSERT_EQ(run.execute(), FF_OK) << run.error();
+    const cv::Mat saved = cv::imread(dir.file("out.png"), cv::IMREAD_UNCHANGED);
+    ASSERT_EQ(saved.type(), CV_8UC3);
+    EXPECT_EQ(ff::test::max_abs_diff(saved, expected_samples(rgb, 8)), 0.0);
+    EXPECT_EQ(ff::test::max_abs_diff(run.output_mat("image"), rgb), 0.0);
+    EXPECT_EQ(ff::test::folder_entries(dir.path()), std::vector<std::string>{"out.png"});
+}
+
+TEST(WriteImage, SixteenBitPngAndTiff) {
+    ScratchDir dir;
+    const cv::Mat rgb = ff::test::test_picture(23, 11, 3);
+    for (const char* name : {"deep.png", "deep.tif", "deep.ppm"}) {
+        FakeRun run = write_run(rgb, dir.file(name));
+        run.param("bits", 16);
+        ASSERT_EQ(run.execute(), FF_OK) << name << ": " << run.error();
+        const cv::Mat saved = cv::imread(dir.file(name), cv::IMREAD_UNCHANGED);
+        ASSERT_EQ(saved.type(), CV_16UC3) << name;
+        EXPECT_EQ(ff::test::max_abs_diff(saved, expected_samples(rgb, 16)), 0.0) << name;
+    }
+}
+
+TEST(WriteImage, JpegIsEncodedFromTheRoundedSamplesAtTheGivenQuality) {
+    ScratchDir dir;
+    const cv::Mat rgb = ff::test::test_picture(64, 48, 5);
+    FakeRun run = write_run(rgb, dir.file("photo.JPG"));
+    run.param("quality", 80);
+    ASSERT_EQ(run.execute(), FF_OK) << run.error();
+    std::vector<uchar> reference;
+    ASSERT_TRUE(cv::imencode(".jpg", expected_samples(rgb, 8), reference, {cv::IMWRITE_JPEG_QUALITY, 80}));
+    EXPECT_EQ(ff::test::read_bytes(dir.file("photo.JPG")), std::string(reference.begin(), reference.end()));
+}
+
+TEST(WriteImage, ExrKeepsFloatValues) {
+    ScratchDir dir;
+    cv::Mat rgb = ff::test::test_picture(9, 7, 4);
+    rgb.at<cv::Vec3f>(1, 1) = cv::Vec3f(2.5f, -0.25f, 1.0f / 3.0f); // neither clamped nor rounded
+    FakeRun run = write_run(rgb, dir.file("linear.exr"));
+    ASSERT_EQ(run.execute(), FF_OK) << run.error();
+    cv::Mat saved = cv::imread(dir.file("linear.exr"), cv::IMREAD_UNCHANGED);
+    ASSERT_EQ(saved.type(), CV_32FC3);
+    cv::cvtColor(saved, saved, cv::COLOR_BGR2RGB);
+    EXPECT_EQ(ff::test::max_abs_diff(saved, rgb), 0.0);
+}
+
+TEST(WriteImage, EveryListedFormatReadsBack) {
+    // Each extension WriteImage accepts must produce a file ReadImage reads back as the same
+    // picture: equal up to rounding for lossless formats, close (PSNR) for lossy ones.
+    ScratchDir dir;
+    const cv::Mat rgb = ff::test::test_picture(48, 32, 11);
+    struct Format {
+        std::string extension;
+        double max_error; // lossless: largest per-sample difference
+        double min_psnr;  // lossy: least PSNR in dB
+    };
+    const double rounding = 0.5 / 255 + 1e-7;
+    const std::vector<Format> formats = {
+        {"png", rounding, 0},  {"ppm", rounding, 0},  {"pnm", rounding, 0}, {"tif", rounding, 0},
+        {"tiff", rounding, 0}, {"bmp", rounding, 0},  {"exr", 1e-7, 0},     {"jpg", 1, 19},
+        {"jpeg", 1, 19},       {"webp", 1, 19},       {"hdr", 1, 35}};
+    for (const Format& format : formats) {
+        const std::string path = dir.file("picture." + format.extension);
+        FakeRun write = write_run(rgb, path);
+        ASSERT_EQ(write.execute(), FF_OK) << format.extension << ": " << write.error();
+        FakeRun read(ff::test::core_plugin().op("ReadImage"));
+        read.param("path", path);
+        ASSERT_EQ(read.execute(), FF_OK) << format.extension << ": " << read.error();
+        const cv::Mat back = read.output_mat("image");
+        EXPECT_LE(ff::test::max_abs_diff(back, rgb), format.max_error) << format.extension;
+        if (format.min_psnr > 0) {
+            EXPECT_GE(cv::PSNR(back, rgb, 1.0), format.min_psnr) << format.extension;
+        }
+    }
+}
+
+TEST(WriteImage, CreatesParentFolders) {
+    ScratchDir dir;
+    const std::string path = dir.file("a/b/c/out.png");
+    FakeRun run = write_run(ff::test::test_picture(8, 8), path);
+    ASSERT_EQ(run.execute(), FF_OK) << run.error();
+    EXPECT_FALSE(cv::imread(path).empty());
+}
+
+TEST(WriteImage, BadParamsAreRefusedBeforeRunning) {
+    const cv::Mat rgb = ff::test::test_picture(8, 8);
+    FakeRun unknown = write_run(rgb, "out/picture.xyz");
+    EXPECT_EQ(unknown.validate(), FF_ERROR);
+    EXPECT_EQ(unknown.error_param(), "path");
+    EXPECT_NE(unknown.error().find("png"), std::string::npos) << unknown.error(); // lists the choices
+
+    FakeRun no_extension = write_run(rgb, "out/picture");
+    EXPECT_EQ(no_extension.validate(), FF_ERROR);
+
+    FakeRun deep_jpeg = write_run(rgb, "out/picture.jpg");
+    deep_jpeg.param("bits", 16);
+    EXPECT_EQ(deep_jpeg.validate(), FF_ERROR);
+    EXPECT_EQ(deep_jpeg.error_param(), "bits");
+
+    FakeRun twelve = write_run(rgb, "out/picture.png");
+    twelve.param("bits", 12);
+    EXPECT_EQ(twelve.validate(), FF_ERROR);
+    EXPECT_EQ(twelve.error_param(), "bits");
+}
+
+TEST(WriteImage, UnwritableFolderIsAClearError) {
+    ScratchDir dir;
+    // A regular file where the output folder should be: unwritable even for root.
+    ff::test::write_bytes(dir.file("not_a_folder"), "x");
+    FakeRun run = write_run(ff::test::test_picture(8, 8), dir.file("not_a_folder/out.png"));
+    EXPECT_EQ(run.execute(), FF_ERROR);
+    EXPECT_NE(run.error().find("not_a_folder"), std::string::npos) << run.error();
+    EXPECT_EQ(ff::test::folder_entries(dir.path()), std::vector<std::string>{"not_a_folder"});
+}
+
+TEST(WriteImage, FailedEncodeLeavesNoFileBehind) {
+    ScratchDir dir;
+    // JPEG cannot store an image wider than 65,535 pixels: the encoder fails after the temporary
+    // file exists. The previous file must survive intact, and no temporary may remain.
+    const std::string path = dir.file("wide.jpg");
+    ff::test::write_bytes(path, "previous content");
+    cv::Mat wide(1, 70000, CV_32FC3, cv::Scalar::all(0.5));
+    FakeRun run = write_run(wide, path);
+    EXPECT_EQ(run.execute(), FF_ERROR);
+    EXPECT_NE(run.error().find("wide.jpg"), std::string::npos) << run.error();
+    EXPECT_FALSE(run.has_output("image"));
+    EXPECT_EQ(ff::test::read_bytes(path), "previous content");
+    EXPECT_EQ(ff::test::folder_entries(dir.path()), std::vector<std::string>{"wide.jpg"});
+}
+
+TEST(WriteImage, RoundTripThroughReadImage) {
+    ScratchDir dir;
+    const cv::Mat rgb = ff::test::test_picture(40, 30, 9);
+    FakeRun write = write_run(rgb, dir.file("rt.png"));
+    write.param("bits", 16);
+    ASSERT_EQ(write.execute(), FF_OK) << write.error();
+    FakeRun read(ff::test::core_plugin().op("ReadImage"));
+    read.param("path", dir.file("rt.png"));
+    ASSERT_EQ(read.execute(), FF_OK) << read.error();
+    EXPECT_LE(ff::test::max_abs_diff(read.output_mat("image"), rgb), 0.5 / 65535.0 + 1e-7);
+}
