@@ -3,6 +3,7 @@
 //
 //   ff-engine-bench --image leuvenA.ppm --steps 40000 --batch 16384 --device auto
 #include "fieldflow/engine/engine.hpp"
+#include "fieldflow/engine/testing.hpp"
 #include "ppm.hpp"
 
 #include <algorithm>
@@ -24,16 +25,20 @@ struct Args {
     std::string image, device = "auto", out;
     TrainOptions train;
     uint32_t grid_divisor = 4, hidden = 32, layers = 2, report_every = 1000;
-    bool validation = false;
+    uint32_t profile_steps = 0, render_repeats = 5;
+    bool validation = false, check_paths = false;
 };
 
 [[noreturn]] void usage(const std::string& problem) {
     std::cerr << "ff-engine-bench: " << problem << "\n"
               << "usage: ff-engine-bench --image FILE.ppm [--steps N] [--batch N] [--seed N]\n"
               << "       [--lr-mlp X] [--lr-grid X] [--beta1 X] [--beta2 X] [--eps X]\n"
-              << "       [--decay-start F] [--final-scale F] [--grid-divisor N] [--hidden N]\n"
+              << "       [--decay-start F] [--final-scale F] [--grid-adam sparse|dense] [--grid-divisor N] [--hidden N]\n"
               << "       [--layers N] [--device auto|cpu|INDEX] [--validation] [--report-every N]\n"
-              << "       [--out prediction.ppm]\n";
+              << "       [--out prediction.ppm] [--profile STEPS] [--render-repeats N] [--check-paths]\n"
+              << "  --profile STEPS  after training, time each dispatch over STEPS more steps (GPU timestamps)\n"
+              << "  --check-paths    compare the tensor-core and portable kernels on the trained model\n"
+              << "                   (forward on every pixel, one forward+backward on a batch)\n";
     std::exit(2);
 }
 
@@ -71,12 +76,20 @@ Args parse(int argc, char** argv) {
         else if (k == "--beta2") a.train.beta2 = f32();
         else if (k == "--eps") a.train.epsilon = f32();
         else if (k == "--decay-start") a.train.lr_decay_start = f32();
+        else if (k == "--grid-adam") {
+            std::string v = value();
+            if (v != "sparse" && v != "dense") usage("--grid-adam expects sparse or dense, got '" + v + "'");
+            a.train.grid_adam = v == "dense" ? GridAdam::dense : GridAdam::sparse;
+        }
         else if (k == "--final-scale") a.train.lr_final_scale = f32();
         else if (k == "--grid-divisor") a.grid_divisor = u32();
         else if (k == "--hidden") a.hidden = u32();
         else if (k == "--layers") a.layers = u32();
         else if (k == "--report-every") a.report_every = std::max(1u, u32());
         else if (k == "--validation") a.validation = true;
+        else if (k == "--profile") a.profile_steps = u32();
+        else if (k == "--render-repeats") a.render_repeats = std::max(1u, u32());
+        else if (k == "--check-paths") a.check_paths = true;
         else if (k == "--help" || k == "-h") usage("help");
         else usage("unknown option " + k);
     }
@@ -156,6 +169,53 @@ std::string json_string(const std::string& s) {
     return o + "\"";
 }
 
+// Compares the tensor-core kernels with the portable ones on one model: forward at every pixel
+// (render) and one fused forward + backward on `batch` random pixels. Prints one JSON line.
+void check_paths(const Args& a, const Model& model, const ff::bench::RgbImage& img) {
+    DeviceOptions fast, portable;
+    fast.validation = portable.validation = a.validation;
+    portable.force_portable = true;
+    Device dev_fast = Device::open(a.device, fast);
+    Device dev_portable = Device::open(a.device, portable);
+    const uint32_t w = img.width, h = img.height;
+    std::vector<float> r_fast = render(dev_fast, model, w, h);
+    std::vector<float> r_port = render(dev_portable, model, w, h);
+    double max_render = 0;
+    for (size_t i = 0; i < r_fast.size(); ++i)
+        max_render = std::max(max_render, std::abs(double(r_fast[i]) - double(r_port[i])));
+    double psnr_fast = psnr(mse_of(r_fast, img.rgb, true)), psnr_port = psnr(mse_of(r_port, img.rgb, true));
+
+    // One batch of pixel centres with their image targets.
+    uint32_t n = std::min<uint32_t>(a.train.batch, w * h);
+    std::vector<uint32_t> idx = testing::sample_indices(dev_portable, a.train.seed, 12345, n, w, h);
+    std::vector<float> uv, targets;
+    for (uint32_t p : idx) {
+        uv.push_back((float(p % w) + 0.5f) / float(w));
+        uv.push_back((float(p / w) + 0.5f) / float(h));
+        for (int c = 0; c < 3; ++c) targets.push_back(img.rgb[size_t(p) * 3 + c]);
+    }
+    testing::ForwardBackward f = testing::forward_backward(dev_fast, model, uv, targets);
+    testing::ForwardBackward p = testing::forward_backward(dev_portable, model, uv, targets);
+    double max_out = 0;
+    for (size_t i = 0; i < f.outputs.size(); ++i)
+        max_out = std::max(max_out, std::abs(double(f.outputs[i]) - double(p.outputs[i])));
+    auto rel_l2 = [](const std::vector<float>& x, const std::vector<float>& ref) {
+        double d = 0, r = 0;
+        for (size_t i = 0; i < x.size(); ++i) {
+            d += (double(x[i]) - ref[i]) * (double(x[i]) - ref[i]);
+            r += double(ref[i]) * ref[i];
+        }
+        return r > 0 ? std::sqrt(d / r) : std::sqrt(d);
+    };
+    std::printf("{\"event\":\"check_paths\",\"paths\":[%s,%s],\"render_max_abs_diff\":%.3g,"
+                "\"render_psnr_8bit\":[%.3f,%.3f],\"batch\":%u,\"forward_max_abs_diff\":%.3g,"
+                "\"loss\":[%.6g,%.6g],\"grad_mlp_rel_l2\":%.3g,\"grad_grid_rel_l2\":%.3g}\n",
+                json_string(dev_fast.kernel_path()).c_str(), json_string(dev_portable.kernel_path()).c_str(),
+                max_render, psnr_fast, psnr_port, n, max_out, f.loss, p.loss,
+                rel_l2(f.grad_mlp, p.grad_mlp), rel_l2(f.grad_grid, p.grad_grid));
+    std::fflush(stdout);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -212,26 +272,52 @@ int main(int argc, char** argv) {
         auto t1 = Clock::now();
         std::vector<float> pred = trainer.render(img.width, img.height);
         double render1_ms = seconds_since(t1) * 1e3;
+        // The render dispatch alone (GPU timestamps), best of a few: the first includes pipeline warm-up.
+        double render_gpu_us = trainer.last_render_gpu_seconds() * 1e6;
+        for (uint32_t r = 1; r < a.render_repeats; ++r) {
+            trainer.render(img.width, img.height);
+            render_gpu_us = std::min(render_gpu_us, trainer.last_render_gpu_seconds() * 1e6);
+        }
         auto t2 = Clock::now();
         std::vector<float> pred2 = trainer.render(img.width * 2, img.height * 2);
         double render2_ms = seconds_since(t2) * 1e3;
+        double render2_gpu_us = trainer.last_render_gpu_seconds() * 1e6;
         double mse = mse_of(pred, img.rgb, false), mse8 = mse_of(pred, img.rgb, true);
         if (!a.out.empty()) ff::bench::write_ppm(a.out, img.width, img.height, pred);
 
         uint32_t steps = std::max(1u, trainer.step());
-        std::printf("{\"event\":\"result\",\"steps\":%u,\"batch\":%u,\"train_seconds\":%.4f,"
+        double gpu_s = trainer.gpu_seconds();
+        std::printf("{\"event\":\"result\",\"steps\":%u,\"batch\":%u,\"hidden\":%u,\"train_seconds\":%.4f,"
                     "\"gpu_seconds\":%.4f,\"us_per_step_gpu\":%.2f,\"us_per_step_wall\":%.2f,"
+                    "\"samples_per_second\":%.4g,"
                     "\"final_loss\":%.6g,\"mse\":%.6g,\"psnr\":%.3f,\"psnr_8bit\":%.3f,"
-                    "\"bilinear_psnr\":%.3f,\"render_ms\":%.3f,\"render_2x_ms\":%.3f,"
+                    "\"bilinear_psnr\":%.3f,\"render_ms\":%.3f,\"render_gpu_us\":%.2f,\"render_2x_ms\":%.3f,"
+                    "\"render_2x_gpu_us\":%.2f,\"tile\":%u,"
                     "\"trainer_device_bytes\":%llu,\"device_bytes\":%llu,\"kernel_path\":%s,"
                     "\"device\":%s,\"validation_messages\":%zu}\n",
-                    trainer.step(), a.train.batch, wall, trainer.gpu_seconds(),
-                    trainer.gpu_seconds() / steps * 1e6, wall / steps * 1e6, loss, mse, psnr(mse),
-                    psnr(mse8), psnr(base_mse), render1_ms, render2_ms,
+                    trainer.step(), a.train.batch, a.hidden, wall, gpu_s, gpu_s / steps * 1e6,
+                    wall / steps * 1e6, gpu_s > 0 ? double(a.train.batch) * steps / gpu_s : 0.0, loss,
+                    mse, psnr(mse), psnr(mse8), psnr(base_mse), render1_ms, render_gpu_us, render2_ms,
+                    render2_gpu_us, trainer.tile_size(),
                     (unsigned long long)trainer.device_bytes(),
                     (unsigned long long)device.allocated_bytes(),
-                    json_string(device.kernel_path()).c_str(), json_string(info.name).c_str(),
+                    json_string(trainer.kernel_path()).c_str(), json_string(info.name).c_str(),
                     device.validation_messages().size());
+        std::fflush(stdout);
+
+        if (a.profile_steps) {
+            std::vector<DispatchTime> times = trainer.profile_dispatches(a.profile_steps);
+            std::printf("{\"event\":\"profile\",\"steps\":%u", std::min(a.profile_steps, 1000u));
+            double total = 0;
+            for (const auto& t : times) {
+                std::printf(",\"%s_us\":%.2f", t.name.c_str(), t.us);
+                total += t.us;
+            }
+            std::printf(",\"step_us\":%.2f,\"kernel_path\":%s}\n", total,
+                        json_string(trainer.kernel_path()).c_str());
+            std::fflush(stdout);
+        }
+        if (a.check_paths) check_paths(a, trainer.model(), img);
         return 0;
     } catch (const std::exception& e) {
         std::printf("{\"event\":\"error\",\"message\":%s}\n", json_string(e.what()).c_str());

@@ -26,7 +26,8 @@ import torch.nn.functional as F
 class Field(torch.nn.Module):
     def __init__(self, grid_w, grid_h, channels=3, hidden=32, layers=2, octaves=2, subcell=True):
         super().__init__()
-        self.grid_w, self.grid_h, self.octaves, self.subcell = grid_w, grid_h, octaves, subcell
+        self.octaves, self.subcell = octaves, subcell
+        self.register_buffer("grid_size", torch.tensor([float(grid_w), float(grid_h)]))
         self.grid = torch.nn.Parameter(torch.empty(1, channels, grid_h, grid_w).uniform_(-1e-2, 1e-2))
         width_in = channels + (2 if subcell else 0) + 4 * octaves
         dims = [width_in] + [hidden] * layers + [3]
@@ -45,7 +46,7 @@ class Field(torch.nn.Module):
                           padding_mode="border", align_corners=False)
         terms = [g.view(self.grid.shape[1], -1).t()]
         if self.subcell:
-            p = uv * torch.tensor([self.grid_w, self.grid_h], device=uv.device) - 0.5
+            p = uv * self.grid_size - 0.5
             terms.append(torch.sin(math.pi * (p - torch.floor(p))))
         for o in range(self.octaves):
             w = 2 * math.pi * (2 ** o) * uv
@@ -88,10 +89,10 @@ def train(mode, image, args):
     base_lrs = [args.lr_grid, args.lr_mlp]
 
     def lr_scale(step):
-        start = 0.5 * args.steps
+        start = args.decay_start * args.steps
         if step < start:
             return 1.0
-        return 0.1 ** min(1.0, (step - start) / max(1.0, args.steps - start))
+        return args.final_scale ** min(1.0, (step - start) / max(1.0, args.steps - start))
 
     def set_lr(step):
         for g, base in zip(opt.param_groups, base_lrs):
@@ -153,6 +154,8 @@ def main():
     ap.add_argument("--batch", type=int, default=16384)
     ap.add_argument("--lr-grid", type=float, default=1e-2)
     ap.add_argument("--lr-mlp", type=float, default=1e-2)
+    ap.add_argument("--decay-start", type=float, default=0.5)
+    ap.add_argument("--final-scale", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--modes", default="graph,eager")
     ap.add_argument("--eager-steps", type=int, default=0,

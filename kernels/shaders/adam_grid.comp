@@ -1,7 +1,9 @@
 #version 450
-// Sparse per-cell Adam on the feature grid: one invocation per cell; only cells touched by this
-// step's samples take a step (their moments stay frozen otherwise), then their gradient and flag
-// are cleared for the next step.
+// Adam on the feature grid, one invocation per cell. GRID_DENSE_ADAM=0 (sparse, as the seed): only
+// cells touched by this step's samples take a step and their moments stay frozen otherwise.
+// GRID_DENSE_ADAM=1: every cell steps every step (untouched cells see a zero gradient, so their
+// momentum carries them on), as torch.optim.Adam does on a dense grid tensor. Touched cells' gradients
+// and flags are cleared for the next step either way.
 #extension GL_GOOGLE_include_directive : require
 
 #include "common.glsl"
@@ -18,14 +20,18 @@ layout(std430, binding = 4) buffer GridTouched { uint grid_touched[]; };
 // pc.count: number of cells.
 void main() {
     const uint cell = gl_GlobalInvocationID.x;
-    if (cell >= pc.count || grid_touched[cell] == 0u) return;
+    if (cell >= pc.count) return;
+    const bool touched = grid_touched[cell] != 0u;
+#if !GRID_DENSE_ADAM
+    if (!touched) return;
+#endif
     for (uint c = 0; c < GRID_C; ++c) {
         uint i = cell * GRID_C + c;
         float m = grid_m[i], v = grid_v[i];
         grid_params[i] = adam_step(grid_params[i], grid_grad[i], m, v);
         grid_m[i] = m;
         grid_v[i] = v;
-        grid_grad[i] = 0.0;
+        if (touched) grid_grad[i] = 0.0;
     }
-    grid_touched[cell] = 0u;
+    if (touched) grid_touched[cell] = 0u;
 }

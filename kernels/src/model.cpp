@@ -127,9 +127,10 @@ TrainTiling choose_tiling(const ModelConfig& c, uint32_t max_shared, uint32_t ma
     auto bytes = [&](uint32_t tile, bool weights) {
         return 4u * ((max_in + max_out) * (tile + 1) + tile + (weights ? L.total : 0u));
     };
-    // 64 first: at batch 16,384 that is 256 workgroups, enough to fill a large GPU, while the
-    // per-workgroup gradient partials stay small. FIELDFLOW_TRAIN_TILE overrides (measurements).
-    std::vector<uint32_t> tiles = {64u, 128u, 32u, 16u};
+    // Largest first: fewer workgroups means fewer gradient partials to reduce. Measured on the H100
+    // at batch 16,384 (bench/RESULTS.md): tile 128 = 63 us/step, 64 = 113, 32 = 141, equal PSNR.
+    // FIELDFLOW_TRAIN_TILE overrides (measurements).
+    std::vector<uint32_t> tiles = {128u, 64u, 32u, 16u};
     if (const char* env = std::getenv("FIELDFLOW_TRAIN_TILE"); env && *env) {
         uint32_t t = uint32_t(std::strtoul(env, nullptr, 10));
         if (t != 16 && t != 32 && t != 64 && t != 128)
@@ -141,6 +142,26 @@ TrainTiling choose_tiling(const ModelConfig& c, uint32_t max_shared, uint32_t ma
             if (tile <= max_invocations && bytes(tile, weights) <= max_shared) return {tile, weights};
     throw EngineError("the model is too wide for this device's shared memory (" +
                       std::to_string(max_shared) + " bytes)");
+}
+
+TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uint32_t max_invocations) {
+    MlpLayout L = mlp_layout(c);
+    uint32_t slice_cols = c.padded_input_width() + c.hidden_layers * c.hidden_width +
+                          c.padded_output_width();
+    // Mirrors the shared arrays of mlp_coopmat.glsl: fp16 weights, fp16 slices (stride tile + 8),
+    // fp32 outputs (stride tile + 4), one loss sum per 16 samples.
+    auto bytes = [&](uint32_t tile) {
+        return 2u * L.total + 2u * slice_cols * (tile + 8) + 4u * c.padded_output_width() * (tile + 4) +
+               4u * (tile / 16);
+    };
+    std::vector<uint32_t> tiles = {128u, 64u, 32u};
+    if (const char* env = std::getenv("FIELDFLOW_TRAIN_TILE"); env && *env) {
+        uint32_t t = uint32_t(std::strtoul(env, nullptr, 10));
+        if (t == 32 || t == 64 || t == 128) tiles = {t};
+    }
+    for (uint32_t tile : tiles)
+        if (tile <= max_invocations && bytes(tile) <= max_shared) return {tile, true, true};
+    return {0, false, false};
 }
 
 Defines model_defines(const ModelConfig& c) {

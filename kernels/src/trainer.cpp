@@ -44,6 +44,7 @@ public:
     ~TrainerImpl() { if (query_pool_) vkDestroyQueryPool(dev_.device(), query_pool_, nullptr); }
 
     float train(uint32_t steps);
+    std::vector<DispatchTime> profile(uint32_t steps);
     std::vector<float> render(uint32_t w, uint32_t h);
     double full_image_mse();
     Model model() { return model_.download(dev_, runner_); }
@@ -52,11 +53,13 @@ public:
     uint32_t step_ = 0;
     bool diverged_ = false;
     double gpu_seconds_ = 0;
+    double render_gpu_seconds_ = 0;
     TrainTiling tiling_;
 
 private:
     float lr_scale(uint32_t step) const;
-    void record_step(VkCommandBuffer cb, uint32_t slot);
+    // With a timer, a barrier and a timestamp follow every dispatch (stamps first + 1..first + 3).
+    void record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer = nullptr, uint32_t first = 0);
 
     Device device_; // keeps the device alive while the buffers below exist
     DeviceImpl& dev_;
@@ -105,8 +108,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
       image_(checked(image, config, options)), runner_(dev_),
       model_(dev_, runner_, start_model(config, options, start)) {
     const auto& limits = dev_.properties().limits;
-    tiling_ = choose_tiling(config, limits.maxComputeSharedMemorySize,
-                            limits.maxComputeWorkGroupInvocations);
+    tiling_ = train_tiling_for(dev_, config);
     groups_ = div_up(options.batch, tiling_.tile);
     if (groups_ > limits.maxComputeWorkGroupCount[0])
         throw EngineError("batch " + std::to_string(options.batch) + " is too large for one dispatch");
@@ -145,7 +147,9 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
 
     const Kernel& train = train_kernel(dev_, config, tiling_, false);
     const Kernel& adam_mlp = dev_.kernel("adam_mlp.comp", model_defines(config), 6);
-    const Kernel& adam_grid = dev_.kernel("adam_grid.comp", model_defines(config), 5);
+    Defines grid_adam_defines = model_defines(config);
+    grid_adam_defines.emplace_back("GRID_DENSE_ADAM", options.grid_adam == GridAdam::dense ? "1" : "0");
+    const Kernel& adam_grid = dev_.kernel("adam_grid.comp", grid_adam_defines, 5);
     train_set_ = DescriptorSet(dev_, train, {&model_.mlp, &model_.grid, &grid_grad_, &grid_touched_,
                                              &partials_, &loss_partials_, &image_buf_});
     adam_mlp_set_ = DescriptorSet(dev_, adam_mlp, {&model_.mlp, &mlp_m_, &mlp_v_, &partials_,
@@ -170,7 +174,7 @@ float TrainerImpl::lr_scale(uint32_t step) const {
     return float(std::pow(double(options_.lr_final_scale), t));
 }
 
-void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot) {
+void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer, uint32_t first) {
     uint32_t t = step_ + 1; // Adam's 1-based step
     uint64_t seed = options_.seed;
     PushConstants pc;
@@ -192,13 +196,19 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot) {
 
     train_set_.dispatch(cb, pc, groups_);
     compute_barrier(cb);
+    if (timer) timer->stamp(cb, first + 1);
     pc.count = groups_;
     pc.lr = options_.lr_mlp * scale;
-    adam_mlp_set_.dispatch(cb, pc, div_up(model_.layout.total, 64));
+    adam_mlp_set_.dispatch(cb, pc, div_up(model_.layout.total, 32)); // 32 parameters per workgroup
+    if (timer) {
+        compute_barrier(cb);
+        timer->stamp(cb, first + 2);
+    }
     pc.count = cells_;
     pc.lr = options_.lr_grid * scale;
     adam_grid_set_.dispatch(cb, pc, div_up(cells_, 64));
     compute_barrier(cb);
+    if (timer) timer->stamp(cb, first + 3);
     ++step_;
 }
 
@@ -235,8 +245,28 @@ float TrainerImpl::train(uint32_t steps) {
     return last;
 }
 
+std::vector<DispatchTime> TrainerImpl::profile(uint32_t steps) {
+    steps = std::min(steps, kStepsPerSubmit);
+    if (steps == 0) return {};
+    GpuTimer timer(dev_, 1 + 3 * steps);
+    runner_.run([&](VkCommandBuffer cb) {
+        compute_barrier(cb);
+        timer.reset(cb);
+        timer.stamp(cb, 0);
+        for (uint32_t i = 0; i < steps; ++i) record_step(cb, i, &timer, 3 * i);
+    });
+    std::vector<double> t = timer.seconds();
+    double sum[3] = {0, 0, 0};
+    for (uint32_t i = 0; i < steps; ++i)
+        for (int k = 0; k < 3; ++k) sum[k] += t[3 * i + k + 1] - t[3 * i + k];
+    const char* names[3] = {"train_step", "adam_mlp", "adam_grid"};
+    std::vector<DispatchTime> out;
+    for (int k = 0; k < 3; ++k) out.push_back({names[k], sum[k] / steps * 1e6});
+    return out;
+}
+
 std::vector<float> TrainerImpl::render(uint32_t w, uint32_t h) {
-    return render_buffers(dev_, runner_, config_, model_.mlp, model_.grid, w, h);
+    return render_buffers(dev_, runner_, config_, model_.mlp, model_.grid, w, h, &render_gpu_seconds_);
 }
 
 double TrainerImpl::full_image_mse() {
@@ -276,5 +306,8 @@ uint64_t Trainer::device_bytes() const { return impl_->device_bytes(); }
 bool Trainer::diverged() const { return impl_->diverged_; }
 double Trainer::gpu_seconds() const { return impl_->gpu_seconds_; }
 uint32_t Trainer::tile_size() const { return impl_->tiling_.tile; }
+std::string Trainer::kernel_path() const { return impl_->tiling_.coopmat ? "coopmat" : "portable"; }
+double Trainer::last_render_gpu_seconds() const { return impl_->render_gpu_seconds_; }
+std::vector<DispatchTime> Trainer::profile_dispatches(uint32_t steps) { return impl_->profile(steps); }
 
 } // namespace ff::engine

@@ -116,11 +116,17 @@ Model initial_model(const ModelConfig& config, uint64_t seed);
 
 // ---- Training ------------------------------------------------------------------------------
 
+// How the feature grid's Adam treats cells that no sample touched in a step.
+//  sparse: they do not step and their moments freeze (the per-cell Adam of the seed);
+//  dense:  they step on with a zero gradient, their momentum decaying (torch.optim.Adam on a
+//          dense grid). Measured on the H100 (bench/RESULTS.md), dense reaches higher PSNR.
+enum class GridAdam : uint32_t { sparse = 0, dense = 1 };
+
 struct TrainOptions {
     uint32_t steps = 40000;
     uint32_t batch = 16384;
-    float lr_mlp = 1e-2f;
-    float lr_grid = 1e-2f;
+    float lr_mlp = 3e-2f; // defaults: best of a sweep on the H100 at 40k x 16,384 (bench/RESULTS.md)
+    float lr_grid = 3e-2f;
     float beta1 = 0.9f;
     float beta2 = 0.99f;
     float epsilon = 1e-15f;
@@ -128,7 +134,8 @@ struct TrainOptions {
     // Learning-rate schedule: both rates hold until lr_decay_start * steps, then decay
     // exponentially to lr_final_scale times their value at `steps` (and stay there).
     float lr_decay_start = 0.5f;
-    float lr_final_scale = 0.1f;
+    float lr_final_scale = 0.03f;
+    GridAdam grid_adam = GridAdam::dense;
 };
 
 struct ImageData {
@@ -138,6 +145,12 @@ struct ImageData {
 };
 
 class TrainerImpl;
+
+// Mean GPU time of one kind of dispatch over profiled steps (Trainer::profile_dispatches).
+struct DispatchTime {
+    std::string name; // "train_step", "adam_mlp", "adam_grid"
+    double us = 0;    // microseconds, including the barrier that follows it
+};
 
 class Trainer {
 public:
@@ -166,6 +179,14 @@ public:
     double gpu_seconds() const;
     // Samples per workgroup of the fused training kernel on this device.
     uint32_t tile_size() const;
+    // "coopmat" or "portable": the MLP kernels this trainer runs (the device's path, or "portable"
+    // for a model too wide for the tensor-core kernels' shared memory).
+    std::string kernel_path() const;
+    // GPU time of the render dispatch alone in the last render() (timestamps; seconds, 0 if none).
+    double last_render_gpu_seconds() const;
+    // Runs `steps` (at most 1,000) more training steps with a barrier and a GPU timestamp after
+    // every dispatch, for measurements: the mean time of each kind of dispatch.
+    std::vector<DispatchTime> profile_dispatches(uint32_t steps);
 
 private:
     std::unique_ptr<TrainerImpl> impl_;
