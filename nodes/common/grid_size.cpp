@@ -9,8 +9,8 @@
 namespace ff::nodes {
 
 GridSize auto_grid_size(uint32_t image_width, uint32_t image_height) {
-    return {std::max<uint32_t>(1, image_width / kAutoGridDivisor),
-            std::max<uint32_t>(1, image_height / kAutoGridDivisor)};
+    return {std::max<uint32_t>(kMinGridCells, image_width / kAutoGridDivisor),
+            std::max<uint32_t>(kMinGridCells, image_height / kAutoGridDivisor)};
 }
 
 namespace {

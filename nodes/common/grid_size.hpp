@@ -1,7 +1,8 @@
 // The feature-grid size rule, shared by BilinearBaseline and the neural Train node so that the
 // baseline is always computed at exactly the grid resolution the model learns.
 //
-// `auto` = the image size divided by 4, rounded down, at least 1 cell per axis
+// `auto` = the image size divided by 4, rounded down, at least 2 cells per axis (the
+// fewest a bilinearly sampled grid can have)
 // (800x550 -> 200x137, 751x563 -> 187x140). An explicit size is "WxH" or "W,H" (e.g. "200x137").
 #pragma once
 
@@ -12,6 +13,7 @@
 namespace ff::nodes {
 
 inline constexpr uint32_t kAutoGridDivisor = 4;
+inline constexpr uint32_t kMinGridCells = 2; // the engine interpolates between at least 2 nodes per axis
 inline constexpr uint32_t kMaxGridSide = 65536;
 
 struct GridSize {
