@@ -17,7 +17,8 @@ TEST(GridSize, AutoIsAQuarterRoundedDown) {
     EXPECT_EQ(ff::nodes::auto_grid_size(800, 550), (GridSize{200, 137})); // the seed's lake photo
     EXPECT_EQ(ff::nodes::auto_grid_size(751, 563), (GridSize{187, 140})); // leuvenA.jpg
     EXPECT_EQ(ff::nodes::auto_grid_size(800, 640), (GridSize{200, 160})); // graf1.png
-    EXPECT_EQ(ff::nodes::auto_grid_size(7, 3), (GridSize{1, 1}));        // never zero
+    EXPECT_EQ(ff::nodes::auto_grid_size(7, 3), (GridSize{2, 2}));        // never below 2x2
+    EXPECT_EQ(ff::nodes::auto_grid_size(12, 9), (GridSize{3, 2}));
     EXPECT_EQ(ff::nodes::resolve_grid_size("auto", 751, 563), (GridSize{187, 140}));
 }
 
