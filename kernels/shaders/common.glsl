@@ -9,13 +9,16 @@
 #error "the model configuration defines are missing"
 #endif
 
-// Mirrors ff::engine::detail::PushConstants (64 bytes).
+// Mirrors ff::engine::detail::PushConstants (80 bytes).
 layout(push_constant) uniform Push {
     uint grid_w, grid_h, width, height;   // feature grid; image or render size
     uint batch, step, seed_lo, seed_hi;   // samples this step; step index; RNG seed
-    float lr, beta1, beta2, epsilon;      // Adam
+    float lr, beta1, beta2, epsilon;      // Adam (lr: the MLP's)
     float bias_correction1, bias_correction2; // 1 - beta^t
     uint count, slot;                     // kernel-specific count; loss log slot
+    float lr_grid;                        // the feature grid's learning rate
+    uint cells;                           // grid cells (optimizer.comp)
+    uint pad0, pad1;
 } pc;
 
 const float PI = 3.14159265358979323846;

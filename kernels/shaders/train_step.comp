@@ -2,10 +2,22 @@
 // One training step for a tile of TILE samples per workgroup, fused: draw samples (counter-based
 // RNG), fetch targets, encode, forward, MSE loss, backward. Weight gradients are reduced over the
 // tile in shared memory and written as one partial row per workgroup (summed deterministically by
-// adam_mlp.comp); grid gradients are scattered with float atomics and their cells marked touched.
+// optimizer.comp); grid gradients are scattered with float atomics and their cells marked touched.
 // With EXPLICIT_SAMPLES the uvs and targets come from buffers and outputs are written (tests).
+// COOPMAT=1 runs the MLP body on tensor cores (mlp_coopmat.glsl); everything else is shared.
+#ifndef COOPMAT
+#define COOPMAT 0
+#endif
 #extension GL_EXT_shader_atomic_float : require
 #extension GL_GOOGLE_include_directive : require
+#if COOPMAT
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_EXT_control_flow_attributes : require
+#endif
 
 #include "common.glsl"
 #include "rng.glsl"
@@ -32,6 +44,15 @@ layout(std430, binding = 6) readonly buffer Image { uint image_rgba8[]; };
 #endif
 #endif
 
+#define ENC_PARAM(i) grid_params[i]
+#define ENC_GRAD_ADD(i, v) atomicAdd(grid_grad[i], v)
+#define ENC_TOUCH(cell) grid_touched[cell] = 1u
+#include "encoding.glsl"
+
+#if COOPMAT
+#define CM_TRAINING
+#include "mlp_coopmat.glsl"
+#else
 #if WEIGHTS_IN_SHARED
 shared float s_w[MLP_PARAMS];
 #define MLP_W(i) s_w[i]
@@ -41,12 +62,8 @@ shared float s_w[MLP_PARAMS];
 shared float s_act[MAX_IN][TILE + 1];   // +1: odd stride, conflict-free column reads
 shared float s_delta[MAX_OUT][TILE + 1];
 shared float s_loss[TILE];
-
-#define ENC_PARAM(i) grid_params[i]
-#define ENC_GRAD_ADD(i, v) atomicAdd(grid_grad[i], v)
-#define ENC_TOUCH(cell) grid_touched[cell] = 1u
-#include "encoding.glsl"
 #include "mlp.glsl"
+#endif
 
 void main() {
     const uint t = gl_LocalInvocationID.x;
@@ -54,7 +71,9 @@ void main() {
     const uint s = gl_GlobalInvocationID.x;
     const bool in_batch = s < pc.batch;
 
-#if WEIGHTS_IN_SHARED
+#if COOPMAT
+    cm_load_weights(t);
+#elif WEIGHTS_IN_SHARED
     for (uint i = t; i < MLP_PARAMS; i += TILE) s_w[i] = mlp_params[i];
     barrier();
 #endif
@@ -79,23 +98,48 @@ void main() {
     // ---- forward
     float x[IN_PAD];
     encode(uv, x);
+#if COOPMAT
+    cm_put_input(t, x);
+    barrier();
+    cm_forward(t);
+#define NET_OUT(o) cm_out[o]
+#define NET_DACT_OUT(o) cm_dact[LAYERS][o]
+#else
     for (int i = 0; i < IN_PAD; ++i) mlp_act[0][i] = x[i];
     mlp_forward();
+#define NET_OUT(o) mlp_out[o]
+#define NET_DACT_OUT(o) mlp_dact[LAYERS][o]
+#endif
 
     // ---- loss: mean over the batch and the output channels of the squared error
+    // (the coopmat path leaves the 2 / (batch * out) factor to the fp32 sums: see mlp_coopmat.glsl)
     float delta[MAXW];
     float sq = 0.0;
     const float scale = 2.0 / float(pc.batch * OUT_DIM);
+#if COOPMAT
+    const float delta_scale = 1.0;
+#else
+    const float delta_scale = scale;
+#endif
     for (int o = 0; o < MAXW; ++o) delta[o] = 0.0;
     for (int o = 0; o < OUT_DIM; ++o) {
-        float diff = mlp_out[o] - target[o];
+        float diff = NET_OUT(o) - target[o];
         sq += diff * diff;
-        delta[o] = in_batch ? scale * diff * mlp_dact[LAYERS][o] : 0.0;
+        delta[o] = in_batch ? delta_scale * diff * NET_DACT_OUT(o) : 0.0;
     }
 #ifdef EXPLICIT_SAMPLES
     if (in_batch)
-        for (int o = 0; o < OUT_DIM; ++o) sample_out[s * OUT_DIM + o] = mlp_out[o];
+        for (int o = 0; o < OUT_DIM; ++o) sample_out[s * OUT_DIM + o] = NET_OUT(o);
 #endif
+#if COOPMAT
+    float out_delta[OUT_PAD];
+    for (int o = 0; o < OUT_PAD; ++o) out_delta[o] = delta[o];
+    cm_put_output_delta(t, out_delta);
+    float tile_loss = cm_workgroup_sum(in_batch ? sq : 0.0); // its barrier also publishes the deltas
+    if (t == 0) loss_partials[wg] = tile_loss;
+    float dx[ENC_GRAD_DIM];
+    cm_backward(t, wg * uint(MLP_PARAMS), scale / CM_LOSS_SCALE, dx);
+#else
     s_loss[t] = in_batch ? sq : 0.0;
     barrier();
     for (uint stride = TILE / 2; stride > 0; stride >>= 1) {
@@ -135,6 +179,7 @@ void main() {
             mlp_backprop(0, delta, ENC_GRAD_DIM, dx);
         }
     }
+#endif
 
     // ---- encoding gradients
     if (in_batch) {

@@ -1,5 +1,6 @@
 #include "gpu_model.hpp"
 
+#include <cstdlib>
 #include <cstring>
 
 namespace ff::engine::detail {
@@ -64,31 +65,58 @@ Model GpuModel::download(DeviceImpl& device, CommandRunner& runner) const {
     return m;
 }
 
+TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config) {
+    const auto& limits = device.properties().limits;
+    if (device.coopmat()) {
+        TrainTiling t = choose_coopmat_tiling(config, limits.maxComputeSharedMemorySize,
+                                              limits.maxComputeWorkGroupInvocations);
+        if (t.tile) return t;
+    }
+    return choose_tiling(config, limits.maxComputeSharedMemorySize, limits.maxComputeWorkGroupInvocations);
+}
+
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
                            bool explicit_samples) {
     Defines d = model_defines(config);
     d.push_back({"TILE", std::to_string(tiling.tile)});
     d.push_back({"WEIGHTS_IN_SHARED", tiling.weights_in_shared ? "1" : "0"});
+    d.push_back({"COOPMAT", tiling.coopmat ? "1" : "0"});
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     return device.kernel("train_step.comp", d, explicit_samples ? 9 : 7);
 }
 
 std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner,
                                   const ModelConfig& config, const Buffer& mlp, const Buffer& grid,
-                                  uint32_t width, uint32_t height) {
+                                  uint32_t width, uint32_t height, double* gpu_seconds) {
     if (width == 0 || height == 0)
         throw EngineError("render size " + std::to_string(width) + "x" + std::to_string(height) +
                           " is empty");
     uint64_t pixels = uint64_t(width) * height;
     uint64_t bytes = pixels * config.output_dims * 4;
     const auto& limits = device.properties().limits;
-    uint64_t groups = (pixels + 63) / 64;
+    TrainTiling tiling = train_tiling_for(device, config);
+    // FIELDFLOW_RENDER_PATH=portable|coopmat picks the render kernel on a tensor-core device
+    // (measurements); the default is the faster one measured on the H100 (bench/RESULTS.md).
+    if (const char* env = std::getenv("FIELDFLOW_RENDER_PATH"); env && *env && tiling.coopmat) {
+        std::string v = env;
+        if (v != "portable" && v != "coopmat")
+            throw EngineError("FIELDFLOW_RENDER_PATH='" + v + "' must be portable or coopmat");
+        if (v == "portable") tiling.coopmat = false;
+    }
+    uint32_t group_size = tiling.coopmat ? tiling.tile : 64;
+    uint64_t groups = (pixels + group_size - 1) / group_size;
     if (pixels >= (1ull << 32) || bytes > limits.maxStorageBufferRange ||
         groups > limits.maxComputeWorkGroupCount[0])
         throw EngineError("render size " + std::to_string(width) + "x" + std::to_string(height) +
                           " is too large for one dispatch on '" + device.info().name + "' (" +
                           std::to_string(bytes) + " bytes of output)");
-    const Kernel& k = device.kernel("render.comp", model_defines(config), 3);
+    Defines defines = model_defines(config);
+    if (tiling.coopmat) {
+        defines.push_back({"COOPMAT", "1"});
+        defines.push_back({"TILE", std::to_string(tiling.tile)});
+    }
+    const Kernel& k = device.kernel("render.comp", defines, 3);
+    GpuTimer timer(device, 2);
     Buffer out(device, bytes, MemoryKind::device_local, "render output");
     Buffer staging(device, bytes, MemoryKind::readback, "render readback");
     DescriptorSet set(device, k, {&mlp, &grid, &out});
@@ -99,14 +127,52 @@ std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner,
     pc.height = height;
     runner.run([&](VkCommandBuffer cb) {
         compute_barrier(cb); // earlier uploads / training steps are visible to the render
+        timer.reset(cb);
+        timer.stamp(cb, 0);
         set.dispatch(cb, pc, uint32_t(groups));
+        timer.stamp(cb, 1);
         compute_barrier(cb);
         VkBufferCopy region{0, 0, bytes};
         vkCmdCopyBuffer(cb, out.handle(), staging.handle(), 1, &region);
     });
     std::vector<float> rgb(pixels * config.output_dims);
     std::memcpy(rgb.data(), staging.mapped(), bytes);
+    if (gpu_seconds) *gpu_seconds = timer.seconds()[1];
     return rgb;
+}
+
+GpuTimer::GpuTimer(DeviceImpl& device, uint32_t count) : device_(device), count_(count) {
+    const auto& limits = device.properties().limits;
+    if (!limits.timestampComputeAndGraphics || limits.timestampPeriod <= 0 || count == 0) return;
+    VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qi.queryCount = count;
+    vk_check(vkCreateQueryPool(device.device(), &qi, nullptr, &pool_), "creating a query pool");
+    period_ns_ = limits.timestampPeriod;
+}
+
+GpuTimer::~GpuTimer() {
+    if (pool_) vkDestroyQueryPool(device_.device(), pool_, nullptr);
+}
+
+void GpuTimer::reset(VkCommandBuffer cb) {
+    if (pool_) vkCmdResetQueryPool(cb, pool_, 0, count_);
+}
+
+void GpuTimer::stamp(VkCommandBuffer cb, uint32_t index) {
+    if (pool_) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool_, index);
+}
+
+std::vector<double> GpuTimer::seconds() {
+    std::vector<double> out(count_, 0.0);
+    if (!pool_) return out;
+    std::vector<uint64_t> ts(count_, 0);
+    if (vkGetQueryPoolResults(device_.device(), pool_, 0, count_, ts.size() * 8, ts.data(), 8,
+                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) != VK_SUCCESS)
+        return out;
+    for (uint32_t i = 1; i < count_; ++i)
+        out[i] = ts[i] > ts[0] ? double(ts[i] - ts[0]) * period_ns_ * 1e-9 : 0.0;
+    return out;
 }
 
 } // namespace ff::engine::detail

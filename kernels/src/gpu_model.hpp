@@ -27,15 +27,41 @@ struct GpuModel {
 // Checks a Model's vector sizes against its config; throws EngineError saying what differs.
 void require_consistent(const Model& model);
 
+// The training tile for a model on this device: the tensor-core kernels where the device runs them
+// and the model fits their shared memory, else the portable kernels.
+TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config);
+
 // The fused training kernel for a model on this device (EXPLICIT_SAMPLES for tests).
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
                            bool explicit_samples);
 
 // Renders width x height pixel centres of the model held in `mlp` / `grid` (one dispatch) and
 // returns config.output_dims floats per pixel.
+// When gpu_seconds is given, it receives the render dispatch's own GPU time (timestamps; 0 if the
+// device has none).
 std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner,
                                   const ModelConfig& config, const Buffer& mlp, const Buffer& grid,
-                                  uint32_t width, uint32_t height);
+                                  uint32_t width, uint32_t height, double* gpu_seconds = nullptr);
+
+// Times GPU work with a timestamp query pool of `count` entries (no pool if the device has no
+// compute timestamps: then every reading is 0).
+class GpuTimer {
+public:
+    GpuTimer(DeviceImpl& device, uint32_t count);
+    ~GpuTimer();
+    GpuTimer(const GpuTimer&) = delete;
+    GpuTimer& operator=(const GpuTimer&) = delete;
+    void reset(VkCommandBuffer cb);                 // before the first stamp of a submit
+    void stamp(VkCommandBuffer cb, uint32_t index); // after all earlier commands complete
+    std::vector<double> seconds();                  // stamp i - stamp 0, after the submit's wait
+    bool enabled() const { return pool_ != VK_NULL_HANDLE; }
+
+private:
+    DeviceImpl& device_;
+    VkQueryPool pool_ = VK_NULL_HANDLE;
+    uint32_t count_ = 0;
+    double period_ns_ = 0;
+};
 
 inline uint32_t div_up(uint64_t n, uint32_t d) { return uint32_t((n + d - 1) / d); }
 

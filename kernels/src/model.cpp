@@ -154,10 +154,12 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
         return 2u * L.total + 2u * slice_cols * (tile + 8) + 4u * c.padded_output_width() * (tile + 4) +
                4u * (tile / 16);
     };
-    std::vector<uint32_t> tiles = {128u, 64u, 32u};
+    // Tile 32 (a single subgroup) trained to a non-finite loss on the H100 (bench/RESULTS.md,
+    // 2026-11-22) and is not offered until that is understood; 128 measured fastest.
+    std::vector<uint32_t> tiles = {128u, 64u};
     if (const char* env = std::getenv("FIELDFLOW_TRAIN_TILE"); env && *env) {
         uint32_t t = uint32_t(std::strtoul(env, nullptr, 10));
-        if (t == 32 || t == 64 || t == 128) tiles = {t};
+        if (t == 64 || t == 128) tiles = {t};
     }
     for (uint32_t tile : tiles)
         if (tile <= max_invocations && bytes(tile) <= max_shared) return {tile, true, true};

@@ -25,9 +25,14 @@ void require_valid(const ModelConfig& config);
 struct TrainTiling {
     uint32_t tile = 64;
     bool weights_in_shared = true;
+    bool coopmat = false; // the tensor-core MLP body (train_step.comp / render.comp with COOPMAT=1)
 };
 TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
                           uint32_t max_invocations);
+// The tensor-core kernels' tile: the largest of 128, 64 samples whose shared memory fits (or
+// FIELDFLOW_TRAIN_TILE); tile 0 if none does (then the portable kernels run this model).
+TrainTiling choose_coopmat_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
+                                  uint32_t max_invocations);
 
 // Defines shared by every kernel of this model.
 Defines model_defines(const ModelConfig& config);

@@ -9,9 +9,7 @@ namespace ff::engine::testing {
 using namespace detail;
 
 Tiling train_tiling(const Device& device, const ModelConfig& config) {
-    const auto& limits = device.impl().properties().limits;
-    TrainTiling t = choose_tiling(config, limits.maxComputeSharedMemorySize,
-                                  limits.maxComputeWorkGroupInvocations);
+    TrainTiling t = train_tiling_for(device.impl(), config);
     return {t.tile, t.weights_in_shared};
 }
 
@@ -24,9 +22,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
         throw EngineError("forward_backward: need 2 uv floats and output_dims targets per sample");
     CommandRunner runner(dev);
     GpuModel gpu(dev, runner, model);
-    const auto& limits = dev.properties().limits;
-    TrainTiling tiling = choose_tiling(c, limits.maxComputeSharedMemorySize,
-                                       limits.maxComputeWorkGroupInvocations);
+    TrainTiling tiling = train_tiling_for(dev, c);
     uint32_t groups = div_up(n, tiling.tile);
     size_t cells = size_t(c.grid_width) * c.grid_height;
     auto local = [&](size_t bytes, const char* name) {

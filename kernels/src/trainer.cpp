@@ -1,5 +1,5 @@
 // Trainer: owns the device buffers of one training run and records many fused training steps per
-// command buffer (train_step -> barrier -> adam_mlp + adam_grid -> barrier, per step).
+// command buffer (train_step -> barrier -> optimizer (MLP + grid Adam) -> barrier, per step).
 #include "gpu_model.hpp"
 
 #include <algorithm>
@@ -58,7 +58,7 @@ public:
 
 private:
     float lr_scale(uint32_t step) const;
-    // With a timer, a barrier and a timestamp follow every dispatch (stamps first + 1..first + 3).
+    // With a timer, a timestamp follows each dispatch's barrier (stamps first + 1, first + 2).
     void record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer = nullptr, uint32_t first = 0);
 
     Device device_; // keeps the device alive while the buffers below exist
@@ -71,7 +71,7 @@ private:
     GpuModel model_;
     Buffer mlp_m_, mlp_v_, partials_, loss_partials_, loss_log_;
     Buffer grid_m_, grid_v_, grid_grad_, grid_touched_, image_buf_, loss_readback_;
-    DescriptorSet train_set_, adam_mlp_set_, adam_grid_set_;
+    DescriptorSet train_set_, optimizer_set_;
     VkQueryPool query_pool_ = VK_NULL_HANDLE;
     double timestamp_period_ns_ = 0;
 };
@@ -146,16 +146,14 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
                         &grid_v_, &grid_grad_, &grid_touched_});
 
     const Kernel& train = train_kernel(dev_, config, tiling_, false);
-    const Kernel& adam_mlp = dev_.kernel("adam_mlp.comp", model_defines(config), 6);
-    Defines grid_adam_defines = model_defines(config);
-    grid_adam_defines.emplace_back("GRID_DENSE_ADAM", options.grid_adam == GridAdam::dense ? "1" : "0");
-    const Kernel& adam_grid = dev_.kernel("adam_grid.comp", grid_adam_defines, 5);
+    Defines optimizer_defines = model_defines(config);
+    optimizer_defines.emplace_back("GRID_DENSE_ADAM", options.grid_adam == GridAdam::dense ? "1" : "0");
+    const Kernel& optimizer = dev_.kernel("optimizer.comp", optimizer_defines, 11);
     train_set_ = DescriptorSet(dev_, train, {&model_.mlp, &model_.grid, &grid_grad_, &grid_touched_,
                                              &partials_, &loss_partials_, &image_buf_});
-    adam_mlp_set_ = DescriptorSet(dev_, adam_mlp, {&model_.mlp, &mlp_m_, &mlp_v_, &partials_,
-                                                   &loss_partials_, &loss_log_});
-    adam_grid_set_ = DescriptorSet(dev_, adam_grid, {&model_.grid, &grid_m_, &grid_v_, &grid_grad_,
-                                                     &grid_touched_});
+    optimizer_set_ = DescriptorSet(dev_, optimizer, {&model_.mlp, &mlp_m_, &mlp_v_, &partials_,
+                                                     &loss_partials_, &loss_log_, &model_.grid,
+                                                     &grid_m_, &grid_v_, &grid_grad_, &grid_touched_});
 
     if (limits.timestampComputeAndGraphics && dev_.properties().limits.timestampPeriod > 0) {
         VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
@@ -199,16 +197,12 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     if (timer) timer->stamp(cb, first + 1);
     pc.count = groups_;
     pc.lr = options_.lr_mlp * scale;
-    adam_mlp_set_.dispatch(cb, pc, div_up(model_.layout.total, 32)); // 32 parameters per workgroup
-    if (timer) {
-        compute_barrier(cb);
-        timer->stamp(cb, first + 2);
-    }
-    pc.count = cells_;
-    pc.lr = options_.lr_grid * scale;
-    adam_grid_set_.dispatch(cb, pc, div_up(cells_, 64));
+    pc.lr_grid = options_.lr_grid * scale;
+    pc.cells = cells_;
+    // optimizer.comp: 32 MLP parameters per workgroup, then 256 grid cells per workgroup.
+    optimizer_set_.dispatch(cb, pc, div_up(model_.layout.total, 32) + div_up(cells_, 256));
     compute_barrier(cb);
-    if (timer) timer->stamp(cb, first + 3);
+    if (timer) timer->stamp(cb, first + 2);
     ++step_;
 }
 
@@ -248,20 +242,20 @@ float TrainerImpl::train(uint32_t steps) {
 std::vector<DispatchTime> TrainerImpl::profile(uint32_t steps) {
     steps = std::min(steps, kStepsPerSubmit);
     if (steps == 0) return {};
-    GpuTimer timer(dev_, 1 + 3 * steps);
+    GpuTimer timer(dev_, 1 + 2 * steps);
     runner_.run([&](VkCommandBuffer cb) {
         compute_barrier(cb);
         timer.reset(cb);
         timer.stamp(cb, 0);
-        for (uint32_t i = 0; i < steps; ++i) record_step(cb, i, &timer, 3 * i);
+        for (uint32_t i = 0; i < steps; ++i) record_step(cb, i, &timer, 2 * i);
     });
     std::vector<double> t = timer.seconds();
-    double sum[3] = {0, 0, 0};
+    double sum[2] = {0, 0};
     for (uint32_t i = 0; i < steps; ++i)
-        for (int k = 0; k < 3; ++k) sum[k] += t[3 * i + k + 1] - t[3 * i + k];
-    const char* names[3] = {"train_step", "adam_mlp", "adam_grid"};
+        for (int k = 0; k < 2; ++k) sum[k] += t[2 * i + k + 1] - t[2 * i + k];
+    const char* names[2] = {"train_step", "optimizer"};
     std::vector<DispatchTime> out;
-    for (int k = 0; k < 3; ++k) out.push_back({names[k], sum[k] / steps * 1e6});
+    for (int k = 0; k < 2; ++k) out.push_back({names[k], sum[k] / steps * 1e6});
     return out;
 }
 

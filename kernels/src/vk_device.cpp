@@ -283,7 +283,45 @@ int compute_queue_family(VkPhysicalDevice pd) {
     return -1;
 }
 
-DeviceInfo describe(VkPhysicalDevice pd, uint32_t index) {
+// The tensor-core path's needs: VK_NV_cooperative_matrix with an fp16 x fp16 -> fp32 16x16x16
+// subgroup shape, shaderFloat16 (fp16 shared memory and arithmetic), 32-wide subgroups with
+// arithmetic operations in compute shaders (mlp_coopmat.glsl splits a tile into 32-wide subgroups).
+// Returns "" if all are there, else what is missing.
+std::string coopmat_missing(VkInstance instance, VkPhysicalDevice pd, uint32_t api_version,
+                            const VkPhysicalDeviceSubgroupProperties& subgroup) {
+    if (!has_extension(pd, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
+        return VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+    if (api_version < VK_API_VERSION_1_2) return "Vulkan 1.2";
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cm{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+    VkPhysicalDeviceShaderFloat16Int8Features f16{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+    cm.pNext = &f16;
+    VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    f2.pNext = &cm;
+    vkGetPhysicalDeviceFeatures2(pd, &f2);
+    if (!cm.cooperativeMatrix) return "cooperativeMatrix";
+    if (!f16.shaderFloat16) return "shaderFloat16";
+    if (subgroup.subgroupSize != 32) return "32-wide subgroups";
+    if (!(subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ||
+        !(subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT))
+        return "subgroup arithmetic in compute shaders";
+    auto props_fn = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+        vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+    if (!props_fn) return "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV";
+    uint32_t n = 0;
+    if (props_fn(pd, &n, nullptr) != VK_SUCCESS) return "cooperative matrix properties";
+    std::vector<VkCooperativeMatrixPropertiesNV> props(n, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+    if (props_fn(pd, &n, props.data()) != VK_SUCCESS) return "cooperative matrix properties";
+    for (const auto& p : props)
+        if (p.MSize == 16 && p.NSize == 16 && p.KSize == 16 && p.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+            p.BType == VK_COMPONENT_TYPE_FLOAT16_NV && p.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+            p.DType == VK_COMPONENT_TYPE_FLOAT32_NV && p.scope == VK_SCOPE_SUBGROUP_NV)
+            return "";
+    return "an fp16 16x16x16 -> fp32 cooperative matrix shape";
+}
+
+DeviceInfo describe(VkInstance instance, VkPhysicalDevice pd, uint32_t index) {
     DeviceInfo info;
     info.index = index;
     VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
@@ -317,7 +355,8 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index) {
     if (!atomic_ext) missing.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
     else if (!info.float_atomics) missing.push_back("shaderBufferFloat32AtomicAdd");
     if (compute_queue_family(pd) < 0) missing.push_back("a compute queue");
-    info.cooperative_matrix = has_extension(pd, "VK_NV_cooperative_matrix");
+    info.cooperative_matrix = basic.apiVersion >= VK_API_VERSION_1_2 &&
+                              coopmat_missing(instance, pd, basic.apiVersion, subgroup).empty();
     for (size_t i = 0; i < missing.size(); ++i) info.missing += (i ? ", " : "") + missing[i];
     return info;
 }
@@ -356,7 +395,7 @@ std::string no_driver_message(VkResult r) {
 DeviceImpl::DeviceImpl(const std::string& selector, const DeviceOptions& options) {
     try {
         create_instance(options.validation || env_flag("FIELDFLOW_VALIDATION"));
-        select_and_create_device(selector);
+        select_and_create_device(selector, options.force_portable);
     } catch (...) {
         if (device_) vkDestroyDevice(device_, nullptr);
         if (messenger_) {
@@ -434,11 +473,28 @@ void DeviceImpl::create_instance(bool validation) {
     }
 }
 
-void DeviceImpl::select_and_create_device(const std::string& selector) {
+namespace {
+// FIELDFLOW_KERNEL_PATH: "portable" forces the portable kernels, "coopmat" requires the tensor-core
+// path (an error where the device lacks it), "auto" or unset takes the best the device offers.
+bool want_coopmat(const DeviceInfo& info, bool force_portable) {
+    std::string env;
+    if (const char* e = std::getenv("FIELDFLOW_KERNEL_PATH")) env = e;
+    if (!env.empty() && env != "auto" && env != "portable" && env != "coopmat")
+        throw EngineError("FIELDFLOW_KERNEL_PATH='" + env + "' must be auto, portable or coopmat");
+    if (force_portable || env == "portable") return false;
+    if (env == "coopmat" && !info.cooperative_matrix)
+        throw EngineError("FIELDFLOW_KERNEL_PATH=coopmat, but device '" + info.name +
+                          "' lacks the tensor-core path (VK_NV_cooperative_matrix with fp16 "
+                          "16x16x16, shaderFloat16, 32-wide subgroups)");
+    return info.cooperative_matrix;
+}
+} // namespace
+
+void DeviceImpl::select_and_create_device(const std::string& selector, bool force_portable) {
     std::vector<VkPhysicalDevice> pds = physical_devices(instance_);
     if (pds.empty()) throw EngineError(no_driver_message(VK_SUCCESS));
     std::vector<DeviceInfo> infos;
-    for (uint32_t i = 0; i < pds.size(); ++i) infos.push_back(describe(pds[i], i));
+    for (uint32_t i = 0; i < pds.size(); ++i) infos.push_back(describe(instance_, pds[i], i));
 
     std::string available;
     for (const auto& d : infos)
@@ -486,6 +542,7 @@ void DeviceImpl::select_and_create_device(const std::string& selector) {
 
     physical_ = pds[chosen];
     info_ = infos[chosen];
+    coopmat_ = want_coopmat(info_, force_portable);
     vkGetPhysicalDeviceProperties(physical_, &properties_);
     vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
     queue_family_ = uint32_t(compute_queue_family(physical_));
@@ -500,13 +557,24 @@ void DeviceImpl::select_and_create_device(const std::string& selector) {
     af.shaderBufferFloat32AtomicAdd = VK_TRUE;
     VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     f2.pNext = &af;
-    const char* ext = VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME;
+    std::vector<const char*> exts = {VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME};
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cm{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+    VkPhysicalDeviceShaderFloat16Int8Features f16{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+    if (coopmat_) {
+        cm.cooperativeMatrix = VK_TRUE;
+        f16.shaderFloat16 = VK_TRUE;
+        af.pNext = &cm;
+        cm.pNext = &f16;
+        exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    }
     VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     di.pNext = &f2;
     di.queueCreateInfoCount = 1;
     di.pQueueCreateInfos = &qi;
-    di.enabledExtensionCount = 1;
-    di.ppEnabledExtensionNames = &ext;
+    di.enabledExtensionCount = uint32_t(exts.size());
+    di.ppEnabledExtensionNames = exts.data();
     detail::vk_check(vkCreateDevice(physical_, &di, nullptr, &device_),
                      "creating the Vulkan device on '" + info_.name + "'");
     vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
@@ -625,7 +693,7 @@ std::vector<DeviceInfo> list_devices() {
     if (!instance) return {};
     std::vector<DeviceInfo> out;
     std::vector<VkPhysicalDevice> pds = physical_devices(instance);
-    for (uint32_t i = 0; i < pds.size(); ++i) out.push_back(describe(pds[i], i));
+    for (uint32_t i = 0; i < pds.size(); ++i) out.push_back(describe(instance, pds[i], i));
     vkDestroyInstance(instance, nullptr);
     return out;
 }

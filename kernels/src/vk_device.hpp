@@ -61,8 +61,10 @@ struct PushConstants {
     float lr = 0, beta1 = 0, beta2 = 0, epsilon = 0;
     float bias_correction1 = 1, bias_correction2 = 1;
     uint32_t count = 0, slot = 0;
+    float lr_grid = 0;
+    uint32_t cells = 0, pad0 = 0, pad1 = 0;
 };
-static_assert(sizeof(PushConstants) == 64);
+static_assert(sizeof(PushConstants) == 80);
 
 // A compute pipeline over `bindings` storage buffers (bindings 0..n-1) + the push constants.
 struct Kernel {
@@ -131,7 +133,10 @@ public:
     uint32_t queue_family() const { return queue_family_; }
     const DeviceInfo& info() const { return info_; }
     const VkPhysicalDeviceProperties& properties() const { return properties_; }
-    std::string kernel_path() const { return "portable"; }
+    // True when the MLP kernels run on tensor cores (GL_NV_cooperative_matrix): the device offers
+    // it and neither DeviceOptions::force_portable nor FIELDFLOW_KERNEL_PATH=portable said no.
+    bool coopmat() const { return coopmat_; }
+    std::string kernel_path() const { return coopmat_ ? "coopmat" : "portable"; }
 
     // Memory type index for a buffer of `kind`; throws if none fits.
     uint32_t memory_type(uint32_t type_bits, detail::MemoryKind kind) const;
@@ -150,7 +155,7 @@ public:
 
 private:
     void create_instance(bool validation);
-    void select_and_create_device(const std::string& selector);
+    void select_and_create_device(const std::string& selector, bool force_portable);
 
     VkInstance instance_ = VK_NULL_HANDLE;
     VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
@@ -158,6 +163,7 @@ private:
     VkDevice device_ = VK_NULL_HANDLE;
     VkQueue queue_ = VK_NULL_HANDLE;
     uint32_t queue_family_ = 0;
+    bool coopmat_ = false;
     DeviceInfo info_;
     VkPhysicalDeviceProperties properties_{};
     VkPhysicalDeviceMemoryProperties memory_{};

@@ -62,24 +62,24 @@ TEST_F(ShaderCache, SecondCompileHitsTheCache) {
 }
 
 TEST_F(ShaderCache, CorruptedFileIsRecompiledNotFatal) {
-    detail::CompileResult first = detail::compile_shader("adam_grid.comp", defines());
+    detail::CompileResult first = detail::compile_shader("optimizer.comp", defines());
     {
         std::fstream f(first.cache_path, std::ios::in | std::ios::out | std::ios::binary);
         f.seekp(100);
         f.put('\x5a');
         f.put('\xa5');
     }
-    detail::CompileResult again = detail::compile_shader("adam_grid.comp", defines());
+    detail::CompileResult again = detail::compile_shader("optimizer.comp", defines());
     EXPECT_FALSE(again.from_cache);
     EXPECT_EQ(again.spirv, first.spirv);
     ASSERT_EQ(again.warnings.size(), 1u);
     EXPECT_NE(again.warnings[0].find("corrupted"), std::string::npos) << again.warnings[0];
     // Rewritten: the next compile hits again.
-    EXPECT_TRUE(detail::compile_shader("adam_grid.comp", defines()).from_cache);
+    EXPECT_TRUE(detail::compile_shader("optimizer.comp", defines()).from_cache);
 
     // Truncated to a few bytes: also a warning, not an error.
     fs::resize_file(first.cache_path, 10);
-    detail::CompileResult truncated = detail::compile_shader("adam_grid.comp", defines());
+    detail::CompileResult truncated = detail::compile_shader("optimizer.comp", defines());
     EXPECT_FALSE(truncated.from_cache);
     EXPECT_EQ(truncated.spirv, first.spirv);
 }

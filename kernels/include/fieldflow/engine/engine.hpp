@@ -16,6 +16,10 @@
 
 namespace ff::engine {
 
+// Bumped whenever a change to the kernels or defaults changes what training produces for the same
+// inputs; nodes fold it into their cache keys so a disk cache never returns a stale model.
+inline constexpr uint32_t kVersion = 2;
+
 // Every engine failure: what is wrong, in the user's terms ("no Vulkan driver found (...)",
 // "device 'llvmpipe' lacks shaderBufferFloat32AtomicAdd", "out of device memory allocating ...").
 struct EngineError : std::runtime_error {
@@ -148,7 +152,7 @@ class TrainerImpl;
 
 // Mean GPU time of one kind of dispatch over profiled steps (Trainer::profile_dispatches).
 struct DispatchTime {
-    std::string name; // "train_step", "adam_mlp", "adam_grid"
+    std::string name; // "train_step", "optimizer"
     double us = 0;    // microseconds, including the barrier that follows it
 };
 

@@ -1,0 +1,72 @@
+// fieldflow model file: a trained model (configuration + fp32 weights) with the facts a user needs
+// to trust and reuse it (training image size, how it was trained), as one self-checking byte string.
+// Byte-level layout: docs/model-format.md. Pure C++ (plus xxhash): no Vulkan calls, no OpenCV.
+//
+//   std::vector<std::byte> bytes = ff::engine::encode_model_file(file);
+//   ff::engine::ModelFile back = ff::engine::decode_model_file(bytes, "lake.ffm");
+#pragma once
+
+#include <fieldflow/engine/engine.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ff::engine {
+
+// The format version this build writes. It reads every file of the same major version; keys it
+// does not know are tolerated only in files of a newer minor version.
+inline constexpr uint32_t kModelFormatMajor = 1;
+inline constexpr uint32_t kModelFormatMinor = 0;
+
+// Any reason a byte string is not a usable model file. The message starts with the source name
+// ("lake.ffm: truncated (expected 1234 bytes, got 1000)").
+struct ModelFileError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// How the weights were obtained. Informational: loading never depends on these values, but they
+// travel with the model so a report can say what produced it.
+struct TrainingInfo {
+    uint32_t steps = 0;          // optimiser steps run
+    uint32_t batch = 0;          // samples per step
+    uint64_t seed = 0;
+    float lr_mlp = 0.0f;
+    float lr_grid = 0.0f;
+    std::string device;          // device name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"
+    std::string kernel_path;     // "portable" or "coopmat"
+    double final_loss = 0.0;     // last training-batch MSE
+    double final_psnr = 0.0;     // full-image PSNR in dB at the end of training
+    double train_seconds = 0.0;  // wall time of the training loop
+};
+
+struct ModelFile {
+    Model model;                 // configuration + grid + mlp, layout as engine.hpp's Model
+    uint32_t image_width = 0;    // size of the image it was trained on (Infer's default size)
+    uint32_t image_height = 0;
+    TrainingInfo training;
+};
+
+// Serialises `file`. Throws ModelFileError if the model is not self-consistent (invalid
+// configuration, weight counts that do not match it, non-finite weights, zero image size, or text
+// fields containing line breaks), so an unreadable file is never written.
+std::vector<std::byte> encode_model_file(const ModelFile& file);
+
+// Parses and checks a model file. Every size read from the file is bounds-checked before use.
+// Throws ModelFileError naming the problem: not a model file, unsupported version, truncated,
+// checksum mismatch (corrupt), malformed header, invalid configuration, payload size mismatch.
+ModelFile decode_model_file(std::span<const std::byte> bytes, std::string_view source_name);
+
+// Number of floats the grid and MLP of `config` hold (padded layout, as in engine.hpp's Model).
+// `config` must be valid (config.validate() empty).
+uint64_t grid_float_count(const ModelConfig& config);
+uint64_t mlp_float_count(const ModelConfig& config);
+
+// Stable lowercase names of activations, as written in the header ("relu", "sigmoid", ...).
+std::string_view activation_name(Activation activation);
+
+} // namespace ff::engine
