@@ -1,0 +1,36 @@
+# Plugin "neural": the engine's nodes (Train, Infer, SaveModel, LoadModel, Report).
+# ff_neural_support holds everything but the op declarations, so unit tests can link the pieces
+# directly; the plugin module adds the ops.
+include(${CMAKE_CURRENT_LIST_DIR}/common/common.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/metrics/image_metrics.cmake)
+find_package(nlohmann_json 3 REQUIRED)
+
+set(FF_NEURAL_DIR ${CMAKE_CURRENT_LIST_DIR}/neural)
+add_library(ff_neural_support STATIC
+  ${FF_NEURAL_DIR}/base64.cpp
+  ${FF_NEURAL_DIR}/device_cache.cpp
+  ${FF_NEURAL_DIR}/model_input.cpp
+  ${FF_NEURAL_DIR}/neural_images.cpp
+  ${FF_NEURAL_DIR}/output_size.cpp
+  ${FF_NEURAL_DIR}/report_page.cpp
+  ${FF_NEURAL_DIR}/snapshot_files.cpp
+  ${FF_NEURAL_DIR}/train_params.cpp
+  ${FF_NEURAL_DIR}/training_log.cpp
+  ${FF_NEURAL_DIR}/training_schedule.cpp)
+target_include_directories(ff_neural_support PUBLIC ${FF_NEURAL_DIR})
+target_link_libraries(ff_neural_support PUBLIC
+  ff_engine ff_nodes_common ff_image_metrics ff_plugin_sdk nlohmann_json::nlohmann_json
+  opencv_core opencv_imgproc opencv_imgcodecs)
+set_target_properties(ff_neural_support PROPERTIES
+  POSITION_INDEPENDENT_CODE ON
+  CXX_VISIBILITY_PRESET hidden
+  VISIBILITY_INLINES_HIDDEN ON)
+
+fieldflow_add_plugin(ff_neural SOURCES
+  ${FF_NEURAL_DIR}/plugin.cpp
+  ${FF_NEURAL_DIR}/train.cpp
+  ${FF_NEURAL_DIR}/infer.cpp
+  ${FF_NEURAL_DIR}/save_model.cpp
+  ${FF_NEURAL_DIR}/load_model.cpp
+  ${FF_NEURAL_DIR}/report.cpp)
+target_link_libraries(ff_neural PRIVATE ff_neural_support)

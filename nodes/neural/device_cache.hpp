@@ -1,0 +1,20 @@
+// One engine Device per selector for the whole process, shared by every Train and Infer node, so
+// a graph with several neural nodes opens the Vulkan device (and compiles its pipelines) once.
+#pragma once
+
+#include <fieldflow/engine/engine.hpp>
+#include <fieldflow/node.hpp>
+
+#include <string>
+
+namespace ff::neural {
+
+// The device for `selector` ("auto", "cpu", "0", ...), opened on first use. Thread-safe. A failed
+// open is not cached (the next call tries again) and is rethrown as ff::Error.
+ff::engine::Device shared_device(const std::string& selector);
+
+// The selector a node should use: its own `device` param if set, else the run's --device, else
+// "auto".
+std::string device_selector(const Node& node, const std::string& device_param);
+
+} // namespace ff::neural

@@ -1,0 +1,53 @@
+// Infer: render a model at any resolution (default: the size of the image it was trained on).
+#include "device_cache.hpp"
+#include "model_input.hpp"
+#include "neural_images.hpp"
+#include "output_size.hpp"
+
+#include <fieldflow/node.hpp>
+
+#include <cstring>
+
+namespace ff::neural {
+namespace {
+
+void execute_infer(Node& node) {
+    ff::engine::ModelFile file = read_model_input(node, "model");
+    OutputSize size = infer_output_size(node.integer("width"), node.integer("height"),
+                                        node.number("scale"), file.image_width, file.image_height);
+    ff::engine::Device device = shared_device(device_selector(node, node.string("device")));
+    std::vector<float> rgb;
+    try {
+        rgb = ff::engine::render(device, file.model, size.width, size.height);
+    } catch (const ff::engine::EngineError& e) {
+        throw Error(e.what());
+    }
+    if (rgb.size() != size_t(size.width) * size.height * 3)
+        throw Error("internal error: render returned " + std::to_string(rgb.size()) + " floats");
+    float* out = node.output_image("image", size.width, size.height, 3);
+    std::memcpy(out, rgb.data(), rgb.size() * sizeof(float));
+}
+
+} // namespace
+
+FF_NODE(infer) =
+    ff::op("Infer", "neural")
+        .doc("Renders a model at any resolution: the learned field evaluated at the output "
+             "pixels' centres. Default size: the training image's; or width and/or height (the "
+             "other follows the aspect ratio), or a scale of the training size.")
+        .version(ff::engine::kVersion)
+        .input("model", kModel, "model from Train or LoadModel")
+        .output("image", kImage, "the rendered RGB image")
+        .param_int("width", 0, 0, 65536, "output width; 0 = from height or the training size")
+        .param_int("height", 0, 0, 65536, "output height; 0 = from width or the training size")
+        .param_float("scale", 0.0, 0.0, 64.0,
+                     "output size as a multiple of the training size; 0 = unused")
+        .param_string("device", std::string(""),
+                      "compute device: 'auto', 'cpu' or an index; empty = the run's --device")
+        .validate([](Node& node) {
+            if (node.number("scale") > 0 && (node.integer("width") > 0 || node.integer("height") > 0))
+                throw ParamError("scale", "give either width/height or scale, not both");
+        })
+        .execute(execute_infer);
+
+} // namespace ff::neural

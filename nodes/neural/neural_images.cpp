@@ -1,0 +1,79 @@
+#include "neural_images.hpp"
+
+#include "common/atomic_write.hpp"
+#include "common/image_mat.hpp"
+
+#include <fieldflow/node.hpp>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace ff::neural {
+
+cv::Mat rgb_from_render(const std::vector<float>& rgb, uint32_t width, uint32_t height) {
+    if (rgb.size() != size_t(width) * height * 3)
+        throw Error("internal error: render returned " + std::to_string(rgb.size()) +
+                    " floats for a " + std::to_string(width) + "x" + std::to_string(height) +
+                    " image");
+    cv::Mat out(int(height), int(width), CV_32FC3);
+    std::memcpy(out.ptr<float>(), rgb.data(), rgb.size() * sizeof(float));
+    return out;
+}
+
+cv::Mat feature_image(const ff::engine::Model& model) {
+    const auto& c = model.config;
+    const size_t cells = size_t(c.grid_width) * c.grid_height;
+    if (c.grid_channels == 0 || model.grid.size() != cells * c.grid_channels)
+        throw Error("internal error: grid has " + std::to_string(model.grid.size()) +
+                    " values, expected " + std::to_string(cells * c.grid_channels));
+    const uint32_t shown = std::min<uint32_t>(3, c.grid_channels);
+    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+    for (size_t i = 0; i < cells; ++i)
+        for (uint32_t k = 0; k < shown; ++k) {
+            float v = model.grid[i * c.grid_channels + k];
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    // A constant frame (e.g. an all-zero initial grid) shows as mid grey rather than dividing by 0.
+    const float range = hi > lo ? hi - lo : 0.0f;
+    cv::Mat out(int(c.grid_height), int(c.grid_width), CV_32FC3);
+    float* p = out.ptr<float>();
+    for (size_t i = 0; i < cells; ++i)
+        for (uint32_t k = 0; k < 3; ++k) {
+            float v = model.grid[i * c.grid_channels + std::min(k, shown - 1)];
+            p[i * 3 + k] = range > 0 ? (v - lo) / range : 0.5f;
+        }
+    return out;
+}
+
+namespace {
+
+cv::Mat bgr8(const cv::Mat& rgb) {
+    if (rgb.type() != CV_32FC3 || rgb.empty())
+        throw Error("internal error: expected a non-empty CV_32FC3 image");
+    cv::Mat bgr;
+    cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
+    return ff::nodes::to_8bit(bgr);
+}
+
+} // namespace
+
+std::vector<unsigned char> png_bytes(const cv::Mat& rgb) {
+    std::vector<unsigned char> out;
+    if (!cv::imencode(".png", bgr8(rgb), out)) throw Error("PNG encoding failed");
+    return out;
+}
+
+void write_png(const std::filesystem::path& path, const cv::Mat& rgb) {
+    cv::Mat bgr = bgr8(rgb);
+    ff::nodes::atomic_write(path, [&](const std::filesystem::path& temporary) {
+        if (!cv::imwrite(temporary.string(), bgr))
+            throw Error("OpenCV could not write PNG " + temporary.string());
+    });
+}
+
+} // namespace ff::neural

@@ -1,0 +1,29 @@
+// Images the neural nodes make: engine renders as cv::Mats, the feature-grid picture, PNG files.
+#pragma once
+
+#include <fieldflow/engine/engine.hpp>
+
+#include <opencv2/core.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ff::neural {
+
+// An engine render (width * height * 3 floats, RGB, row-major) as a CV_32FC3 RGB Mat (a copy).
+cv::Mat rgb_from_render(const std::vector<float>& rgb, uint32_t width, uint32_t height);
+
+// The learned grid as a picture at grid resolution: channels 0, 1, 2 as R, G, B (a 1- or
+// 2-channel grid repeats its last channel), min-max normalised over the whole frame so every
+// snapshot uses the full range. CV_32FC3 RGB in [0, 1].
+cv::Mat feature_image(const ff::engine::Model& model);
+
+// The RGB float image as 8-bit PNG bytes (rounded like WriteImage: ff::nodes::to_8bit).
+std::vector<unsigned char> png_bytes(const cv::Mat& rgb);
+
+// Writes the RGB float image as an 8-bit PNG, atomically. Throws ff::Error naming the path.
+void write_png(const std::filesystem::path& path, const cv::Mat& rgb);
+
+} // namespace ff::neural

@@ -1,0 +1,260 @@
+// Report: ground truth | bilinear | learned side by side with PSNR/SSIM, the snapshot strip, the
+// training curve, timings, device and model size, as one self-contained HTML page; and the
+// numbers as metrics.json.
+#include "model_input.hpp"
+#include "neural_images.hpp"
+#include "report_page.hpp"
+#include "snapshot_files.hpp"
+#include "training_log.hpp"
+
+#include "common/atomic_write.hpp"
+#include "common/image_mat.hpp"
+#include "metrics/image_metrics.hpp"
+
+#include <fieldflow/node.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+namespace ff::neural {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string fixed(double value, int digits) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+    return buffer;
+}
+
+std::string bytes_text(double bytes) {
+    if (bytes >= 1024.0 * 1024.0) return fixed(bytes / (1024.0 * 1024.0), 2) + " MiB";
+    if (bytes >= 1024.0) return fixed(bytes / 1024.0, 1) + " KiB";
+    return fixed(bytes, 0) + " bytes";
+}
+
+std::optional<PngBytes> read_png_file(const fs::path& path) {
+    if (path.empty()) return std::nullopt;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    PngBytes bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (bytes.size() < 8) return std::nullopt;
+    return bytes;
+}
+
+// The image at maximum PNG compression: the honest size to compare a model with.
+PngBytes smallest_png(const cv::Mat& rgb) {
+    cv::Mat bgr;
+    cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
+    PngBytes out;
+    if (!cv::imencode(".png", ff::nodes::to_8bit(bgr), out, {cv::IMWRITE_PNG_COMPRESSION, 9}))
+        throw Error("PNG encoding of the ground truth failed");
+    return out;
+}
+
+// Training facts: from the Train node's stats when connected, else from the model file's header.
+json training_facts(const Node& node, const std::optional<ff::engine::ModelFile>& model) {
+    json facts = json::object();
+    if (auto stats = node.optional_blob("stats")) {
+        facts = json::parse(reinterpret_cast<const char*>(stats->data()),
+                            reinterpret_cast<const char*>(stats->data()) + stats->size(), nullptr,
+                            false);
+        if (facts.is_discarded() || !facts.is_object())
+            throw Error("input 'stats' is not a JSON object");
+    }
+    if (model) {
+        const ff::engine::TrainingInfo& t = model->training;
+        facts.emplace("steps", t.steps);
+        facts.emplace("train_seconds", t.train_seconds);
+        facts.emplace("device", t.device);
+        facts.emplace("kernel_path", t.kernel_path);
+        facts.emplace("batch", t.batch);
+        facts.emplace("parameter_count", model->model.parameter_count());
+        if (t.train_seconds > 0) facts.emplace("steps_per_second", t.steps / t.train_seconds);
+    }
+    return facts;
+}
+
+template <class T>
+T fact(const json& facts, const char* key, T fallback) {
+    auto it = facts.find(key);
+    if (it == facts.end() || it->is_null()) return fallback;
+    try {
+        return it->get<T>();
+    } catch (const json::exception&) {
+        return fallback;
+    }
+}
+
+void execute_report(Node& node) {
+    const std::string path = node.string("path");
+    const std::string metrics_path = node.string("metrics");
+    const std::string snapshots = node.string("snapshots");
+    const std::string title = node.string("title");
+
+    const ImageView truth_view = node.image("ground_truth");
+    const cv::Mat truth = ff::nodes::rgb_mat(truth_view, "ground_truth");
+    auto compared = [&](const char* port) {
+        cv::Mat image = ff::nodes::rgb_mat(node.image(port), port);
+        if (image.size() != truth.size())
+            throw Error(std::string("input '") + port + "' is " + ff::nodes::size_text(image.size()) +
+                        " but the ground truth is " + ff::nodes::size_text(truth.size()) +
+                        "; the report compares images of the same size");
+        return image;
+    };
+    const cv::Mat bilinear = compared("bilinear");
+    const cv::Mat learned = compared("learned");
+    const ff::metrics::ImageMetrics m_bilinear = ff::metrics::compare(truth, bilinear, true);
+    const ff::metrics::ImageMetrics m_learned = ff::metrics::compare(truth, learned, true);
+
+    std::optional<ff::engine::ModelFile> model;
+    std::optional<size_t> model_bytes;
+    if (auto blob = node.optional_blob("model")) {
+        model = decode_model(*blob, "input 'model'");
+        model_bytes = blob->size();
+    }
+    const json facts = training_facts(node, model);
+    if (!model_bytes && facts.contains("model_bytes")) model_bytes = fact<size_t>(facts, "model_bytes", 0);
+
+    const PngBytes truth_png = smallest_png(truth);
+    const double compression =
+        model_bytes && *model_bytes > 0 ? double(truth_png.size()) / double(*model_bytes) : 0.0;
+
+    json metrics = {
+        {"psnr_learned", m_learned.psnr},
+        {"psnr_bilinear", m_bilinear.psnr},
+        {"ssim_learned", m_learned.ssim},
+        {"ssim_bilinear", m_bilinear.ssim},
+        {"mse_learned", m_learned.mse},
+        {"mse_bilinear", m_bilinear.mse},
+        {"metrics_on", "8-bit values, as saved to PNG"},
+        {"image_width", truth.cols},
+        {"image_height", truth.rows},
+        {"steps", fact<uint64_t>(facts, "steps", 0)},
+        {"train_seconds", fact<double>(facts, "train_seconds", 0.0)},
+        {"steps_per_second", fact<double>(facts, "steps_per_second", 0.0)},
+        {"device", fact<std::string>(facts, "device", "")},
+        {"kernel_path", fact<std::string>(facts, "kernel_path", "")},
+        {"parameter_count", fact<uint64_t>(facts, "parameter_count", 0)},
+        {"model_bytes", model_bytes.value_or(0)},
+        {"png_bytes", truth_png.size()},
+        {"compression_ratio", compression},
+    };
+    if (facts.contains("final_psnr")) metrics["final_training_psnr"] = facts["final_psnr"];
+    if (facts.contains("device_bytes")) metrics["device_bytes"] = facts["device_bytes"];
+
+    // The page.
+    ReportPage page;
+    page.title = title;
+    page.subtitle = ff::nodes::size_text(truth.size()) + " image";
+    if (uint64_t steps = metrics["steps"]; steps > 0)
+        page.subtitle += ", " + std::to_string(steps) + " training steps in " +
+                         fixed(metrics["train_seconds"].get<double>(), 1) + " s";
+    if (std::string device = metrics["device"]; !device.empty()) page.subtitle += " on " + device;
+    page.images = {
+        {"Ground truth", png_bytes(truth), std::nullopt, std::nullopt},
+        {"Bilinear", png_bytes(bilinear), m_bilinear.psnr, m_bilinear.ssim},
+        {"Learned", png_bytes(learned), m_learned.psnr, m_learned.ssim},
+    };
+
+    if (!snapshots.empty()) {
+        std::set<uint32_t> wanted;
+        if (facts.contains("snapshot_steps") && facts["snapshot_steps"].is_array())
+            for (const json& step : facts["snapshot_steps"])
+                if (step.is_number_unsigned()) wanted.insert(step.get<uint32_t>());
+        for (const auto& [step, files] : find_snapshots(snapshots)) {
+            if (!wanted.empty() && !wanted.count(step)) continue; // left over from another run
+            ReportSnapshot shot{step, read_png_file(files.prediction), read_png_file(files.feature)};
+            if (shot.prediction || shot.feature) page.snapshots.push_back(std::move(shot));
+        }
+        page.training_curve = read_png_file(TrainingLog::curve_path(fs::path(snapshots) / "training_log.csv"));
+    }
+
+    const double gain = m_learned.psnr - m_bilinear.psnr;
+    page.quality = {
+        {"PSNR, learned", fixed(m_learned.psnr, 2) + " dB"},
+        {"PSNR, bilinear", fixed(m_bilinear.psnr, 2) + " dB"},
+        {"Learned minus bilinear", (gain >= 0 ? "+" : "") + fixed(gain, 2) + " dB"},
+        {"SSIM, learned", fixed(m_learned.ssim, 4)},
+        {"SSIM, bilinear", fixed(m_bilinear.ssim, 4)},
+        {"Computed on", "8-bit values, as saved to PNG"},
+    };
+    auto add = [&](const char* name, const std::string& value) { page.training.push_back({name, value}); };
+    if (metrics["steps"].get<uint64_t>() > 0) {
+        add("Steps", std::to_string(metrics["steps"].get<uint64_t>()));
+        if (facts.contains("batch")) add("Batch", std::to_string(fact<uint64_t>(facts, "batch", 0)));
+        add("Training time", fixed(metrics["train_seconds"].get<double>(), 2) + " s");
+        add("Steps per second", fixed(metrics["steps_per_second"].get<double>(), 0));
+        if (facts.contains("setup_seconds"))
+            add("Setup (pipelines, upload)", fixed(fact<double>(facts, "setup_seconds", 0), 2) + " s");
+        if (facts.contains("wall_seconds"))
+            add("Train node in all (with evaluations and snapshots)",
+                fixed(fact<double>(facts, "wall_seconds", 0), 2) + " s");
+        if (facts.contains("final_loss"))
+            add("Final training loss (MSE)", fixed(fact<double>(facts, "final_loss", 0), 6));
+    }
+    if (!metrics["device"].get<std::string>().empty()) add("Device", metrics["device"]);
+    if (facts.contains("device_type")) add("Device type", fact<std::string>(facts, "device_type", ""));
+    if (!metrics["kernel_path"].get<std::string>().empty()) add("Kernel path", metrics["kernel_path"]);
+    if (facts.contains("device_bytes"))
+        add("Device memory", bytes_text(fact<double>(facts, "device_bytes", 0)));
+    if (model) {
+        const auto& c = model->model.config;
+        add("Model", std::to_string(c.grid_width) + "x" + std::to_string(c.grid_height) + "x" +
+                         std::to_string(c.grid_channels) + " grid + MLP " +
+                         std::to_string(c.hidden_width) + " wide, " +
+                         std::to_string(c.hidden_layers) + " hidden layers");
+    }
+    if (metrics["parameter_count"].get<uint64_t>() > 0)
+        add("Parameters", std::to_string(metrics["parameter_count"].get<uint64_t>()));
+    if (model_bytes) add("Model size", bytes_text(double(*model_bytes)) + " (" + std::to_string(*model_bytes) + " bytes)");
+    add("Ground truth as PNG", bytes_text(double(truth_png.size())) + " (" +
+                                   std::to_string(truth_png.size()) + " bytes, maximum compression)");
+    if (compression > 0)
+        add("Compression (PNG size / model size)", fixed(compression, 2) + "x");
+
+    const std::string html = render_report_html(page);
+    ff::nodes::atomic_write_file(path, html);
+    const std::string metrics_text = metrics.dump(2) + "\n";
+    if (!metrics_path.empty()) ff::nodes::atomic_write_file(metrics_path, metrics_text);
+    node.log("report " + path + ": learned " + fixed(m_learned.psnr, 2) + " dB, bilinear " +
+             fixed(m_bilinear.psnr, 2) + " dB");
+    node.output_text("metrics", metrics_text);
+}
+
+} // namespace
+
+FF_NODE(report) =
+    ff::op("Report", "neural")
+        .doc("Compares a learned image with the bilinear baseline against the ground truth: one "
+             "self-contained HTML page (images embedded) with the three side by side and their "
+             "PSNR/SSIM, the training snapshot strip and curve, timings, device and model size "
+             "next to the PNG size; and metrics.json (psnr_learned, psnr_bilinear, ssim_learned, "
+             "ssim_bilinear, steps, train_seconds, device, ...). Metrics use 8-bit values, as "
+             "saved to PNG.")
+        .flags(FF_OP_WRITES_OUTSIDE)
+        .version(1)
+        .input("ground_truth", kImage, "the original image")
+        .input("bilinear", kImage, "the bilinear baseline, same size")
+        .input("learned", kImage, "the learned model's render, same size")
+        .optional_input("stats", kJson, "Train's stats output (steps, timings, device)")
+        .optional_input("model", kModel, "the model, for its size and configuration")
+        .output("metrics", kJson, "the metrics.json content")
+        .param_string("path", std::nullopt, "HTML file to write, e.g. out/lake/report.html")
+        .param_string("metrics", std::string(""), "metrics JSON file to write; empty = none")
+        .param_string("snapshots", std::string(""),
+                      "Train's snapshot folder, for the snapshot strip and training curve")
+        .param_string("title", std::string("Learned image vs bilinear baseline"),
+                      "page title")
+        .execute(execute_report);
+
+} // namespace ff::neural

@@ -1,0 +1,141 @@
+#include "train_params.hpp"
+
+#include "common/grid_size.hpp"
+#include "training_schedule.hpp"
+
+#include <fieldflow/engine/model_file.hpp>
+
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+
+namespace ff::neural {
+
+namespace fe = ff::engine;
+
+namespace {
+
+// A float default as the double it reads as in text ("0.01", not 0.0099999997764825821).
+double float_default(float value) {
+    char buffer[32];
+    auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
+    return std::strtod(std::string(buffer, end).c_str(), nullptr);
+}
+
+} // namespace
+
+OpBuilder& declare_train_params(OpBuilder& op) {
+    const fe::TrainOptions defaults;
+    const fe::ModelConfig model;
+    const std::string activations = "relu|sigmoid|sine|none";
+    return op
+        .param_string("grid", std::string("auto"),
+                      "feature grid size: 'auto' (image size / 4, as BilinearBaseline) or 'WxH'")
+        .param_int("grid_channels", model.grid_channels, 1, 16, "features per grid cell")
+        .param_bool("subcell", model.encoding.subcell,
+                    "add sinusoids of the position inside a grid cell (2 inputs)")
+        .param_int("fourier_octaves", model.encoding.fourier_octaves, 0, 8,
+                   "global Fourier feature octaves per axis (each a sin/cos pair per axis)")
+        .param_int("hidden_width", model.hidden_width, 16, 128, "MLP hidden width: 16, 32, 64 or 128")
+        .param_int("hidden_layers", model.hidden_layers, 1, 8, "MLP hidden layers")
+        .param_enum("hidden_activation", std::string(fe::activation_name(model.hidden_activation)),
+                    activations, "activation after each hidden layer")
+        .param_enum("output_activation", std::string(fe::activation_name(model.output_activation)),
+                    activations, "activation of the RGB output")
+        .param_int("steps", defaults.steps, 1, 100000000, "training steps")
+        .param_int("batch", defaults.batch, 1, 1 << 22, "random pixels per step")
+        .param_float("lr_mlp", float_default(defaults.lr_mlp), 1e-8, 10, "Adam learning rate of the MLP")
+        .param_float("lr_grid", float_default(defaults.lr_grid), 1e-8, 10, "Adam learning rate of the feature grid")
+        .param_float("lr_decay_start", float_default(defaults.lr_decay_start), 0, 1,
+                     "both learning rates hold until this fraction of the steps, then decay "
+                     "exponentially")
+        .param_float("lr_final_scale", float_default(defaults.lr_final_scale), 1e-6, 1,
+                     "learning rates at the last step, as a fraction of their starting values")
+        .param_enum("grid_adam", defaults.grid_adam == fe::GridAdam::dense ? "dense" : "sparse",
+                    "dense|sparse",
+                    "grid cells not sampled in a step: 'dense' steps them with a zero gradient "
+                    "(momentum decays), 'sparse' leaves them and their moments untouched")
+        .param_int("seed", int64_t(defaults.seed), 0, INT64_MAX,
+                   "seed of the initial weights and of the pixel sampling")
+        .param_string("device", std::string(""),
+                      "compute device: 'auto', 'cpu' or an index; empty = the run's --device")
+        .param_string("snapshots", std::string(""),
+                      "folder for prediction_at_<step>.png, feature_at_<step>.png and the training "
+                      "log (snapshots of an earlier run there are replaced); empty = none")
+        .param_int_list("snapshot_steps", std::string("[]"), 0, 100000000,
+                        "steps to snapshot (0 = before training); empty = 1, 10, 100, ..., last")
+        .param_int("eval_interval", 1000, 0, 100000000,
+                   "measure full-image PSNR every N steps (also at snapshots and the end); 0 = "
+                   "only there")
+        .param_string("log", std::string(""),
+                      "training log CSV path (a loss/PSNR curve .png is written beside it); empty "
+                      "= <snapshots>/training_log.csv when snapshots is set");
+}
+
+fe::Activation activation_from_name(const std::string& name) {
+    for (fe::Activation a : {fe::Activation::none, fe::Activation::relu, fe::Activation::sigmoid,
+                             fe::Activation::sine})
+        if (fe::activation_name(a) == name) return a;
+    throw Error("unknown activation '" + name + "'");
+}
+
+TrainParams read_train_params(const Node& node) {
+    TrainParams p;
+    p.grid = node.string("grid");
+    try {
+        ff::nodes::parse_grid_spec(p.grid);
+    } catch (const Error& e) {
+        throw ParamError("grid", e.what());
+    }
+    fe::ModelConfig& m = p.model;
+    m.grid_channels = uint32_t(node.integer("grid_channels"));
+    m.encoding.subcell = node.flag("subcell");
+    m.encoding.fourier_octaves = uint32_t(node.integer("fourier_octaves"));
+    m.hidden_width = uint32_t(node.integer("hidden_width"));
+    if (m.hidden_width != 16 && m.hidden_width != 32 && m.hidden_width != 64 && m.hidden_width != 128)
+        throw ParamError("hidden_width", "hidden_width " + std::to_string(m.hidden_width) +
+                                             " is not one of 16, 32, 64, 128");
+    m.hidden_layers = uint32_t(node.integer("hidden_layers"));
+    m.hidden_activation = activation_from_name(node.string("hidden_activation"));
+    m.output_activation = activation_from_name(node.string("output_activation"));
+
+    fe::TrainOptions& o = p.options;
+    o.steps = uint32_t(node.integer("steps"));
+    o.batch = uint32_t(node.integer("batch"));
+    o.lr_mlp = float(node.number("lr_mlp"));
+    o.lr_grid = float(node.number("lr_grid"));
+    o.lr_decay_start = float(node.number("lr_decay_start"));
+    o.lr_final_scale = float(node.number("lr_final_scale"));
+    o.grid_adam = node.string("grid_adam") == "sparse" ? fe::GridAdam::sparse : fe::GridAdam::dense;
+    o.seed = uint64_t(node.integer("seed"));
+
+    p.device = node.string("device");
+    p.snapshots = node.string("snapshots");
+    p.snapshot_steps = node.integers("snapshot_steps");
+    resolve_snapshot_steps(p.snapshot_steps, o.steps); // throws ParamError for steps past the end
+    p.eval_interval = uint32_t(node.integer("eval_interval"));
+    p.log = node.string("log");
+    if (p.log.empty() && !p.snapshots.empty())
+        p.log = (std::filesystem::path(p.snapshots) / "training_log.csv").string();
+
+    // The engine's own rules on the rest of the configuration, checked with a placeholder (smallest valid) grid.
+    fe::ModelConfig probe = m;
+    probe.grid_width = probe.grid_height = 2;
+    if (std::string problem = probe.validate(); !problem.empty())
+        throw Error("invalid model configuration: " + problem);
+    return p;
+}
+
+fe::ModelConfig model_config_for_image(const TrainParams& params, uint32_t image_width,
+                                       uint32_t image_height) {
+    fe::ModelConfig config = params.model;
+    ff::nodes::GridSize grid = ff::nodes::resolve_grid_size(params.grid, image_width, image_height);
+    config.grid_width = grid.width;
+    config.grid_height = grid.height;
+    if (std::string problem = config.validate(); !problem.empty())
+        throw Error("invalid model configuration for a " + std::to_string(image_width) + "x" +
+                    std::to_string(image_height) + " image: " + problem);
+    return config;
+}
+
+} // namespace ff::neural

@@ -1,0 +1,38 @@
+// The Train node's params: declared once here (names, defaults, ranges, docs) and read back into
+// the engine's ModelConfig / TrainOptions with every constraint the declarations cannot express.
+#pragma once
+
+#include <fieldflow/engine/engine.hpp>
+#include <fieldflow/node.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ff::neural {
+
+struct TrainParams {
+    std::string grid;                       // "auto" or "WxH"
+    ff::engine::ModelConfig model;          // grid size still 0: it depends on the image
+    ff::engine::TrainOptions options;
+    std::string device;                     // "" = the run's --device
+    std::string snapshots;                  // folder, "" = none
+    std::vector<int64_t> snapshot_steps;    // empty = log-spaced default
+    uint32_t eval_interval = 0;
+    std::string log;                        // CSV path, "" = <snapshots>/training_log.csv or none
+};
+
+// Adds the Train params to `op`. Defaults of the training options are the engine's own.
+OpBuilder& declare_train_params(OpBuilder& op);
+
+// Reads and checks the params (throws ff::ParamError naming the param).
+TrainParams read_train_params(const Node& node);
+
+// The model configuration for an image of the given size (resolves grid "auto").
+ff::engine::ModelConfig model_config_for_image(const TrainParams& params, uint32_t image_width,
+                                               uint32_t image_height);
+
+// Activation by name ("relu", ...), as in the model file header.
+ff::engine::Activation activation_from_name(const std::string& name);
+
+} // namespace ff::neural

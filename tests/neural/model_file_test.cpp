@@ -1,0 +1,335 @@
+// Model file round trip and every class of damaged file (docs/model-format.md).
+#include <fieldflow/engine/model_file.hpp>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+
+namespace fe = ff::engine;
+
+namespace {
+
+fe::ModelConfig small_config() {
+    fe::ModelConfig c;
+    c.grid_width = 7;
+    c.grid_height = 5;
+    c.grid_channels = 3;
+    c.encoding.subcell = true;
+    c.encoding.fourier_octaves = 2;
+    c.hidden_width = 16;
+    c.hidden_layers = 2;
+    c.hidden_activation = fe::Activation::relu;
+    c.output_activation = fe::Activation::sigmoid;
+    c.output_dims = 3;
+    return c;
+}
+
+fe::ModelFile random_model_file(const fe::ModelConfig& config, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 0.5f);
+    fe::ModelFile file;
+    file.model.config = config;
+    file.model.grid.resize(fe::grid_float_count(config));
+    file.model.mlp.resize(fe::mlp_float_count(config));
+    for (float& v : file.model.grid) v = normal(rng);
+    for (float& v : file.model.mlp) v = normal(rng);
+    file.image_width = config.grid_width * 4;
+    file.image_height = config.grid_height * 4;
+    file.training.steps = 1234;
+    file.training.batch = 4096;
+    file.training.seed = 0xfedcba9876543210ull;
+    file.training.lr_mlp = 0.003f;
+    file.training.lr_grid = 0.01f;
+    file.training.device = "llvmpipe (LLVM 15.0.6, 256 bits)";
+    file.training.kernel_path = "portable";
+    file.training.final_loss = 0.0012345678901234;
+    file.training.final_psnr = 29.87654321;
+    file.training.train_seconds = 12.5;
+    return file;
+}
+
+std::string as_string(const std::vector<std::byte>& bytes) {
+    return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+std::vector<std::byte> as_bytes(const std::string& text) {
+    std::vector<std::byte> out(text.size());
+    std::memcpy(out.data(), text.data(), text.size());
+    return out;
+}
+
+// Edits the header text of a valid file and re-seals it with a correct checksum, so the decoder's
+// checks behind the checksum are what is tested.
+std::vector<std::byte> edit_and_reseal(const std::vector<std::byte>& file, const std::string& from,
+                                       const std::string& to) {
+    std::string text = as_string(file);
+    text.resize(text.size() - 8);
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << "header has no '" << from << "'";
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    std::vector<std::byte> out = as_bytes(text);
+    uint64_t sum = XXH3_64bits(out.data(), out.size());
+    for (int i = 0; i < 8; ++i) out.push_back(std::byte((sum >> (8 * i)) & 0xff));
+    return out;
+}
+
+std::string decode_error(const std::vector<std::byte>& bytes) {
+    try {
+        fe::decode_model_file(bytes, "test.ffm");
+    } catch (const fe::ModelFileError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+size_t payload_offset(const std::vector<std::byte>& bytes) {
+    std::string text = as_string(bytes);
+    return text.find("\nend\n") + 5;
+}
+
+void expect_same_model(const fe::ModelFile& a, const fe::ModelFile& b) {
+    const fe::ModelConfig& x = a.model.config;
+    const fe::ModelConfig& y = b.model.config;
+    EXPECT_EQ(x.grid_width, y.grid_width);
+    EXPECT_EQ(x.grid_height, y.grid_height);
+    EXPECT_EQ(x.grid_channels, y.grid_channels);
+    EXPECT_EQ(x.encoding.subcell, y.encoding.subcell);
+    EXPECT_EQ(x.encoding.fourier_octaves, y.encoding.fourier_octaves);
+    EXPECT_EQ(x.hidden_width, y.hidden_width);
+    EXPECT_EQ(x.hidden_layers, y.hidden_layers);
+    EXPECT_EQ(x.hidden_activation, y.hidden_activation);
+    EXPECT_EQ(x.output_activation, y.output_activation);
+    EXPECT_EQ(x.output_dims, y.output_dims);
+    ASSERT_EQ(a.model.grid.size(), b.model.grid.size());
+    ASSERT_EQ(a.model.mlp.size(), b.model.mlp.size());
+    EXPECT_EQ(0, std::memcmp(a.model.grid.data(), b.model.grid.data(), 4 * a.model.grid.size()));
+    EXPECT_EQ(0, std::memcmp(a.model.mlp.data(), b.model.mlp.data(), 4 * a.model.mlp.size()));
+    EXPECT_EQ(a.image_width, b.image_width);
+    EXPECT_EQ(a.image_height, b.image_height);
+    EXPECT_EQ(a.training.steps, b.training.steps);
+    EXPECT_EQ(a.training.batch, b.training.batch);
+    EXPECT_EQ(a.training.seed, b.training.seed);
+    EXPECT_EQ(a.training.lr_mlp, b.training.lr_mlp);
+    EXPECT_EQ(a.training.lr_grid, b.training.lr_grid);
+    EXPECT_EQ(a.training.device, b.training.device);
+    EXPECT_EQ(a.training.kernel_path, b.training.kernel_path);
+    EXPECT_EQ(a.training.final_loss, b.training.final_loss);
+    EXPECT_EQ(a.training.final_psnr, b.training.final_psnr);
+    EXPECT_EQ(a.training.train_seconds, b.training.train_seconds);
+}
+
+} // namespace
+
+TEST(ModelFile, RoundTripIsExact) {
+    for (uint32_t seed : {1u, 2u, 3u}) {
+        fe::ModelConfig config = small_config();
+        if (seed == 2) {
+            config.hidden_width = 32;
+            config.hidden_layers = 3;
+            config.grid_channels = 4;
+            config.encoding.subcell = false;
+            config.encoding.fourier_octaves = 3;
+            config.hidden_activation = fe::Activation::sine;
+        }
+        fe::ModelFile original = random_model_file(config, seed);
+        std::vector<std::byte> bytes = fe::encode_model_file(original);
+        fe::ModelFile decoded = fe::decode_model_file(bytes, "test.ffm");
+        expect_same_model(original, decoded);
+        // Encoding is a pure function of the contents.
+        EXPECT_EQ(bytes, fe::encode_model_file(decoded));
+    }
+}
+
+TEST(ModelFile, HeaderIsReadableText) {
+    std::string text = as_string(fe::encode_model_file(random_model_file(small_config(), 1)));
+    EXPECT_EQ(text.rfind("FFMODEL\nversion 1.0\n", 0), 0u);
+    EXPECT_NE(text.find("\ngrid_width 7\n"), std::string::npos);
+    EXPECT_NE(text.find("\nhidden_activation relu\n"), std::string::npos);
+    EXPECT_NE(text.find("\ntrain_device llvmpipe (LLVM 15.0.6, 256 bits)\n"), std::string::npos);
+}
+
+TEST(ModelFile, SizeIsHeaderPlusFloatsPlusChecksum) {
+    fe::ModelFile file = random_model_file(small_config(), 1);
+    std::vector<std::byte> bytes = fe::encode_model_file(file);
+    size_t floats = file.model.grid.size() + file.model.mlp.size();
+    EXPECT_EQ(bytes.size(), payload_offset(bytes) + 4 * floats + 8);
+    // Payload is the grid then the mlp, fp32 little-endian.
+    float first;
+    std::memcpy(&first, bytes.data() + payload_offset(bytes), 4);
+    EXPECT_EQ(std::bit_cast<uint32_t>(first), std::bit_cast<uint32_t>(file.model.grid[0]));
+}
+
+TEST(ModelFile, TruncatedAtAnyOffsetIsAnError) {
+    std::vector<std::byte> bytes = fe::encode_model_file(random_model_file(small_config(), 4));
+    const size_t payload = payload_offset(bytes);
+    for (size_t length = 0; length < bytes.size(); ++length) {
+        std::vector<std::byte> cut(bytes.begin(), bytes.begin() + length);
+        std::string error = decode_error(cut);
+        if (length < 8) {
+            EXPECT_NE(error.find("not a model file"), std::string::npos) << length << ": " << error;
+        } else if (length >= payload) {
+            EXPECT_NE(error.find("truncated (expected " + std::to_string(bytes.size()) +
+                                 " bytes, got " + std::to_string(length) + ")"),
+                      std::string::npos)
+                << length << ": " << error;
+        } else {
+            EXPECT_NE(error.find("truncated"), std::string::npos) << length << ": " << error;
+        }
+        EXPECT_EQ(error.rfind("test.ffm: ", 0), 0u) << error;
+    }
+}
+
+TEST(ModelFile, EveryFlippedByteIsAnError) {
+    std::vector<std::byte> bytes = fe::encode_model_file(random_model_file(small_config(), 5));
+    const size_t payload = payload_offset(bytes);
+    for (size_t i = 0; i < bytes.size(); ++i) {
+        for (uint8_t mask : {uint8_t(0x01), uint8_t(0x80)}) {
+            std::vector<std::byte> damaged = bytes;
+            damaged[i] ^= std::byte(mask);
+            std::string error = decode_error(damaged);
+            ASSERT_NE(error, "(no error)") << "flipping byte " << i;
+            if (i >= payload) {
+                EXPECT_NE(error.find("checksum mismatch (corrupt)"), std::string::npos)
+                    << i << ": " << error;
+            }
+        }
+    }
+}
+
+TEST(ModelFile, WrongMagicIsNotAModelFile) {
+    EXPECT_NE(decode_error(as_bytes("P6\n4 4\n255\n")).find("not a model file"), std::string::npos);
+    EXPECT_NE(decode_error({}).find("not a model file"), std::string::npos);
+    std::vector<std::byte> bytes = fe::encode_model_file(random_model_file(small_config(), 6));
+    bytes[0] = std::byte('G');
+    EXPECT_NE(decode_error(bytes).find("not a model file"), std::string::npos);
+}
+
+TEST(ModelFile, WrongMajorVersionIsNamed) {
+    std::vector<std::byte> bytes = fe::encode_model_file(random_model_file(small_config(), 7));
+    std::string error = decode_error(edit_and_reseal(bytes, "version 1.0", "version 2.0"));
+    EXPECT_NE(error.find("unsupported version 2.0 (this build reads 1)"), std::string::npos)
+        << error;
+    error = decode_error(edit_and_reseal(bytes, "version 1.0", "version one"));
+    EXPECT_NE(error.find("version 'one' is not MAJOR.MINOR"), std::string::npos) << error;
+}
+
+TEST(ModelFile, UnknownKeysOnlyInNewerMinorVersion) {
+    std::vector<std::byte> bytes = fe::encode_model_file(random_model_file(small_config(), 8));
+    std::vector<std::byte> same_minor = edit_and_reseal(bytes, "\nend\n", "\nfuture_key 42\nend\n");
+    EXPECT_NE(decode_error(same_minor).find("unknown key 'future_key'"), std::string::npos)
+        << decode_error(same_minor);
+    std::vector<std::byte> newer = edit_and_reseal(same_minor, "version 1.0", "version 1.7");
+    EXPECT_EQ(decode_error(newer), "(no error)");
+}
+
+TEST(ModelFile, MissingRequiredKeyIsNamed) {
+    std::vector<std::byte> bytes = fe::encode_model_file(random_model_file(small_config(), 9));
+    std::string error = decode_error(edit_and_reseal(bytes, "hidden_layers 2\n", ""));
+    EXPECT_NE(error.find("missing required key 'hidden_layers'"), std::string::npos) << error;
+    // Even in a newer minor version a required key stays required.
+    error = decode_error(edit_and_reseal(edit_and_reseal(bytes, "version 1.0", "version 1.3"),
+                                         "image_width 28\n", ""));
+    EXPECT_NE(error.find("missing required key 'image_width'"), std::string::npos) << error;
+}
+
+TEST(ModelFile, DuplicateAndMalformedLinesAreRejected) {
+    std::vector<std::byte> bytes = fe::encode_model_file(random_model_file(small_config(), 10));
+    std::string error =
+        decode_error(edit_and_reseal(bytes, "hidden_layers 2\n", "hidden_layers 2\nhidden_layers 2\n"));
+    EXPECT_NE(error.find("key 'hidden_layers' repeats"), std::string::npos) << error;
+    error = decode_error(edit_and_reseal(bytes, "hidden_layers 2", "hidden_layers two"));
+    EXPECT_NE(error.find("key 'hidden_layers' is 'two'"), std::string::npos) << error;
+    error = decode_error(edit_and_reseal(bytes, "hidden_activation relu", "hidden_activation tanh"));
+    EXPECT_NE(error.find("key 'hidden_activation' is 'tanh'"), std::string::npos) << error;
+    error = decode_error(edit_and_reseal(bytes, "subcell 1", "subcell yes"));
+    EXPECT_NE(error.find("key 'subcell' is 'yes', expected 0 or 1"), std::string::npos) << error;
+    error = decode_error(edit_and_reseal(bytes, "grid_width 7", "Grid_width 7"));
+    EXPECT_NE(error.find("does not start with a lowercase key"), std::string::npos) << error;
+    error = decode_error(edit_and_reseal(bytes, "train_device llvmpipe", "train_device llvm\tpipe"));
+    EXPECT_NE(error.find("control characters"), std::string::npos) << error;
+}
+
+TEST(ModelFile, ConfigurationNotMatchingPayloadIsAMismatch) {
+    std::vector<std::byte> bytes = fe::encode_model_file(random_model_file(small_config(), 11));
+    // Same byte count declared, different grid shape: the float counts no longer add up.
+    std::string error = decode_error(edit_and_reseal(bytes, "grid_width 7", "grid_width 8"));
+    EXPECT_NE(error.find("payload size mismatch"), std::string::npos) << error;
+    error = decode_error(edit_and_reseal(bytes, "hidden_width 16", "hidden_width 32"));
+    EXPECT_NE(error.find("payload size mismatch"), std::string::npos) << error;
+    // A declared count larger than the file: with a valid checksum it is a mismatch, not damage.
+    fe::ModelFile file = random_model_file(small_config(), 11);
+    std::string grid_floats = "grid_floats " + std::to_string(file.model.grid.size());
+    error = decode_error(edit_and_reseal(bytes, grid_floats, grid_floats + "0"));
+    EXPECT_NE(error.find("payload size mismatch"), std::string::npos) << error;
+    error = decode_error(edit_and_reseal(bytes, grid_floats, "grid_floats 18446744073709551615"));
+    EXPECT_NE(error.find("payload size mismatch"), std::string::npos) << error;
+}
+
+TEST(ModelFile, TrailingBytesAreAMismatch) {
+    std::vector<std::byte> bytes = fe::encode_model_file(random_model_file(small_config(), 12));
+    std::string text = as_string(bytes);
+    text.resize(text.size() - 8);
+    text += "XXXX";
+    std::vector<std::byte> longer = edit_and_reseal(as_bytes(text + "12345678"), "end\n", "end\n");
+    std::string error = decode_error(longer);
+    EXPECT_NE(error.find("payload size mismatch"), std::string::npos) << error;
+}
+
+TEST(ModelFile, InvalidConfigurationIsNamed) {
+    std::vector<std::byte> bytes = fe::encode_model_file(random_model_file(small_config(), 13));
+    std::string error = decode_error(edit_and_reseal(bytes, "grid_width 7", "grid_width 0"));
+    EXPECT_NE(error.find("invalid configuration"), std::string::npos) << error;
+    error = decode_error(edit_and_reseal(bytes, "hidden_layers 2", "hidden_layers 4000000000"));
+    EXPECT_NE(error.find("invalid configuration"), std::string::npos) << error;
+    error = decode_error(edit_and_reseal(bytes, "encoding dense_grid", "encoding hash_grid"));
+    EXPECT_NE(error.find("encoding 'hash_grid' is not supported"), std::string::npos) << error;
+    error = decode_error(edit_and_reseal(bytes, "image_width 28", "image_width 0"));
+    EXPECT_NE(error.find("training image size 0x20"), std::string::npos) << error;
+}
+
+TEST(ModelFile, NonFiniteWeightsAreRejectedBothWays) {
+    fe::ModelFile file = random_model_file(small_config(), 14);
+    file.model.mlp[3] = std::nanf("");
+    EXPECT_THROW(fe::encode_model_file(file), fe::ModelFileError);
+
+    file.model.mlp[3] = 0.25f;
+    std::vector<std::byte> bytes = fe::encode_model_file(file);
+    // Replace 0.25f by an infinity in the payload and re-seal: a well-formed file with bad weights.
+    size_t at = payload_offset(bytes) + 4 * (file.model.grid.size() + 3);
+    uint32_t inf_bits = std::bit_cast<uint32_t>(std::numeric_limits<float>::infinity());
+    std::string text = as_string(bytes);
+    text.resize(text.size() - 8);
+    for (int i = 0; i < 4; ++i) text[at + i] = char((inf_bits >> (8 * i)) & 0xff);
+    std::string error = decode_error(edit_and_reseal(as_bytes(text + "12345678"), "end\n", "end\n"));
+    EXPECT_NE(error.find("mlp value 3 is not finite"), std::string::npos) << error;
+}
+
+TEST(ModelFile, EncodeRefusesInconsistentModels) {
+    fe::ModelFile file = random_model_file(small_config(), 15);
+    file.model.grid.pop_back();
+    EXPECT_THROW(fe::encode_model_file(file), fe::ModelFileError);
+    file = random_model_file(small_config(), 15);
+    file.training.device = "two\nlines";
+    EXPECT_THROW(fe::encode_model_file(file), fe::ModelFileError);
+    file = random_model_file(small_config(), 15);
+    file.image_width = 0;
+    EXPECT_THROW(fe::encode_model_file(file), fe::ModelFileError);
+}
+
+TEST(ModelFile, FloatCountsMatchTheEngineLayout) {
+    // The engine's own initialisation defines how many floats a configuration has.
+    for (uint32_t width : {16u, 32u, 64u}) {
+        fe::ModelConfig config = small_config();
+        config.hidden_width = width;
+        fe::Model model = fe::initial_model(config, 3);
+        EXPECT_EQ(model.grid.size(), fe::grid_float_count(config));
+        EXPECT_EQ(model.mlp.size(), fe::mlp_float_count(config));
+    }
+}

@@ -1,0 +1,392 @@
+// The neural ops run through the plugin ABI on the CPU Vulkan driver (lavapipe): Train on a tiny
+// image, Infer's sizes, save -> load -> infer bit-exactness, damaged model files, cancellation,
+// and the Report's files.
+#include "neural_host.hpp"
+
+#include <fieldflow/engine/model_file.hpp>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using ff::test::OpRun;
+using nlohmann::json;
+
+namespace {
+
+// A small real photo: leuvenA.jpg reduced to 96x72 (grid auto = 24x18).
+cv::Mat tiny_photo() {
+    static const cv::Mat image = [] {
+        cv::Mat bgr = cv::imread(FF_TEST_IMAGE, cv::IMREAD_COLOR);
+        if (bgr.empty()) throw std::runtime_error("cannot read " FF_TEST_IMAGE);
+        cv::Mat small, rgb;
+        cv::resize(bgr, small, cv::Size(96, 72), 0, 0, cv::INTER_AREA);
+        cv::cvtColor(small, rgb, cv::COLOR_BGR2RGB);
+        rgb.convertTo(rgb, CV_32FC3, 1.0 / 255.0);
+        return rgb;
+    }();
+    return image;
+}
+
+fs::path fresh_folder(const std::string& name) {
+    fs::path folder = fs::temp_directory_path() /
+                      ("ff_neural_nodes_" + name + "_" + std::to_string(::getpid()));
+    fs::remove_all(folder);
+    fs::create_directories(folder);
+    return folder;
+}
+
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::vector<std::byte> read_bytes(const fs::path& path) {
+    std::string text = read_text(path);
+    std::vector<std::byte> out(text.size());
+    std::memcpy(out.data(), text.data(), text.size());
+    return out;
+}
+
+void write_bytes(const fs::path& path, const std::vector<std::byte>& bytes) {
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+}
+
+// One short training run shared by the tests that only need a trained model.
+struct TrainedModel {
+    std::vector<std::byte> model;
+    json stats;
+    fs::path snapshots;
+    std::vector<ff::test::ProgressEvent> progress;
+};
+
+constexpr int kSteps = 300;
+
+const TrainedModel& trained() {
+    static const TrainedModel result = [] {
+        TrainedModel t;
+        t.snapshots = fresh_folder("train") / "snapshots";
+        OpRun run("Train");
+        run.image("image", tiny_photo())
+            .param("steps", kSteps)
+            .param("batch", 2048)
+            .param("seed", 7)
+            .param("eval_interval", 100)
+            .param("snapshots", t.snapshots.string());
+        if (run.execute() != FF_OK) throw std::runtime_error("Train failed: " + run.error());
+        t.model = run.output_blob("model");
+        t.stats = json::parse(run.output_text("stats"));
+        t.progress = run.progress();
+        return t;
+    }();
+    return result;
+}
+
+ff::test::HostImage infer(const std::vector<std::byte>& model,
+                          std::initializer_list<std::pair<const char*, ff::test::Param>> params = {}) {
+    OpRun run("Infer");
+    run.blob("model", model);
+    for (const auto& [name, value] : params) run.param(name, value);
+    if (run.execute() != FF_OK) throw std::runtime_error("Infer failed: " + run.error());
+    return run.output_image("image");
+}
+
+double psnr_8bit(const cv::Mat& a_rgb, const cv::Mat& b_rgb) {
+    cv::Mat a, b;
+    a_rgb.convertTo(a, CV_8UC3, 255.0);
+    b_rgb.convertTo(b, CV_8UC3, 255.0);
+    return cv::PSNR(a, b);
+}
+
+} // namespace
+
+TEST(Train, LearnsTheImageAndReportsItsStatistics) {
+    const TrainedModel& t = trained();
+    ff::engine::ModelFile file = ff::engine::decode_model_file(t.model, "train output");
+    EXPECT_EQ(file.image_width, 96u);
+    EXPECT_EQ(file.image_height, 72u);
+    EXPECT_EQ(file.model.config.grid_width, 24u); // auto = image / 4
+    EXPECT_EQ(file.model.config.grid_height, 18u);
+    EXPECT_EQ(file.training.steps, uint32_t(kSteps));
+    EXPECT_EQ(file.training.batch, 2048u);
+    EXPECT_EQ(file.training.seed, 7u);
+
+    EXPECT_EQ(t.stats["steps"], kSteps);
+    EXPECT_EQ(t.stats["model_bytes"], t.model.size());
+    EXPECT_EQ(t.stats["parameter_count"], file.model.parameter_count());
+    EXPECT_GT(t.stats["train_seconds"].get<double>(), 0.0);
+    EXPECT_GT(t.stats["steps_per_second"].get<double>(), 0.0);
+    EXPECT_GT(t.stats["device_bytes"].get<double>(), 0.0);
+    EXPECT_FALSE(t.stats["device"].get<std::string>().empty());
+    EXPECT_EQ(t.stats["kernel_path"], "portable");
+    EXPECT_EQ(t.stats["snapshot_steps"], json({1, 10, 100, kSteps}));
+
+    // Progress was reported up to the end, with the loss in the detail.
+    ASSERT_FALSE(t.progress.empty());
+    EXPECT_EQ(t.progress.back().done, uint64_t(kSteps));
+    EXPECT_EQ(t.progress.back().total, uint64_t(kSteps));
+    EXPECT_NE(t.progress.back().detail.find("loss"), std::string::npos);
+
+    // The loss fell and the final render is far closer to the photo than the first snapshot.
+    std::ifstream log(t.snapshots / "training_log.csv");
+    std::string header, first, line, last;
+    std::getline(log, header);
+    std::getline(log, first);
+    while (std::getline(log, line)) last = line;
+    EXPECT_EQ(header, "step,loss,psnr,steps_per_second,elapsed_seconds");
+    const double first_loss = std::stod(first.substr(first.find(',') + 1));
+    const double last_loss = std::stod(last.substr(last.find(',') + 1));
+    EXPECT_EQ(last.substr(0, last.find(',')), std::to_string(kSteps));
+    EXPECT_LT(last_loss, first_loss * 0.5) << first << " -> " << last;
+
+    cv::Mat start = cv::imread((t.snapshots / "prediction_at_1.png").string());
+    cv::Mat end = cv::imread((t.snapshots / ("prediction_at_" + std::to_string(kSteps) + ".png")).string());
+    ASSERT_FALSE(start.empty());
+    ASSERT_FALSE(end.empty());
+    cv::Mat truth;
+    cv::cvtColor(tiny_photo(), truth, cv::COLOR_RGB2BGR);
+    truth.convertTo(truth, CV_8UC3, 255.0);
+    EXPECT_GT(cv::PSNR(truth, end), cv::PSNR(truth, start) + 3.0);
+    // The stats' final PSNR (float, full image) agrees with the saved 8-bit render.
+    EXPECT_NEAR(t.stats["final_psnr"].get<double>(), cv::PSNR(truth, end), 0.5);
+}
+
+TEST(Train, WritesEverySnapshotTheLogAndTheCurve) {
+    const TrainedModel& t = trained();
+    for (int step : {1, 10, 100, kSteps}) {
+        cv::Mat prediction = cv::imread((t.snapshots / ("prediction_at_" + std::to_string(step) + ".png")).string());
+        cv::Mat feature = cv::imread((t.snapshots / ("feature_at_" + std::to_string(step) + ".png")).string());
+        ASSERT_FALSE(prediction.empty()) << step;
+        ASSERT_FALSE(feature.empty()) << step;
+        EXPECT_EQ(prediction.size(), cv::Size(96, 72));
+        EXPECT_EQ(feature.size(), cv::Size(24, 18));
+        double lo, hi;
+        cv::minMaxLoc(feature.reshape(1), &lo, &hi);
+        EXPECT_EQ(lo, 0); // min-max normalised per frame
+        EXPECT_EQ(hi, 255);
+    }
+    EXPECT_FALSE(fs::exists(t.snapshots / "prediction_at_2.png"));
+    EXPECT_FALSE(cv::imread((t.snapshots / "training_log.png").string()).empty());
+    // PSNR logged at the eval steps (every 100) and the snapshots.
+    std::string csv = read_text(t.snapshots / "training_log.csv");
+    for (int step : {1, 10, 100, 200, kSteps}) {
+        size_t at = csv.find("\n" + std::to_string(step) + ",");
+        ASSERT_NE(at, std::string::npos) << step;
+        std::string row = csv.substr(at + 1, csv.find('\n', at + 1) - at - 1);
+        EXPECT_EQ(std::count(row.begin(), row.end(), ','), 4) << row;
+        EXPECT_EQ(row.find(",,"), std::string::npos) << "no PSNR in row " << row;
+    }
+}
+
+TEST(Train, SaveLoadInferIsBitExact) {
+    const TrainedModel& t = trained();
+    fs::path folder = fresh_folder("saveload");
+    fs::path path = folder / "model.ffm";
+    {
+        OpRun save("SaveModel");
+        save.blob("model", t.model).param("path", path.string());
+        ASSERT_EQ(save.execute(), FF_OK) << save.error();
+        EXPECT_EQ(save.output_blob("model"), t.model);
+    }
+    EXPECT_EQ(read_bytes(path), t.model);
+    OpRun load("LoadModel");
+    load.param("path", path.string());
+    ASSERT_EQ(load.execute(), FF_OK) << load.error();
+    const std::vector<std::byte> loaded = load.output_blob("model");
+
+    ff::test::HostImage direct = infer(t.model);
+    ff::test::HostImage reloaded = infer(loaded);
+    ASSERT_EQ(direct.pixels.size(), reloaded.pixels.size());
+    EXPECT_EQ(0, std::memcmp(direct.pixels.data(), reloaded.pixels.data(),
+                             direct.pixels.size() * sizeof(float)));
+    // And it is the trained model's own render: the final snapshot, saved as 8 bits.
+    cv::Mat rendered8;
+    cv::cvtColor(ff::test::rgb_from_image(reloaded), rendered8, cv::COLOR_RGB2BGR);
+    rendered8.convertTo(rendered8, CV_8UC3, 255.0);
+    cv::Mat snapshot = cv::imread((t.snapshots / ("prediction_at_" + std::to_string(kSteps) + ".png")).string());
+    ASSERT_EQ(snapshot.size(), rendered8.size());
+    EXPECT_EQ(cv::norm(snapshot, rendered8, cv::NORM_INF), 0.0);
+    fs::remove_all(folder);
+}
+
+TEST(Infer, SizeFollowsTheParams) {
+    const TrainedModel& t = trained();
+    auto size = [](const ff::test::HostImage& i) { return std::make_pair(i.width, i.height); };
+    EXPECT_EQ(size(infer(t.model)), std::make_pair(96u, 72u));
+    EXPECT_EQ(size(infer(t.model, {{"width", int64_t(48)}})), std::make_pair(48u, 36u));
+    EXPECT_EQ(size(infer(t.model, {{"height", int64_t(144)}})), std::make_pair(192u, 144u));
+    EXPECT_EQ(size(infer(t.model, {{"width", int64_t(50)}, {"height", int64_t(20)}})), std::make_pair(50u, 20u));
+    ff::test::HostImage doubled = infer(t.model, {{"scale", 2.0}});
+    EXPECT_EQ(size(doubled), std::make_pair(192u, 144u));
+    // A 2x render is the same picture at twice the resolution: downscaled, it matches the 1x one.
+    cv::Mat half;
+    cv::resize(ff::test::rgb_from_image(doubled), half, cv::Size(96, 72), 0, 0, cv::INTER_AREA);
+    EXPECT_GT(psnr_8bit(ff::test::rgb_from_image(infer(t.model)), half), 25.0);
+
+    OpRun both("Infer");
+    both.blob("model", t.model).param("width", 10).param("scale", 2.0);
+    EXPECT_EQ(both.validate(), FF_ERROR);
+    EXPECT_EQ(both.error_param(), "scale");
+    EXPECT_EQ(both.execute(), FF_ERROR);
+    EXPECT_NE(both.error().find("not both"), std::string::npos) << both.error();
+}
+
+TEST(Infer, DamagedModelIsAClearError) {
+    std::vector<std::byte> model = trained().model;
+    model[model.size() / 2] ^= std::byte(0x10);
+    OpRun run("Infer");
+    run.blob("model", model);
+    EXPECT_EQ(run.execute(), FF_ERROR);
+    EXPECT_EQ(run.error(), "input 'model': checksum mismatch (corrupt)");
+}
+
+TEST(LoadModel, EveryDamagedFileClassIsNamed) {
+    const std::vector<std::byte>& good = trained().model;
+    fs::path folder = fresh_folder("load");
+    auto load_error = [&](const std::vector<std::byte>& bytes) {
+        fs::path path = folder / "m.ffm";
+        write_bytes(path, bytes);
+        OpRun run("LoadModel");
+        run.param("path", path.string());
+        EXPECT_EQ(run.execute(), FF_ERROR);
+        EXPECT_FALSE(run.has_output("model"));
+        return run.error();
+    };
+    std::vector<std::byte> truncated(good.begin(), good.begin() + good.size() / 3);
+    EXPECT_NE(load_error(truncated).find("truncated (expected " + std::to_string(good.size()) + " bytes"),
+              std::string::npos);
+    std::vector<std::byte> corrupt = good;
+    corrupt[good.size() - 100] ^= std::byte(1);
+    EXPECT_NE(load_error(corrupt).find("checksum mismatch (corrupt)"), std::string::npos);
+    std::vector<std::byte> newer = good;
+    std::memcpy(newer.data() + 8, "version 3", 9);
+    EXPECT_NE(load_error(newer).find("unsupported version 3.0 (this build reads 1)"), std::string::npos);
+    std::string error = load_error({std::byte('P'), std::byte('6')});
+    EXPECT_NE(error.find("not a model file"), std::string::npos) << error;
+    EXPECT_EQ(error.rfind((folder / "m.ffm").string() + ": ", 0), 0u) << "names the file: " << error;
+
+    OpRun missing("LoadModel");
+    missing.param("path", (folder / "nope.ffm").string());
+    EXPECT_EQ(missing.execute(), FF_ERROR);
+    EXPECT_EQ(missing.error_param(), "path");
+    EXPECT_NE(missing.error().find("does not exist"), std::string::npos);
+    fs::remove_all(folder);
+}
+
+TEST(SaveModel, RefusesToWriteADamagedModel) {
+    std::vector<std::byte> model = trained().model;
+    model.resize(model.size() - 1);
+    fs::path folder = fresh_folder("save");
+    OpRun run("SaveModel");
+    run.blob("model", model).param("path", (folder / "m.ffm").string());
+    EXPECT_EQ(run.execute(), FF_ERROR);
+    EXPECT_NE(run.error().find("truncated"), std::string::npos);
+    EXPECT_FALSE(fs::exists(folder / "m.ffm"));
+    fs::remove_all(folder);
+}
+
+TEST(Train, CancellationStopsPromptly) {
+    OpRun run("Train");
+    int reports = 0;
+    run.image("image", tiny_photo())
+        .param("steps", 1000000)
+        .param("batch", 1024)
+        .on_progress([&](const ff::test::ProgressEvent& event) { return ++reports >= 3; });
+    EXPECT_EQ(run.execute(), FF_CANCELLED);
+    EXPECT_FALSE(run.has_output("model"));
+    EXPECT_EQ(reports, 3); // noticed before the next engine call
+    ASSERT_FALSE(run.progress().empty());
+    EXPECT_LT(run.progress().back().done, 100000u);
+}
+
+TEST(Train, BadParamsAreNamed) {
+    auto param_error = [](const char* name, ff::test::Param value) {
+        OpRun run("Train");
+        run.param(name, value);
+        EXPECT_EQ(run.validate(), FF_ERROR) << name;
+        return run.error_param();
+    };
+    EXPECT_EQ(param_error("hidden_width", int64_t(48)), "hidden_width");
+    EXPECT_EQ(param_error("grid", std::string("12 by 7")), "grid");
+    EXPECT_EQ(param_error("snapshot_steps", std::vector<int64_t>{1, 50000}), "snapshot_steps");
+}
+
+TEST(Report, WritesPageAndMetricsMatchingAnIndependentComputation) {
+    const TrainedModel& t = trained();
+    const cv::Mat truth = tiny_photo();
+    const cv::Mat learned = ff::test::rgb_from_image(infer(t.model));
+    cv::Mat small, bilinear;
+    cv::resize(truth, small, cv::Size(24, 18), 0, 0, cv::INTER_AREA);
+    cv::resize(small, bilinear, truth.size(), 0, 0, cv::INTER_LINEAR);
+
+    fs::path folder = fresh_folder("report");
+    OpRun run("Report");
+    run.image("ground_truth", truth)
+        .image("bilinear", bilinear)
+        .image("learned", learned)
+        .text("stats", t.stats.dump())
+        .blob("model", t.model)
+        .param("path", (folder / "report.html").string())
+        .param("metrics", (folder / "metrics.json").string())
+        .param("snapshots", t.snapshots.string())
+        .param("title", "Tiny lake");
+    ASSERT_EQ(run.execute(), FF_OK) << run.error();
+
+    json metrics = json::parse(read_text(folder / "metrics.json"));
+    EXPECT_EQ(json::parse(run.output_text("metrics")), metrics);
+    EXPECT_NEAR(metrics["psnr_learned"].get<double>(), psnr_8bit(truth, learned), 1e-6);
+    EXPECT_NEAR(metrics["psnr_bilinear"].get<double>(), psnr_8bit(truth, bilinear), 1e-6);
+    for (const char* key : {"ssim_learned", "ssim_bilinear"}) {
+        EXPECT_GT(metrics[key].get<double>(), 0.0) << key;
+        EXPECT_LE(metrics[key].get<double>(), 1.0) << key;
+    }
+    EXPECT_EQ(metrics["steps"], kSteps);
+    EXPECT_EQ(metrics["train_seconds"], t.stats["train_seconds"]);
+    EXPECT_EQ(metrics["device"], t.stats["device"]);
+    EXPECT_EQ(metrics["model_bytes"], t.model.size());
+    std::vector<unsigned char> png;
+    cv::Mat truth8;
+    cv::cvtColor(truth, truth8, cv::COLOR_RGB2BGR);
+    truth8.convertTo(truth8, CV_8UC3, 255.0);
+    cv::imencode(".png", truth8, png, {cv::IMWRITE_PNG_COMPRESSION, 9});
+    EXPECT_EQ(metrics["png_bytes"], png.size());
+    EXPECT_NEAR(metrics["compression_ratio"].get<double>(), double(png.size()) / t.model.size(), 1e-9);
+
+    std::string html = read_text(folder / "report.html");
+    EXPECT_NE(html.find("<title>Tiny lake</title>"), std::string::npos);
+    for (const char* label : {"Ground truth", "Bilinear", "Learned", "Prediction", "Feature grid"})
+        EXPECT_NE(html.find(label), std::string::npos) << label;
+    for (int step : {1, 10, 100, kSteps})
+        EXPECT_NE(html.find("<th>Step " + std::to_string(step) + "</th>"), std::string::npos) << step;
+    // 3 side by side + 4 snapshots x 2 rows + the training curve, all embedded.
+    size_t images = 0;
+    for (size_t at = 0; (at = html.find("<img src=\"data:image/png;base64,", at)) != std::string::npos; ++at)
+        ++images;
+    EXPECT_EQ(images, 3u + 8u + 1u);
+    EXPECT_NE(html.find(t.stats["device"].get<std::string>()), std::string::npos);
+
+    // Different sizes cannot be compared.
+    OpRun mismatch("Report");
+    cv::Mat smaller;
+    cv::resize(learned, smaller, cv::Size(48, 36));
+    mismatch.image("ground_truth", truth).image("bilinear", bilinear).image("learned", smaller)
+        .param("path", (folder / "other.html").string());
+    EXPECT_EQ(mismatch.execute(), FF_ERROR);
+    EXPECT_NE(mismatch.error().find("48x36"), std::string::npos) << mismatch.error();
+    EXPECT_FALSE(fs::exists(folder / "other.html"));
+    fs::remove_all(folder);
+}

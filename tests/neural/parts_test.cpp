@@ -1,0 +1,247 @@
+// The neural plugin's pure pieces: training schedule, Infer's size rule, base64, the report page,
+// the training log, snapshot discovery and the feature-grid picture.
+#include "base64.hpp"
+#include "neural_images.hpp"
+#include "output_size.hpp"
+#include "report_page.hpp"
+#include "snapshot_files.hpp"
+#include "training_log.hpp"
+#include "training_schedule.hpp"
+
+#include <fieldflow/engine/model_file.hpp>
+#include <fieldflow/node.hpp>
+
+#include <gtest/gtest.h>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using namespace ff::neural;
+
+namespace {
+
+fs::path fresh_folder(const std::string& name) {
+    fs::path folder = fs::temp_directory_path() /
+                      ("ff_neural_parts_" + name + "_" + std::to_string(::getpid()));
+    fs::remove_all(folder);
+    fs::create_directories(folder);
+    return folder;
+}
+
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+} // namespace
+
+// ---- schedule ----
+
+TEST(TrainingSchedule, DefaultSnapshotsAreLogSpacedAndEndAtTheLastStep) {
+    EXPECT_EQ(default_snapshot_steps(40000), (std::vector<uint32_t>{1, 10, 100, 1000, 10000, 40000}));
+    EXPECT_EQ(default_snapshot_steps(1000), (std::vector<uint32_t>{1, 10, 100, 1000}));
+    EXPECT_EQ(default_snapshot_steps(1), (std::vector<uint32_t>{1}));
+    EXPECT_EQ(default_snapshot_steps(250), (std::vector<uint32_t>{1, 10, 100, 250}));
+}
+
+TEST(TrainingSchedule, RequestedStepsAreSortedDeduplicatedAndChecked) {
+    EXPECT_EQ(resolve_snapshot_steps({500, 0, 20, 20}, 500), (std::vector<uint32_t>{0, 20, 500}));
+    EXPECT_EQ(resolve_snapshot_steps({}, 100), default_snapshot_steps(100));
+    try {
+        resolve_snapshot_steps({10, 600}, 500);
+        FAIL() << "a step past the end was accepted";
+    } catch (const ff::ParamError& e) {
+        EXPECT_EQ(e.param, "snapshot_steps");
+        EXPECT_NE(std::string(e.what()).find("600"), std::string::npos);
+    }
+}
+
+TEST(TrainingSchedule, StopsAtEverySnapshotAndEvalStepAndNeverOvershoots) {
+    TrainingSchedule s{2500, {1, 10, 100, 1000, 2500}, 700};
+    std::vector<uint32_t> stops;
+    for (uint32_t done = 0; done < s.steps;) {
+        uint32_t next = s.next_stop(done, 1000);
+        ASSERT_GT(next, done);
+        ASSERT_LE(next - done, 1000u);
+        stops.push_back(done = next);
+    }
+    EXPECT_EQ(stops, (std::vector<uint32_t>{1, 10, 100, 700, 1000, 1400, 2100, 2500}));
+    EXPECT_TRUE(s.is_eval(1400));
+    EXPECT_TRUE(s.is_eval(10));
+    EXPECT_TRUE(s.is_eval(2500));
+    EXPECT_FALSE(s.is_eval(1500));
+    EXPECT_TRUE(s.is_snapshot(100));
+    EXPECT_FALSE(s.is_snapshot(700));
+    // Small chunks: every stop still lands on the snapshots.
+    TrainingSchedule t{30, {10, 30}, 0};
+    std::vector<uint32_t> small;
+    for (uint32_t done = 0; done < t.steps;) small.push_back(done = t.next_stop(done, 7));
+    EXPECT_EQ(small, (std::vector<uint32_t>{7, 10, 17, 24, 30}));
+}
+
+TEST(TrainingSchedule, ChunkSizeFollowsTheMeasuredRate) {
+    EXPECT_EQ(chunk_size(0, 0.5, 10, 1000), 10u);    // nothing measured yet
+    EXPECT_EQ(chunk_size(100, 0.5, 10, 1000), 50u);  // 0.5 s at 100 steps/s
+    EXPECT_EQ(chunk_size(1e6, 0.5, 10, 1000), 1000u);
+    EXPECT_EQ(chunk_size(0.1, 0.5, 10, 1000), 1u);
+}
+
+// ---- Infer's output size ----
+
+TEST(InferOutputSize, Rules) {
+    auto size = [](int64_t w, int64_t h, double s) {
+        OutputSize o = infer_output_size(w, h, s, 751, 563);
+        return std::make_pair(o.width, o.height);
+    };
+    EXPECT_EQ(size(0, 0, 0), std::make_pair(751u, 563u));
+    EXPECT_EQ(size(1600, 1100, 0), std::make_pair(1600u, 1100u));
+    EXPECT_EQ(size(1502, 0, 0), std::make_pair(1502u, 1126u));
+    EXPECT_EQ(size(0, 100, 0), std::make_pair(133u, 100u)); // 751 * 100 / 563 = 133.4
+    EXPECT_EQ(size(0, 0, 2), std::make_pair(1502u, 1126u));
+    EXPECT_EQ(size(0, 0, 0.001), std::make_pair(1u, 1u));
+}
+
+TEST(InferOutputSize, ConflictsAndOversizeAreParamErrors) {
+    try {
+        infer_output_size(100, 0, 2.0, 751, 563);
+        FAIL();
+    } catch (const ff::ParamError& e) {
+        EXPECT_EQ(e.param, "scale");
+    }
+    EXPECT_THROW(infer_output_size(65536, 65536, 0, 751, 563), ff::ParamError);
+    EXPECT_THROW(infer_output_size(0, 0, 64, 65536, 65536), ff::ParamError);
+    EXPECT_THROW(infer_output_size(-1, 0, 0, 751, 563), ff::ParamError);
+}
+
+// ---- base64 and the page ----
+
+TEST(Base64, MatchesRfc4648Vectors) {
+    auto b64 = [](const std::string& s) {
+        return base64_encode(std::span(reinterpret_cast<const unsigned char*>(s.data()), s.size()));
+    };
+    EXPECT_EQ(b64(""), "");
+    EXPECT_EQ(b64("f"), "Zg==");
+    EXPECT_EQ(b64("fo"), "Zm8=");
+    EXPECT_EQ(b64("foo"), "Zm9v");
+    EXPECT_EQ(b64("foob"), "Zm9vYg==");
+    EXPECT_EQ(b64("fooba"), "Zm9vYmE=");
+    EXPECT_EQ(b64("foobar"), "Zm9vYmFy");
+}
+
+TEST(ReportPage, EmbedsEveryImageAndEscapesText) {
+    ReportPage page;
+    page.title = "Lake <test> & \"friends\"";
+    PngBytes a{1, 2, 3}, b{4, 5, 6, 7};
+    page.images = {{"Ground truth", a, std::nullopt, std::nullopt}, {"Learned", b, 24.5678, 0.81234}};
+    page.snapshots = {{1, a, b}, {10, b, std::nullopt}};
+    page.quality = {{"PSNR, learned", "24.57 dB"}};
+    page.training = {{"Device", "llvmpipe <cpu>"}};
+    std::string html = render_report_html(page);
+    EXPECT_NE(html.find("<title>Lake &lt;test&gt; &amp; &quot;friends&quot;</title>"), std::string::npos);
+    EXPECT_EQ(html.find("<test>"), std::string::npos);
+    EXPECT_NE(html.find("data:image/png;base64,AQID"), std::string::npos); // {1,2,3}
+    EXPECT_NE(html.find("data:image/png;base64,BAUGBw=="), std::string::npos);
+    EXPECT_NE(html.find("PSNR 24.57 dB"), std::string::npos);
+    EXPECT_NE(html.find("SSIM 0.8123"), std::string::npos);
+    EXPECT_NE(html.find("<th>Step 1</th><th>Step 10</th>"), std::string::npos);
+    EXPECT_NE(html.find("llvmpipe &lt;cpu&gt;"), std::string::npos);
+    // 2 side-by-side images + 3 snapshot images (one snapshot lacks its feature grid).
+    size_t count = 0;
+    for (size_t at = 0; (at = html.find("<img ", at)) != std::string::npos; ++at) ++count;
+    EXPECT_EQ(count, 5u);
+    // Self-contained: nothing is fetched from elsewhere.
+    EXPECT_EQ(html.find("http"), std::string::npos);
+    EXPECT_EQ(html.find("src=\"/"), std::string::npos);
+}
+
+// ---- training log ----
+
+TEST(TrainingLog, CsvHasOneRowPerEntryAndEmptyPsnrWhereNotMeasured) {
+    TrainingLog log;
+    log.add({1, 0.25, std::nullopt, 100, 0.01});
+    log.add({10, 0.125, 12.5, 150.5, 0.07});
+    EXPECT_EQ(log.csv(),
+              "step,loss,psnr,steps_per_second,elapsed_seconds\n"
+              "1,0.25,,100.00,0.010\n"
+              "10,0.125,12.5000,150.50,0.070\n");
+}
+
+TEST(TrainingLog, WritesCsvAndCurvePicture) {
+    fs::path folder = fresh_folder("log");
+    TrainingLog log;
+    for (uint32_t step = 1; step <= 5000; step *= 2)
+        log.add({step, 0.1 / step, 10.0 + std::log2(double(step)), 1000, step / 1000.0});
+    log.write(folder / "training_log.csv");
+    EXPECT_EQ(read_text(folder / "training_log.csv"), log.csv());
+    cv::Mat curve = cv::imread((folder / "training_log.png").string());
+    ASSERT_FALSE(curve.empty());
+    EXPECT_EQ(curve.cols, 900);
+    EXPECT_EQ(curve.rows, 450);
+    // Both curves were drawn: the picture is not just background and axes.
+    cv::Mat blueish, orangeish;
+    cv::inRange(curve, cv::Scalar(150, 80, 0), cv::Scalar(210, 140, 60), blueish);
+    cv::inRange(curve, cv::Scalar(0, 90, 200), cv::Scalar(80, 150, 255), orangeish);
+    EXPECT_GT(cv::countNonZero(blueish), 200);
+    EXPECT_GT(cv::countNonZero(orangeish), 200);
+    EXPECT_EQ(TrainingLog::curve_path("a/log.png"), fs::path("a/log_curve.png"));
+    fs::remove_all(folder);
+}
+
+// ---- snapshots ----
+
+TEST(SnapshotFiles, FindsPairsByStepIgnoringOtherFiles) {
+    fs::path folder = fresh_folder("snapshots");
+    for (const char* name : {"prediction_at_1.png", "feature_at_1.png", "prediction_at_100.png",
+                             "feature_at_20.png", "prediction_at_x.png", "prediction_at_.png",
+                             "notes.txt", "training_log.png"})
+        std::ofstream(folder / name) << "x";
+    auto found = find_snapshots(folder);
+    ASSERT_EQ(found.size(), 3u);
+    EXPECT_EQ(found.begin()->first, 1u);
+    EXPECT_EQ(found[1].feature.filename(), "feature_at_1.png");
+    EXPECT_TRUE(found[20].prediction.empty());
+    EXPECT_EQ(found[100].prediction.filename(), "prediction_at_100.png");
+    EXPECT_TRUE(find_snapshots(folder / "missing").empty());
+    fs::remove_all(folder);
+}
+
+TEST(FeatureImage, NormalisesTheWholeFrameToFullRange) {
+    ff::engine::Model model;
+    model.config.grid_width = 3;
+    model.config.grid_height = 2;
+    model.config.grid_channels = 4;
+    model.grid.resize(3 * 2 * 4);
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(-2.0f, 5.0f);
+    for (float& v : model.grid) v = u(rng);
+    model.grid[0] = -3.0f;           // the frame's minimum, channel 0
+    model.grid[4 * 5 + 2] = 7.0f;    // its maximum, channel 2 of the last cell
+    model.grid[3] = 100.0f;          // channel 3 is not shown, so it does not set the range
+    cv::Mat image = feature_image(model);
+    ASSERT_EQ(image.type(), CV_32FC3);
+    ASSERT_EQ(image.size(), cv::Size(3, 2));
+    EXPECT_FLOAT_EQ(image.at<cv::Vec3f>(0, 0)[0], 0.0f);
+    EXPECT_FLOAT_EQ(image.at<cv::Vec3f>(1, 2)[2], 1.0f);
+    const cv::Vec3f mid = image.at<cv::Vec3f>(0, 1);
+    for (int k = 0; k < 3; ++k)
+        EXPECT_NEAR(mid[k], (model.grid[4 + k] + 3.0f) / 10.0f, 1e-6);
+
+    // One channel is shown as grey; a constant grid as mid grey.
+    model.config.grid_channels = 1;
+    model.grid.assign(6, 0.5f);
+    model.grid[1] = 1.5f;
+    image = feature_image(model);
+    const cv::Vec3f p = image.at<cv::Vec3f>(0, 1);
+    EXPECT_FLOAT_EQ(p[0], 1.0f);
+    EXPECT_FLOAT_EQ(p[1], 1.0f);
+    EXPECT_FLOAT_EQ(p[2], 1.0f);
+    model.grid.assign(6, 0.25f);
+    EXPECT_FLOAT_EQ(feature_image(model).at<cv::Vec3f>(1, 1)[1], 0.5f);
+}
