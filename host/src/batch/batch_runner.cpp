@@ -1,0 +1,327 @@
+#include <fieldflow/host/batch/batch_runner.hpp>
+
+#include <fieldflow/host/batch/batch_progress.hpp>
+#include <fieldflow/host/batch/child_process.hpp>
+#include <fieldflow/host/batch/manifest.hpp>
+#include <fieldflow/host/batch/summary.hpp>
+#include <fieldflow/host/cli.hpp>
+#include <fieldflow/host/hash.hpp>
+#include <fieldflow/host/interrupt.hpp>
+
+#include "output_folder.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace fieldflow::host::batch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct InFlight {
+    pid_t pid = 0;
+    size_t item = 0;      // index into the inputs
+    fs::path partial;     // where the run writes
+    size_t device = 0;    // index into the devices (0 when none are named)
+    Clock::time_point started;
+};
+
+std::string seconds_text(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1fs", s);
+    return buf;
+}
+
+// "PSNR 31.20 dB (bilinear 27.10, +4.10)" or "PSNR 27.10 dB, SSIM 0.8123", for the log line.
+std::string metrics_text(const ImageMetrics& m) {
+    char buf[160];
+    if (m.psnr_learned && m.psnr_bilinear) {
+        std::snprintf(buf, sizeof buf, "PSNR %.2f dB (bilinear %.2f, %+.2f)", *m.psnr_learned,
+                      *m.psnr_bilinear, *m.psnr_learned - *m.psnr_bilinear);
+        return buf;
+    }
+    if (m.psnr) {
+        std::snprintf(buf, sizeof buf, "PSNR %.2f dB%s", *m.psnr, m.ssim ? "," : "");
+        std::string text = buf;
+        if (m.ssim) std::snprintf(buf, sizeof buf, " SSIM %.4f", *m.ssim), text += buf;
+        return text;
+    }
+    return "";
+}
+
+// An exit that means the image was stopped by the batch's own interrupt, not that it failed.
+bool stopped_by_interrupt(const ChildExit& exit) {
+    if (exit.signaled) return exit.signal == SIGINT || exit.signal == SIGTERM || exit.signal == SIGKILL;
+    return exit.code == kExitSigint || exit.code == kExitSigterm;
+}
+
+// Why a run failed, for the summary: the last error line of its log, and how it ended.
+std::string failure_reason(const fs::path& log, const ChildExit& exit) {
+    std::string line = failure_line_of(log);
+    for (const char* prefix : {"error: ", "fieldflow run: error: "})
+        if (line.rfind(prefix, 0) == 0) line = line.substr(std::strlen(prefix));
+    if (line.empty()) return exit.describe();
+    return line + " (" + exit.describe() + ")";
+}
+
+class BatchRun {
+public:
+    BatchRun(const BatchOptions& options, const std::vector<BatchInput>& inputs)
+        : o_(options), inputs_(inputs), folder_(options.output), exe_(self_executable()),
+          results_(inputs.size()), per_device_(std::max<size_t>(1, options.devices.size()), 0) {}
+
+    int run();
+
+private:
+    void prepare();
+    void launch(size_t item);
+    void finish(const InFlight& f, const ChildExit& exit);
+    void record_failure(ImageResult& r, const std::string& error);
+    size_t pick_device();
+
+    const BatchOptions& o_;
+    const std::vector<BatchInput>& inputs_;
+    OutputFolder folder_;
+    std::string exe_;
+    std::vector<ImageResult> results_;
+    std::vector<size_t> pending_;
+    std::vector<size_t> unreadable_;
+    size_t skipped_ = 0;
+    std::vector<InFlight> running_;
+    std::vector<size_t> per_device_;
+    size_t next_device_ = 0;
+    std::unique_ptr<ManifestWriter> manifest_;
+    std::unique_ptr<BatchProgress> progress_;
+};
+
+void BatchRun::prepare() {
+    std::vector<std::string> warnings;
+    const auto previous = read_manifest(folder_.root() / "manifest.jsonl", warnings);
+    for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    manifest_ = std::make_unique<ManifestWriter>(folder_.root() / "manifest.jsonl");
+
+    size_t would_skip = 0;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+        const BatchInput& in = inputs_[i];
+        ImageResult& r = results_[i];
+        r.stem = in.stem;
+        r.input = in.path.string();
+        r.status = kStatusNotRun;
+        r.graph_hash = o_.graph_hash;
+        r.shard = o_.shard ? o_.shard->text() : "";
+        try {
+            r.input_hash = hash_file(in.path);
+        } catch (const std::exception& e) {
+            r.error = e.what();
+            unreadable_.push_back(i);
+            continue;
+        }
+        // Done before, from the same bytes with the same graph and values, and still in place.
+        const auto it = previous.find(in.stem);
+        std::error_code ec;
+        const bool unchanged = it != previous.end() && it->second.status == kStatusDone &&
+                               it->second.input_hash == r.input_hash &&
+                               it->second.graph_hash == o_.graph_hash &&
+                               fs::is_directory(folder_.final_for(in.stem), ec);
+        if (unchanged && o_.resume) {
+            const std::string shard = r.shard;
+            r = it->second;
+            r.input = in.path.string();
+            r.shard = shard;
+            ++skipped_;
+            continue;
+        }
+        would_skip += unchanged;
+        pending_.push_back(i);
+    }
+    if (would_skip && !o_.quiet)
+        std::fprintf(stderr, "note: %zu image%s already done in '%s' with the same input and graph; "
+                             "--resume would skip %s\n",
+                     would_skip, would_skip == 1 ? " is" : "s are", folder_.root().c_str(),
+                     would_skip == 1 ? "it" : "them");
+}
+
+size_t BatchRun::pick_device() {
+    // The least loaded device; ties go round-robin, so equal devices fill evenly.
+    const size_t n = per_device_.size();
+    size_t best = next_device_ % n;
+    for (size_t k = 0; k < n; ++k) {
+        const size_t d = (next_device_ + k) % n;
+        if (per_device_[d] < per_device_[best]) best = d;
+    }
+    next_device_ = best + 1;
+    return best;
+}
+
+void BatchRun::record_failure(ImageResult& r, const std::string& error) {
+    r.status = kStatusFailed;
+    r.error = error;
+    r.folder.clear();
+    r.report.clear();
+    manifest_->append(r);
+    progress_->finished(r.stem, false, "failed " + r.stem + ": " + error);
+}
+
+void BatchRun::launch(size_t item) {
+    const BatchInput& in = inputs_[item];
+    ImageResult& r = results_[item];
+    InFlight f;
+    f.item = item;
+    f.device = pick_device();
+    const std::string device = o_.devices.empty() ? "" : o_.devices[f.device];
+    const fs::path log = folder_.log_for(in.stem);
+    try {
+        f.partial = folder_.new_partial(in.stem);
+        std::vector<std::string> args = {"run", o_.graph.string(),
+                                         "--set", "input=" + fs::absolute(in.path).string(),
+                                         "--set", "output=" + f.partial.string()};
+        if (o_.declares_stem) args.insert(args.end(), {"--set", "stem=" + in.stem});
+        for (const auto& [name, value] : o_.sets) args.insert(args.end(), {"--set", name + "=" + value});
+        if (!device.empty()) args.insert(args.end(), {"--device", device});
+        args.insert(args.end(), o_.run_flags.begin(), o_.run_flags.end());
+        f.started = Clock::now();
+        progress_->started(in.stem, device, log);
+        f.pid = spawn_child(exe_, args, log);
+    } catch (const std::exception& e) {
+        std::error_code ec;
+        if (!f.partial.empty()) fs::remove_all(f.partial, ec);
+        r.log = "logs/" + in.stem + ".log";
+        record_failure(r, e.what());
+        return;
+    }
+    ++per_device_[f.device];
+    running_.push_back(f);
+}
+
+void BatchRun::finish(const InFlight& f, const ChildExit& exit) {
+    --per_device_[f.device];
+    ImageResult& r = results_[f.item];
+    const fs::path log = folder_.log_for(r.stem);
+    r.seconds = std::chrono::duration<double>(Clock::now() - f.started).count();
+    r.log = "logs/" + r.stem + ".log";
+    std::error_code ec;
+    if (!exit.ok()) {
+        fs::remove_all(f.partial, ec);
+        if (install_interrupt_handlers().load() && stopped_by_interrupt(exit)) {
+            progress_->removed(r.stem);
+            progress_->note("stopped " + r.stem + " (interrupted)");
+            return; // stays "not run"
+        }
+        record_failure(r, failure_reason(log, exit));
+        return;
+    }
+    try {
+        r.metrics = read_metrics_file(f.partial / o_.metrics_file);
+        folder_.move_into_place(f.partial, r.stem);
+    } catch (const std::exception& e) {
+        fs::remove_all(f.partial, ec);
+        record_failure(r, e.what());
+        return;
+    }
+    r.status = kStatusDone;
+    r.error.clear();
+    r.folder = r.stem;
+    r.report = fs::exists(folder_.final_for(r.stem) / "report.html", ec) ? r.stem + "/report.html" : "";
+    manifest_->append(r); // after the move: a crash in between only redoes this image
+    std::string line = "done " + r.stem + "  " + seconds_text(r.seconds);
+    if (const std::string m = metrics_text(r.metrics); !m.empty()) line += "  " + m;
+    progress_->finished(r.stem, true, line);
+}
+
+int BatchRun::run() {
+    prepare();
+    const bool live = ::isatty(::fileno(stderr)) != 0;
+    progress_ = std::make_unique<BatchProgress>(stderr, live, o_.quiet, inputs_.size(), skipped_);
+    for (size_t i = 0; i < inputs_.size(); ++i)
+        if (results_[i].status == kStatusDone) progress_->note("skipped " + results_[i].stem + " (done in an earlier run)");
+    for (size_t i : unreadable_) record_failure(results_[i], results_[i].error);
+
+    const std::atomic<bool>& cancel = install_interrupt_handlers();
+    size_t next = 0;
+    bool forwarded = false;
+    while ((next < pending_.size() && !cancel.load()) || !running_.empty()) {
+        if (cancel.load() && !forwarded) {
+            forwarded = true;
+            const int sig = interrupt_signal() ? interrupt_signal() : SIGINT;
+            for (const InFlight& f : running_) signal_child(f.pid, sig);
+            progress_->print("interrupted: stopping " + std::to_string(running_.size()) +
+                             " running image(s); their outputs are discarded");
+        }
+        while (!cancel.load() && running_.size() < o_.jobs && next < pending_.size())
+            launch(pending_[next++]);
+        bool reaped = false;
+        for (size_t k = 0; k < running_.size();) {
+            if (auto exit = poll_child(running_[k].pid)) {
+                const InFlight f = running_[k];
+                running_.erase(running_.begin() + std::ptrdiff_t(k));
+                finish(f, *exit);
+                reaped = true;
+            } else {
+                ++k;
+            }
+        }
+        progress_->tick();
+        // Polling keeps this loop simple and signal-safe; 20 ms is nothing next to an image's run.
+        if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    folder_.tidy();
+
+    SummaryInfo info;
+    info.graph = o_.graph.string();
+    info.shard = o_.shard ? o_.shard->text() : "";
+    info.interrupted = cancel.load();
+    write_summary(folder_.root(), results_, info);
+
+    const SummaryTotals t = summary_totals(results_);
+    std::string line = "batch: " + std::to_string(t.done) + " done";
+    if (skipped_) line += " (" + std::to_string(skipped_) + " from an earlier run)";
+    line += ", " + std::to_string(t.failed) + " failed";
+    if (t.not_run) line += ", " + std::to_string(t.not_run) + " not run";
+    line += " of " + std::to_string(t.images) + "; summary: " + (folder_.root() / "index.html").string();
+    progress_.reset(); // clears the live lines: the totals below stay on screen
+    std::fprintf(stderr, "%s\n", line.c_str());
+    for (const ImageResult& r : results_)
+        if (r.status == kStatusFailed) std::fprintf(stderr, "  failed %s: %s\n", r.stem.c_str(), r.error.c_str());
+
+    if (cancel.load()) return interrupt_exit_code() ? interrupt_exit_code() : kExitSigint;
+    return t.failed ? kExitNodeFailed : kExitOk;
+}
+
+} // namespace
+
+std::string hash_file(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read '" + file.string() + "': " + std::strerror(errno));
+    Hasher h;
+    std::vector<char> buffer(1 << 20);
+    while (in) {
+        in.read(buffer.data(), std::streamsize(buffer.size()));
+        h.bytes(buffer.data(), size_t(in.gcount()));
+    }
+    if (in.bad()) throw std::runtime_error("cannot read '" + file.string() + "'");
+    return h.finish().hex();
+}
+
+std::string hash_graph(const std::string& graph_text, const VarOverrides& sets) {
+    Hasher h;
+    h.text("fieldflow batch graph 1").text(graph_text).u64(sets.size());
+    for (const auto& [name, value] : sets) h.text(name).text(value);
+    return h.finish().hex();
+}
+
+int run_batch(const BatchOptions& options, const std::vector<BatchInput>& inputs) {
+    BatchRun run(options, inputs);
+    return run.run();
+}
+
+} // namespace fieldflow::host::batch

@@ -1,0 +1,217 @@
+// `fieldflow batch GRAPH --input DIR --output DIR`: the graph once per image, each image in its
+// own process, resumable, in parallel, summarised; `--shard I/N` splits the work over machines
+// and `--merge` combines their summaries.
+#include <fieldflow/host/batch/batch_runner.hpp>
+#include <fieldflow/host/batch/inputs.hpp>
+#include <fieldflow/host/cli.hpp>
+#include <fieldflow/host/command_support.hpp>
+#include <fieldflow/host/graph_file.hpp>
+#include <fieldflow/host/validate.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace fieldflow::host {
+namespace {
+
+using namespace batch;
+
+bool valid_device(const std::string& d) {
+    if (d == "cpu") return true;
+    return !d.empty() && d.size() < 4 &&
+           std::all_of(d.begin(), d.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> items;
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, ',');) items.push_back(item);
+    return items;
+}
+
+// Jobs when --jobs is not given: one per GPU; on the CPU driver, half the cores (each image's
+// run is itself multi-threaded); with the default device, one.
+unsigned default_jobs(const std::vector<std::string>& devices) {
+    if (devices.empty()) return 1;
+    if (std::all_of(devices.begin(), devices.end(), [](const std::string& d) { return d == "cpu"; }))
+        return std::max(1u, std::thread::hardware_concurrency() / 2);
+    return static_cast<unsigned>(devices.size());
+}
+
+int merge_main(const CommandLine& cl) {
+    for (const char* option : {"graph", "input", "glob", "jobs", "devices", "shard", "resume", "set",
+                               "plugin", "cache", "no-cache", "metrics"})
+        if (cl.values.count(option) && !cl.values[option].defaulted())
+            return cl.usage_error(std::string("--merge takes only folders and --output, not ") +
+                                  (std::string(option) == "graph" ? "a graph" : "--" + std::string(option)));
+    if (!cl.values.count("output")) return cl.usage_error("--merge needs --output DIR");
+    std::vector<fs::path> dirs;
+    for (const std::string& d : cl.values["merge"].as<std::vector<std::string>>()) dirs.emplace_back(d);
+    if (dirs.empty()) return cl.usage_error("--merge needs at least one folder");
+    return merge_batches(dirs, cl.values["output"].as<std::string>());
+}
+
+int batch_main(const std::vector<std::string>& args) {
+    CommandLine cl(
+        "batch",
+        "fieldflow batch GRAPH --input DIR --output DIR [--glob PATTERN] [--jobs N]\n"
+        "                       [--devices LIST] [--shard I/N] [--resume] [--set NAME=VALUE]...\n"
+        "       fieldflow batch --merge DIR... --output DIR",
+        "Runs GRAPH once per image in the input folder, each in its own `fieldflow run` process "
+        "with the\nvariables input (the image), output (its folder) and, if the graph declares it, "
+        "stem set.\nAn image's outputs appear in OUTPUT/<stem>/ only when its run succeeded; logs "
+        "go to\nOUTPUT/logs/<stem>.log; OUTPUT/manifest.jsonl records every finished image, so "
+        "--resume skips\nthe ones done with the same input and graph. summary.csv, summary.json and "
+        "index.html list\nevery image. --shard I/N takes every N-th image from the I-th (for cluster "
+        "array jobs);\n--merge combines the shards' folders into one summary. Exit code: 0 all done, "
+        "1 an image\nfailed, 2 invalid graph or usage, 130/143 interrupted.");
+    cl.options.add_options()("graph", po::value<std::string>(), "graph file");
+    cl.positional.add("graph", 1);
+    cl.options.add_options()
+        ("input", po::value<std::string>()->value_name("DIR"), "folder of images")
+        ("output", po::value<std::string>()->value_name("DIR"), "folder for the results")
+        ("glob", po::value<std::string>()->value_name("PATTERN"),
+         "which files to take (default: image extensions, directly in DIR); a pattern with '/' "
+         "searches subfolders")
+        ("jobs,j", po::value<unsigned>()->value_name("N"),
+         "images in flight (default: one per GPU in --devices, half the cores for cpu, else 1)")
+        ("devices", po::value<std::string>()->value_name("LIST"),
+         "devices the images' runs take in turn: GPU numbers (0,1) or cpu (default: each run's "
+         "default device)")
+        ("shard", po::value<std::string>()->value_name("I/N"),
+         "run only the images whose index in the sorted list is I modulo N")
+        ("resume", "skip images the manifest records as done with the same input and graph")
+        ("metrics", po::value<std::string>()->default_value("metrics.json")->value_name("FILE"),
+         "the file in each image's outputs that the summary reads")
+        ("cache", po::value<std::string>()->value_name("DIR"), "passed on to `fieldflow run`")
+        ("no-cache", "passed on to `fieldflow run`")
+        ("merge", po::value<std::vector<std::string>>()->multitoken()->value_name("DIR..."),
+         "combine the summaries of these batch folders (shards) into --output")
+        ("quiet,q", "print only failures and the final summary");
+    add_set_option(cl);
+    add_plugin_option(cl);
+    if (auto code = cl.parse(args)) return *code;
+    if (cl.values.count("merge")) return merge_main(cl);
+
+    if (!cl.values.count("graph")) return cl.usage_error("no graph file given");
+    if (!cl.values.count("input")) return cl.usage_error("--input DIR is required");
+    if (!cl.values.count("output")) return cl.usage_error("--output DIR is required");
+    auto sets = set_values(cl);
+    if (!sets) return kExitInvalid;
+    for (const auto& [name, value] : *sets)
+        if (name == "input" || name == "output" || name == "stem")
+            return cl.usage_error("--set " + name + ": the batch sets '" + name + "' for each image");
+    if (cl.values.count("cache") && cl.values.count("no-cache"))
+        return cl.usage_error("--cache and --no-cache exclude each other");
+
+    BatchOptions options;
+    if (cl.values.count("devices")) {
+        options.devices = split_list(cl.values["devices"].as<std::string>());
+        if (options.devices.empty()) return cl.usage_error("--devices is empty");
+        for (const std::string& d : options.devices)
+            if (!valid_device(d))
+                return cl.usage_error("--devices: '" + d + "' is not a device (expected numbers or cpu, "
+                                      "comma-separated)");
+    }
+    options.jobs = default_jobs(options.devices);
+    if (cl.values.count("jobs")) {
+        options.jobs = cl.values["jobs"].as<unsigned>();
+        if (options.jobs == 0) return cl.usage_error("--jobs must be at least 1");
+    }
+    if (cl.values.count("shard")) {
+        options.shard = parse_shard(cl.values["shard"].as<std::string>());
+        if (!options.shard)
+            return cl.usage_error("--shard '" + cl.values["shard"].as<std::string>() +
+                                  "': expected I/N with 0 <= I < N");
+    }
+    options.resume = cl.values.count("resume") > 0;
+    options.quiet = cl.values.count("quiet") > 0;
+    options.metrics_file = cl.values["metrics"].as<std::string>();
+    options.sets = *sets;
+    if (cl.values.count("plugin"))
+        for (const std::string& p : cl.values["plugin"].as<std::vector<std::string>>())
+            options.run_flags.insert(options.run_flags.end(), {"--plugin", fs::absolute(p).string()});
+    if (cl.values.count("cache"))
+        options.run_flags.insert(options.run_flags.end(),
+                                 {"--cache", fs::absolute(cl.values["cache"].as<std::string>()).string()});
+    if (cl.values.count("no-cache")) options.run_flags.push_back("--no-cache");
+
+    // The graph: read once (its text is part of every image's hash), then validated as each
+    // image's run will see it.
+    const std::string graph_path = cl.values["graph"].as<std::string>();
+    options.graph = fs::absolute(graph_path);
+    std::ifstream graph_file(graph_path, std::ios::binary);
+    if (!graph_file) {
+        std::fprintf(stderr, "%s: error: cannot read the graph file\n", graph_path.c_str());
+        return kExitInvalid;
+    }
+    std::ostringstream graph_text;
+    graph_text << graph_file.rdbuf();
+    options.graph_hash = hash_graph(graph_text.str(), options.sets);
+
+    Diagnostics parse_diags(graph_path);
+    const GraphAst ast = parse_graph_text(graph_text.str(), parse_diags);
+    auto declared = [&](const char* name) {
+        return std::any_of(ast.vars.begin(), ast.vars.end(), [&](const VarAst& v) { return v.name == name; });
+    };
+    if (parse_diags.empty() && (!declared("input") || !declared("output"))) {
+        std::fprintf(stderr, "%s: error: a batch graph must declare the variables 'input' and "
+                             "'output' (e.g. `vars: {input: ~, output: ~}`); the batch sets them "
+                             "for each image\n", graph_path.c_str());
+        return kExitInvalid;
+    }
+    options.declares_stem = declared("stem");
+
+    const fs::path input_dir = fs::absolute(cl.values["input"].as<std::string>()).lexically_normal();
+    options.output = fs::absolute(cl.values["output"].as<std::string>()).lexically_normal();
+    const std::string glob = cl.values.count("glob") ? cl.values["glob"].as<std::string>() : "";
+    std::vector<BatchInput> all;
+    try {
+        all = list_batch_inputs(input_dir, glob, options.output);
+    } catch (const std::exception& e) {
+        return cl.usage_error(std::string("--input: ") + e.what());
+    }
+    if (all.empty())
+        return cl.usage_error("no images in '" + input_dir.string() + "'" +
+                              (glob.empty() ? " (with an image extension)" : " matching '" + glob + "'"));
+
+    OpRegistry registry;
+    if (!load_registry(registry, cl)) return kExitInvalid;
+    VarOverrides probe = options.sets;
+    probe.emplace_back("input", fs::absolute(all.front().path).string());
+    probe.emplace_back("output", (options.output / all.front().stem).string());
+    if (options.declares_stem) probe.emplace_back("stem", all.front().stem);
+    Diagnostics diags(graph_path);
+    if (!load_graph_text(graph_text.str(), probe, registry, diags)) {
+        print_diagnostics(diags);
+        return kExitInvalid;
+    }
+
+    const std::vector<BatchInput> mine = options.shard ? select_shard(all, *options.shard) : all;
+    if (!options.quiet)
+        std::fprintf(stderr, "batch: %zu image%s%s, %u in flight%s\n", mine.size(),
+                     mine.size() == 1 ? "" : "s",
+                     options.shard ? (" (shard " + options.shard->text() + " of " +
+                                      std::to_string(all.size()) + ")").c_str() : "",
+                     options.jobs,
+                     options.devices.empty() ? "" : (", devices " + cl.values["devices"].as<std::string>()).c_str());
+    try {
+        return run_batch(options, mine);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "fieldflow batch: error: %s\n", e.what());
+        return kExitInvalid;
+    }
+}
+
+const CommandRegistration registration{
+    {"batch", "run a graph once per image of a folder (resumable, parallel, shardable)", batch_main}};
+
+} // namespace
+} // namespace fieldflow::host

@@ -1,0 +1,416 @@
+// The built `fieldflow batch` on real folders: bad files are isolated and reported, a SIGKILLed
+// batch resumes to the same result, SIGTERM stops cleanly, shards merge into the unsharded
+// result, and usage errors exit 2.
+#include "batch_test_support.hpp"
+
+#include <sys/file.h>
+
+#include <chrono>
+#include <csignal>
+#include <map>
+#include <set>
+#include <thread>
+
+namespace fieldflow::batch_test {
+namespace {
+
+using nlohmann::json;
+
+const std::string kTestPlugin = FF_TEST_PLUGIN;
+
+std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+
+// The baseline graph slowed down by the host tests' Sleep op, so a batch can be stopped half-way.
+fs::path write_slow_graph(const fs::path& dir) {
+    const fs::path graph = dir / "slow.yaml";
+    write_text(graph, R"(fieldflow: 1
+vars: {input: ~, output: ~, stem: ~, sleep: 400}
+nodes:
+  image: {op: ReadImage, params: {path: "${input}"}}
+  wait: {op: Sleep, inputs: {image: image}, params: {ms: "${sleep}", tag: "${stem}"}}
+  baseline: {op: BilinearBaseline, inputs: {image: wait}}
+  metrics: {op: Metrics, inputs: {reference: image, image: baseline}}
+  save_metrics: {op: WriteJson, inputs: {json: metrics}, params: {path: "${output}/metrics.json"}}
+  save_baseline: {op: WriteImage, inputs: {image: baseline}, params: {path: "${output}/bilinear.png"}}
+)");
+    return graph;
+}
+
+// stem -> (status, PSNR as text or "-"): what two runs must agree on.
+std::map<std::string, std::pair<std::string, std::string>> outcome(const fs::path& summary_json) {
+    const json j = read_json(summary_json);
+    EXPECT_FALSE(j.is_discarded()) << summary_json;
+    std::map<std::string, std::pair<std::string, std::string>> out;
+    if (j.is_discarded()) return out;
+    for (const json& image : j["images"]) {
+        const json& psnr = image["metrics"]["psnr"];
+        out[image["stem"]] = {image["status"], psnr.is_number() ? std::to_string(psnr.get<double>()) : "-"};
+    }
+    return out;
+}
+
+// The folders in place in a batch output (neither logs nor hidden).
+std::set<std::string> image_folders(const fs::path& out) {
+    std::set<std::string> names;
+    for (const auto& e : fs::directory_iterator(out)) {
+        const std::string name = e.path().filename().string();
+        if (e.is_directory() && name != "logs" && name.front() != '.') names.insert(name);
+    }
+    return names;
+}
+
+std::set<std::string> done_stems(const fs::path& manifest) {
+    std::set<std::string> stems;
+    std::istringstream in(read_text(manifest));
+    for (std::string line; std::getline(in, line);) {
+        const json j = json::parse(line, nullptr, false);
+        if (!j.is_discarded() && j["status"] == "done") stems.insert(j["stem"].get<std::string>());
+    }
+    return stems;
+}
+
+bool partial_is_empty(const fs::path& out) {
+    std::error_code ec;
+    return !fs::exists(out / ".partial") || fs::is_empty(out / ".partial", ec);
+}
+
+// Waits until the manifest records `count` done images; false after `seconds`.
+bool wait_for_done(const fs::path& manifest, size_t count, double seconds) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (fs::exists(manifest) && done_lines(manifest) >= count) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+}
+
+std::map<std::string, fs::file_time_type> mtimes(const fs::path& out, const std::set<std::string>& stems) {
+    std::map<std::string, fs::file_time_type> times;
+    for (const std::string& s : stems) {
+        times[s] = fs::last_write_time(out / s);
+        for (const auto& e : fs::directory_iterator(out / s))
+            times[s + "/" + e.path().filename().string()] = fs::last_write_time(e.path());
+    }
+    return times;
+}
+
+TEST(BatchCli, BadFilesAreIsolatedAndReportedWithReasons) {
+    TempDir dir;
+    const fs::path in = dir / "in", out = dir / "out";
+    fs::create_directories(in);
+    write_crop(in / "crop0.png", 0);
+    write_crop(in / "crop1.png", 1);
+    write_crop(in / "crop2.jpg", 2);
+    write_bad_files(in);
+
+    const Output run = fieldflow("batch " + std::string(FF_BASELINE_GRAPH) + " --input " + q(in) +
+                                 " --output " + q(out) + " --jobs 2 --no-cache");
+    EXPECT_EQ(run.code, 1) << run.text;
+
+    const json summary = read_json(out / "summary.json");
+    ASSERT_FALSE(summary.is_discarded()) << run.text;
+    EXPECT_EQ(summary["totals"]["images"], 6);
+    EXPECT_EQ(summary["totals"]["done"], 3);
+    EXPECT_EQ(summary["totals"]["failed"], 3);
+    std::map<std::string, json> by_stem;
+    for (const json& image : summary["images"]) by_stem[image["stem"]] = image;
+    for (const char* good : {"crop0", "crop1", "crop2"}) {
+        const json& r = by_stem[good];
+        EXPECT_EQ(r["status"], "done") << r.dump();
+        EXPECT_EQ(r["error"], "");
+        ASSERT_TRUE(r["metrics"]["psnr"].is_number()) << r.dump();
+        EXPECT_GT(r["metrics"]["psnr"].get<double>(), 10.0);
+        EXPECT_LT(r["metrics"]["psnr"].get<double>(), 60.0);
+        EXPECT_TRUE(fs::exists(out / good / "metrics.json"));
+        EXPECT_TRUE(fs::exists(out / good / "bilinear.png"));
+        // The summary's number is the image's own metrics.json.
+        EXPECT_EQ(read_json(out / good / "metrics.json")["psnr"], r["metrics"]["psnr"]);
+    }
+    const std::map<std::string, std::string> reasons = {
+        {"corrupt", "truncated JPEG"}, {"empty", "is empty (0 bytes)"}, {"notes", "cannot decode"}};
+    for (const auto& [stem, reason] : reasons) {
+        const json& r = by_stem[stem];
+        EXPECT_EQ(r["status"], "failed") << r.dump();
+        EXPECT_TRUE(contains(r["error"], reason)) << r["error"];
+        EXPECT_TRUE(contains(r["error"], stem)) << r["error"]; // names the file
+        EXPECT_FALSE(fs::exists(out / stem)) << "a failed image left outputs in place";
+        EXPECT_TRUE(contains(read_text(out / "logs" / (stem + ".log")), reason));
+        EXPECT_TRUE(contains(run.text, "failed " + stem + ": ")) << run.text;
+    }
+    EXPECT_EQ(image_folders(out), (std::set<std::string>{"crop0", "crop1", "crop2"}));
+    EXPECT_TRUE(partial_is_empty(out));
+
+    const std::string csv = read_text(out / "summary.csv");
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 7) << csv;
+    EXPECT_TRUE(contains(csv, "corrupt,failed,")) << csv;
+    const std::string html = read_text(out / "index.html");
+    EXPECT_TRUE(contains(html, "6 images: 3 done, 3 failed")) << html;
+    EXPECT_TRUE(contains(html, "<a href=\"crop0/\">crop0</a>"));
+    EXPECT_EQ(done_stems(out / "manifest.jsonl"), (std::set<std::string>{"crop0", "crop1", "crop2"}));
+}
+
+TEST(BatchCli, AllGoodExitsZero) {
+    TempDir dir;
+    const fs::path in = dir / "in", out = dir / "out";
+    fs::create_directories(in);
+    write_crop(in / "a.png", 3);
+    write_crop(in / "b.png", 4);
+    const Output run = fieldflow("batch " + std::string(FF_BASELINE_GRAPH) + " --input " + q(in) +
+                                 " --output " + q(out) + " --no-cache -q");
+    EXPECT_EQ(run.code, 0) << run.text;
+    EXPECT_EQ(outcome(out / "summary.json").size(), 2u);
+    EXPECT_FALSE(contains(run.text, "done a")) << "--quiet still printed progress: " << run.text;
+}
+
+TEST(BatchCli, SigkillThenResumeSkipsFinishedImagesAndMatchesAnUninterruptedRun) {
+    TempDir dir;
+    const fs::path in = dir / "in";
+    fs::create_directories(in);
+    for (int i = 0; i < 8; ++i) write_crop(in / ("img" + std::to_string(i) + ".png"), i);
+    write_text(in / "broken.png", "not an image");
+    const fs::path graph = write_slow_graph(dir.path());
+    auto args = [&](const fs::path& out) {
+        return std::vector<std::string>{"batch", graph.string(), "--input", in.string(), "--output",
+                                        out.string(), "--jobs", "2", "--no-cache", "--plugin", kTestPlugin};
+    };
+
+    // The reference: one uninterrupted run.
+    const fs::path ref = dir / "ref";
+    const pid_t whole = start_fieldflow(args(ref), dir / "ref.log");
+    EXPECT_EQ(wait_exit(whole), 1) << read_text(dir / "ref.log");
+    const auto expected = outcome(ref / "summary.json");
+    ASSERT_EQ(expected.size(), 9u) << read_text(dir / "ref.log");
+
+    // Killed after the first image is done.
+    const fs::path out = dir / "out";
+    const pid_t batch = start_fieldflow(args(out), dir / "killed.log");
+    const bool started = wait_for_done(out / "manifest.jsonl", 1, 60);
+    ::kill(batch, SIGKILL);
+    EXPECT_EQ(wait_exit(batch), 128 + SIGKILL);
+    ASSERT_TRUE(started) << read_text(dir / "killed.log");
+    const std::set<std::string> finished = done_stems(out / "manifest.jsonl");
+    ASSERT_LT(finished.size(), 8u) << "the batch finished before it was killed; the test proves nothing";
+    // Only complete images are in place; what was in flight lies in .partial/ at most.
+    EXPECT_EQ(image_folders(out), finished);
+    EXPECT_FALSE(fs::exists(out / "summary.json"));
+    const auto before = mtimes(out, finished);
+    // The killed batch's image processes die with it (they would otherwise keep writing).
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    std::set<std::string> partial_before;
+    if (fs::exists(out / ".partial"))
+        for (const auto& e : fs::recursive_directory_iterator(out / ".partial"))
+            partial_before.insert(e.path().string());
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    std::set<std::string> partial_after;
+    if (fs::exists(out / ".partial"))
+        for (const auto& e : fs::recursive_directory_iterator(out / ".partial"))
+            partial_after.insert(e.path().string());
+    EXPECT_EQ(partial_before, partial_after) << "an orphaned image process is still writing";
+
+    const Output resumed = fieldflow("batch " + q(graph) + " --input " + q(in) + " --output " + q(out) +
+                                     " --jobs 2 --no-cache --plugin " + kTestPlugin + " --resume");
+    EXPECT_EQ(resumed.code, 1) << resumed.text;
+    for (const std::string& s : finished) {
+        EXPECT_TRUE(contains(resumed.text, "skipped " + s + " (done in an earlier run)")) << resumed.text;
+        EXPECT_FALSE(contains(resumed.text, "started " + s + "\n")) << resumed.text;
+    }
+    EXPECT_EQ(mtimes(out, finished), before) << "a finished image was redone";
+    EXPECT_EQ(outcome(out / "summary.json"), expected);
+    EXPECT_TRUE(partial_is_empty(out));
+    EXPECT_EQ(image_folders(out), image_folders(ref));
+    EXPECT_EQ(done_stems(out / "manifest.jsonl"), done_stems(ref / "manifest.jsonl"));
+
+    // Resuming a finished batch runs nothing.
+    const Output again = fieldflow("batch " + q(graph) + " --input " + q(in) + " --output " + q(out) +
+                                   " --no-cache --plugin " + kTestPlugin + " --resume");
+    EXPECT_EQ(again.code, 1);
+    EXPECT_FALSE(contains(again.text, "started img")) << again.text;
+    EXPECT_TRUE(contains(again.text, "started broken")) << again.text; // failed ones are redone
+}
+
+TEST(BatchCli, ResumeRedoesChangedInputsAndChangedValues) {
+    TempDir dir;
+    const fs::path in = dir / "in", out = dir / "out";
+    fs::create_directories(in);
+    write_crop(in / "a.png", 5);
+    write_crop(in / "b.png", 6);
+    const std::string base = "batch " + std::string(FF_BASELINE_GRAPH) + " --input " + q(in) +
+                             " --output " + q(out) + " --no-cache";
+    ASSERT_EQ(fieldflow(base).code, 0);
+    write_crop(in / "b.png", 7); // new content, same name
+    Output r = fieldflow(base + " --resume");
+    EXPECT_EQ(r.code, 0) << r.text;
+    EXPECT_TRUE(contains(r.text, "skipped a (done in an earlier run)")) << r.text;
+    EXPECT_TRUE(contains(r.text, "done b")) << r.text;
+    r = fieldflow(base + " --resume --set grid=8x6"); // other values: a different graph hash
+    EXPECT_EQ(r.code, 0) << r.text;
+    EXPECT_TRUE(contains(r.text, "done a")) << r.text;
+    EXPECT_TRUE(contains(r.text, "done b")) << r.text;
+    // Without --resume everything runs again, replacing the folders in place.
+    r = fieldflow(base);
+    EXPECT_EQ(r.code, 0) << r.text;
+    EXPECT_TRUE(contains(r.text, "done a")) << r.text;
+    EXPECT_EQ(image_folders(out), (std::set<std::string>{"a", "b"}));
+    EXPECT_TRUE(partial_is_empty(out));
+}
+
+TEST(BatchCli, SigtermStopsCleanlyAndResumeFinishes) {
+    TempDir dir;
+    const fs::path in = dir / "in", out = dir / "out";
+    fs::create_directories(in);
+    for (int i = 0; i < 6; ++i) write_crop(in / ("p" + std::to_string(i) + ".png"), i + 10);
+    const fs::path graph = write_slow_graph(dir.path());
+    const pid_t batch = start_fieldflow({"batch", graph.string(), "--input", in.string(), "--output",
+                                         out.string(), "--jobs", "2", "--no-cache", "--plugin", kTestPlugin,
+                                         "--set", "sleep=1500"},
+                                        dir / "term.log");
+    const bool started = wait_for_done(out / "manifest.jsonl", 1, 60);
+    ::kill(batch, SIGTERM);
+    EXPECT_EQ(wait_exit(batch), 143) << read_text(dir / "term.log");
+    ASSERT_TRUE(started) << read_text(dir / "term.log");
+    const json summary = read_json(out / "summary.json");
+    ASSERT_FALSE(summary.is_discarded()) << read_text(dir / "term.log");
+    EXPECT_TRUE(summary["interrupted"].get<bool>());
+    EXPECT_EQ(summary["totals"]["failed"], 0) << "stopped images must not count as failed";
+    EXPECT_GT(summary["totals"]["not_run"].get<int>(), 0);
+    EXPECT_EQ(image_folders(out), done_stems(out / "manifest.jsonl"));
+    EXPECT_TRUE(partial_is_empty(out));
+
+    const Output resumed = fieldflow("batch " + q(graph) + " --input " + q(in) + " --output " + q(out) +
+                                     " --jobs 3 --no-cache --plugin " + kTestPlugin +
+                                     " --set sleep=1500 --resume");
+    EXPECT_EQ(resumed.code, 0) << resumed.text;
+    EXPECT_EQ(read_json(out / "summary.json")["totals"]["done"], 6);
+}
+
+TEST(BatchCli, ShardsMergeIntoTheUnshardedResult) {
+    TempDir dir;
+    const fs::path in = dir / "in";
+    fs::create_directories(in);
+    for (int i = 0; i < 7; ++i) write_crop(in / ("s" + std::to_string(i) + ".png"), i + 20);
+    write_text(in / "zero.jpg", "");
+    const std::string base = "batch " + std::string(FF_BASELINE_GRAPH) + " --input " + q(in) + " --no-cache --jobs 2";
+
+    EXPECT_EQ(fieldflow(base + " --output " + q(dir / "all")).code, 1);
+    std::string shard_dirs;
+    std::set<std::string> seen;
+    for (int k = 0; k < 3; ++k) {
+        const fs::path out = dir / ("shard" + std::to_string(k));
+        const Output r = fieldflow(base + " --output " + q(out) + " --shard " + std::to_string(k) + "/3");
+        EXPECT_LE(r.code, 1) << r.text;
+        const json s = read_json(out / "summary.json");
+        EXPECT_EQ(s["shard"], std::to_string(k) + "/3");
+        for (const json& image : s["images"]) {
+            EXPECT_EQ(image["shard"], std::to_string(k) + "/3");
+            EXPECT_TRUE(seen.insert(image["stem"].get<std::string>()).second) << "in two shards: " << image["stem"];
+        }
+        shard_dirs += " " + q(out);
+    }
+    EXPECT_EQ(seen.size(), 8u);
+
+    const fs::path merged = dir / "merged";
+    const Output m = fieldflow("batch --merge" + shard_dirs + " --output " + q(merged));
+    EXPECT_EQ(m.code, 1) << m.text; // zero.jpg failed
+    EXPECT_EQ(outcome(merged / "summary.json"), outcome(dir / "all" / "summary.json"));
+    // The merged summary links into the shard folders.
+    const json merged_summary = read_json(merged / "summary.json");
+    for (const json& image : merged_summary["images"]) {
+        if (image["status"] != "done") continue;
+        EXPECT_TRUE(fs::exists(merged / image["folder"].get<std::string>() / "metrics.json")) << image.dump();
+        EXPECT_TRUE(fs::exists(merged / image["log"].get<std::string>())) << image.dump();
+    }
+    EXPECT_TRUE(contains(read_text(merged / "index.html"), "8 images: 7 done, 1 failed"));
+
+    // A missing shard is reported, and the merge says the result is incomplete.
+    const Output partial = fieldflow("batch --merge " + q(dir / "shard0") + " " + q(dir / "shard2") +
+                                     " --output " + q(dir / "merged2"));
+    EXPECT_EQ(partial.code, 1);
+    EXPECT_TRUE(contains(partial.text, "shard 1/3 is missing")) << partial.text;
+}
+
+TEST(BatchCli, UsageAndGraphErrorsExitTwo) {
+    TempDir dir;
+    const fs::path in = dir / "in";
+    fs::create_directories(in);
+    write_crop(in / "a.png", 1);
+    const std::string g = FF_BASELINE_GRAPH;
+    const std::string io = " --input " + q(in) + " --output " + q(dir / "out");
+
+    Output r = fieldflow("batch " + g + io + " --set input=x.png");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "the batch sets 'input' for each image")) << r.text;
+    r = fieldflow("batch " + g + io + " --shard 3/3");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "expected I/N with 0 <= I < N")) << r.text;
+    EXPECT_EQ(fieldflow("batch " + g + " --output " + q(dir / "out")).code, 2); // no --input
+    EXPECT_EQ(fieldflow("batch " + g + io + " --devices 0,gpu").code, 2);
+    EXPECT_EQ(fieldflow("batch " + g + io + " --jobs 0").code, 2);
+    r = fieldflow("batch " + g + " --input " + q(dir / "missing") + " --output " + q(dir / "out"));
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "is not a folder")) << r.text;
+    r = fieldflow("batch " + g + io + " --glob '*.tif'");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "no images in")) << r.text;
+
+    write_text(dir / "novars.yaml", "fieldflow: 1\nnodes:\n  image: {op: ReadImage, params: {path: a.png}}\n");
+    r = fieldflow("batch " + q(dir / "novars.yaml") + io);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "must declare the variables 'input' and 'output'")) << r.text;
+    write_text(dir / "bad.yaml", "fieldflow: 1\nvars: {input: ~, output: ~}\nnodes:\n"
+                                 "  image: {op: ReadImg, params: {path: \"${input}\"}}\n");
+    r = fieldflow("batch " + q(dir / "bad.yaml") + io);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "unknown op 'ReadImg'")) << r.text;
+    EXPECT_FALSE(fs::exists(dir / "out")) << "nothing may run (or be created) for an invalid graph";
+
+    r = fieldflow("batch --merge " + q(dir / "nowhere") + " --output " + q(dir / "m"));
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "holds no batch")) << r.text;
+    EXPECT_EQ(fieldflow("batch --merge " + q(dir / "x")).code, 2); // no --output
+    EXPECT_EQ(fieldflow("batch " + g + " --merge " + q(dir / "x") + " --output " + q(dir / "m")).code, 2);
+}
+
+TEST(BatchCli, OneBatchPerOutputFolder) {
+    TempDir dir;
+    const fs::path in = dir / "in", out = dir / "out";
+    fs::create_directories(in);
+    fs::create_directories(out);
+    write_crop(in / "a.png", 1);
+    const int fd = ::open((out / ".lock").c_str(), O_RDWR | O_CREAT, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0); // as a running batch holds it
+    const Output r = fieldflow("batch " + std::string(FF_BASELINE_GRAPH) + " --input " + q(in) +
+                               " --output " + q(out) + " --no-cache");
+    ::close(fd);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "another batch is writing to")) << r.text;
+    EXPECT_FALSE(fs::exists(out / "a"));
+}
+
+#ifdef FF_LAKE_GRAPH
+// The learned pipeline: the summary reads the Report node's metrics.json and links its report.
+TEST(BatchCli, LakeGraphSummaryHasLearnedAndBilinearNumbers) {
+    TempDir dir;
+    const fs::path in = dir / "in", out = dir / "out";
+    fs::create_directories(in);
+    write_crop(in / "tiny.png", 3, 32, 24);
+    const Output run = fieldflow("batch " + std::string(FF_LAKE_GRAPH) + " --input " + q(in) + " --output " +
+                                 q(out) + " --set steps=20 --set batch=1024 --no-cache");
+    ASSERT_EQ(run.code, 0) << run.text << read_text(out / "logs" / "tiny.log");
+    const json summary = read_json(out / "summary.json");
+    const json& image = summary["images"][0];
+    const json own = read_json(out / "tiny" / "metrics.json");
+    for (const char* field : {"psnr_learned", "psnr_bilinear", "ssim_learned", "ssim_bilinear", "steps",
+                              "train_seconds", "model_bytes", "device"})
+        EXPECT_EQ(image["metrics"][field], own[field]) << field;
+    EXPECT_EQ(image["metrics"]["steps"], 20);
+    EXPECT_GT(image["metrics"]["model_bytes"].get<double>(), 0);
+    EXPECT_DOUBLE_EQ(image["metrics"]["psnr_gain"].get<double>(),
+                     own["psnr_learned"].get<double>() - own["psnr_bilinear"].get<double>());
+    EXPECT_EQ(image["report"], "tiny/report.html");
+    EXPECT_TRUE(contains(read_text(out / "index.html"), "<a href=\"tiny/report.html\">tiny</a>"));
+}
+#endif
+
+} // namespace
+} // namespace fieldflow::batch_test

@@ -1,0 +1,261 @@
+// The pieces of `fieldflow batch` without running anything: the file list and its stems, shards,
+// the manifest (including a line cut short by a crash), the summary files and the hashes.
+#include "batch_test_support.hpp"
+
+#include <fieldflow/host/batch/batch_runner.hpp>
+#include <fieldflow/host/batch/inputs.hpp>
+#include <fieldflow/host/batch/manifest.hpp>
+#include <fieldflow/host/batch/summary.hpp>
+
+#include <set>
+
+namespace fieldflow::batch_test {
+namespace {
+
+using namespace fieldflow::host::batch;
+
+std::vector<std::string> stems_of(const std::vector<BatchInput>& inputs) {
+    std::vector<std::string> stems;
+    for (const BatchInput& in : inputs) stems.push_back(in.stem);
+    return stems;
+}
+
+TEST(BatchInputs, DefaultSelectionTakesImageExtensionsSortedAndSkipsTheRest) {
+    TempDir dir;
+    for (const char* name : {"b.PNG", "a.jpg", "c.tiff", "notes.txt", ".hidden.png", "README"})
+        write_text(dir / name, "x");
+    fs::create_directories(dir / "sub");
+    write_text(dir / "sub" / "d.png", "x");
+    const auto inputs = list_batch_inputs(dir.path(), "");
+    ASSERT_EQ(inputs.size(), 3u);
+    EXPECT_EQ(inputs[0].relative, "a.jpg");
+    EXPECT_EQ(inputs[1].relative, "b.PNG");
+    EXPECT_EQ(inputs[2].relative, "c.tiff");
+    EXPECT_EQ(stems_of(inputs), (std::vector<std::string>{"a", "b", "c"}));
+    for (size_t i = 0; i < inputs.size(); ++i) EXPECT_EQ(inputs[i].index, i);
+    EXPECT_EQ(inputs[0].path, dir.path() / "a.jpg");
+}
+
+TEST(BatchInputs, GlobWithSlashSearchesSubfoldersButNotTheOutput) {
+    TempDir dir;
+    fs::create_directories(dir / "x" / "y");
+    fs::create_directories(dir / "out" / "img");
+    write_text(dir / "top.jpg", "x");
+    write_text(dir / "x" / "one.jpg", "x");
+    write_text(dir / "x" / "y" / "two.jpg", "x");
+    write_text(dir / "x" / "y" / "two.png", "x");
+    write_text(dir / "out" / "img" / "old.jpg", "x");
+    const auto names = list_batch_inputs(dir.path(), "*.jpg");
+    ASSERT_EQ(names.size(), 1u);
+    EXPECT_EQ(names[0].relative, "top.jpg");
+    const auto deep = list_batch_inputs(dir.path(), "*/*.jpg", dir / "out");
+    ASSERT_EQ(deep.size(), 2u);
+    EXPECT_EQ(deep[0].relative, "x/one.jpg");
+    EXPECT_EQ(deep[1].relative, "x/y/two.jpg");
+    EXPECT_EQ(stems_of(deep), (std::vector<std::string>{"x_one", "x_y_two"}));
+}
+
+TEST(BatchInputs, MissingFolderIsAnError) {
+    EXPECT_THROW(list_batch_inputs("/nonexistent/folder/for/batch", ""), std::runtime_error);
+}
+
+TEST(BatchInputs, StemsAreUniqueSafeAndAvoidTheBatchsOwnNames) {
+    std::vector<BatchInput> inputs;
+    for (const char* rel : {"a.jpg", "a.png", "A.tif", "logs.png", "my photo (1).jpg", ".x.png",
+                            "summary.json.png", "sub/a.jpg", "a_jpg.bmp"})
+        inputs.push_back({rel, rel, "", inputs.size()});
+    assign_stems(inputs);
+    const auto stems = stems_of(inputs);
+    EXPECT_EQ(stems[0], "a_jpg");
+    EXPECT_EQ(stems[1], "a_png");
+    EXPECT_EQ(stems[2], "A_tif"); // clashes with "a" on a case-insensitive filesystem
+    EXPECT_EQ(stems[3], "logs-2");
+    EXPECT_EQ(stems[4], "my_photo__1_");
+    EXPECT_EQ(stems[5], "_x");
+    EXPECT_EQ(stems[6], "summary.json-2");
+    EXPECT_EQ(stems[7], "sub_a");
+    EXPECT_EQ(stems[8], "a_jpg-2"); // "a_jpg" was taken by a.jpg
+    std::set<std::string> lower;
+    for (std::string s : stems) {
+        for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+        EXPECT_TRUE(lower.insert(s).second) << s;
+        EXPECT_EQ(s.find('/'), std::string::npos);
+        EXPECT_NE(s.front(), '.');
+    }
+}
+
+TEST(BatchShards, ParseAcceptsOnlyIndexBelowCount) {
+    auto s = parse_shard("2/5");
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->index, 2u);
+    EXPECT_EQ(s->count, 5u);
+    EXPECT_EQ(s->text(), "2/5");
+    for (const char* bad : {"", "3", "3/3", "1/0", "-1/3", "a/3", "1/", "/3", "1/3/4", "1 /3"})
+        EXPECT_FALSE(parse_shard(bad)) << bad;
+}
+
+TEST(BatchShards, ShardsPartitionTheListExactly) {
+    std::vector<BatchInput> all;
+    for (size_t i = 0; i < 10; ++i) all.push_back({"f", "f" + std::to_string(i), "s" + std::to_string(i), i});
+    std::multiset<std::string> seen;
+    for (unsigned k = 0; k < 3; ++k) {
+        const auto part = select_shard(all, Shard{k, 3});
+        EXPECT_EQ(part.size(), k == 0 ? 4u : 3u);
+        for (const BatchInput& in : part) {
+            EXPECT_EQ(in.index % 3, k);
+            seen.insert(in.stem);
+        }
+    }
+    EXPECT_EQ(seen.size(), all.size());
+    for (const BatchInput& in : all) EXPECT_EQ(seen.count(in.stem), 1u);
+}
+
+ImageResult sample(const std::string& stem, const std::string& status, double psnr) {
+    ImageResult r;
+    r.stem = stem;
+    r.input = "/in/" + stem + ".png";
+    r.status = status;
+    r.input_hash = "11";
+    r.graph_hash = "22";
+    r.seconds = 1.5;
+    if (status == kStatusDone) {
+        r.folder = stem;
+        r.metrics.psnr_learned = psnr + 3.0;
+        r.metrics.psnr_bilinear = psnr;
+        r.metrics.ssim_learned = 0.9;
+        r.metrics.steps = 2000;
+        r.metrics.model_bytes = 12345;
+        r.metrics.device = "llvmpipe";
+    } else {
+        r.error = "node 'image' failed: \"bad\", really";
+    }
+    return r;
+}
+
+TEST(BatchManifest, LastLineWinsAndACutLineIsSkippedAndEnded) {
+    TempDir dir;
+    const fs::path file = dir / "manifest.jsonl";
+    {
+        ManifestWriter w(file);
+        w.append(sample("a", kStatusFailed, 0));
+        w.append(sample("b", kStatusDone, 20));
+        w.append(sample("a", kStatusDone, 25));
+    }
+    // A crash in the middle of a line.
+    write_text(file, read_text(file) + R"({"stem":"c","status":"do)");
+    std::vector<std::string> warnings;
+    auto records = read_manifest(file, warnings);
+    ASSERT_EQ(records.size(), 2u);
+    EXPECT_EQ(records["a"].status, kStatusDone);
+    EXPECT_EQ(records["a"].metrics, sample("a", kStatusDone, 25).metrics);
+    EXPECT_EQ(records["b"].metrics.psnr_gain(), 3.0);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_TRUE(contains(warnings[0], "manifest.jsonl:4")) << warnings[0];
+    {
+        ManifestWriter w(file); // ends the cut line, so this record is on its own line
+        w.append(sample("c", kStatusDone, 30));
+    }
+    warnings.clear();
+    records = read_manifest(file, warnings);
+    EXPECT_EQ(records.size(), 3u);
+    EXPECT_EQ(records["c"].status, kStatusDone);
+    EXPECT_EQ(warnings.size(), 1u); // still the old cut line
+}
+
+TEST(BatchManifest, MetricsFileReadsLakeAndBaselineFields) {
+    TempDir dir;
+    write_text(dir / "lake.json", R"({"psnr_learned": 30.5, "psnr_bilinear": 27.25, "ssim_learned": 0.9,
+        "ssim_bilinear": 0.8, "steps": 2000, "train_seconds": 12.5, "model_bytes": 4096,
+        "device": "NVIDIA H100"})");
+    const ImageMetrics lake = read_metrics_file(dir / "lake.json");
+    EXPECT_EQ(lake.psnr_learned, 30.5);
+    EXPECT_EQ(lake.psnr_gain(), 3.25);
+    EXPECT_EQ(lake.steps, 2000u);
+    EXPECT_EQ(lake.model_bytes, 4096u);
+    EXPECT_EQ(lake.train_seconds, 12.5);
+    EXPECT_EQ(lake.device, "NVIDIA H100");
+    EXPECT_FALSE(lake.psnr);
+    write_text(dir / "base.json", R"({"psnr": 26.0, "ssim": 0.63, "mse": 0.002})");
+    const ImageMetrics base = read_metrics_file(dir / "base.json");
+    EXPECT_EQ(base.psnr, 26.0);
+    EXPECT_EQ(base.ssim, 0.63);
+    EXPECT_FALSE(base.psnr_gain());
+    EXPECT_EQ(read_metrics_file(dir / "missing.json"), ImageMetrics{});
+    write_text(dir / "bad.json", "[1, 2");
+    EXPECT_THROW(read_metrics_file(dir / "bad.json"), std::runtime_error);
+}
+
+TEST(BatchSummary, WritesCsvJsonHtmlAndReadsJsonBack) {
+    TempDir dir;
+    std::vector<ImageResult> results = {sample("a", kStatusDone, 20), sample("b", kStatusFailed, 0),
+                                        sample("c", kStatusDone, 30), sample("d", kStatusNotRun, 0)};
+    results[2].report = "c/report.html";
+    SummaryInfo info{"graphs/lake.yaml", "1/3", {}, true};
+    write_summary(dir.path(), results, info);
+
+    const std::string csv = read_text(dir / "summary.csv");
+    EXPECT_TRUE(contains(csv, "stem,status,input,psnr_learned,psnr_bilinear,psnr_gain,")) << csv;
+    EXPECT_TRUE(contains(csv, "a,done,/in/a.png,23.0000,20.0000,3.0000,0.900000,")) << csv;
+    EXPECT_TRUE(contains(csv, "\"node 'image' failed: \"\"bad\"\", really\"")) << csv; // quoted
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
+
+    const auto totals = summary_totals(results);
+    EXPECT_EQ(totals.images, 4u);
+    EXPECT_EQ(totals.done, 2u);
+    EXPECT_EQ(totals.failed, 1u);
+    EXPECT_EQ(totals.not_run, 1u);
+    EXPECT_DOUBLE_EQ(*totals.psnr_bilinear, 25.0); // mean of the per-image PSNRs
+    EXPECT_DOUBLE_EQ(*totals.psnr_gain, 3.0);
+
+    const SummaryFile back = read_summary_json(dir / "summary.json");
+    EXPECT_EQ(back.info.shard, "1/3");
+    EXPECT_TRUE(back.info.interrupted);
+    ASSERT_EQ(back.results.size(), 4u);
+    for (size_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(back.results[i].stem, results[i].stem);
+        EXPECT_EQ(back.results[i].status, results[i].status);
+        EXPECT_EQ(back.results[i].error, results[i].error);
+        EXPECT_EQ(back.results[i].metrics, results[i].metrics);
+    }
+    const auto json = read_json(dir / "summary.json");
+    EXPECT_EQ(json["totals"]["means"]["psnr_learned"].get<double>(), 28.0);
+
+    const std::string html = read_text(dir / "index.html");
+    EXPECT_TRUE(contains(html, "<a href=\"c/report.html\">c</a>")) << html;
+    EXPECT_TRUE(contains(html, "<a href=\"a/\">a</a>"));
+    EXPECT_TRUE(contains(html, "&quot;bad&quot;"));             // escaped
+    EXPECT_TRUE(contains(html, "not the PSNR of the pooled error")); // says what the mean is
+    EXPECT_TRUE(contains(html, "sortBy(2,true)"));                 // sorted by PSNR gain
+    // Nothing but the three files (temp files were renamed).
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 3);
+}
+
+TEST(BatchSummary, ReadingSomethingElseSaysWhatIsWrong) {
+    TempDir dir;
+    write_text(dir / "summary.json", R"({"images": []})");
+    try {
+        read_summary_json(dir / "summary.json");
+        FAIL() << "no error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_TRUE(contains(e.what(), "not a fieldflow batch summary")) << e.what();
+    }
+}
+
+TEST(BatchHashes, FileAndGraphHashesChangeWithTheirContent) {
+    TempDir dir;
+    write_text(dir / "a", "one");
+    write_text(dir / "b", "one");
+    write_text(dir / "c", "two");
+    EXPECT_EQ(hash_file(dir / "a"), hash_file(dir / "b"));
+    EXPECT_NE(hash_file(dir / "a"), hash_file(dir / "c"));
+    EXPECT_EQ(hash_file(dir / "a").size(), 32u);
+    EXPECT_THROW(hash_file(dir / "missing"), std::runtime_error);
+    const std::string g = "fieldflow: 1\n";
+    EXPECT_EQ(hash_graph(g, {}), hash_graph(g, {}));
+    EXPECT_NE(hash_graph(g, {}), hash_graph(g + " ", {}));
+    EXPECT_NE(hash_graph(g, {{"steps", "100"}}), hash_graph(g, {{"steps", "200"}}));
+    EXPECT_NE(hash_graph(g, {{"a", "b=c"}}), hash_graph(g, {{"a=b", "c"}}));
+}
+
+} // namespace
+} // namespace fieldflow::batch_test
