@@ -1,6 +1,7 @@
 // The neural ops run through the plugin ABI on the CPU Vulkan driver (lavapipe): Train on a tiny
 // image, Infer's sizes, save -> load -> infer bit-exactness, damaged model files, cancellation,
 // and the Report's files.
+#include "test_files.hpp"
 #include "neural_host.hpp"
 
 #include <fieldflow/engine/model_file.hpp>
@@ -20,6 +21,7 @@
 #include <sstream>
 
 namespace fs = std::filesystem;
+using ff::test::read_text;
 using ff::test::OpRun;
 using nlohmann::json;
 
@@ -39,20 +41,7 @@ cv::Mat tiny_photo() {
     return image;
 }
 
-fs::path fresh_folder(const std::string& name) {
-    fs::path folder = fs::temp_directory_path() /
-                      ("ff_neural_nodes_" + name + "_" + std::to_string(::getpid()));
-    fs::remove_all(folder);
-    fs::create_directories(folder);
-    return folder;
-}
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+fs::path fresh_folder(const std::string& name) { return ff::test::fresh_folder("ff_neural_nodes", name); }
 
 std::vector<std::byte> read_bytes(const fs::path& path) {
     std::string text = read_text(path);

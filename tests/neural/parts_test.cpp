@@ -1,5 +1,6 @@
 // The neural plugin's pure pieces: training schedule, Infer's size rule, base64, the report page,
 // the training log, snapshot discovery and the feature-grid picture.
+#include "test_files.hpp"
 #include "base64.hpp"
 #include "neural_images.hpp"
 #include "output_size.hpp"
@@ -21,24 +22,12 @@
 #include <sstream>
 
 namespace fs = std::filesystem;
+using ff::test::read_text;
 using namespace ff::neural;
 
 namespace {
 
-fs::path fresh_folder(const std::string& name) {
-    fs::path folder = fs::temp_directory_path() /
-                      ("ff_neural_parts_" + name + "_" + std::to_string(::getpid()));
-    fs::remove_all(folder);
-    fs::create_directories(folder);
-    return folder;
-}
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+fs::path fresh_folder(const std::string& name) { return ff::test::fresh_folder("ff_neural_parts", name); }
 
 } // namespace
 
