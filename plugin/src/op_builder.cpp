@@ -2,6 +2,7 @@
 // validate functions to the C ABI, catching every exception at the boundary.
 #include <fieldflow/node.hpp>
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -12,9 +13,10 @@ namespace {
 
 // YAML text for a number default: integers exactly, floats with enough digits to round-trip.
 std::string yaml_number(double v) {
+    // Shortest text that reads back as exactly `v` (0.03, not 0.029999999999999999).
     char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.17g", v);
-    std::string text = buffer;
+    auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v);
+    std::string text(buffer, ec == std::errc() ? end : buffer);
     // Keep "1.0"-style text a float in YAML (the host reads "1" as an int for a float param too,
     // but an explicit decimal point documents the kind in `fieldflow nodes`).
     if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
