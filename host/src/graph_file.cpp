@@ -49,7 +49,9 @@ template <typename Fn>
 void for_each_entry(const YAML::Node& map, const std::string& what, Diagnostics& diags, Fn&& fn) {
     std::set<std::string> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
-        const YAML::Node& key = it->first;
+        // By value: yaml-cpp's iterator returns its pair through a temporary proxy, so a
+        // reference to `it->first` dangles once this statement ends.
+        const YAML::Node key = it->first;
         if (!key.IsScalar()) {
             diags.error(pos_of(key), what + ": keys must be names, not " + shape_name(key));
             continue;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -52,9 +53,25 @@ void check_readable_image_file(const std::string& path) {
 
     std::ifstream file(path, std::ios::binary);
     if (!file) throw Error("cannot open " + quoted + ": " + std::strerror(errno));
-    unsigned char magic[3] = {};
+    // Enough for a JPEG's magic, and a PNG's signature plus the size in its first chunk (IHDR).
+    unsigned char magic[24] = {};
     file.read(reinterpret_cast<char*>(magic), sizeof magic);
-    const bool is_jpeg = file.gcount() == 3 && magic[0] == 0xFF && magic[1] == 0xD8 && magic[2] == 0xFF;
+    const auto got = file.gcount();
+    const bool is_jpeg = got >= 3 && magic[0] == 0xFF && magic[1] == 0xD8 && magic[2] == 0xFF;
+    static constexpr unsigned char kPng[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    const bool is_png = got == 24 && std::equal(kPng, kPng + 8, magic) &&
+                        std::memcmp(magic + 12, "IHDR", 4) == 0;
+    if (is_png) {
+        auto be32 = [&](int at) {
+            return uint32_t(magic[at]) << 24 | uint32_t(magic[at + 1]) << 16 |
+                   uint32_t(magic[at + 2]) << 8 | uint32_t(magic[at + 3]);
+        };
+        const uint32_t width = be32(16), height = be32(20);
+        // OpenCV would only say "cannot decode": name the actual problem.
+        if (width == 0 || height == 0)
+            throw Error(quoted + " is a PNG of " + std::to_string(width) + "x" +
+                        std::to_string(height) + " pixels (an image needs at least 1x1)");
+    }
     if (is_jpeg && !jpeg_has_end_marker(path))
         throw Error(quoted + " is a truncated JPEG (its image data ends without an end-of-image "
                              "marker)");

@@ -6,9 +6,10 @@
 
 namespace ff::nodes {
 
-// Throws ff::Error if `path` is missing, not a regular file, unreadable, empty (0 bytes), or a
-// JPEG whose last scan never ends (a truncated download or copy: OpenCV would otherwise return
-// the top part of the picture padded with gray, with only a warning on stderr).
+// Throws ff::Error if `path` is missing, not a regular file, unreadable, empty (0 bytes), a PNG
+// whose header declares a width or height of 0, or a JPEG whose last scan never ends (a truncated
+// download or copy: OpenCV would otherwise return the top part of the picture padded with gray,
+// with only a warning on stderr).
 void check_readable_image_file(const std::string& path);
 
 // True if the JPEG bytes end their last scan with an end-of-image marker. Scanning backwards, the

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# The bad-input matrix: every case runs the real `fieldflow` binary and must give its exact exit
+# code and message (an anchored extended regex over the first error line, or for accepted inputs
+# the checked output). Every run has the Khronos validation layer on; any validation message
+# fails the case. Writes one row per case to RESULTS (tab-separated: case, command, expected
+# exit code, exit code, message, PASS/FAIL); make_doc.sh turns that into docs/reliability.md.
+#
+#   bad_inputs.sh FIELDFLOW INPUTS_TOOL WORK_DIR RESULTS
+set -uo pipefail
+
+if [ $# -ne 4 ]; then
+    echo "usage: $0 FIELDFLOW INPUTS_TOOL WORK_DIR RESULTS" >&2
+    exit 2
+fi
+fieldflow=$(realpath "$1") tool=$(realpath "$2") work=$(realpath -m "$3") results=$(realpath -m "$4")
+here=$(cd "$(dirname "$0")" && pwd)
+
+rm -rf "$work" && mkdir -p "$work/inputs" || exit 1
+cp -r "$here/graphs" "$work/graphs" || exit 1
+cd "$work" || exit 1
+"$tool" inputs || { echo "bad_inputs: cannot make the input files"; exit 1; }
+: >"$results"
+failures=0
+
+# run_case NAME EXPECTED_RC MESSAGE_REGEX [ENV=VALUE...] -- FIELDFLOW_ARGS... [-- check FILE W H]
+run_case() {
+    local name=$1 want_rc=$2 want=$3; shift 3
+    local envs=()
+    while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    shift
+    local args=() checks=()
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do args+=("$1"); shift; done
+    [ $# -gt 0 ] && { shift; checks=("$@"); }
+
+    local log="logs/$name.log"
+    mkdir -p logs
+    env FIELDFLOW_VALIDATION=1 "${envs[@]}" "$fieldflow" "${args[@]}" --no-cache --quiet >"$log" 2>&1
+    local rc=$?
+
+    local message
+    if [ "$rc" -eq 0 ] && [ ${#checks[@]} -gt 0 ]; then
+        message=$("$tool" "${checks[@]}" 2>&1) || message="output check failed: $message"
+    elif [ "$rc" -eq 0 ]; then
+        message=$(grep -m1 'warning: ' "$log" || echo ok)
+    else
+        # The first error line: `error: node 'x' failed: ...`, or `FILE:L:C: error: ...`.
+        message=$(grep -m1 -E '(^|: )error: ' "$log" || head -n1 "$log")
+    fi
+
+    local verdict=PASS why=""
+    if [ "$rc" -ne "$want_rc" ]; then verdict=FAIL why="exit code $rc, expected $want_rc"; fi
+    if ! [[ "$message" =~ ^${want}$ ]]; then verdict=FAIL why="$why${why:+; }message does not match ^${want}\$"; fi
+    if grep -q 'validation \(error\|warning\): ' "$log"; then
+        verdict=FAIL why="$why${why:+; }the validation layer reported a message"
+    fi
+    # Outputs are written under a temporary name and renamed: none may be left behind.
+    if [ -d out ] && find out -name '.*.tmp-*' | grep -q .; then
+        verdict=FAIL why="$why${why:+; }temporary files left: $(find out -name '.*.tmp-*' | head -n3)"
+    fi
+
+    local shown="fieldflow ${args[*]}"
+    [ ${#envs[@]} -gt 0 ] && shown="${envs[*]} $shown"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$shown" "$want_rc" "$rc" "$message" "$verdict" >>"$results"
+    if [ $verdict = PASS ]; then
+        printf 'PASS  %-22s exit %s  %s\n' "$name" "$rc" "$message"
+    else
+        failures=$((failures + 1))
+        printf 'FAIL  %-22s %s\n      message: %s\n' "$name" "$why" "$message"
+        sed 's/^/      | /' "$log"
+    fi
+}
+
+# run_interrupt NAME SIGNAL EXPECTED_RC: a long training run gets SIGNAL once training is under
+# way; it must exit with EXPECTED_RC within 10 s and leave no half-written model file (absent, or
+# complete and decodable). The message is the run's summary line, its duration removed.
+run_interrupt() {
+    local name=$1 signal=$2 want_rc=$3
+    local log="logs/$name.log" out="out/$name"
+    mkdir -p logs
+    FIELDFLOW_VALIDATION=1 "$fieldflow" run graphs/train.yaml --set input=inputs/gray8.png \
+        --set steps=100000000 --set output="$out" --no-cache --quiet >"$log" 2>&1 &
+    local pid=$!
+    sleep 3
+    kill -"$signal" "$pid"
+    local start=$SECONDS waited=0
+    while kill -0 "$pid" 2>/dev/null && [ $waited -lt 60 ]; do sleep 0.2; waited=$((SECONDS - start)); done
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid"
+    local rc=$? took=$((SECONDS - start))
+    local message
+    message=$(grep -m1 'interrupted' "$log" | sed -E 's/ in [0-9.]+ s$//')
+
+    local verdict=PASS why=""
+    [ "$rc" -eq "$want_rc" ] || { verdict=FAIL why="exit code $rc, expected $want_rc"; }
+    [ "$took" -le 10 ] || { verdict=FAIL why="$why${why:+; }took $took s to exit after SIG$signal"; }
+    [[ "$message" =~ ^[0-9]+\ nodes:\ .*\(interrupted\)$ ]] || { verdict=FAIL why="$why${why:+; }no interrupted summary line"; }
+    if [ -e "$out/model.ffm" ] && ! "$tool" check "$out/model.ffm" 1 1 >/dev/null 2>&1 &&
+        ! "$tool" check "$out/model.ffm" 40 30 >/dev/null 2>&1; then
+        verdict=FAIL why="$why${why:+; }$out/model.ffm is half-written"
+    fi
+    if [ -d "$out" ] && find "$out" -name '.*.tmp-*' | grep -q .; then
+        verdict=FAIL why="$why${why:+; }temporary files left in $out"
+    fi
+    grep -q 'validation \(error\|warning\): ' "$log" && { verdict=FAIL why="$why${why:+; }the validation layer reported a message"; }
+
+    local shown="fieldflow run graphs/train.yaml --set input=inputs/gray8.png --set steps=100000000 --set output=$out, then SIG$signal after 3 s"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$shown" "$want_rc" "$rc" "$message" "$verdict" >>"$results"
+    if [ $verdict = PASS ]; then
+        printf 'PASS  %-22s exit %s  %s\n' "$name" "$rc" "$message"
+    else
+        failures=$((failures + 1))
+        printf 'FAIL  %-22s %s\n' "$name" "$why"
+        sed 's/^/      | /' "$log"
+    fi
+}
+
+rw=graphs/read_write.yaml train=graphs/train.yaml infer=graphs/infer.yaml
+q="'" # message regexes quote file names
+
+# --- image files --------------------------------------------------------------------------------
+run_case missing_file 1 "error: node ${q}image${q} failed: file not found: ${q}inputs/missing.png${q}" \
+    -- run $rw --set input=inputs/missing.png --set output=out/missing
+run_case zero_byte_file 1 "error: node ${q}image${q} failed: ${q}inputs/zero_bytes.png${q} is empty \(0 bytes\)" \
+    -- run $rw --set input=inputs/zero_bytes.png --set output=out/zero_bytes
+run_case corrupt_png 1 "error: node ${q}image${q} failed: cannot decode ${q}inputs/truncated.png${q}: not an image format this build reads, or the file is corrupt" \
+    -- run $rw --set input=inputs/truncated.png --set output=out/truncated_png
+run_case corrupt_jpeg 1 "error: node ${q}image${q} failed: ${q}inputs/truncated.jpg${q} is a truncated JPEG \(its image data ends without an end-of-image marker\)" \
+    -- run $rw --set input=inputs/truncated.jpg --set output=out/truncated_jpg
+run_case not_an_image 1 "error: node ${q}image${q} failed: cannot decode ${q}inputs/not_an_image.png${q}: not an image format this build reads, or the file is corrupt" \
+    -- run $rw --set input=inputs/not_an_image.png --set output=out/not_an_image
+run_case zero_size_png 1 "error: node ${q}image${q} failed: ${q}inputs/zero_size.png${q} is a PNG of 0x0 pixels \(an image needs at least 1x1\)" \
+    -- run $rw --set input=inputs/zero_size.png --set output=out/zero_size
+run_case one_pixel_image 0 "out/one_pixel/image.png: 1x1, 8-bit, 3 channels" \
+    -- run $rw --set input=inputs/one_pixel.png --set output=out/one_pixel -- check out/one_pixel/image.png 1 1
+run_case one_pixel_train 0 "out/one_pixel_train/model.ffm: model of a 1x1 image, grid 2x2" \
+    -- run $train --set input=inputs/one_pixel.png --set output=out/one_pixel_train -- check out/one_pixel_train/model.ffm 1 1
+for kind in gray8 rgba8 rgb16 gray16; do
+    run_case "accepted_$kind" 0 "out/$kind/image.png: 40x30, 8-bit, 3 channels" \
+        -- run $rw --set input=inputs/$kind.png --set output=out/$kind -- check out/$kind/image.png 40 30
+done
+
+run_case nan_pixels_train 0 "\[train\] warning: input image has 2 values outside \[0, 1\] \(or not finite\); they were clamped for training" \
+    -- run $train --set input=inputs/nan_pixels.pfm --set output=out/nan_pixels
+
+# --- params -------------------------------------------------------------------------------------
+run_case nan_param 2 "graphs/train.yaml:[0-9]+:[0-9]+: error: node ${q}train${q}: param ${q}lr_mlp${q} must be a finite number, got ${q}\.nan${q}" \
+    -- run $train --set input=inputs/gray8.png --set lr=.nan
+run_case inf_param 2 "graphs/train.yaml:[0-9]+:[0-9]+: error: node ${q}train${q}: param ${q}lr_mlp${q} must be a finite number, got ${q}\.inf${q}" \
+    -- run $train --set input=inputs/gray8.png --set lr=.inf
+run_case negative_param 2 "graphs/train.yaml:[0-9]+:[0-9]+: error: node ${q}train${q}: param ${q}steps${q} = -5 is out of range \[1, 100000000\]" \
+    -- run $train --set input=inputs/gray8.png --set steps=-5
+run_case batch_zero 2 "graphs/train.yaml:[0-9]+:[0-9]+: error: node ${q}train${q}: param ${q}batch${q} = 0 is out of range \[1, 4194304\]" \
+    -- run $train --set input=inputs/gray8.png --set batch=0
+run_case missing_graph 2 "graphs/missing.yaml:1:1: error: cannot read the graph file: No such file or directory" \
+    -- run graphs/missing.yaml
+
+# --- devices ------------------------------------------------------------------------------------
+run_case unknown_device 1 "error: node ${q}train${q} failed: cannot open compute device ${q}7${q}: device index 7 out of range; devices:" \
+    -- run $train --set input=inputs/gray8.png --set output=out/device7 --device 7
+run_case no_vulkan_driver 1 "error: node ${q}train${q} failed: cannot open compute device ${q}auto${q}: no Vulkan driver found \(vkCreateInstance: VK_ERROR_[A-Z_]+\); install a Vulkan driver, e.g. mesa-vulkan-drivers for the CPU driver lavapipe" \
+    VK_ICD_FILENAMES=/nonexistent FIELDFLOW_VALIDATION=0 -- run $train --set input=inputs/gray8.png --set output=out/no_driver
+run_case too_large_for_device 1 "error: node ${q}train${q} failed: buffer ${q}feature grid${q} needs [0-9]+ bytes, more than the device${q}s [A-Za-z]+ \([0-9]+\)" \
+    -- run $train --set input=inputs/gray8.png --set output=out/too_large --set grid=2048x2048 --set grid_channels=16
+run_case too_large_render 1 "error: node ${q}render${q} failed: param ${q}width${q} \(graphs/infer.yaml:[0-9]+:[0-9]+\): output size 65536x65536 is too large \(at most [0-9]+ pixels\)" \
+    -- run $infer --set model=inputs/small.ffm --set output=out/too_large_render --set width=65536 --set height=65536
+
+run_case render_too_large_for_device 1 "error: node ${q}render${q} failed: render size 16384x16384 is too large for one dispatch on ${q}[^${q}]+${q} \(3221225472 bytes of output\)" \
+    -- run $infer --set model=inputs/small.ffm --set output=out/render_too_large --set width=16384 --set height=16384
+
+# --- outputs and model files --------------------------------------------------------------------
+run_case unwritable_output 1 "error: node ${q}save${q} failed: cannot create folder ${q}inputs/gray8.png/out${q}: Not a directory" \
+    -- run $rw --set input=inputs/gray8.png --set output=inputs/gray8.png/out
+run_case model_other_version 1 "error: node ${q}model${q} failed: inputs/other_version.ffm: unsupported version 2\.0 \(this build reads 1\)" \
+    -- run $infer --set model=inputs/other_version.ffm --set output=out/other_version
+run_case model_other_config 1 "error: node ${q}model${q} failed: inputs/other_config.ffm: invalid configuration \(hidden_width 48 must be 16, 32, 64 or 128\)" \
+    -- run $infer --set model=inputs/other_config.ffm --set output=out/other_config
+run_case model_valid 0 "out/model_valid/render.png: 16x12, 8-bit, 3 channels" \
+    -- run $infer --set model=inputs/small.ffm --set output=out/model_valid -- check out/model_valid/render.png 16 12
+
+# --- interrupts ---------------------------------------------------------------------------------
+run_interrupt sigint_during_training INT 130
+run_interrupt sigterm_during_training TERM 143
+
+echo "bad_inputs: $(wc -l <"$results") cases, $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,204 @@
+// Writes the bad (and odd but valid) input files of the reliability matrix into one folder:
+//   ff_reliability_inputs OUT_DIR
+// Images: a float image with NaN and infinite pixels, 8-bit gray, RGBA, 16-bit RGB and gray, 1x1, a PNG that declares 0x0 pixels (with valid
+// checksums, so the size is what the reader meets), a truncated PNG and JPEG, a zero-byte file.
+// Model files: a small valid one, one of another format version and one whose configuration this
+// engine cannot run (both with correct checksums, so the loader meets the header itself).
+// Also checks an output of an accepted case:
+//   ff_reliability_inputs check FILE WIDTH HEIGHT   (exit 0 and "WxH, 8-bit RGB" if it is one)
+#include <fieldflow/engine/engine.hpp>
+#include <fieldflow/engine/model_file.hpp>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fe = ff::engine;
+using Bytes = std::vector<unsigned char>;
+
+void write_file(const std::string& path, const Bytes& bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+Bytes encode(const std::string& ext, const cv::Mat& image) {
+    Bytes bytes;
+    if (!cv::imencode(ext, image, bytes)) throw std::runtime_error("cannot encode " + ext);
+    return bytes;
+}
+
+// A smooth gradient, so every format and depth has something non-constant to carry.
+cv::Mat gradient(int width, int height, int type) {
+    cv::Mat image(height, width, type);
+    const int channels = image.channels();
+    const double full = CV_MAT_DEPTH(type) == CV_16U ? 65535.0 : 255.0;
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x)
+            for (int c = 0; c < channels; ++c) {
+                double v = full * (x + y + 7.0 * c) / (width + height + 7.0 * channels);
+                if (CV_MAT_DEPTH(type) == CV_16U)
+                    image.ptr<uint16_t>(y)[x * channels + c] = uint16_t(v);
+                else
+                    image.ptr<uint8_t>(y)[x * channels + c] = uint8_t(v);
+            }
+    return image;
+}
+
+uint32_t crc32(const unsigned char* data, size_t size) {
+    uint32_t crc = 0xffffffffu;
+    for (size_t i = 0; i < size; ++i) {
+        crc ^= data[i];
+        for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+void put_be32(Bytes& bytes, size_t at, uint32_t value) {
+    for (int i = 0; i < 4; ++i) bytes[at + i] = (unsigned char)(value >> (24 - 8 * i));
+}
+
+// A valid PNG whose IHDR says 0 x 0 pixels, with the chunk's CRC fixed so only the size is wrong.
+Bytes zero_size_png() {
+    Bytes png = encode(".png", gradient(1, 1, CV_8UC3));
+    const size_t ihdr = 8; // after the signature: length(4) "IHDR"(4) width(4) height(4) ...
+    put_be32(png, ihdr + 8, 0);
+    put_be32(png, ihdr + 12, 0);
+    put_be32(png, ihdr + 8 + 13, crc32(&png[ihdr + 4], 4 + 13));
+    return png;
+}
+
+Bytes to_bytes(const std::vector<std::byte>& in) {
+    Bytes out(in.size());
+    for (size_t i = 0; i < in.size(); ++i) out[i] = (unsigned char)in[i];
+    return out;
+}
+
+// Replaces one header line of a model file and seals it with a fresh checksum.
+Bytes edit_model_header(Bytes file, const std::string& from, const std::string& to) {
+    std::string text(file.begin(), file.end());
+    size_t at = text.find("\n" + from + "\n");
+    if (at == std::string::npos) throw std::runtime_error("model header has no line '" + from + "'");
+    text.replace(at + 1, from.size(), to);
+    Bytes out(text.begin(), text.end());
+    uint64_t sum = XXH3_64bits(out.data(), out.size() - 8);
+    for (int i = 0; i < 8; ++i) out[out.size() - 8 + i] = (unsigned char)(sum >> (8 * i));
+    return out;
+}
+
+fe::ModelFile small_model() {
+    fe::ModelConfig config;
+    config.grid_width = 4;
+    config.grid_height = 3;
+    config.hidden_width = 16;
+    config.hidden_layers = 1;
+    fe::ModelFile file;
+    file.model = fe::initial_model(config, 7);
+    file.image_width = 16;
+    file.image_height = 12;
+    file.training.steps = 0;
+    file.training.batch = 64;
+    file.training.seed = 7;
+    file.training.device = "none";
+    file.training.kernel_path = "portable";
+    return file;
+}
+
+} // namespace
+
+// A model file written by an accepted run must decode, for an image of the expected size.
+int check_model(const std::string& path, int width, int height) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    try {
+        std::vector<std::byte> bytes(chars.size());
+        std::memcpy(bytes.data(), chars.data(), chars.size());
+        fe::ModelFile file = fe::decode_model_file(bytes, path);
+        bool ok = int(file.image_width) == width && int(file.image_height) == height;
+        std::printf("%s: model of a %ux%u image, grid %ux%u%s\n", path.c_str(), file.image_width,
+                    file.image_height, file.model.config.grid_width, file.model.config.grid_height,
+                    ok ? "" : " (wrong image size)");
+        return ok ? 0 : 1;
+    } catch (const fe::ModelFileError& e) {
+        std::printf("%s\n", e.what());
+        return 1;
+    }
+}
+
+// An accepted input must come out as an 8-bit, 3-channel image of its own size.
+int check_output(const std::string& path, int width, int height) {
+    if (path.size() > 4 && path.substr(path.size() - 4) == ".ffm") return check_model(path, width, height);
+    cv::Mat image = cv::imread(path, cv::IMREAD_UNCHANGED);
+    if (image.empty()) {
+        std::printf("%s: missing or unreadable\n", path.c_str());
+        return 1;
+    }
+    bool ok = image.cols == width && image.rows == height && image.depth() == CV_8U &&
+              image.channels() == 3;
+    std::printf("%s: %dx%d, %d-bit, %d channels%s\n", path.c_str(), image.cols, image.rows,
+                image.depth() == CV_8U ? 8 : 16, image.channels(),
+                ok ? "" : (" (expected " + std::to_string(width) + "x" + std::to_string(height) +
+                           ", 8-bit, 3 channels)").c_str());
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+    if (argc == 5 && std::string(argv[1]) == "check")
+        return check_output(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: %s OUT_DIR | check FILE WIDTH HEIGHT\n", argv[0]);
+        return 2;
+    }
+    const std::string dir = argv[1];
+    try {
+        write_file(dir + "/gray8.png", encode(".png", gradient(40, 30, CV_8UC1)));
+        write_file(dir + "/rgba8.png", encode(".png", gradient(40, 30, CV_8UC4)));
+        write_file(dir + "/rgb16.png", encode(".png", gradient(40, 30, CV_16UC3)));
+        write_file(dir + "/gray16.png", encode(".png", gradient(40, 30, CV_16UC1)));
+        write_file(dir + "/one_pixel.png", encode(".png", gradient(1, 1, CV_8UC3)));
+        write_file(dir + "/zero_size.png", zero_size_png());
+        write_file(dir + "/zero_bytes.png", {});
+        Bytes png = encode(".png", gradient(64, 48, CV_8UC3));
+        write_file(dir + "/truncated.png", Bytes(png.begin(), png.begin() + png.size() / 2));
+        Bytes jpg = encode(".jpg", gradient(64, 48, CV_8UC3));
+        write_file(dir + "/truncated.jpg", Bytes(jpg.begin(), jpg.begin() + jpg.size() / 2));
+        Bytes garbage(2048);
+        for (size_t i = 0; i < garbage.size(); ++i) garbage[i] = (unsigned char)(i * 131 + 17);
+        write_file(dir + "/not_an_image.png", garbage);
+
+        // A float image (Portable Float Map) with one NaN and one infinite pixel.
+        cv::Mat floats(30, 40, CV_32FC3, cv::Scalar(0.25f, 0.5f, 0.75f));
+        floats.at<cv::Vec3f>(3, 4)[1] = std::numeric_limits<float>::quiet_NaN();
+        floats.at<cv::Vec3f>(5, 6)[0] = std::numeric_limits<float>::infinity();
+        write_file(dir + "/nan_pixels.pfm", encode(".pfm", floats));
+
+        Bytes model = to_bytes(fe::encode_model_file(small_model()));
+        write_file(dir + "/small.ffm", model);
+        write_file(dir + "/other_version.ffm", edit_model_header(model,
+                                     "version " + std::to_string(fe::kModelFormatMajor) + "." +
+                                         std::to_string(fe::kModelFormatMinor),
+                                     "version 2.0"));
+        write_file(dir + "/other_config.ffm",
+                   edit_model_header(model, "hidden_width 16", "hidden_width 48"));
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ff_reliability_inputs: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
