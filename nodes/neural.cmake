@@ -8,6 +8,7 @@ find_package(nlohmann_json 3 REQUIRED)
 set(FF_NEURAL_DIR ${CMAKE_CURRENT_LIST_DIR}/neural)
 add_library(ff_neural_support STATIC
   ${FF_NEURAL_DIR}/base64.cpp
+  ${FF_NEURAL_DIR}/compare_table.cpp
   ${FF_NEURAL_DIR}/device_cache.cpp
   ${FF_NEURAL_DIR}/model_input.cpp
   ${FF_NEURAL_DIR}/neural_images.cpp
@@ -15,12 +16,22 @@ add_library(ff_neural_support STATIC
   ${FF_NEURAL_DIR}/report_page.cpp
   ${FF_NEURAL_DIR}/snapshot_files.cpp
   ${FF_NEURAL_DIR}/train_params.cpp
+  ${FF_NEURAL_DIR}/train_splats.cpp
   ${FF_NEURAL_DIR}/training_log.cpp
-  ${FF_NEURAL_DIR}/training_schedule.cpp)
+  ${FF_NEURAL_DIR}/training_schedule.cpp
+  ${FF_NEURAL_DIR}/weights_json_format.cpp)
 target_include_directories(ff_neural_support PUBLIC ${FF_NEURAL_DIR})
 target_link_libraries(ff_neural_support PUBLIC
   ff_engine ff_nodes_common ff_image_metrics ff_plugin_sdk nlohmann_json::nlohmann_json
   opencv_core opencv_imgproc opencv_imgcodecs)
+# model: splats needs the splat engine (kernels/src/splats*.cpp); without it Train and Infer say
+# "splat model not available in this build".
+file(GLOB FF_SPLAT_ENGINE_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/kernels/src/splats*.cpp)
+if(FF_SPLAT_ENGINE_SOURCES)
+  target_compile_definitions(ff_neural_support PUBLIC FF_HAVE_SPLATS=1)
+else()
+  target_compile_definitions(ff_neural_support PUBLIC FF_HAVE_SPLATS=0)
+endif()
 set_target_properties(ff_neural_support PROPERTIES
   POSITION_INDEPENDENT_CODE ON
   CXX_VISIBILITY_PRESET hidden
@@ -32,5 +43,7 @@ fieldflow_add_plugin(ff_neural SOURCES
   ${FF_NEURAL_DIR}/infer.cpp
   ${FF_NEURAL_DIR}/save_model.cpp
   ${FF_NEURAL_DIR}/load_model.cpp
-  ${FF_NEURAL_DIR}/report.cpp)
+  ${FF_NEURAL_DIR}/report.cpp
+  ${FF_NEURAL_DIR}/compare_report.cpp
+  ${FF_NEURAL_DIR}/weights_json.cpp)
 target_link_libraries(ff_neural PRIVATE ff_neural_support)

@@ -10,7 +10,7 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/ff/bin/plugins" "$stage/ff/lib"
 cp "$build/bin/fieldflow" "$stage/ff/bin/"
 cp "$build"/bin/plugins/*.so "$stage/ff/bin/plugins/"
-[ -e "$build/bin/ff-engine-bench" ] && cp "$build/bin/ff-engine-bench" "$stage/ff/bin/"
+for bench in "$build"/bin/ff-*-bench; do [ -e "$bench" ] && cp "$bench" "$stage/ff/bin/"; done
 skip='^(linux-vdso|libc\.so|libm\.so|libpthread\.so|libdl\.so|librt\.so|ld-linux|libvulkan\.so)'
 for f in "$stage"/ff/bin/fieldflow "$stage"/ff/bin/plugins/*.so; do
   ldd "$f" | awk '/=> \//{print $1, $3}' | while read -r name path; do

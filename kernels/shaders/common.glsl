@@ -39,6 +39,16 @@ const float PI = 3.14159265358979323846;
 #define B_OFF(l) (W_OFF(l) + OUT_PAD_L(l) * IN_PAD_L(l))
 #define MLP_PARAMS (W_OFF(LAYERS) + OUT_PAD * HIDDEN + OUT_PAD)
 
+// Frequency factors of sine layers (SIREN): matrix l computes act(OMEGA_L(l) * (W x + b)); the
+// derivative the backward pass sees is OMEGA_L(l) * act'(.), so gradients need nothing else.
+#ifndef FIRST_OMEGA
+#define FIRST_OMEGA 1.0
+#endif
+#ifndef HIDDEN_OMEGA
+#define HIDDEN_OMEGA 1.0
+#endif
+#define OMEGA_L(l) ((l) == 0 ? FIRST_OMEGA : ((l) < LAYERS ? HIDDEN_OMEGA : 1.0))
+
 const int MAXW = max(max(IN_PAD, HIDDEN), OUT_PAD); // widest activation vector
 const int MAX_IN = max(IN_DIM, HIDDEN);             // widest logical matrix input
 const int MAX_OUT = max(OUT_DIM, HIDDEN);           // widest logical matrix output

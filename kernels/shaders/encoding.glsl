@@ -12,8 +12,10 @@
 
 #if defined(ENCODING_DENSE_GRID)
 #include "encoding_dense_grid.glsl"
+#elif defined(ENCODING_COORDS)
+#include "encoding_coords.glsl"
 #else
-#error "no encoding selected (define ENCODING_DENSE_GRID)"
+#error "no encoding selected (define ENCODING_DENSE_GRID or ENCODING_COORDS)"
 #endif
 
 #endif

@@ -19,8 +19,10 @@ void mlp_forward() {
             float z = MLP_W(B_OFF(l) + o);
             int row = W_OFF(l) + o * IN_PAD_L(l);
             for (int i = 0; i < IN_L(l); ++i) z += MLP_W(row + i) * mlp_act[l][i];
+            const float omega = OMEGA_L(l);
+            z *= omega;
             float y = act_apply(kind, z);
-            mlp_dact[l][o] = act_derivative(kind, z, y);
+            mlp_dact[l][o] = omega * act_derivative(kind, z, y);
             if (l < LAYERS) mlp_act[l + 1][o] = y;
             else mlp_out[o] = y;
         }

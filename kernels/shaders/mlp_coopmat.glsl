@@ -81,9 +81,11 @@ void cm_activate(int l, uint t) {
     [[unroll]] for (int o = 0; o < OUT_L(l); ++o) {
         uint idx = (SLICE_COL(l + 1) + o) * TS + t;
         float z = mlp_params[B_OFF(l) + o] + (l < LAYERS ? float(s_slice[idx]) : s_out[o * OS + t]);
+        const float omega = OMEGA_L(l);
+        z *= omega;
         float y = act_apply(kind, z);
 #ifdef CM_TRAINING
-        cm_dact[l][o] = act_derivative(kind, z, y);
+        cm_dact[l][o] = omega * act_derivative(kind, z, y);
 #endif
         if (l < LAYERS) s_slice[idx] = float16_t(y);
         else cm_out[o] = y;

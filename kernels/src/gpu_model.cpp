@@ -67,7 +67,11 @@ Model GpuModel::download(DeviceImpl& device, CommandRunner& runner) const {
 
 TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config) {
     const auto& limits = device.properties().limits;
-    if (device.coopmat()) {
+    // Sine layers with a frequency factor (SIREN) stay on the fp32 portable kernels: the tensor-core
+    // path carries activations and deltas in fp16, where omega = 30 multiplies the phase error of
+    // fp16 weights and grows the backpropagated deltas by ~omega per layer toward fp16's range.
+    const bool scaled_sine = config.first_omega != 1.0f || config.hidden_omega != 1.0f;
+    if (device.coopmat() && !scaled_sine) {
         TrainTiling t = choose_coopmat_tiling(config, limits.maxComputeSharedMemorySize,
                                               limits.maxComputeWorkGroupInvocations);
         if (t.tile) return t;

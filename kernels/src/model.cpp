@@ -1,6 +1,7 @@
 #include "model_layout.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cmath>
 #include <sstream>
@@ -12,6 +13,7 @@ uint32_t round16(uint32_t n) { return (n + 15u) / 16u * 16u; }
 } // namespace
 
 uint32_t ModelConfig::input_width() const {
+    if (encoding.kind == EncodingKind::coords) return 2u;
     return grid_channels + (encoding.subcell ? 2u : 0u) + 4u * encoding.fourier_octaves;
 }
 uint32_t ModelConfig::padded_input_width() const { return round16(input_width()); }
@@ -19,7 +21,12 @@ uint32_t ModelConfig::padded_output_width() const { return round16(output_dims);
 
 std::string ModelConfig::validate() const {
     std::ostringstream e;
-    if (grid_width < 2 || grid_height < 2)
+    const bool coords = encoding.kind == EncodingKind::coords;
+    if (encoding.kind != EncodingKind::dense_grid && !coords) e << "unknown encoding; ";
+    if (coords && (grid_width != 0 || grid_height != 0))
+        e << "grid size " << grid_width << "x" << grid_height
+          << " must be 0x0 with the coords encoding (it has no grid); ";
+    if (!coords && (grid_width < 2 || grid_height < 2))
         e << "grid size " << grid_width << "x" << grid_height << " must be at least 2x2; ";
     if (uint64_t(grid_width) * grid_height > (1u << 26))
         e << "grid size " << grid_width << "x" << grid_height << " is too large; ";
@@ -36,6 +43,9 @@ std::string ModelConfig::validate() const {
     auto act_ok = [](Activation a) { return uint32_t(a) <= uint32_t(Activation::sine); };
     if (!act_ok(hidden_activation)) e << "unknown hidden_activation; ";
     if (!act_ok(output_activation)) e << "unknown output_activation; ";
+    // Upper bound: beyond a few hundred the first layer's phases alias on any image.
+    if (!(first_omega > 0 && first_omega <= 1000)) e << "first_omega " << first_omega << " must lie in (0, 1000]; ";
+    if (!(hidden_omega > 0 && hidden_omega <= 1000)) e << "hidden_omega " << hidden_omega << " must lie in (0, 1000]; ";
     std::string s = e.str();
     if (s.size() >= 2) s.resize(s.size() - 2);
     return s;
@@ -73,7 +83,22 @@ Model initial_model(const ModelConfig& config, uint64_t seed) {
     m.config = config;
     m.mlp.assign(L.total, 0.0f);
     SplitMix rng{seed * 0x2545F4914F6CDD1Dull + 0x1234567ull};
-    for (uint32_t l = 0; l < L.matrices; ++l) {
+    if (config.hidden_activation == Activation::sine) {
+        // SIREN (Sitzmann et al. 2020, sec. 3.2): the first layer spans a few periods of
+        // sin(first_omega * x) over the input range; later layers keep each pre-activation
+        // ~ U(-pi, pi)-like through omega * U(-sqrt(6/in)/omega, +). Biases as torch's Linear.
+        for (uint32_t l = 0; l < L.matrices; ++l) {
+            float fan_in = float(L.in_logical[l]);
+            float bound = l == 0 ? 1.0f / fan_in : std::sqrt(6.0f / fan_in) / config.hidden_omega;
+            float bias_bound = 1.0f / std::sqrt(fan_in);
+            for (uint32_t o = 0; o < L.out_logical[l]; ++o) {
+                for (uint32_t i = 0; i < L.in_logical[l]; ++i)
+                    m.mlp[L.weight_offset[l] + o * L.in_padded[l] + i] = rng.uniform(-bound, bound);
+                m.mlp[L.bias_offset[l] + o] = rng.uniform(-bias_bound, bias_bound);
+            }
+        }
+    }
+    for (uint32_t l = 0; l < L.matrices && config.hidden_activation != Activation::sine; ++l) {
         // He/Kaiming uniform for ReLU-like layers (bound sqrt(6 / fan_in)); the output layer
         // uses the Xavier bound so the sigmoid starts near its linear range.
         float fan_in = float(L.in_logical[l]);
@@ -91,6 +116,21 @@ Model initial_model(const ModelConfig& config, uint64_t seed) {
     m.grid.resize(cells);
     for (float& g : m.grid) g = rng.uniform(-1e-2f, 1e-2f);
     return m;
+}
+
+ModelConfig siren_config(uint32_t hidden_width, uint32_t hidden_layers, float omega) {
+    ModelConfig c;
+    c.grid_width = c.grid_height = 0;
+    c.encoding.kind = EncodingKind::coords;
+    c.encoding.subcell = false;
+    c.encoding.fourier_octaves = 0;
+    c.hidden_width = hidden_width;
+    c.hidden_layers = hidden_layers;
+    c.hidden_activation = Activation::sine;
+    c.output_activation = Activation::none;
+    c.first_omega = omega;
+    c.hidden_omega = omega;
+    return c;
 }
 
 namespace detail {
@@ -168,8 +208,15 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
 
 Defines model_defines(const ModelConfig& c) {
     auto s = [](uint32_t v) { return std::to_string(v); };
+    // Shortest text that reads back to the same float, as a GLSL float expression.
+    auto f = [](float v) {
+        char buffer[32];
+        auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
+        return "float(" + std::string(buffer, end) + ")";
+    };
+    const bool coords = c.encoding.kind == EncodingKind::coords;
     return {
-        {"ENCODING_DENSE_GRID", "1"},
+        {coords ? "ENCODING_COORDS" : "ENCODING_DENSE_GRID", "1"},
         {"GRID_C", s(c.grid_channels)},
         {"ENC_SUBCELL", c.encoding.subcell ? "1" : "0"},
         {"ENC_OCTAVES", s(c.encoding.fourier_octaves)},
@@ -181,6 +228,8 @@ Defines model_defines(const ModelConfig& c) {
         {"OUT_PAD", s(c.padded_output_width())},
         {"HIDDEN_ACT", s(uint32_t(c.hidden_activation))},
         {"OUTPUT_ACT", s(uint32_t(c.output_activation))},
+        {"FIRST_OMEGA", f(c.first_omega)},
+        {"HIDDEN_OMEGA", f(c.hidden_omega)},
     };
 }
 

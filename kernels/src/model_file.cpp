@@ -102,9 +102,11 @@ std::optional<uint64_t> mul(uint64_t a, uint64_t b) {
 // Bounds every later computation relies on; empty if fine.
 std::string structural_problem(const ModelConfig& c) {
     auto in_range = [](uint32_t v, uint32_t lo, uint32_t hi) { return v >= lo && v <= hi; };
-    if (!in_range(c.grid_width, 1, kMaxGridSide) || !in_range(c.grid_height, 1, kMaxGridSide))
+    // The coords encoding has no grid (0x0); the engine's rules say which sizes each one takes.
+    const uint32_t min_side = c.encoding.kind == EncodingKind::coords ? 0 : 1;
+    if (!in_range(c.grid_width, min_side, kMaxGridSide) || !in_range(c.grid_height, min_side, kMaxGridSide))
         return "grid size " + std::to_string(c.grid_width) + "x" + std::to_string(c.grid_height) +
-               " outside 1.." + std::to_string(kMaxGridSide);
+               " outside " + std::to_string(min_side) + ".." + std::to_string(kMaxGridSide);
     if (!in_range(c.grid_channels, 1, kMaxGridChannels))
         return "grid_channels " + std::to_string(c.grid_channels) + " outside 1.." +
                std::to_string(kMaxGridChannels);
@@ -228,6 +230,7 @@ class FieldReader {
 public:
     FieldReader(const Header& header, std::string_view source) : header_(header), source_(source) {}
 
+    bool has(std::string_view key) const { return header_.fields.count(key) != 0; }
     const std::string& text(std::string_view key) {
         auto it = header_.fields.find(key);
         if (it == header_.fields.end())
@@ -250,6 +253,11 @@ public:
         auto parsed = parse_double(value);
         if (!parsed) bad(key, value, "a number");
         return *parsed;
+    }
+    float positive_float(std::string_view key) {
+        double value = real(key);
+        if (!(value > 0 && value <= 1e6)) bad(key, text(key), "a number in (0, 1e6]");
+        return float(value);
     }
     bool boolean(std::string_view key) {
         const std::string& value = text(key);
@@ -300,7 +308,27 @@ std::optional<size_t> first_non_finite(const std::vector<float>& values) {
     return std::nullopt;
 }
 
+std::string_view encoding_name(EncodingKind kind) {
+    return kind == EncodingKind::coords ? "coords" : "dense_grid";
+}
+
+// The kind a configuration implies: the coords encoding is a SIREN, the dense grid a grid model.
+ModelKind kind_of(const ModelConfig& c) {
+    return c.encoding.kind == EncodingKind::coords ? ModelKind::siren : ModelKind::grid;
+}
+
+void append_training(std::string& header, const ModelFile& file);
+
 } // namespace
+
+std::string_view model_kind_name(ModelKind kind) {
+    switch (kind) {
+    case ModelKind::grid: return "grid";
+    case ModelKind::siren: return "siren";
+    case ModelKind::splats: return "splats";
+    }
+    return "unknown";
+}
 
 std::string_view activation_name(Activation activation) {
     switch (activation) {
@@ -328,8 +356,79 @@ uint64_t mlp_float_count(const ModelConfig& c) {
     return count;
 }
 
+namespace {
+
+void append_training(std::string& header, const ModelFile& file) {
+    const TrainingInfo& t = file.training;
+    append_line(header, "image_width", std::to_string(file.image_width));
+    append_line(header, "image_height", std::to_string(file.image_height));
+    append_line(header, "train_steps", std::to_string(t.steps));
+    append_line(header, "train_batch", std::to_string(t.batch));
+    append_line(header, "train_seed", std::to_string(t.seed));
+    append_line(header, "train_lr_mlp", number_text(t.lr_mlp));
+    append_line(header, "train_lr_grid", number_text(t.lr_grid));
+    append_line(header, "train_device", t.device);
+    append_line(header, "train_kernel_path", t.kernel_path);
+    append_line(header, "train_final_loss", number_text(t.final_loss));
+    append_line(header, "train_final_psnr", number_text(t.final_psnr));
+    append_line(header, "train_seconds", number_text(t.train_seconds));
+}
+
+std::vector<std::byte> finish(const std::string& header, std::initializer_list<const std::vector<float>*> parts) {
+    size_t floats = 0;
+    for (const std::vector<float>* part : parts) floats += part->size();
+    std::vector<std::byte> out;
+    out.reserve(header.size() + 4 * floats + kChecksumBytes);
+    for (char ch : header) out.push_back(std::byte(static_cast<unsigned char>(ch)));
+    for (const std::vector<float>* part : parts)
+        for (float v : *part) put_u32(out, std::bit_cast<uint32_t>(v));
+    put_u64(out, checksum(out));
+    return out;
+}
+
+std::string version_text() {
+    return std::to_string(kModelFormatMajor) + "." + std::to_string(kModelFormatMinor);
+}
+
+void check_common(const ModelFile& file) {
+    if (file.image_width == 0 || file.image_height == 0)
+        throw ModelFileError("cannot encode model file: training image size is zero");
+    check_text_field("training device name", file.training.device);
+    check_text_field("kernel path", file.training.kernel_path);
+}
+
+std::vector<std::byte> encode_splat_file(const ModelFile& file) {
+    const SplatModel& m = file.splats;
+    if (m.config.count == 0)
+        throw ModelFileError("cannot encode model file: a splat model needs at least one splat");
+    if (m.params.size() != m.parameter_count())
+        throw ModelFileError("cannot encode model file: payload size mismatch (" +
+                             std::to_string(m.params.size()) + " splat floats, " +
+                             std::to_string(m.config.count) + " splats need " +
+                             std::to_string(m.parameter_count()) + ")");
+    if (auto i = first_non_finite(m.params))
+        throw ModelFileError("cannot encode model file: splat value " + std::to_string(*i) +
+                             " is not finite");
+    check_common(file);
+    std::string header(kMagic);
+    append_line(header, "version", version_text());
+    append_line(header, "model", "splats");
+    append_line(header, "splat_count", std::to_string(m.config.count));
+    append_training(header, file);
+    append_line(header, "grid_floats", "0");
+    append_line(header, "mlp_floats", "0");
+    append_line(header, "splat_floats", std::to_string(m.params.size()));
+    header.append("end\n");
+    return finish(header, {&m.params});
+}
+
+} // namespace
+
 std::vector<std::byte> encode_model_file(const ModelFile& file) {
+    if (file.kind == ModelKind::splats) return encode_splat_file(file);
     const ModelConfig& c = file.model.config;
+    if (file.kind != ModelKind::grid && file.kind != ModelKind::siren)
+        throw ModelFileError("cannot encode model file: unknown model kind");
     if (std::string problem = config_problem(c); !problem.empty())
         throw ModelFileError("cannot encode model file: invalid configuration (" + problem + ")");
     if (file.model.grid.size() != grid_float_count(c) || file.model.mlp.size() != mlp_float_count(c))
@@ -344,16 +443,16 @@ std::vector<std::byte> encode_model_file(const ModelFile& file) {
     if (auto i = first_non_finite(file.model.mlp))
         throw ModelFileError("cannot encode model file: mlp value " + std::to_string(*i) +
                              " is not finite");
-    if (file.image_width == 0 || file.image_height == 0)
-        throw ModelFileError("cannot encode model file: training image size is zero");
-    const TrainingInfo& t = file.training;
-    check_text_field("training device name", t.device);
-    check_text_field("kernel path", t.kernel_path);
+    if (kind_of(c) != file.kind)
+        throw ModelFileError("cannot encode model file: a " + std::string(model_kind_name(file.kind)) +
+                             " model needs the " +
+                             (file.kind == ModelKind::siren ? "coords" : "dense_grid") + " encoding");
+    check_common(file);
 
     std::string header(kMagic);
-    append_line(header, "version",
-                std::to_string(kModelFormatMajor) + "." + std::to_string(kModelFormatMinor));
-    append_line(header, "encoding", "dense_grid");
+    append_line(header, "version", version_text());
+    append_line(header, "model", model_kind_name(file.kind));
+    append_line(header, "encoding", encoding_name(c.encoding.kind));
     append_line(header, "grid_width", std::to_string(c.grid_width));
     append_line(header, "grid_height", std::to_string(c.grid_height));
     append_line(header, "grid_channels", std::to_string(c.grid_channels));
@@ -364,30 +463,13 @@ std::vector<std::byte> encode_model_file(const ModelFile& file) {
     append_line(header, "hidden_activation", activation_name(c.hidden_activation));
     append_line(header, "output_activation", activation_name(c.output_activation));
     append_line(header, "output_dims", std::to_string(c.output_dims));
-    append_line(header, "image_width", std::to_string(file.image_width));
-    append_line(header, "image_height", std::to_string(file.image_height));
-    append_line(header, "train_steps", std::to_string(t.steps));
-    append_line(header, "train_batch", std::to_string(t.batch));
-    append_line(header, "train_seed", std::to_string(t.seed));
-    append_line(header, "train_lr_mlp", number_text(t.lr_mlp));
-    append_line(header, "train_lr_grid", number_text(t.lr_grid));
-    append_line(header, "train_device", t.device);
-    append_line(header, "train_kernel_path", t.kernel_path);
-    append_line(header, "train_final_loss", number_text(t.final_loss));
-    append_line(header, "train_final_psnr", number_text(t.final_psnr));
-    append_line(header, "train_seconds", number_text(t.train_seconds));
+    append_line(header, "first_omega", number_text(c.first_omega));
+    append_line(header, "hidden_omega", number_text(c.hidden_omega));
+    append_training(header, file);
     append_line(header, "grid_floats", std::to_string(file.model.grid.size()));
     append_line(header, "mlp_floats", std::to_string(file.model.mlp.size()));
     header.append("end\n");
-
-    std::vector<std::byte> out;
-    out.reserve(header.size() + 4 * (file.model.grid.size() + file.model.mlp.size()) +
-                kChecksumBytes);
-    for (char ch : header) out.push_back(std::byte(static_cast<unsigned char>(ch)));
-    for (const std::vector<float>* part : {&file.model.grid, &file.model.mlp})
-        for (float v : *part) put_u32(out, std::bit_cast<uint32_t>(v));
-    put_u64(out, checksum(out));
-    return out;
+    return finish(header, {&file.model.grid, &file.model.mlp});
 }
 
 ModelFile decode_model_file(std::span<const std::byte> bytes, std::string_view source) {
@@ -408,9 +490,12 @@ ModelFile decode_model_file(std::span<const std::byte> bytes, std::string_view s
     };
     const uint64_t grid_floats = declared("grid_floats");
     const uint64_t mlp_floats = declared("mlp_floats");
+    // Version 1.1: splat models carry their parameters after the (empty) grid and MLP.
+    const uint64_t splat_floats = header.fields.count("splat_floats") ? declared("splat_floats") : 0;
+    const uint64_t limit = std::numeric_limits<uint64_t>::max() / 8;
     const auto payload_floats =
-        grid_floats <= std::numeric_limits<uint64_t>::max() - mlp_floats
-            ? mul(grid_floats + mlp_floats, 4)
+        grid_floats <= limit && mlp_floats <= limit && splat_floats <= limit
+            ? mul(grid_floats + mlp_floats + splat_floats, 4)
             : std::nullopt;
     if (!payload_floats || *payload_floats > std::numeric_limits<uint64_t>::max() - header.size -
                                                  kChecksumBytes)
@@ -432,10 +517,75 @@ ModelFile decode_model_file(std::span<const std::byte> bytes, std::string_view s
     // The bytes are the ones that were written: now read the header strictly.
     FieldReader fields(header, source);
     ModelFile file;
+    // `model` arrived in 1.1; a 1.0 file is a grid model.
+    if (fields.has("model") || header.minor >= 1) {
+        const std::string& kind = fields.text("model");
+        if (kind == "grid") file.kind = ModelKind::grid;
+        else if (kind == "siren") file.kind = ModelKind::siren;
+        else if (kind == "splats") file.kind = ModelKind::splats;
+        else fail(source, "malformed header (key 'model' is '" + kind + "', expected grid, siren or splats)");
+    }
+    auto read_training = [&] {
+        file.image_width = fields.u32("image_width");
+        file.image_height = fields.u32("image_height");
+        TrainingInfo& t = file.training;
+        t.steps = fields.u32("train_steps");
+        t.batch = fields.u32("train_batch");
+        t.seed = fields.unsigned_value("train_seed", std::numeric_limits<uint64_t>::max());
+        t.lr_mlp = float(fields.real("train_lr_mlp"));
+        t.lr_grid = float(fields.real("train_lr_grid"));
+        t.device = fields.text("train_device");
+        t.kernel_path = fields.text("train_kernel_path");
+        t.final_loss = fields.real("train_final_loss");
+        t.final_psnr = fields.real("train_final_psnr");
+        t.train_seconds = fields.real("train_seconds");
+        fields.text("grid_floats");
+        fields.text("mlp_floats");
+        if (fields.has("splat_floats")) fields.text("splat_floats");
+        if (file.image_width == 0 || file.image_height == 0)
+            fail(source, "invalid configuration (training image size " +
+                             std::to_string(file.image_width) + "x" +
+                             std::to_string(file.image_height) + ")");
+    };
+    auto read_floats = [&](const std::byte*& p, std::vector<float>& values, uint64_t count,
+                           const char* what) {
+        values.resize(count);
+        for (uint64_t i = 0; i < count; ++i, p += 4) {
+            values[i] = std::bit_cast<float>(get_u32(p));
+            if (!std::isfinite(values[i]))
+                fail(source, std::string("invalid weights (") + what + " value " +
+                                 std::to_string(i) + " is not finite)");
+        }
+    };
+    if (file.kind == ModelKind::splats) {
+        SplatModel& m = file.splats;
+        m.config.count = uint32_t(fields.unsigned_value("splat_count", 1u << 26));
+        read_training();
+        fields.check_no_unknown_keys(header.minor);
+        m.width = file.image_width;
+        m.height = file.image_height;
+        if (m.config.count == 0) fail(source, "invalid configuration (splat_count is 0)");
+        if (grid_floats != 0 || mlp_floats != 0 || splat_floats != m.parameter_count())
+            fail(source, "payload size mismatch (header declares " + std::to_string(splat_floats) +
+                             " splat floats; " + std::to_string(m.config.count) + " splats need " +
+                             std::to_string(m.parameter_count()) + ", and no grid or mlp floats)");
+        const std::byte* p = bytes.data() + header.size;
+        read_floats(p, m.params, splat_floats, "splat");
+        return file;
+    }
+    if (splat_floats != 0)
+        fail(source, "payload size mismatch (a " + std::string(model_kind_name(file.kind)) +
+                         " model has no splat floats)");
     ModelConfig& c = file.model.config;
-    if (fields.text("encoding") != "dense_grid")
-        fail(source, "invalid configuration (encoding '" + fields.text("encoding") +
-                         "' is not supported; this build reads dense_grid)");
+    const std::string& encoding = fields.text("encoding");
+    if (encoding == "dense_grid") c.encoding.kind = EncodingKind::dense_grid;
+    else if (encoding == "coords") c.encoding.kind = EncodingKind::coords;
+    else
+        fail(source, "invalid configuration (encoding '" + encoding +
+                         "' is not supported; this build reads dense_grid and coords)");
+    if (kind_of(c) != file.kind)
+        fail(source, "invalid configuration (a " + std::string(model_kind_name(file.kind)) +
+                         " model with the " + encoding + " encoding)");
     c.grid_width = fields.u32("grid_width");
     c.grid_height = fields.u32("grid_height");
     c.grid_channels = fields.u32("grid_channels");
@@ -446,29 +596,14 @@ ModelFile decode_model_file(std::span<const std::byte> bytes, std::string_view s
     c.hidden_activation = fields.activation("hidden_activation");
     c.output_activation = fields.activation("output_activation");
     c.output_dims = fields.u32("output_dims");
-    file.image_width = fields.u32("image_width");
-    file.image_height = fields.u32("image_height");
-    TrainingInfo& t = file.training;
-    t.steps = fields.u32("train_steps");
-    t.batch = fields.u32("train_batch");
-    t.seed = fields.unsigned_value("train_seed", std::numeric_limits<uint64_t>::max());
-    t.lr_mlp = float(fields.real("train_lr_mlp"));
-    t.lr_grid = float(fields.real("train_lr_grid"));
-    t.device = fields.text("train_device");
-    t.kernel_path = fields.text("train_kernel_path");
-    t.final_loss = fields.real("train_final_loss");
-    t.final_psnr = fields.real("train_final_psnr");
-    t.train_seconds = fields.real("train_seconds");
-    fields.text("grid_floats");
-    fields.text("mlp_floats");
+    // Omegas arrived in 1.1 (SIREN); 1.0 files have none, i.e. 1.
+    if (fields.has("first_omega") || header.minor >= 1) c.first_omega = fields.positive_float("first_omega");
+    if (fields.has("hidden_omega") || header.minor >= 1) c.hidden_omega = fields.positive_float("hidden_omega");
+    read_training();
     fields.check_no_unknown_keys(header.minor);
 
     if (std::string problem = config_problem(c); !problem.empty())
         fail(source, "invalid configuration (" + problem + ")");
-    if (file.image_width == 0 || file.image_height == 0)
-        fail(source, "invalid configuration (training image size " +
-                         std::to_string(file.image_width) + "x" +
-                         std::to_string(file.image_height) + ")");
     if (grid_floats != grid_float_count(c) || mlp_floats != mlp_float_count(c))
         fail(source, "payload size mismatch (header declares " + std::to_string(grid_floats) +
                          " grid and " + std::to_string(mlp_floats) +
@@ -477,17 +612,8 @@ ModelFile decode_model_file(std::span<const std::byte> bytes, std::string_view s
                          std::to_string(mlp_float_count(c)) + ")");
 
     const std::byte* p = bytes.data() + header.size;
-    auto read_floats = [&](std::vector<float>& values, uint64_t count, const char* what) {
-        values.resize(count);
-        for (uint64_t i = 0; i < count; ++i, p += 4) {
-            values[i] = std::bit_cast<float>(get_u32(p));
-            if (!std::isfinite(values[i]))
-                fail(source, std::string("invalid weights (") + what + " value " +
-                                 std::to_string(i) + " is not finite)");
-        }
-    };
-    read_floats(file.model.grid, grid_floats, "grid");
-    read_floats(file.model.mlp, mlp_floats, "mlp");
+    read_floats(p, file.model.grid, grid_floats, "grid");
+    read_floats(p, file.model.mlp, mlp_floats, "mlp");
     return file;
 }
 

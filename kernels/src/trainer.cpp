@@ -86,7 +86,8 @@ static Model start_model(const ModelConfig& config, const TrainOptions& options,
         s.encoding.subcell != config.encoding.subcell ||
         s.encoding.fourier_octaves != config.encoding.fourier_octaves ||
         s.hidden_activation != config.hidden_activation ||
-        s.output_activation != config.output_activation)
+        s.output_activation != config.output_activation || s.encoding.kind != config.encoding.kind ||
+        s.first_omega != config.first_omega || s.hidden_omega != config.hidden_omega)
         throw EngineError("the starting model's configuration differs from the training configuration");
     require_consistent(*start);
     return *start;

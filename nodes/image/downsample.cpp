@@ -3,7 +3,9 @@
 // columns at the right are dropped, so every output pixel averages a full block and the output
 // is floor(width / factor) x floor(height / factor).
 #include "common/image_mat.hpp"
+#include "image/gpu_image.hpp"
 
+#include <fieldflow/engine/image_ops.hpp>
 #include <fieldflow/node.hpp>
 
 #include <algorithm>
@@ -17,6 +19,9 @@ FF_NODE(downsample) =
         .input("image", ff::kImage, "image to shrink")
         .output("image", ff::kImage, "downsampled image")
         .param_int("factor", 2, 1, 4096, "shrink factor per side")
+        .param_enum("device", std::string("cpu"), "cpu|gpu",
+                    "where to compute: 'cpu' (this process) or 'gpu' (a Vulkan compute kernel on "
+                    "the run's --device; equal to the CPU result within float rounding)")
         .execute([](ff::Node& node) {
             const cv::Mat in = ff::nodes::rgb_mat(node.image("image"), "image");
             const int factor = int(node.integer("factor"));
@@ -26,6 +31,20 @@ FF_NODE(downsample) =
                                                    " is larger than the image (" +
                                                    ff::nodes::size_text(in.size()) + ")");
             cv::Mat out = ff::nodes::output_mat(node, "image", cv::Size(out_w, out_h));
+            if (node.string("device") == "gpu") {
+                std::vector<float> small;
+                try {
+                    small = ff::engine::downsample(ff::nodes::gpu_device(node), uint32_t(in.cols),
+                                                   uint32_t(in.rows), 3, ff::nodes::mat_floats(in),
+                                                   uint32_t(factor));
+                } catch (const ff::engine::EngineError& e) {
+                    throw ff::Error(e.what());
+                }
+                for (int oy = 0; oy < out_h; ++oy)
+                    std::copy_n(small.data() + size_t(oy) * size_t(out_w) * 3, size_t(out_w) * 3,
+                                out.ptr<float>(oy));
+                return;
+            }
             // Sum each block in double (a large block of floats loses precision otherwise),
             // one output row at a time.
             const double inverse_area = 1.0 / (double(factor) * factor);

@@ -3,6 +3,7 @@
 #include "model_input.hpp"
 #include "neural_images.hpp"
 #include "output_size.hpp"
+#include "train_splats.hpp"
 
 #include <fieldflow/node.hpp>
 
@@ -18,7 +19,9 @@ void execute_infer(Node& node) {
     ff::engine::Device device = shared_device(device_selector(node, node.string("device")));
     std::vector<float> rgb;
     try {
-        rgb = ff::engine::render(device, file.model, size.width, size.height);
+        rgb = file.kind == ff::engine::ModelKind::splats
+                  ? render_splat_model(device, file.splats, size.width, size.height)
+                  : ff::engine::render(device, file.model, size.width, size.height);
     } catch (const ff::engine::EngineError& e) {
         throw Error(e.what());
     }

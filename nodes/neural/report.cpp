@@ -78,7 +78,9 @@ json training_facts(const Node& node, const std::optional<ff::engine::ModelFile>
         facts.emplace("device", t.device);
         facts.emplace("kernel_path", t.kernel_path);
         facts.emplace("batch", t.batch);
-        facts.emplace("parameter_count", model->model.parameter_count());
+        facts.emplace("parameter_count", model->kind == ff::engine::ModelKind::splats
+                                              ? model->splats.parameter_count()
+                                              : model->model.parameter_count());
         if (t.train_seconds > 0) facts.emplace("steps_per_second", t.steps / t.train_seconds);
     }
     return facts;
@@ -209,6 +211,13 @@ void execute_report(Node& node) {
         add("Device memory", bytes_text(fact<double>(facts, "device_bytes", 0)));
     if (model) {
         const auto& c = model->model.config;
+        if (model->kind == ff::engine::ModelKind::splats)
+            add("Model", std::to_string(model->splats.config.count) + " Gaussian splats");
+        else if (model->kind == ff::engine::ModelKind::siren)
+            add("Model", "SIREN " + std::to_string(c.hidden_width) + " wide, " +
+                             std::to_string(c.hidden_layers) + " hidden layers, omega " +
+                             fixed(c.first_omega, 1));
+        else
         add("Model", std::to_string(c.grid_width) + "x" + std::to_string(c.grid_height) + "x" +
                          std::to_string(c.grid_channels) + " grid + MLP " +
                          std::to_string(c.hidden_width) + " wide, " +

@@ -5,6 +5,7 @@
 #include "psnr.hpp"
 #include "snapshot_files.hpp"
 #include "train_params.hpp"
+#include "train_splats.hpp"
 #include "training_log.hpp"
 #include "training_schedule.hpp"
 
@@ -15,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -36,6 +38,18 @@ constexpr uint32_t kFirstChunkSteps = 10;
 
 double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The first `limit` pixels in row order, rounded up to whole rows (Train's `limit`).
+fe::ImageData limited(fe::ImageData image, uint64_t limit, const Node& node) {
+    if (limit == 0 || limit >= uint64_t(image.width) * image.height) return image;
+    const uint32_t rows = uint32_t((limit + image.width - 1) / image.width);
+    image.height = rows;
+    image.rgb.resize(size_t(image.width) * rows * 3);
+    node.log("training on the first " + std::to_string(rows) + " rows (" +
+             std::to_string(uint64_t(image.width) * rows) + " pixels; limit " +
+             std::to_string(limit) + ")");
+    return image;
 }
 
 fe::ImageData image_data(const ImageView& view, const Node& node) {
@@ -93,12 +107,9 @@ public:
                 if (!files.feature.empty()) fs::remove(files.feature, error);
             }
         }
-        node_.log("training " + std::to_string(config_.grid_width) + "x" +
-                  std::to_string(config_.grid_height) + "x" + std::to_string(config_.grid_channels) +
-                  " grid + MLP " + std::to_string(config_.hidden_width) + "x" +
-                  std::to_string(config_.hidden_layers) + " for " +
+        node_.log("training " + description() + " for " +
                   std::to_string(schedule_.steps) + " steps on " + device_.info().name + " (" +
-                  device_.kernel_path() + " kernels)");
+                  trainer_->kernel_path() + " kernels)");
         try {
             loop();
         } catch (...) {
@@ -110,6 +121,15 @@ public:
     }
 
 private:
+    bool siren() const { return config_.encoding.kind == fe::EncodingKind::coords; }
+
+    std::string description() const {
+        std::string mlp = std::to_string(config_.hidden_width) + "x" + std::to_string(config_.hidden_layers);
+        if (siren()) return "SIREN " + mlp + " (omega " + format("%g", config_.first_omega) + ")";
+        return std::to_string(config_.grid_width) + "x" + std::to_string(config_.grid_height) + "x" +
+               std::to_string(config_.grid_channels) + " grid + MLP " + mlp;
+    }
+
     void loop() {
         if (schedule_.is_snapshot(0)) snapshot(0);
         uint32_t done = 0;
@@ -117,8 +137,10 @@ private:
         node_.progress(0, schedule_.steps, "starting");
         while (done < schedule_.steps) {
             node_.throw_if_cancelled();
-            const uint32_t stop = schedule_.next_stop(
+            uint32_t stop = schedule_.next_stop(
                 done, chunk_size(rate, kChunkSeconds, kFirstChunkSteps, kMaxChunkSteps));
+            if (const uint32_t every = params_.log_interval; every > 0)
+                stop = std::min(stop, (done / every + 1) * every);
             const Clock::time_point start = Clock::now();
             const float loss = trainer_->train(stop - done);
             const double seconds = seconds_since(start);
@@ -148,6 +170,9 @@ private:
                 detail += ", " + format("%.2f", *final_psnr_) + " dB";
             }
             log_.add(row);
+            if (params_.log_interval > 0 && done % params_.log_interval == 0)
+                node_.log("step " + std::to_string(done) + ": " + detail + ", " +
+                          format("%.0f", rate) + " steps/s");
             node_.progress(done, schedule_.steps, detail);
             if (schedule_.is_snapshot(done)) snapshot(done);
         }
@@ -160,7 +185,7 @@ private:
         write_png(folder / ("prediction" + suffix),
                   rgb_from_render(trainer_->render(image_.width, image_.height), image_.width,
                                   image_.height));
-        write_png(folder / ("feature" + suffix), feature_image(trainer_->model()));
+        if (!siren()) write_png(folder / ("feature" + suffix), feature_image(trainer_->model()));
         last_snapshot_ = step;
     }
 
@@ -175,6 +200,7 @@ private:
 
     void output() {
         fe::ModelFile file;
+        file.kind = siren() ? fe::ModelKind::siren : fe::ModelKind::grid;
         file.model = trainer_->model();
         file.image_width = image_.width;
         file.image_height = image_.height;
@@ -185,7 +211,7 @@ private:
         t.lr_mlp = params_.options.lr_mlp;
         t.lr_grid = params_.options.lr_grid;
         t.device = device_.info().name;
-        t.kernel_path = device_.kernel_path();
+        t.kernel_path = trainer_->kernel_path();
         t.final_loss = final_loss_;
         t.final_psnr = final_psnr_.value_or(0.0);
         t.train_seconds = train_seconds_;
@@ -199,6 +225,7 @@ private:
         std::copy(bytes.begin(), bytes.end(), out.begin());
 
         nlohmann::json stats = {
+            {"model", fe::model_kind_name(file.kind)},
             {"steps", schedule_.steps},
             {"batch", params_.options.batch},
             {"seed", params_.options.seed},
@@ -216,7 +243,7 @@ private:
             {"final_psnr", t.final_psnr},
             {"device", device_.info().name},
             {"device_type", device_.info().type},
-            {"kernel_path", device_.kernel_path()},
+            {"kernel_path", trainer_->kernel_path()},
             {"device_bytes", trainer_->device_bytes()},
             {"model_bytes", bytes.size()},
             {"parameter_count", file.model.parameter_count()},
@@ -227,6 +254,7 @@ private:
             {"grid_channels", config_.grid_channels},
             {"hidden_width", config_.hidden_width},
             {"hidden_layers", config_.hidden_layers},
+            {"omega", config_.first_omega},
             {"snapshot_steps", schedule_.snapshot_steps},
         };
         node_.output_text("stats", stats.dump(2));
@@ -254,9 +282,13 @@ private:
 
 void execute_train(Node& node) {
     TrainParams params = read_train_params(node);
-    const fe::ImageData image = image_data(node.image("image"), node);
+    const fe::ImageData image = limited(image_data(node.image("image"), node), params.limit, node);
     fe::Device device = shared_device(device_selector(node, params.device));
     try {
+        if (params.choice == ModelChoice::splats) {
+            train_splats(node, params, image, device);
+            return;
+        }
         TrainingRun(node, std::move(params), image, device).run();
     } catch (const fe::EngineError& e) {
         throw Error(e.what());
@@ -269,8 +301,8 @@ FF_NODE(train) =
     declare_train_params(
         ff::op("Train", "neural")
             .doc("Learns one image as a feature grid sampled bilinearly plus a small MLP, "
-                 "(u, v) -> RGB, trained with Adam on random pixel batches on the compute device. "
-                 "Outputs the model (model file bytes, see docs/model-format.md) and training "
+                 "(u, v) -> RGB (model: grid), as a SIREN (model: siren) or as 2D Gaussian splats "
+                 "(model: splats), trained with Adam on the compute device. Outputs the model (model file bytes, see docs/model-format.md) and training "
                  "statistics; optionally writes prediction_at_<step>.png and feature_at_<step>.png "
                  "snapshots, a CSV training log and a loss/PSNR curve.")
             .flags(FF_OP_CACHE_ON_DISK)

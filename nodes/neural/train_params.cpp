@@ -29,6 +29,15 @@ OpBuilder& declare_train_params(OpBuilder& op) {
     const fe::ModelConfig model;
     const std::string activations = "relu|sigmoid|sine|none";
     return op
+        .param_enum("model", std::string("grid"), "grid|siren|splats",
+                    "representation: 'grid' (feature grid + MLP), 'siren' (sine MLP on the "
+                    "coordinates, hidden_width x hidden_layers, omega, lr_siren; the grid, encoding, "
+                    "activation and lr_mlp/lr_grid params do not apply) or 'splats' (2D Gaussian "
+                    "splats, count `splats`)")
+        .param_float("omega", 30.0, 0.1, 1000,
+                     "model: siren: frequency factor of the sine layers, sin(omega (W x + b))")
+        .param_float("lr_siren", 1e-3, 1e-8, 10, "model: siren: Adam learning rate")
+        .param_int("splats", 10000, 1, 1 << 24, "model: splats: number of Gaussians")
         .param_string("grid", std::string("auto"),
                       "feature grid size: 'auto' (image size / 4, as BilinearBaseline) or 'WxH'")
         .param_int("grid_channels", model.grid_channels, 1, 16, "features per grid cell")
@@ -67,6 +76,11 @@ OpBuilder& declare_train_params(OpBuilder& op) {
         .param_int("eval_interval", 1000, 0, 100000000,
                    "measure full-image PSNR every N steps (also at snapshots and the end); 0 = "
                    "only there")
+        .param_int("log_interval", 0, 0, 100000000,
+                   "log the training loss every N steps; 0 = none (progress only)")
+        .param_int("limit", 0, 0, INT64_MAX,
+                   "train on the first N pixels in row order, rounded up to whole rows (a smaller "
+                   "dataset); 0 = the whole image")
         .param_string("log", std::string(""),
                       "training log CSV path (a loss/PSNR curve .png is written beside it); empty "
                       "= <snapshots>/training_log.csv when snapshots is set");
@@ -81,6 +95,10 @@ fe::Activation activation_from_name(const std::string& name) {
 
 TrainParams read_train_params(const Node& node) {
     TrainParams p;
+    const std::string choice = node.string("model");
+    p.choice = choice == "siren" ? ModelChoice::siren
+               : choice == "splats" ? ModelChoice::splats : ModelChoice::grid;
+    p.splat_count = uint32_t(node.integer("splats"));
     p.grid = node.string("grid");
     try {
         ff::nodes::parse_grid_spec(p.grid);
@@ -108,19 +126,26 @@ TrainParams read_train_params(const Node& node) {
     o.lr_final_scale = float(node.number("lr_final_scale"));
     o.grid_adam = node.string("grid_adam") == "sparse" ? fe::GridAdam::sparse : fe::GridAdam::dense;
     o.seed = uint64_t(node.integer("seed"));
+    if (p.choice == ModelChoice::siren) {
+        // The SIREN's own configuration and rate; the grid-model params above do not apply.
+        m = fe::siren_config(m.hidden_width, m.hidden_layers, float(node.number("omega")));
+        o.lr_mlp = float(node.number("lr_siren"));
+    }
 
     p.device = node.string("device");
     p.snapshots = node.string("snapshots");
     p.snapshot_steps = node.integers("snapshot_steps");
     resolve_snapshot_steps(p.snapshot_steps, o.steps); // throws ParamError for steps past the end
     p.eval_interval = uint32_t(node.integer("eval_interval"));
+    p.log_interval = uint32_t(node.integer("log_interval"));
+    p.limit = uint64_t(node.integer("limit"));
     p.log = node.string("log");
     if (p.log.empty() && !p.snapshots.empty())
         p.log = (std::filesystem::path(p.snapshots) / "training_log.csv").string();
 
     // The engine's own rules on the rest of the configuration, checked with a placeholder (smallest valid) grid.
     fe::ModelConfig probe = m;
-    probe.grid_width = probe.grid_height = 2;
+    if (p.choice != ModelChoice::siren) probe.grid_width = probe.grid_height = 2;
     if (std::string problem = probe.validate(); !problem.empty())
         throw Error("invalid model configuration: " + problem);
     return p;
@@ -129,6 +154,7 @@ TrainParams read_train_params(const Node& node) {
 fe::ModelConfig model_config_for_image(const TrainParams& params, uint32_t image_width,
                                        uint32_t image_height) {
     fe::ModelConfig config = params.model;
+    if (config.encoding.kind == fe::EncodingKind::coords) return config; // no grid to size
     ff::nodes::GridSize grid = ff::nodes::resolve_grid_size(params.grid, image_width, image_height);
     config.grid_width = grid.width;
     config.grid_height = grid.height;

@@ -11,7 +11,12 @@
 
 namespace ff::neural {
 
+// The representation Train learns (param `model`).
+enum class ModelChoice { grid, siren, splats };
+
 struct TrainParams {
+    ModelChoice choice = ModelChoice::grid;
+    uint32_t splat_count = 10000;           // model: splats
     std::string grid;                       // "auto" or "WxH"
     ff::engine::ModelConfig model;          // grid size still 0: it depends on the image
     ff::engine::TrainOptions options;
@@ -19,6 +24,8 @@ struct TrainParams {
     std::string snapshots;                  // folder, "" = none
     std::vector<int64_t> snapshot_steps;    // empty = log-spaced default
     uint32_t eval_interval = 0;
+    uint32_t log_interval = 0;              // log loss every N steps; 0 = none
+    uint64_t limit = 0;                     // train on the first N pixels (whole rows); 0 = all
     std::string log;                        // CSV path, "" = <snapshots>/training_log.csv or none
 };
 

@@ -61,8 +61,17 @@ Tap tap(const ModelConfig& c, double u, double v) {
     return t;
 }
 
+bool coords(const ModelConfig& c) { return c.encoding.kind == EncodingKind::coords; }
+
+// Frequency factor of matrix l (SIREN): first, hidden, never the output matrix.
+double omega(const ModelConfig& c, size_t l) {
+    if (l == 0) return c.first_omega;
+    return l < c.hidden_layers ? c.hidden_omega : 1.0;
+}
+
 std::vector<double> encode(const Params& p, double u, double v) {
     const ModelConfig& c = p.c;
+    if (coords(c)) return {2 * u - 1, 2 * v - 1};
     Tap t = tap(c, u, v);
     std::vector<double> x;
     for (uint32_t ch = 0; ch < c.grid_channels; ++ch) {
@@ -120,8 +129,9 @@ Trace run(const Params& p, const Layout& L, double u, double v) {
         for (int o = 0; o < L.out[l]; ++o) {
             double z = p.mlp[L.b_off[l] + o];
             for (int i = 0; i < L.in[l]; ++i) z += p.mlp[L.w_off[l] + o * L.in_pad[l] + i] * x[i];
+            z *= omega(c, l);
             y[o] = act(a, z);
-            d[o] = dact(a, z, y[o]);
+            d[o] = omega(c, l) * dact(a, z, y[o]);
         }
         tr.d.push_back(d);
         x = y;
@@ -194,6 +204,7 @@ Gradients forward_backward(const Model& model, const std::vector<double>& uv,
                 for (int i = 0; i < L.out[l - 1]; ++i) delta[i] = dx[i] * tr.d[l - 1][i];
             }
         }
+        if (coords(c)) continue; // no encoding parameters
         Tap t = tap(c, u, v);
         for (int k = 0; k < 4; ++k)
             for (uint32_t ch = 0; ch < c.grid_channels; ++ch)

@@ -96,6 +96,14 @@ TEST(GpuGradients, WideSingleLayerMatchesReference) {
     check_gradients(c, 150, 7);
 }
 
+TEST(GpuGradients, SirenMatchesReference) {
+    check_gradients(test::siren_test_config(), 200, 31);
+}
+
+TEST(GpuGradients, WideSirenMatchesReference) {
+    check_gradients(siren_config(64, 3, 30.0f), 130, 32);
+}
+
 void check_render(const ModelConfig& config, uint32_t w, uint32_t h) {
     size_t messages = test::device().validation_messages().size();
     Model model = test::random_model(config, 9);
@@ -117,6 +125,8 @@ void check_render(const ModelConfig& config, uint32_t w, uint32_t h) {
 TEST(GpuForward, RenderMatchesReferenceDefaultConfig) { check_render(test::default_config(), 61, 37); }
 
 TEST(GpuForward, RenderMatchesReferenceAlternateConfig) { check_render(test::alternate_config(), 40, 50); }
+
+TEST(GpuForward, RenderMatchesReferenceSiren) { check_render(test::siren_test_config(), 33, 29); }
 
 TEST(GpuForward, RenderRejectsEmptyAndHugeSizes) {
     Model model = initial_model(test::default_config(), 1);

@@ -78,4 +78,8 @@ inline ModelConfig alternate_config() {
     return c;
 }
 
+// A SIREN (coords encoding, sine layers with omega 30 on the first and hidden matrices) small
+// enough for finite differences.
+inline ModelConfig siren_test_config() { return siren_config(16, 2, 30.0f); }
+
 } // namespace ff::engine::test

@@ -149,7 +149,7 @@ TEST(ModelFile, RoundTripIsExact) {
 
 TEST(ModelFile, HeaderIsReadableText) {
     std::string text = as_string(fe::encode_model_file(random_model_file(small_config(), 1)));
-    EXPECT_EQ(text.rfind("FFMODEL\nversion 1.0\n", 0), 0u);
+    EXPECT_EQ(text.rfind("FFMODEL\nversion 1.1\n", 0), 0u);
     EXPECT_NE(text.find("\ngrid_width 7\n"), std::string::npos);
     EXPECT_NE(text.find("\nhidden_activation relu\n"), std::string::npos);
     EXPECT_NE(text.find("\ntrain_device llvmpipe (LLVM 15.0.6, 256 bits)\n"), std::string::npos);
@@ -213,10 +213,10 @@ TEST(ModelFile, WrongMagicIsNotAModelFile) {
 
 TEST(ModelFile, WrongMajorVersionIsNamed) {
     std::vector<std::byte> bytes = fe::encode_model_file(random_model_file(small_config(), 7));
-    std::string error = decode_error(edit_and_reseal(bytes, "version 1.0", "version 2.0"));
+    std::string error = decode_error(edit_and_reseal(bytes, "version 1.1", "version 2.0"));
     EXPECT_NE(error.find("unsupported version 2.0 (this build reads 1)"), std::string::npos)
         << error;
-    error = decode_error(edit_and_reseal(bytes, "version 1.0", "version one"));
+    error = decode_error(edit_and_reseal(bytes, "version 1.1", "version one"));
     EXPECT_NE(error.find("version 'one' is not MAJOR.MINOR"), std::string::npos) << error;
 }
 
@@ -225,7 +225,7 @@ TEST(ModelFile, UnknownKeysOnlyInNewerMinorVersion) {
     std::vector<std::byte> same_minor = edit_and_reseal(bytes, "\nend\n", "\nfuture_key 42\nend\n");
     EXPECT_NE(decode_error(same_minor).find("unknown key 'future_key'"), std::string::npos)
         << decode_error(same_minor);
-    std::vector<std::byte> newer = edit_and_reseal(same_minor, "version 1.0", "version 1.7");
+    std::vector<std::byte> newer = edit_and_reseal(same_minor, "version 1.1", "version 1.7");
     EXPECT_EQ(decode_error(newer), "(no error)");
 }
 
@@ -234,7 +234,7 @@ TEST(ModelFile, MissingRequiredKeyIsNamed) {
     std::string error = decode_error(edit_and_reseal(bytes, "hidden_layers 2\n", ""));
     EXPECT_NE(error.find("missing required key 'hidden_layers'"), std::string::npos) << error;
     // Even in a newer minor version a required key stays required.
-    error = decode_error(edit_and_reseal(edit_and_reseal(bytes, "version 1.0", "version 1.3"),
+    error = decode_error(edit_and_reseal(edit_and_reseal(bytes, "version 1.1", "version 1.3"),
                                          "image_width 28\n", ""));
     EXPECT_NE(error.find("missing required key 'image_width'"), std::string::npos) << error;
 }

@@ -18,7 +18,8 @@ namespace ff::engine {
 
 // Bumped whenever a change to the kernels or defaults changes what training produces for the same
 // inputs; nodes fold it into their cache keys so a disk cache never returns a stale model.
-inline constexpr uint32_t kVersion = 2;
+// 3: the SIREN initialisation of sine models; Train writes model file 1.1.
+inline constexpr uint32_t kVersion = 3;
 
 // Every engine failure: what is wrong, in the user's terms ("no Vulkan driver found (...)",
 // "device 'llvmpipe' lacks shaderBufferFloat32AtomicAdd", "out of device memory allocating ...").
@@ -79,12 +80,20 @@ private:
 
 enum class Activation : uint32_t { none = 0, relu = 1, sigmoid = 2, sine = 3 };
 
+// What the MLP sees of a position (u, v).
+//  dense_grid: the learnable feature grid sampled bilinearly, then the positional terms below;
+//  coords:     (2u - 1, 2v - 1) alone, no grid (SIREN: the network is the whole model).
+enum class EncodingKind : uint32_t { dense_grid = 0, coords = 1 };
+
 // Positional encoding terms appended after the grid features (all configurable).
 struct EncodingConfig {
     bool subcell = true;          // sin(pi * f) of the position f between grid nodes, per axis (2 terms)
     uint32_t fourier_octaves = 2; // global Fourier features: octaves per axis, each a sin/cos pair
     // Logical input width = grid_channels + (subcell ? 2 : 0) + 4 * fourier_octaves, padded to 16
     // (3 + 2 + 8 = 13 for the default).
+    // coords: the two coordinates only (subcell and fourier_octaves are ignored); the grid size must
+    // be 0x0 and the model has no grid parameters.
+    EncodingKind kind = EncodingKind::dense_grid;
 };
 
 struct ModelConfig {
@@ -97,6 +106,10 @@ struct ModelConfig {
     Activation hidden_activation = Activation::relu;
     Activation output_activation = Activation::sigmoid;
     uint32_t output_dims = 3;   // RGB
+    // Frequency factors of sine layers (SIREN): matrix 0 computes act(first_omega * (W x + b)),
+    // hidden matrices act(hidden_omega * (W x + b)); the output matrix is never scaled. 1 = plain.
+    float first_omega = 1.0f;
+    float hidden_omega = 1.0f;
 
     uint32_t input_width() const;        // logical encoding width (13 for the default)
     uint32_t padded_input_width() const; // rounded up to 16
@@ -115,8 +128,14 @@ struct Model {
     uint64_t parameter_count() const; // logical (unpadded) learnable parameters
 };
 
-// The same initialisation the Trainer uses (deterministic for a seed).
+// The same initialisation the Trainer uses (deterministic for a seed). A sine hidden activation
+// takes the SIREN initialisation (Sitzmann et al. 2020): matrix 0 weights U(-1/in, 1/in), later
+// weights U(-sqrt(6/in)/hidden_omega, +), biases U(-1/sqrt(in), 1/sqrt(in)).
 Model initial_model(const ModelConfig& config, uint64_t seed);
+
+// A SIREN: coords encoding, hidden_layers x hidden_width sine layers with omega on every sine layer
+// (first and hidden, as in the paper), a linear RGB output.
+ModelConfig siren_config(uint32_t hidden_width = 64, uint32_t hidden_layers = 3, float omega = 30.0f);
 
 // ---- Training ------------------------------------------------------------------------------
 

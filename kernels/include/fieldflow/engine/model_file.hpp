@@ -7,6 +7,7 @@
 #pragma once
 
 #include <fieldflow/engine/engine.hpp>
+#include <fieldflow/engine/splats.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +22,7 @@ namespace ff::engine {
 // The format version this build writes. It reads every file of the same major version; keys it
 // does not know are tolerated only in files of a newer minor version.
 inline constexpr uint32_t kModelFormatMajor = 1;
-inline constexpr uint32_t kModelFormatMinor = 0;
+inline constexpr uint32_t kModelFormatMinor = 1;
 
 // Any reason a byte string is not a usable model file. The message starts with the source name
 // ("lake.ffm: truncated (expected 1234 bytes, got 1000)").
@@ -44,8 +45,17 @@ struct TrainingInfo {
     double train_seconds = 0.0;  // wall time of the training loop
 };
 
+// Which representation a file holds (header key `model`, version 1.1; 1.0 files are all `grid`).
+//  grid:   feature grid + MLP (dense_grid encoding);
+//  siren:  sine MLP on the coordinates alone (coords encoding, no grid);
+//  splats: 2D Gaussian splats (splats.hpp); `model` is then unused and `splats` holds them.
+enum class ModelKind : uint32_t { grid = 0, siren = 1, splats = 2 };
+std::string_view model_kind_name(ModelKind kind);
+
 struct ModelFile {
+    ModelKind kind = ModelKind::grid;
     Model model;                 // configuration + grid + mlp, layout as engine.hpp's Model
+    SplatModel splats;           // kind == splats only
     uint32_t image_width = 0;    // size of the image it was trained on (Infer's default size)
     uint32_t image_height = 0;
     TrainingInfo training;

@@ -1,0 +1,169 @@
+// The command-line paths of the other models, with the built `fieldflow` on lavapipe:
+// `fieldflow train` (SIREN, the seed's options) writes JSON weights and a reconstruction and
+// reports loss, PSNR and timing; `fieldflow render` reproduces the reconstruction from the weights;
+// graphs/compare_models.yaml produces its comparison table in one run.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Result {
+    int exit_code = -1;
+    std::string output;
+};
+
+Result run(const std::string& command) {
+    Result result;
+    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+    if (!pipe) return result;
+    std::array<char, 4096> buffer;
+    size_t n;
+    while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.output.append(buffer.data(), n);
+    int status = ::pclose(pipe);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
+}
+
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+
+class ModelCommands : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        folder_ = fs::temp_directory_path() / ("ff_models_cli_" + std::to_string(::getpid()));
+        fs::remove_all(folder_);
+        fs::create_directories(folder_);
+        cv::Mat bgr = cv::imread(FF_TEST_IMAGE, cv::IMREAD_COLOR), small;
+        ASSERT_FALSE(bgr.empty());
+        cv::resize(bgr, small, cv::Size(64, 48), 0, 0, cv::INTER_AREA);
+        input_ = folder_ / "input.png";
+        ASSERT_TRUE(cv::imwrite(input_.string(), small));
+    }
+    static void TearDownTestSuite() { fs::remove_all(folder_); }
+
+    static std::string exe() { return std::string(FF_FIELDFLOW_EXE) + " "; }
+    static inline fs::path folder_, input_;
+};
+
+TEST_F(ModelCommands, TrainWritesWeightsAndImageAndRenderReproducesIt) {
+    const fs::path weights = folder_ / "siren.json", image = folder_ / "out.png";
+    Result r = run(exe() + "train --device cpu --input " + quoted(input_) + " --weights " + quoted(weights) +
+                   " --output-image " + quoted(image) +
+                   " --steps 200 --log-interval 50 --eval-interval 100 --lr 1e-3 --train-batch 1024"
+                   " --hidden-width 32 --hidden-layers 2");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    // Loss every 50 steps, PSNR at the evaluations, timing at the end.
+    for (const char* line : {"step 50: loss", "step 150: loss", "step 200: loss"})
+        EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+    EXPECT_NE(r.output.find(" dB"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("steps/s"), std::string::npos) << r.output;
+
+    json w = json::parse(read_text(weights));
+    EXPECT_EQ(w["model"], "siren");
+    EXPECT_EQ(w["image_width"], 64);
+    cv::Mat truth = cv::imread(input_.string()), out = cv::imread(image.string());
+    ASSERT_EQ(out.size(), truth.size());
+    EXPECT_GT(cv::PSNR(truth, out), 20.0);
+
+    const fs::path again = folder_ / "again.png";
+    r = run(exe() + "render --device cpu --weights " + quoted(weights) + " --output-image " + quoted(again));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(read_text(again), read_text(image)); // the same render, byte for byte
+
+    const fs::path bigger = folder_ / "bigger.png";
+    r = run(exe() + "render --device cpu --weights " + quoted(weights) + " --scale 2 --output-image " +
+            quoted(bigger));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(cv::imread(bigger.string()).size(), cv::Size(128, 96));
+}
+
+TEST_F(ModelCommands, BadArgumentsAreClearErrors) {
+    Result r = run(exe() + "train --steps 5");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("input"), std::string::npos) << r.output;
+    r = run(exe() + "train --input " + quoted(input_) + " --model mesh");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--model 'mesh'"), std::string::npos) << r.output;
+    r = run(exe() + "render --device cpu --weights " + quoted(folder_ / "missing.json"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("missing.json"), std::string::npos) << r.output;
+}
+
+TEST_F(ModelCommands, CompareModelsGraphWritesItsTable) {
+    const fs::path out = folder_ / "compare";
+    Result r = run(exe() + "run --device cpu --no-cache " FF_COMPARE_GRAPH " --set input=" + quoted(input_) +
+                   " --set output=" + quoted(out) +
+                   " --set steps=100 --set batch=1024 --set siren_steps=100 --set siren_batch=1024"
+                   " --set siren_width=32 --set siren_layers=2 --set siren_lr=1e-3 --set splats=200"
+                   " --set splat_steps=50");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    json table = json::parse(read_text(out / "comparison.json"));
+    ASSERT_EQ(table["models"].size(), 4u);
+    const char* names[] = {"grid+MLP", "SIREN", "splats", "bilinear"};
+    cv::Mat truth = cv::imread(input_.string());
+    const char* files[] = {"grid.png", "siren.png", "splats.png", "bilinear.png"};
+    for (size_t i = 0; i < 4; ++i) {
+        const json& m = table["models"][i];
+        EXPECT_EQ(m["name"], names[i]);
+        EXPECT_GT(m["parameters"].get<uint64_t>(), 0u) << names[i];
+        // The table's PSNR is the saved render's.
+        EXPECT_NEAR(m["psnr"].get<double>(), cv::PSNR(truth, cv::imread((out / files[i]).string())), 1e-6)
+            << names[i];
+    }
+    EXPECT_TRUE(table["models"][3]["train_seconds"].is_null());
+    const std::string md = read_text(out / "comparison.md");
+    EXPECT_NE(md.find("| Model | PSNR (dB) | SSIM | Parameters | Train time (s) |"), std::string::npos);
+    EXPECT_TRUE(fs::exists(out / "strip.png"));
+    EXPECT_TRUE(fs::exists(out / "siren.json"));
+}
+
+TEST_F(ModelCommands, GpuImageNodesMatchTheirCpuPaths) {
+    // Grayscale and Downsample with device: gpu against the same nodes' CPU code, through a graph.
+    const fs::path graph = folder_ / "image_ops.yaml";
+    std::ofstream(graph) << R"(fieldflow: 1
+vars: {input: ~, output: ~}
+nodes:
+  image: {op: ReadImage, params: {path: "${input}"}}
+  small_gpu: {op: Downsample, inputs: {image: image}, params: {factor: 3, device: gpu}}
+  small_cpu: {op: Downsample, inputs: {image: image}, params: {factor: 3}}
+  gray_gpu: {op: Grayscale, inputs: {image: image}, params: {device: gpu}}
+  gray_cpu: {op: Grayscale, inputs: {image: image}}
+  small_metrics: {op: Metrics, inputs: {image: small_gpu, reference: small_cpu}, params: {quantize: false}}
+  gray_metrics: {op: Metrics, inputs: {image: gray_gpu, reference: gray_cpu}, params: {quantize: false}}
+  save_small: {op: WriteJson, inputs: {json: small_metrics}, params: {path: "${output}/small.json"}}
+  save_gray: {op: WriteJson, inputs: {json: gray_metrics}, params: {path: "${output}/gray.json"}}
+)";
+    const fs::path out = folder_ / "image_ops";
+    Result r = run(exe() + "run --device cpu --no-cache " + quoted(graph) + " --set input=" + quoted(input_) +
+                   " --set output=" + quoted(out));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (const char* name : {"small.json", "gray.json"}) {
+        json m = json::parse(read_text(out / name));
+        EXPECT_LT(m["mse"].get<double>(), 1e-12) << name; // float rounding only
+        EXPECT_GT(m["width"].get<int>(), 0) << name;
+    }
+    EXPECT_EQ(json::parse(read_text(out / "small.json"))["width"], 64 / 3);
+}
+
+} // namespace
