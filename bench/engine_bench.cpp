@@ -2,6 +2,7 @@
 // memory). No OpenCV, so it builds with -DFIELDFLOW_ENGINE_ONLY=ON and travels light.
 //
 //   ff-engine-bench --image leuvenA.ppm --steps 40000 --batch 16384 --device auto
+#include "cli_args.hpp"
 #include "fieldflow/engine/engine.hpp"
 #include "fieldflow/engine/testing.hpp"
 #include "ppm.hpp"
@@ -29,6 +30,8 @@ struct Args {
     bool validation = false, check_paths = false;
 };
 
+using ff::bench::ArgReader;
+
 [[noreturn]] void usage(const std::string& problem) {
     std::cerr << "ff-engine-bench: " << problem << "\n"
               << "usage: ff-engine-bench --image FILE.ppm [--steps N] [--batch N] [--seed N]\n"
@@ -44,51 +47,34 @@ struct Args {
 
 Args parse(int argc, char** argv) {
     Args a;
-    for (int i = 1; i < argc; ++i) {
-        std::string k = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) usage(k + " needs a value");
-            return argv[++i];
-        };
-        auto u32 = [&]() {
-            std::string v = value();
-            char* end = nullptr;
-            unsigned long n = std::strtoul(v.c_str(), &end, 10);
-            if (v.empty() || *end || n > 0xFFFFFFFFul) usage(k + " expects a whole number, got '" + v + "'");
-            return uint32_t(n);
-        };
-        auto f32 = [&]() {
-            std::string v = value();
-            char* end = nullptr;
-            float f = std::strtof(v.c_str(), &end);
-            if (v.empty() || *end) usage(k + " expects a number, got '" + v + "'");
-            return f;
-        };
-        if (k == "--image") a.image = value();
-        else if (k == "--device") a.device = value();
-        else if (k == "--out") a.out = value();
-        else if (k == "--steps") a.train.steps = u32();
-        else if (k == "--batch") a.train.batch = u32();
-        else if (k == "--seed") a.train.seed = u32();
-        else if (k == "--lr-mlp") a.train.lr_mlp = f32();
-        else if (k == "--lr-grid") a.train.lr_grid = f32();
-        else if (k == "--beta1") a.train.beta1 = f32();
-        else if (k == "--beta2") a.train.beta2 = f32();
-        else if (k == "--eps") a.train.epsilon = f32();
-        else if (k == "--decay-start") a.train.lr_decay_start = f32();
+    ArgReader args(argc, argv, usage);
+    while (args.next()) {
+        const std::string& k = args.key();
+        if (k == "--image") a.image = args.value();
+        else if (k == "--device") a.device = args.value();
+        else if (k == "--out") a.out = args.value();
+        else if (k == "--steps") a.train.steps = args.u32();
+        else if (k == "--batch") a.train.batch = args.u32();
+        else if (k == "--seed") a.train.seed = args.u32();
+        else if (k == "--lr-mlp") a.train.lr_mlp = args.f32();
+        else if (k == "--lr-grid") a.train.lr_grid = args.f32();
+        else if (k == "--beta1") a.train.beta1 = args.f32();
+        else if (k == "--beta2") a.train.beta2 = args.f32();
+        else if (k == "--eps") a.train.epsilon = args.f32();
+        else if (k == "--decay-start") a.train.lr_decay_start = args.f32();
         else if (k == "--grid-adam") {
-            std::string v = value();
+            std::string v = args.value();
             if (v != "sparse" && v != "dense") usage("--grid-adam expects sparse or dense, got '" + v + "'");
             a.train.grid_adam = v == "dense" ? GridAdam::dense : GridAdam::sparse;
         }
-        else if (k == "--final-scale") a.train.lr_final_scale = f32();
-        else if (k == "--grid-divisor") a.grid_divisor = u32();
-        else if (k == "--hidden") a.hidden = u32();
-        else if (k == "--layers") a.layers = u32();
-        else if (k == "--report-every") a.report_every = std::max(1u, u32());
+        else if (k == "--final-scale") a.train.lr_final_scale = args.f32();
+        else if (k == "--grid-divisor") a.grid_divisor = args.u32();
+        else if (k == "--hidden") a.hidden = args.u32();
+        else if (k == "--layers") a.layers = args.u32();
+        else if (k == "--report-every") a.report_every = std::max(1u, args.u32());
         else if (k == "--validation") a.validation = true;
-        else if (k == "--profile") a.profile_steps = u32();
-        else if (k == "--render-repeats") a.render_repeats = std::max(1u, u32());
+        else if (k == "--profile") a.profile_steps = args.u32();
+        else if (k == "--render-repeats") a.render_repeats = std::max(1u, args.u32());
         else if (k == "--check-paths") a.check_paths = true;
         else if (k == "--help" || k == "-h") usage("help");
         else usage("unknown option " + k);

@@ -2,6 +2,7 @@
 // and time per step (GPU timestamps and wall clock). No OpenCV, like ff-engine-bench.
 //
 //   ff-splat-bench --image leuvenA.ppm --splats 10000 --steps 2000 --device auto
+#include "cli_args.hpp"
 #include "fieldflow/engine/splats.hpp"
 #include "ppm.hpp"
 
@@ -25,6 +26,8 @@ struct Args {
     bool validation = false;
 };
 
+using ff::bench::ArgReader;
+
 [[noreturn]] void usage(const std::string& problem) {
     std::cerr << "ff-splat-bench: " << problem << "\n"
               << "usage: ff-splat-bench --image FILE.ppm [--splats N] [--steps N] [--seed N]\n"
@@ -36,37 +39,20 @@ struct Args {
 
 Args parse(int argc, char** argv) {
     Args a;
-    for (int i = 1; i < argc; ++i) {
-        std::string k = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) usage(k + " needs a value");
-            return argv[++i];
-        };
-        auto u32 = [&]() {
-            std::string v = value();
-            char* end = nullptr;
-            unsigned long n = std::strtoul(v.c_str(), &end, 10);
-            if (v.empty() || *end || n > 0xFFFFFFFFul) usage(k + " expects a whole number, got '" + v + "'");
-            return uint32_t(n);
-        };
-        auto f32 = [&]() {
-            std::string v = value();
-            char* end = nullptr;
-            float f = std::strtof(v.c_str(), &end);
-            if (v.empty() || *end) usage(k + " expects a number, got '" + v + "'");
-            return f;
-        };
-        if (k == "--image") a.image = value();
-        else if (k == "--device") a.device = value();
-        else if (k == "--out") a.out = value();
-        else if (k == "--splats") a.splats = u32();
-        else if (k == "--steps") a.train.steps = u32();
-        else if (k == "--seed") a.train.seed = u32();
-        else if (k == "--lr-position") a.train.lr_position = f32();
-        else if (k == "--lr-cholesky") a.train.lr_cholesky = f32();
-        else if (k == "--lr-color") a.train.lr_color = f32();
-        else if (k == "--crop") a.crop = u32();
-        else if (k == "--report-every") a.report_every = std::max(1u, u32());
+    ArgReader args(argc, argv, usage);
+    while (args.next()) {
+        const std::string& k = args.key();
+        if (k == "--image") a.image = args.value();
+        else if (k == "--device") a.device = args.value();
+        else if (k == "--out") a.out = args.value();
+        else if (k == "--splats") a.splats = args.u32();
+        else if (k == "--steps") a.train.steps = args.u32();
+        else if (k == "--seed") a.train.seed = args.u32();
+        else if (k == "--lr-position") a.train.lr_position = args.f32();
+        else if (k == "--lr-cholesky") a.train.lr_cholesky = args.f32();
+        else if (k == "--lr-color") a.train.lr_color = args.f32();
+        else if (k == "--crop") a.crop = args.u32();
+        else if (k == "--report-every") a.report_every = std::max(1u, args.u32());
         else if (k == "--validation") a.validation = true;
         else if (k == "--help" || k == "-h") usage("help");
         else usage("unknown option " + k);
