@@ -1,6 +1,7 @@
 // Shared by the batch tests: temp folders, test images, running the built fieldflow.
 #pragma once
 
+#include "run_command.hpp"
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -83,15 +84,11 @@ struct Output {
 // Runs the built fieldflow with `args` (shell-quoted), plugins only from --plugin.
 inline Output fieldflow(const std::string& args) {
     const std::string command =
-        std::string("env -u FIELDFLOW_PLUGIN_PATH ") + FF_FIELDFLOW_BIN + " " + args + " 2>&1";
+        std::string("env -u FIELDFLOW_PLUGIN_PATH ") + FF_FIELDFLOW_BIN + " " + args;
     Output out;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (!pipe) return out;
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.text.append(buf, n);
-    const int status = ::pclose(pipe);
-    out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    ff::test::CommandResult r = ff::test::run_command(command);
+    out.code = r.exit_code;
+    out.text = std::move(r.output);
     return out;
 }
 

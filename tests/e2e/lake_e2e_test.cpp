@@ -2,6 +2,7 @@
 // short schedule so it takes about a minute) and checks every output: files present, images of
 // the right size, metrics.json's PSNRs equal to cv::PSNR on the written PNGs, learned beating
 // bilinear, a loadable model, and a self-contained report.
+#include "run_command.hpp"
 #include <fieldflow/engine/model_file.hpp>
 
 #include <gtest/gtest.h>
@@ -35,22 +36,9 @@ std::string read_text(const fs::path& path) {
     return s.str();
 }
 
-struct Result {
-    int exit_code = -1;
-    std::string output;
-};
+using Result = ff::test::CommandResult;
 
-Result run(const std::string& command) {
-    Result result;
-    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-    if (!pipe) return result;
-    std::array<char, 4096> buffer;
-    size_t n;
-    while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.output.append(buffer.data(), n);
-    int status = ::pclose(pipe);
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
-}
+Result run(const std::string& command) { return ff::test::run_command(command); }
 
 class LakeGraph : public ::testing::Test {
 protected:

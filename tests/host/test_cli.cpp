@@ -1,4 +1,5 @@
 // The built `fieldflow` binary: exit codes, --help, nodes listing, check and run, interrupts.
+#include "run_command.hpp"
 #include "test_support.hpp"
 
 #include <csignal>
@@ -21,15 +22,11 @@ struct Output {
 Output fieldflow(const std::string& args) {
     const std::string command = "env -u FIELDFLOW_PLUGIN_PATH FIELDFLOW_CACHE_DIR=" +
                                 (fs::temp_directory_path() / "ff-host-cli-cache").string() + " " +
-                                FF_FIELDFLOW_BIN + " " + args + " 2>&1";
+                                FF_FIELDFLOW_BIN + " " + args;
     Output out;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (!pipe) return out;
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.text.append(buf, n);
-    const int status = ::pclose(pipe);
-    out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    ff::test::CommandResult r = ff::test::run_command(command);
+    out.code = r.exit_code;
+    out.text = std::move(r.output);
     return out;
 }
 

@@ -2,6 +2,7 @@
 // `fieldflow train` (SIREN, the seed's options) writes JSON weights and a reconstruction and
 // reports loss, PSNR and timing; `fieldflow render` reproduces the reconstruction from the weights;
 // graphs/compare_models.yaml produces its comparison table in one run.
+#include "run_command.hpp"
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -22,22 +23,9 @@ using nlohmann::json;
 
 namespace {
 
-struct Result {
-    int exit_code = -1;
-    std::string output;
-};
+using Result = ff::test::CommandResult;
 
-Result run(const std::string& command) {
-    Result result;
-    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-    if (!pipe) return result;
-    std::array<char, 4096> buffer;
-    size_t n;
-    while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.output.append(buffer.data(), n);
-    int status = ::pclose(pipe);
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
-}
+Result run(const std::string& command) { return ff::test::run_command(command); }
 
 std::string read_text(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);

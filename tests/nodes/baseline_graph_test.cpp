@@ -1,5 +1,6 @@
 // graphs/baseline.yaml run by the real `fieldflow` host and the built core plugin; every number
 // in metrics.json is checked against OpenCV computations on the PNG files it wrote.
+#include "run_command.hpp"
 #include "test_support.hpp"
 
 #include <opencv2/imgcodecs.hpp>
@@ -21,22 +22,10 @@ namespace {
 
 constexpr const char* kInput = "/usr/share/doc/opencv-doc/examples/data/leuvenA.jpg";
 
-struct Result {
-    int exit_code = -1;
-    std::string output; // stdout and stderr
-};
+using Result = ff::test::CommandResult;
 
 Result run_fieldflow(const std::string& arguments) {
-    const std::string command = std::string(FF_FIELDFLOW_EXE) + " " + arguments + " 2>&1";
-    Result result;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (!pipe) return result;
-    std::array<char, 4096> buffer;
-    size_t n;
-    while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.output.append(buffer.data(), n);
-    const int status = ::pclose(pipe);
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
+    return ff::test::run_command(std::string(FF_FIELDFLOW_EXE) + " " + arguments);
 }
 
 std::string baseline_graph() { return std::string(FF_GRAPHS_DIR) + "/baseline.yaml"; }
