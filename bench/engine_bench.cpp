@@ -15,6 +15,7 @@
 #include <cstring>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 namespace {
@@ -23,10 +24,10 @@ using namespace ff::engine;
 using Clock = std::chrono::steady_clock;
 
 struct Args {
-    std::string image, device = "auto", out;
+    std::string image, device = "auto", out, save_init;
     TrainOptions train;
     uint32_t grid_divisor = 4, hidden = 32, layers = 2, report_every = 1000;
-    uint32_t profile_steps = 0, render_repeats = 5;
+    uint32_t profile_steps = 0, render_repeats = 5, trace_steps = 0;
     bool validation = false, check_paths = false;
 };
 
@@ -36,12 +37,16 @@ using ff::bench::ArgReader;
     std::cerr << "ff-engine-bench: " << problem << "\n"
               << "usage: ff-engine-bench --image FILE.ppm [--steps N] [--batch N] [--seed N]\n"
               << "       [--lr-mlp X] [--lr-grid X] [--beta1 X] [--beta2 X] [--eps X]\n"
-              << "       [--decay-start F] [--final-scale F] [--grid-adam sparse|dense] [--grid-divisor N] [--hidden N]\n"
+              << "       [--warmup F] [--decay-start F] [--final-scale F] [--grid-adam sparse|dense] [--grid-divisor N] [--hidden N]\n"
               << "       [--layers N] [--device auto|cpu|INDEX] [--validation] [--report-every N]\n"
               << "       [--out prediction.ppm] [--profile STEPS] [--render-repeats N] [--check-paths]\n"
               << "  --profile STEPS  after training, time each dispatch over STEPS more steps (GPU timestamps)\n"
               << "  --check-paths    compare the tensor-core and portable kernels on the trained model\n"
-              << "                   (forward on every pixel, one forward+backward on a batch)\n";
+              << "                   (forward on every pixel, one forward+backward on a batch)\n"
+              << "  --save-init PREFIX  write the initial model (PREFIX.init.f32: grid then padded MLP, fp32)\n"
+              << "                   and the sampler's pixel indices of steps 0 and 1 (PREFIX.idx.u32), so a\n"
+              << "                   peer can start from the same weights and draw the same samples\n"
+              << "  --trace-steps K  report the loss of each of the first K steps\n";
     std::exit(2);
 }
 
@@ -62,6 +67,7 @@ Args parse(int argc, char** argv) {
         else if (k == "--beta2") a.train.beta2 = args.f32();
         else if (k == "--eps") a.train.epsilon = args.f32();
         else if (k == "--decay-start") a.train.lr_decay_start = args.f32();
+        else if (k == "--warmup") a.train.lr_warmup = args.f32();
         else if (k == "--grid-adam") {
             std::string v = args.value();
             if (v != "sparse" && v != "dense") usage("--grid-adam expects sparse or dense, got '" + v + "'");
@@ -76,6 +82,8 @@ Args parse(int argc, char** argv) {
         else if (k == "--profile") a.profile_steps = args.u32();
         else if (k == "--render-repeats") a.render_repeats = std::max(1u, args.u32());
         else if (k == "--check-paths") a.check_paths = true;
+        else if (k == "--save-init") a.save_init = args.value();
+        else if (k == "--trace-steps") a.trace_steps = args.u32();
         else if (k == "--help" || k == "-h") usage("help");
         else usage("unknown option " + k);
     }
@@ -202,6 +210,30 @@ void check_paths(const Args& a, const Model& model, const ff::bench::RgbImage& i
     std::fflush(stdout);
 }
 
+// The starting point of a training run, for a peer implementation to start from the same place:
+// the initial weights as raw fp32 (grid, then the MLP in its padded layout) and the pixel indices
+// the sampler draws at steps 0 and 1.
+void save_init(const Args& a, const Device& device, const ModelConfig& config, const ff::bench::RgbImage& img) {
+    Model m = initial_model(config, a.train.seed);
+    auto write = [](const std::string& path, const void* data, size_t bytes) {
+        std::FILE* f = std::fopen(path.c_str(), "wb");
+        if (!f || std::fwrite(data, 1, bytes, f) != bytes || std::fclose(f) != 0)
+            throw std::runtime_error(path + ": cannot write");
+    };
+    std::vector<float> weights = m.grid;
+    weights.insert(weights.end(), m.mlp.begin(), m.mlp.end());
+    write(a.save_init + ".init.f32", weights.data(), weights.size() * sizeof(float));
+    std::vector<uint32_t> idx;
+    for (uint32_t step = 0; step < 2; ++step) {
+        std::vector<uint32_t> s =
+            testing::sample_indices(device, a.train.seed, step, a.train.batch, img.width, img.height);
+        idx.insert(idx.end(), s.begin(), s.end());
+    }
+    write(a.save_init + ".idx.u32", idx.data(), idx.size() * sizeof(uint32_t));
+    std::printf("{\"event\":\"saved_init\",\"prefix\":%s,\"grid_floats\":%zu,\"mlp_floats\":%zu}\n",
+                json_string(a.save_init).c_str(), m.grid.size(), m.mlp.size());
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -241,10 +273,13 @@ int main(int argc, char** argv) {
                     setup_s);
         std::fflush(stdout);
 
+        if (!a.save_init.empty()) save_init(a, device, config, img);
+
         double wall = 0;
         float loss = 0;
         while (trainer.step() < a.train.steps) {
-            uint32_t n = std::min(a.report_every, a.train.steps - trainer.step());
+            uint32_t every = trainer.step() < a.trace_steps ? 1 : a.report_every;
+            uint32_t n = std::min(every - trainer.step() % every, a.train.steps - trainer.step());
             auto t = Clock::now();
             loss = trainer.train(n);
             wall += seconds_since(t);

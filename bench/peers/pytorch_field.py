@@ -11,6 +11,11 @@ second half). Two ways to run a step:
           replayed, which is the fastest PyTorch gets without writing kernels.
 Prints one JSON line per mode with us/step, total seconds, PSNR of the full-image render (8-bit
 quantised, as saved), and the render time.
+
+To compare the two implementations step by step, `--init PREFIX` starts from the engine's initial
+weights and `--sampler pcg` draws the engine's samples (its counter-based hash, rng.glsl), both from
+the files `ff-engine-bench --save-init PREFIX` writes; `--trace-steps K` prints the loss of each of
+the first K steps and `--report-every N` every N steps after that.
 """
 import argparse
 import json
@@ -24,7 +29,8 @@ import torch.nn.functional as F
 
 
 class Field(torch.nn.Module):
-    def __init__(self, grid_w, grid_h, channels=3, hidden=32, layers=2, octaves=2, subcell=True):
+    def __init__(self, grid_w, grid_h, channels=3, hidden=32, layers=2, octaves=2, subcell=True,
+                 hidden_bias=0.0):
         super().__init__()
         self.octaves, self.subcell = octaves, subcell
         self.register_buffer("grid_size", torch.tensor([float(grid_w), float(grid_h)]))
@@ -37,7 +43,7 @@ class Field(torch.nn.Module):
             last = i + 1 == len(self.layers)
             bound = math.sqrt(6 / (fan_in + fan_out)) if last else math.sqrt(6 / fan_in)
             torch.nn.init.uniform_(layer.weight, -bound, bound)
-            torch.nn.init.zeros_(layer.bias)
+            torch.nn.init.constant_(layer.bias, 0.0 if last else hidden_bias)
 
     def encode(self, uv):  # uv: [N, 2] in [0, 1]
         # grid_sample with align_corners=False and border padding is exactly the cell-centred,
@@ -60,6 +66,62 @@ class Field(torch.nn.Module):
         return torch.sigmoid(self.layers[-1](x))
 
 
+MASK32 = 0xFFFFFFFF
+
+
+def pcg4d(x, y, z, w):
+    """rng.glsl's rng_hash4 on int64 tensors holding uint32 values (products wrap mod 2^64 and are
+    masked back to 32 bits, which is exactly uint32 arithmetic)."""
+    v = [(c * 1664525 + 1013904223) & MASK32 for c in (x, y, z, w)]
+    for _ in range(2):
+        v[0] = (v[0] + v[1] * v[3]) & MASK32
+        v[1] = (v[1] + v[2] * v[0]) & MASK32
+        v[2] = (v[2] + v[0] * v[1]) & MASK32
+        v[3] = (v[3] + v[1] * v[2]) & MASK32
+        if _ == 0:
+            v = [c ^ (c >> 16) for c in v]
+    return v
+
+
+class PcgSampler:
+    """The engine's sampler: pixel index of sample i at step s = rng_index(seed, s, i, count)."""
+
+    def __init__(self, seed, batch, count, device):
+        self.ids = torch.arange(batch, device=device, dtype=torch.int64)
+        self.lo = torch.full_like(self.ids, seed & MASK32)
+        self.hi = torch.full_like(self.ids, ((seed >> 32) ^ 0x9E3779B9) & MASK32)
+        self.step = torch.zeros((), device=device, dtype=torch.int64)  # set before each step
+        self.count = count
+
+    def __call__(self):
+        h = pcg4d(self.ids, self.step.expand_as(self.ids), self.lo, self.hi)
+        r = h[0] ^ (h[2] >> 7)
+        return (r * self.count) >> 32
+
+
+def load_engine_init(model, prefix):
+    """Copies the engine's initial weights (PREFIX.init.f32: grid cells x channels, then the MLP,
+    each matrix [out_pad][in_pad] weights then [out_pad] biases) into the model."""
+    flat = torch.from_numpy(np.fromfile(prefix + ".init.f32", dtype=np.float32))
+    c, gh, gw = model.grid.shape[1:]
+    n = gh * gw * c
+    with torch.no_grad():
+        model.grid.copy_(flat[:n].view(gh, gw, c).permute(2, 0, 1).unsqueeze(0))
+        off = n
+        for i, layer in enumerate(model.layers):
+            out_f, in_f = layer.weight.shape
+            in_pad = 16 if i == 0 else in_f  # the engine pads the 13 encoded inputs to 16
+            last = i + 1 == len(model.layers)
+            out_pad = 16 if last else out_f
+            w = flat[off:off + out_pad * in_pad].view(out_pad, in_pad)
+            off += out_pad * in_pad
+            layer.weight.copy_(w[:out_f, :in_f])
+            layer.bias.copy_(flat[off:off + out_f])
+            off += out_pad
+        if off != flat.numel():
+            raise SystemExit(f"{prefix}.init.f32: {flat.numel()} floats, the model needs {off}")
+
+
 def pixel_centres(w, h, device):
     ys, xs = torch.meshgrid(torch.arange(h, device=device), torch.arange(w, device=device), indexing="ij")
     return torch.stack([(xs.flatten() + 0.5) / w, (ys.flatten() + 0.5) / h], dim=1)
@@ -78,7 +140,19 @@ def train(mode, image, args):
     h, w, _ = image.shape
     target = torch.from_numpy(image).to(dev).view(-1, 3)
     uv_all = pixel_centres(w, h, dev)
-    model = Field(max(1, w // 4), max(1, h // 4)).to(dev)
+    model = Field(max(1, w // 4), max(1, h // 4), hidden_bias=args.hidden_bias).to(dev)
+    if args.init:
+        load_engine_init(model, args.init)
+    sampler = None
+    if args.sampler == "pcg":
+        sampler = PcgSampler(args.seed, args.batch, w * h, dev)
+        if args.init:  # the same indices as the engine's, or stop
+            want = torch.from_numpy(np.fromfile(args.init + ".idx.u32", dtype=np.uint32).astype(np.int64))
+            for step in range(2):
+                sampler.step.fill_(step)
+                got = sampler().cpu()
+                if not torch.equal(got, want[step * args.batch:(step + 1) * args.batch]):
+                    raise SystemExit(f"pcg sampler differs from the engine's at step {step}")
     grid_params = [model.grid]
     mlp_params = [p for n, p in model.named_parameters() if n != "grid"]
     graph = mode == "graph"
@@ -89,10 +163,12 @@ def train(mode, image, args):
     base_lrs = [args.lr_grid, args.lr_mlp]
 
     def lr_scale(step):
+        warmup = args.warmup * args.steps
+        ramp = (step + 1) / warmup if step + 1 < warmup else 1.0
         start = args.decay_start * args.steps
-        if step < start:
-            return 1.0
-        return args.final_scale ** min(1.0, (step - start) / max(1.0, args.steps - start))
+        if step <= start:
+            return ramp
+        return ramp * args.final_scale ** min(1.0, (step - start) / max(1.0, args.steps - start))
 
     def set_lr(step):
         for g, base in zip(opt.param_groups, base_lrs):
@@ -102,7 +178,7 @@ def train(mode, image, args):
                 g["lr"] = base * lr_scale(step)
 
     def step_fn():
-        idx = torch.randint(0, w * h, (args.batch,), device=dev)
+        idx = sampler() if sampler is not None else torch.randint(0, w * h, (args.batch,), device=dev)
         loss = F.mse_loss(model(uv_all[idx]), target[idx])
         opt.zero_grad(set_to_none=False)
         loss.backward()
@@ -110,7 +186,9 @@ def train(mode, image, args):
         return loss
 
     if graph:
-        # Warm up on a side stream (allocates Adam state), then capture one whole step.
+        # Warm up on a side stream (allocates Adam state), then capture one whole step; the warm-up
+        # steps are undone so that training starts from the initial weights with fresh Adam state.
+        initial = {k: v.clone() for k, v in model.state_dict().items()}
         s = torch.cuda.Stream()
         s.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(s):
@@ -120,15 +198,28 @@ def train(mode, image, args):
         g = torch.cuda.CUDAGraph()
         with torch.cuda.graph(g):
             static_loss = step_fn()
+        with torch.no_grad():
+            for k, v in model.state_dict().items():
+                v.copy_(initial[k])
+            for state in opt.state.values():
+                for t in state.values():
+                    if torch.is_tensor(t):
+                        t.zero_()
         run = lambda: g.replay()
     else:
         run = step_fn
 
     torch.cuda.synchronize()
     t0 = time.perf_counter()
+    trace = []
     for step in range(args.steps):
         set_lr(step)
-        run()
+        if sampler is not None:
+            sampler.step.fill_(step)
+        loss = run()
+        done = step + 1
+        if done <= args.trace_steps or (args.report_every and done % args.report_every == 0):
+            trace.append((done, float((static_loss if graph else loss).item())))
     torch.cuda.synchronize()
     total = time.perf_counter() - t0
 
@@ -144,7 +235,9 @@ def train(mode, image, args):
     return {"peer": f"pytorch-{mode}", "image": args.image, "steps": args.steps, "batch": args.batch,
             "us_per_step": total / args.steps * 1e6, "train_seconds": total,
             "psnr": psnr_8bit(pred, image), "render_us": render_us,
-            "device": torch.cuda.get_device_name(0), "torch": torch.__version__}
+            "device": torch.cuda.get_device_name(0), "torch": torch.__version__,
+            "seed": args.seed, "sampler": args.sampler, "init": args.init or "torch",
+            "loss_trace": trace}
 
 
 def main():
@@ -154,10 +247,18 @@ def main():
     ap.add_argument("--batch", type=int, default=16384)
     ap.add_argument("--lr-grid", type=float, default=1e-2)
     ap.add_argument("--lr-mlp", type=float, default=1e-2)
+    ap.add_argument("--warmup", type=float, default=0.0,
+                    help="fraction of the steps over which both rates ramp up (the engine's default: 0.0125)")
+    ap.add_argument("--hidden-bias", type=float, default=0.0,
+                    help="initial bias of the hidden ReLU layers (the engine's: 0.1)")
     ap.add_argument("--decay-start", type=float, default=0.5)
     ap.add_argument("--final-scale", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--modes", default="graph,eager")
+    ap.add_argument("--init", default="", help="start from ff-engine-bench --save-init PREFIX's weights")
+    ap.add_argument("--sampler", choices=["torch", "pcg"], default="torch")
+    ap.add_argument("--trace-steps", type=int, default=0)
+    ap.add_argument("--report-every", type=int, default=0)
     ap.add_argument("--eager-steps", type=int, default=0,
                     help="steps for eager mode (default: same as --steps); its us/step is reported")
     args = ap.parse_args()

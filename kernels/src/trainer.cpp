@@ -30,6 +30,7 @@ void check_options(const TrainOptions& o) {
     if (!(o.beta1 >= 0 && o.beta1 < 1) || !(o.beta2 >= 0 && o.beta2 < 1))
         bad("betas must lie in [0, 1)");
     if (!(o.epsilon >= 0)) bad("epsilon must be non-negative");
+    if (!(o.lr_warmup >= 0 && o.lr_warmup <= 1)) bad("lr_warmup must lie in [0, 1]");
     if (!(o.lr_decay_start >= 0 && o.lr_decay_start <= 1)) bad("lr_decay_start must lie in [0, 1]");
     if (!(o.lr_final_scale > 0 && o.lr_final_scale <= 1)) bad("lr_final_scale must lie in (0, 1]");
 }
@@ -167,10 +168,12 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
 
 float TrainerImpl::lr_scale(uint32_t step) const {
     double total = options_.steps > 0 ? options_.steps : 1;
+    double warmup = options_.lr_warmup * total;
+    double ramp = step + 1 < warmup ? (step + 1) / warmup : 1.0;
     double start = options_.lr_decay_start * total;
-    if (step <= start) return 1.0f;
+    if (step <= start) return float(ramp);
     double t = std::min(1.0, (step - start) / std::max(1.0, total - start));
-    return float(std::pow(double(options_.lr_final_scale), t));
+    return float(ramp * std::pow(double(options_.lr_final_scale), t));
 }
 
 void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer, uint32_t first) {

@@ -231,6 +231,7 @@ private:
             {"seed", params_.options.seed},
             {"lr_mlp", params_.options.lr_mlp},
             {"lr_grid", params_.options.lr_grid},
+            {"lr_warmup", params_.options.lr_warmup},
             {"lr_decay_start", params_.options.lr_decay_start},
             {"lr_final_scale", params_.options.lr_final_scale},
             {"grid_adam", params_.options.grid_adam == fe::GridAdam::dense ? "dense" : "sparse"},

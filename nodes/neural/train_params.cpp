@@ -55,6 +55,8 @@ OpBuilder& declare_train_params(OpBuilder& op) {
         .param_int("batch", defaults.batch, 1, 1 << 22, "random pixels per step")
         .param_float("lr_mlp", float_default(defaults.lr_mlp), 1e-8, 10, "Adam learning rate of the MLP")
         .param_float("lr_grid", float_default(defaults.lr_grid), 1e-8, 10, "Adam learning rate of the feature grid")
+        .param_float("lr_warmup", float_default(defaults.lr_warmup), 0, 1,
+                     "both learning rates ramp up linearly over this fraction of the steps")
         .param_float("lr_decay_start", float_default(defaults.lr_decay_start), 0, 1,
                      "both learning rates hold until this fraction of the steps, then decay "
                      "exponentially")
@@ -122,6 +124,7 @@ TrainParams read_train_params(const Node& node) {
     o.batch = uint32_t(node.integer("batch"));
     o.lr_mlp = float(node.number("lr_mlp"));
     o.lr_grid = float(node.number("lr_grid"));
+    o.lr_warmup = float(node.number("lr_warmup"));
     o.lr_decay_start = float(node.number("lr_decay_start"));
     o.lr_final_scale = float(node.number("lr_final_scale"));
     o.grid_adam = node.string("grid_adam") == "sparse" ? fe::GridAdam::sparse : fe::GridAdam::dense;

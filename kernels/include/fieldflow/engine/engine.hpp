@@ -19,7 +19,8 @@ namespace ff::engine {
 // Bumped whenever a change to the kernels or defaults changes what training produces for the same
 // inputs; nodes fold it into their cache keys so a disk cache never returns a stale model.
 // 3: the SIREN initialisation of sine models; Train writes model file 1.1.
-inline constexpr uint32_t kVersion = 3;
+// 4: learning-rate warm-up and positive ReLU biases at initialisation.
+inline constexpr uint32_t kVersion = 4;
 
 // Every engine failure: what is wrong, in the user's terms ("no Vulkan driver found (...)",
 // "device 'llvmpipe' lacks shaderBufferFloat32AtomicAdd", "out of device memory allocating ...").
@@ -154,8 +155,11 @@ struct TrainOptions {
     float beta2 = 0.99f;
     float epsilon = 1e-15f;
     uint64_t seed = 1;
-    // Learning-rate schedule: both rates hold until lr_decay_start * steps, then decay
+    // Learning-rate schedule: both rates ramp up linearly over the first lr_warmup * steps (500
+    // of the default 40,000: Adam's first steps are full-size whatever the gradient, and at full
+    // rate they switch off ReLU units for good), hold until lr_decay_start * steps, then decay
     // exponentially to lr_final_scale times their value at `steps` (and stay there).
+    float lr_warmup = 0.0125f;
     float lr_decay_start = 0.5f;
     float lr_final_scale = 0.03f;
     GridAdam grid_adam = GridAdam::dense;
