@@ -2,6 +2,7 @@
 // training curve, timings, device and model size, as one self-contained HTML page; and the
 // numbers as metrics.json.
 #include "model_input.hpp"
+#include "png_thumbnail.hpp"
 #include "neural_images.hpp"
 #include "report_page.hpp"
 #include "snapshot_files.hpp"
@@ -49,6 +50,19 @@ std::optional<PngBytes> read_png_file(const fs::path& path) {
     PngBytes bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (bytes.size() < 8) return std::nullopt;
     return bytes;
+}
+
+// Wide enough for a strip column on a high-density screen.
+constexpr int kStripImageWidth = 320;
+
+// `target` relative to the folder of the page at `page_path`, for a link; empty when it has none.
+std::string link_from(const std::string& page_path, const fs::path& target) {
+    if (target.empty()) return {};
+    std::error_code ec;
+    fs::path base = fs::absolute(fs::path(page_path), ec).parent_path();
+    fs::path file = fs::absolute(target, ec);
+    if (ec) return {};
+    return file.lexically_normal().lexically_relative(base.lexically_normal()).generic_string();
 }
 
 // The image at maximum PNG compression: the honest size to compare a model with.
@@ -175,7 +189,11 @@ void execute_report(Node& node) {
                 if (step.is_number_unsigned()) wanted.insert(step.get<uint32_t>());
         for (const auto& [step, files] : find_snapshots(snapshots)) {
             if (!wanted.empty() && !wanted.count(step)) continue; // left over from another run
-            ReportSnapshot shot{step, read_png_file(files.prediction), read_png_file(files.feature)};
+            ReportSnapshot shot{step, read_png_file(files.prediction), read_png_file(files.feature),
+                                link_from(path, files.prediction), link_from(path, files.feature)};
+            // The strip shows each snapshot small: full-size predictions would make the page
+            // ~10 MB for a 40k-step run; the thumbnails link to the full-size files.
+            if (shot.prediction) shot.prediction = png_thumbnail(*shot.prediction, kStripImageWidth);
             if (shot.prediction || shot.feature) page.snapshots.push_back(std::move(shot));
         }
         page.training_curve = read_png_file(TrainingLog::curve_path(fs::path(snapshots) / "training_log.csv"));

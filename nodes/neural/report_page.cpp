@@ -101,10 +101,14 @@ std::string render_report_html(const ReportPage& page) {
             html += std::string("<tr><th>") + name + "</th>";
             for (const ReportSnapshot& s : page.snapshots) {
                 const std::optional<PngBytes>& png = feature ? s.feature : s.prediction;
+                const std::string& href = feature ? s.feature_href : s.prediction_href;
                 html += "<td>";
-                if (png)
-                    html += img(*png, std::string(name) + " at step " + std::to_string(s.step),
-                                feature ? "feature" : "");
+                if (png) {
+                    std::string picture = img(*png, std::string(name) + " at step " + std::to_string(s.step),
+                                              feature ? "feature" : "");
+                    html += href.empty() ? picture
+                                         : "<a href=\"" + html_escape(href) + "\">" + picture + "</a>";
+                }
                 html += "</td>";
             }
             html += "</tr>\n";

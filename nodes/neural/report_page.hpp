@@ -20,8 +20,9 @@ struct ReportImage {
 
 struct ReportSnapshot {
     uint32_t step = 0;
-    std::optional<PngBytes> prediction;
+    std::optional<PngBytes> prediction;   // shown in the strip (a thumbnail of a large image)
     std::optional<PngBytes> feature;
+    std::string prediction_href, feature_href; // links to the full-size files; empty: none
 };
 
 struct ReportRow {

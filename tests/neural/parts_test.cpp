@@ -4,6 +4,7 @@
 #include "base64.hpp"
 #include "neural_images.hpp"
 #include "output_size.hpp"
+#include "png_thumbnail.hpp"
 #include "report_page.hpp"
 #include "snapshot_files.hpp"
 #include "training_log.hpp"
@@ -129,7 +130,7 @@ TEST(ReportPage, EmbedsEveryImageAndEscapesText) {
     page.title = "Lake <test> & \"friends\"";
     PngBytes a{1, 2, 3}, b{4, 5, 6, 7};
     page.images = {{"Ground truth", a, std::nullopt, std::nullopt}, {"Learned", b, 24.5678, 0.81234}};
-    page.snapshots = {{1, a, b}, {10, b, std::nullopt}};
+    page.snapshots = {{1, a, b, {}, {}}, {10, b, std::nullopt, {}, {}}};
     page.quality = {{"PSNR, learned", "24.57 dB"}};
     page.training = {{"Device", "llvmpipe <cpu>"}};
     std::string html = render_report_html(page);
@@ -148,6 +149,40 @@ TEST(ReportPage, EmbedsEveryImageAndEscapesText) {
     // Self-contained: nothing is fetched from elsewhere.
     EXPECT_EQ(html.find("http"), std::string::npos);
     EXPECT_EQ(html.find("src=\"/"), std::string::npos);
+}
+
+TEST(ReportPage, SnapshotsLinkToTheirFullSizeFiles) {
+    ReportPage page;
+    PngBytes a{1, 2, 3};
+    ReportSnapshot shot{10, a, a, {}, {}};
+    shot.prediction_href = "snapshots/prediction_at_10.png";
+    shot.feature_href = "snaps & co/feature_at_10.png";
+    page.snapshots = {shot, {20, a, std::nullopt, {}, {}}};
+    std::string html = render_report_html(page);
+    EXPECT_NE(html.find("<a href=\"snapshots/prediction_at_10.png\"><img "), std::string::npos);
+    EXPECT_NE(html.find("<a href=\"snaps &amp; co/feature_at_10.png\"><img "), std::string::npos);
+    size_t links = 0;
+    for (size_t at = 0; (at = html.find("<a href=", at)) != std::string::npos; ++at) ++links;
+    EXPECT_EQ(links, 2u); // the step-20 snapshot has no files to link to
+}
+
+TEST(PngThumbnail, ScalesWideImagesDownAndLeavesNarrowOnes) {
+    cv::Mat wide(400, 800, CV_8UC3, cv::Scalar(0, 0, 255)); // BGR: red, right half blue
+    wide(cv::Rect(400, 0, 400, 400)).setTo(cv::Scalar(255, 0, 0));
+    std::vector<unsigned char> png;
+    ASSERT_TRUE(cv::imencode(".png", wide, png));
+
+    std::vector<unsigned char> thumb = png_thumbnail(png, 320);
+    cv::Mat small = cv::imdecode(thumb, cv::IMREAD_UNCHANGED);
+    ASSERT_FALSE(small.empty());
+    EXPECT_EQ(small.cols, 320);
+    EXPECT_EQ(small.rows, 160);
+    EXPECT_EQ(small.at<cv::Vec3b>(80, 10), cv::Vec3b(0, 0, 255));
+    EXPECT_EQ(small.at<cv::Vec3b>(80, 310), cv::Vec3b(255, 0, 0));
+
+    EXPECT_EQ(png_thumbnail(thumb, 320), thumb);  // already narrow enough: the same bytes
+    std::vector<unsigned char> junk{1, 2, 3, 4};
+    EXPECT_EQ(png_thumbnail(junk, 320), junk);    // not an image: left as it is
 }
 
 // ---- training log ----

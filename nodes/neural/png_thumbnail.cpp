@@ -1,0 +1,21 @@
+#include "png_thumbnail.hpp"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+
+namespace ff::neural {
+
+std::vector<unsigned char> png_thumbnail(const std::vector<unsigned char>& png, int max_width) {
+    cv::Mat image = cv::imdecode(png, cv::IMREAD_UNCHANGED);
+    if (image.empty() || image.cols <= max_width || max_width < 1) return png;
+    int height = std::max(1, int(double(image.rows) * max_width / image.cols + 0.5));
+    cv::Mat small;
+    cv::resize(image, small, cv::Size(max_width, height), 0, 0, cv::INTER_AREA);
+    std::vector<unsigned char> out;
+    if (!cv::imencode(".png", small, out, {cv::IMWRITE_PNG_COMPRESSION, 9})) return png;
+    return out;
+}
+
+} // namespace ff::neural
