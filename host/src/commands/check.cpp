@@ -1,7 +1,8 @@
 // `fieldflow check GRAPH`: validate a graph file without running anything.
+#include "graph_command.hpp"
+
 #include <fieldflow/host/cli.hpp>
 #include <fieldflow/host/command_support.hpp>
-#include <fieldflow/host/validate.hpp>
 
 #include <cstdio>
 
@@ -23,14 +24,9 @@ int check_main(const std::vector<std::string>& args) {
     if (!sets) return kExitInvalid;
 
     OpRegistry registry;
-    if (!load_registry(registry, cl)) return kExitInvalid;
     const std::string path = cl.values["graph"].as<std::string>();
-    Diagnostics diags(path);
-    auto graph = load_graph(path, *sets, registry, diags);
-    if (!graph) {
-        print_diagnostics(diags);
-        return kExitInvalid;
-    }
+    auto graph = load_command_graph(cl, registry, path, *sets);
+    if (!graph) return kExitInvalid;
     std::printf("%s: ok (%zu node%s)\n", path.c_str(), graph->nodes.size(),
                 graph->nodes.size() == 1 ? "" : "s");
     return kExitOk;

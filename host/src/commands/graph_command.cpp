@@ -27,6 +27,29 @@ GraphCommandOptions graph_command_options(const CommandLine& cl) {
     return o;
 }
 
+std::optional<Graph> load_command_graph(const CommandLine& cl, OpRegistry& registry,
+                                        const std::string& path, const VarOverrides& sets) {
+    if (!load_registry(registry, cl)) return std::nullopt;
+    Diagnostics diags(path);
+    auto graph = load_graph(path, sets, registry, diags);
+    if (!graph) print_diagnostics(diags);
+    return graph;
+}
+
+int run_and_summarise(const Graph& graph, RunOptions options, ProgressBoard& board, RunLog& log) {
+    MemoryCache memory;
+    options.memory = &memory;
+    options.log = &log;
+    options.cancel = &install_interrupt_handlers();
+    RunResult result = run_graph(graph, options);
+    log.summary(result, graph.nodes.size());
+    for (size_t i = 0; i < result.nodes.size(); ++i)
+        if (result.nodes[i].status == NodeStatus::Failed)
+            board.print("error: node '" + graph.nodes[i].name + "' failed: " + result.nodes[i].message);
+    if (result.interrupted) return interrupt_exit_code() ? interrupt_exit_code() : kExitSigint;
+    return result.any_failed() ? kExitNodeFailed : kExitOk;
+}
+
 int run_graph_command(const CommandLine& cl, const std::string& name, const std::string& graph_text,
                       const VarOverrides& sets, const GraphCommandOptions& options) {
     OpRegistry registry;
@@ -39,19 +62,9 @@ int run_graph_command(const CommandLine& cl, const std::string& name, const std:
     }
     ProgressBoard board(stderr, ProgressBoard::is_terminal(stderr), !options.quiet);
     RunLog log(board, options.quiet);
-    MemoryCache memory;
     RunOptions run;
     run.device = options.device;
-    run.memory = &memory;
-    run.log = &log;
-    run.cancel = &install_interrupt_handlers();
-    RunResult result = run_graph(*graph, run);
-    log.summary(result, graph->nodes.size());
-    for (size_t i = 0; i < result.nodes.size(); ++i)
-        if (result.nodes[i].status == NodeStatus::Failed)
-            board.print("error: node '" + graph->nodes[i].name + "' failed: " + result.nodes[i].message);
-    if (result.interrupted) return interrupt_exit_code() ? interrupt_exit_code() : kExitSigint;
-    return result.any_failed() ? kExitNodeFailed : kExitOk;
+    return run_and_summarise(*graph, run, board, log);
 }
 
 } // namespace fieldflow::host

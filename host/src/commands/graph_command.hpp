@@ -4,7 +4,12 @@
 #pragma once
 
 #include <fieldflow/host/command_support.hpp>
+#include <fieldflow/host/graph.hpp>
+#include <fieldflow/host/progress.hpp>
+#include <fieldflow/host/run_log.hpp>
+#include <fieldflow/host/scheduler.hpp>
 
+#include <optional>
 #include <string>
 
 namespace fieldflow::host {
@@ -13,6 +18,16 @@ struct GraphCommandOptions {
     std::string device = "auto";
     bool quiet = false;
 };
+
+// Loads the plugins into `registry` and the graph file at `path` with `sets` as its variables,
+// printing what fails (a plugin, or the graph's FILE:LINE:COL errors). nullopt: exit kExitInvalid.
+std::optional<Graph> load_command_graph(const CommandLine& cl, OpRegistry& registry,
+                                        const std::string& path, const VarOverrides& sets);
+
+// Runs a validated graph with a fresh memory cache and Ctrl-C/SIGTERM handling (filling those in
+// `options`), then prints the summary and each failed node's message. Returns the exit code:
+// 0, 1 (a node failed) or the interrupt's (130/143).
+int run_and_summarise(const Graph& graph, RunOptions options, ProgressBoard& board, RunLog& log);
 
 // Validates and runs `graph_text` (named `name` in messages) with `sets` as its variables, without
 // the disk cache. Returns the process exit code (as `fieldflow run`).

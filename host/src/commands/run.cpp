@@ -1,12 +1,9 @@
 // `fieldflow run GRAPH`: validate, then run a graph.
+#include "graph_command.hpp"
+
 #include <fieldflow/host/cache.hpp>
 #include <fieldflow/host/cli.hpp>
 #include <fieldflow/host/command_support.hpp>
-#include <fieldflow/host/interrupt.hpp>
-#include <fieldflow/host/progress.hpp>
-#include <fieldflow/host/run_log.hpp>
-#include <fieldflow/host/scheduler.hpp>
-#include <fieldflow/host/validate.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -60,14 +57,8 @@ int run_main(const std::vector<std::string>& args) {
     const bool quiet = cl.values.count("quiet") > 0;
 
     OpRegistry registry;
-    if (!load_registry(registry, cl)) return kExitInvalid;
-    const std::string path = cl.values["graph"].as<std::string>();
-    Diagnostics diags(path);
-    auto graph = load_graph(path, *sets, registry, diags);
-    if (!graph) {
-        print_diagnostics(diags);
-        return kExitInvalid;
-    }
+    auto graph = load_command_graph(cl, registry, cl.values["graph"].as<std::string>(), *sets);
+    if (!graph) return kExitInvalid;
 
     ProgressBoard board(stderr, ProgressBoard::is_terminal(stderr), !quiet);
     RunLog log(board, quiet);
@@ -79,23 +70,11 @@ int run_main(const std::vector<std::string>& args) {
         if (dir.empty()) log.warning("no cache folder (set FIELDFLOW_CACHE_DIR or HOME); disk cache off");
         else disk.emplace(dir);
     }
-    MemoryCache memory;
     RunOptions options;
     options.jobs = jobs;
     options.device = device;
-    options.memory = &memory;
     options.disk = disk ? &*disk : nullptr;
-    options.log = &log;
-    options.cancel = &install_interrupt_handlers();
-
-    RunResult result = run_graph(*graph, options);
-    log.summary(result, graph->nodes.size());
-    for (size_t i = 0; i < result.nodes.size(); ++i)
-        if (result.nodes[i].status == NodeStatus::Failed)
-            board.print("error: node '" + graph->nodes[i].name + "' failed: " + result.nodes[i].message);
-
-    if (result.interrupted) return interrupt_exit_code() ? interrupt_exit_code() : kExitSigint;
-    return result.any_failed() ? kExitNodeFailed : kExitOk;
+    return run_and_summarise(*graph, options, board, log);
 }
 
 const CommandRegistration registration{{"run", "validate and run a graph file", run_main}};
