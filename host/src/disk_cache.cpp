@@ -146,6 +146,19 @@ std::string DiskCache::entry_path(const Hash128& key) const {
     return (fs::path(dir_) / "v1" / hex.substr(0, 2) / (hex + ".ffc")).string();
 }
 
+std::string DiskCache::state_path(const Hash128& key) const {
+    return (fs::path(dir_) / "state" / key.hex()).string();
+}
+
+bool DiskCache::remove_state(const Hash128& key, std::string& warning) const {
+    warning.clear();
+    std::error_code ec;
+    const fs::path path = state_path(key);
+    fs::remove_all(path, ec);
+    if (ec) warning = "cannot remove the state folder " + path.string() + ": " + ec.message();
+    return !ec;
+}
+
 std::optional<OutputMap> DiskCache::load(const Hash128& key, std::string& warning) const {
     warning.clear();
     const std::string path = entry_path(key);

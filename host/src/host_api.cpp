@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <new>
 
 namespace fieldflow::host {
@@ -267,12 +268,33 @@ const char* api_node_name(ff_context* ctx) {
     return ctx->node->name.c_str();
 }
 
+const char* api_state_dir(ff_context* ctx) {
+    if (!ctx || ctx->validating || !ctx->disk) return nullptr;
+    FF_GUARD_BEGIN
+    if (ctx->state_dir.empty()) {
+        const std::string path = ctx->disk->state_path(ctx->key);
+        std::error_code ec;
+        std::filesystem::create_directories(path, ec);
+        if (ec) {
+            if (ctx->services && ctx->services->log)
+                ctx->services->log(ctx->node->name, FF_LOG_WARNING,
+                                   "cannot create the state folder " + path + ": " + ec.message() +
+                                       " (the node runs without one)");
+            return nullptr;
+        }
+        ctx->state_dir = path;
+    }
+    return ctx->state_dir.c_str();
+    FF_GUARD_END(ctx, nullptr)
+}
+
 const ff_host_api kHostApi = {
     sizeof(ff_host_api), FF_ABI_MAJOR,       FF_ABI_MINOR,      api_input_image,
     api_input_blob,      api_param_int,      api_param_float,   api_param_bool,
     api_param_string,    api_param_int_list, api_param_string_list, api_output_image,
     api_output_blob,     api_set_error,      api_set_error_param, api_log,
     api_progress,        api_cancelled,      api_device,        api_node_name,
+    api_state_dir,
 };
 
 } // namespace

@@ -143,6 +143,8 @@ private:
         ctx.node = &node;
         ctx.services = &services_;
         ctx.inputs = std::move(inputs);
+        ctx.key = out.key;
+        ctx.disk = options_.disk;
         int status = FF_ERROR;
         try {
             status = op.execute(host_api(), &ctx, op.user);
@@ -178,9 +180,18 @@ private:
         out.status = NodeStatus::Ran;
 
         if (cacheable && options_.memory) options_.memory->store(out.key, out.outputs);
+        bool stored = true;
         if (on_disk) {
             std::string warning;
-            if (!options_.disk->store(out.key, out.outputs, warning) && options_.log)
+            stored = options_.disk->store(out.key, out.outputs, warning);
+            if (!stored && options_.log) options_.log->warning("node '" + node.name + "': " + warning);
+        }
+        // The work is done and (where the op is disk-cached) its result is in the cache, which is
+        // what a later run reads: the state kept for resuming it is of no more use. Kept when the
+        // result could not be stored, so the next run can still resume.
+        if (options_.disk && stored) {
+            std::string warning;
+            if (!options_.disk->remove_state(out.key, warning) && options_.log)
                 options_.log->warning("node '" + node.name + "': " + warning);
         }
         return finish(out);

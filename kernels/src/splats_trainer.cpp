@@ -12,7 +12,8 @@ using namespace detail;
 
 namespace {
 constexpr uint32_t kStepsPerSubmit = 1000; // loss log length
-// The first submit is short, so a pair buffer that proves too small grows early.
+// The first submit of a trainer (a resumed one too) is short, so a pair buffer that proves too
+// small grows early.
 constexpr uint32_t kFirstSubmit = 50;
 constexpr float kBeta1 = 0.9f, kBeta2 = 0.999f, kEpsilon = 1e-15f;
 constexpr float kMinScale = 0.3f; // pixels: below this a splat falls between pixel centres
@@ -32,7 +33,15 @@ ImageData checked(const ImageData& image, const SplatConfig& config, const Splat
 }
 
 SplatModel start_splats(const SplatConfig& config, const SplatTrainOptions& options,
-                        const ImageData& image, const SplatModel* start) {
+                        const ImageData& image, const SplatModel* start, const SplatTrainerState* resume) {
+    if (resume) {
+        start = &resume->model;
+        for (const std::vector<float>* moments : {&resume->adam_m, &resume->adam_v})
+            if (moments->size() != resume->model.params.size())
+                throw EngineError("the resumed splat state holds " + std::to_string(moments->size()) +
+                                  " Adam moments, its " + std::to_string(resume->model.params.size()) +
+                                  " parameters need as many");
+    }
     if (!start) return initial_splats(config, image, options.seed);
     require_valid_splats(*start);
     if (start->config.count != config.count || start->width != image.width ||
@@ -47,11 +56,12 @@ SplatModel start_splats(const SplatConfig& config, const SplatTrainOptions& opti
 
 class SplatTrainerImpl {
 public:
-    SplatTrainerImpl(const Device& device, const SplatConfig& config,
-                     const SplatTrainOptions& options, const ImageData& image, const SplatModel* start);
+    SplatTrainerImpl(const Device& device, const SplatConfig& config, const SplatTrainOptions& options,
+                     const ImageData& image, const SplatModel* start, const SplatTrainerState* resume);
 
     float train(uint32_t steps);
     SplatModel model();
+    SplatTrainerState state();
     double full_image_mse();
     uint64_t device_bytes() const;
 
@@ -59,6 +69,7 @@ public:
     uint32_t step_ = 0;
     bool diverged_ = false;
     double gpu_seconds_ = 0;
+    bool submitted_ = false; // a first, short submit has run (see kFirstSubmit)
 
 private:
     void record_step(VkCommandBuffer cb, uint32_t slot);
@@ -76,10 +87,10 @@ private:
 
 SplatTrainerImpl::SplatTrainerImpl(const Device& device, const SplatConfig& config,
                                    const SplatTrainOptions& options, const ImageData& image,
-                                   const SplatModel* start)
+                                   const SplatModel* start, const SplatTrainerState* resume)
     : device_(device), dev_(device.impl()), config_(config), options_(options),
       image_(checked(image, config, options)), runner_(dev_) {
-    SplatModel initial = start_splats(config, options, image_, start);
+    SplatModel initial = start_splats(config, options, image_, start, resume);
     const size_t floats = initial.params.size();
     auto local = [&](size_t bytes, const char* name) {
         return Buffer(dev_, bytes, MemoryKind::device_local, name);
@@ -94,6 +105,11 @@ SplatTrainerImpl::SplatTrainerImpl(const Device& device, const SplatConfig& conf
     upload(dev_, runner_, params_, initial.params.data(), floats * 4);
     upload(dev_, runner_, target_, image_.rgb.data(), image_.rgb.size() * 4);
     fill_zero(runner_, {&adam_m_, &adam_v_, &grads_, &loss_log_});
+    if (resume) {
+        upload(dev_, runner_, adam_m_, resume->adam_m.data(), floats * 4);
+        upload(dev_, runner_, adam_v_, resume->adam_v.data(), floats * 4);
+        step_ = resume->step;
+    }
 
     // Room for the initial pairs four times over: splats grow and move while training; a step that
     // needs more still runs (dropping the excess) and the buffer grows after its submit.
@@ -139,7 +155,8 @@ float SplatTrainerImpl::train(uint32_t steps) {
     float last = 0;
     diverged_ = false;
     while (steps > 0) {
-        uint32_t n = std::min(steps, step_ == 0 ? kFirstSubmit : kStepsPerSubmit);
+        uint32_t n = std::min(steps, submitted_ ? kStepsPerSubmit : kFirstSubmit);
+        submitted_ = true;
         GpuTimer timer(dev_, 2);
         runner_.run([&](VkCommandBuffer cb) {
             vkCmdFillBuffer(cb, loss_log_.handle(), 0, VK_WHOLE_SIZE, 0);
@@ -178,6 +195,17 @@ SplatModel SplatTrainerImpl::model() {
     return m;
 }
 
+SplatTrainerState SplatTrainerImpl::state() {
+    SplatTrainerState s;
+    s.model = model();
+    s.step = step_;
+    s.adam_m.resize(s.model.params.size());
+    s.adam_v.resize(s.model.params.size());
+    download(dev_, runner_, adam_m_, s.adam_m.data(), s.adam_m.size() * 4);
+    download(dev_, runner_, adam_v_, s.adam_v.data(), s.adam_v.size() * 4);
+    return s;
+}
+
 double SplatTrainerImpl::full_image_mse() {
     std::vector<float> rgb = render_splats(device_, model(), image_.width, image_.height);
     double sum = 0;
@@ -200,7 +228,11 @@ uint64_t SplatTrainerImpl::device_bytes() const {
 SplatTrainer::SplatTrainer(const Device& device, const SplatConfig& config,
                            const SplatTrainOptions& options, const ImageData& image,
                            const SplatModel* start)
-    : impl_(std::make_unique<SplatTrainerImpl>(device, config, options, image, start)) {}
+    : impl_(std::make_unique<SplatTrainerImpl>(device, config, options, image, start, nullptr)) {}
+SplatTrainer::SplatTrainer(const Device& device, const SplatConfig& config,
+                           const SplatTrainOptions& options, const ImageData& image,
+                           const SplatTrainerState* resume)
+    : impl_(std::make_unique<SplatTrainerImpl>(device, config, options, image, nullptr, resume)) {}
 SplatTrainer::~SplatTrainer() = default;
 SplatTrainer::SplatTrainer(SplatTrainer&&) noexcept = default;
 SplatTrainer& SplatTrainer::operator=(SplatTrainer&&) noexcept = default;
@@ -208,6 +240,7 @@ SplatTrainer& SplatTrainer::operator=(SplatTrainer&&) noexcept = default;
 float SplatTrainer::train(uint32_t steps) { return impl_->train(steps); }
 uint32_t SplatTrainer::step() const { return impl_->step_; }
 SplatModel SplatTrainer::model() const { return impl_->model(); }
+SplatTrainerState SplatTrainer::state() const { return impl_->state(); }
 std::vector<float> SplatTrainer::render(uint32_t width, uint32_t height) const {
     return render_splats(impl_->device_, impl_->model(), width, height);
 }

@@ -41,7 +41,7 @@ using namespace detail;
 class TrainerImpl {
 public:
     TrainerImpl(const Device& device, const ModelConfig& config, const TrainOptions& options,
-                const ImageData& image, const Model* start);
+                const ImageData& image, const Model* start, const TrainerState* resume);
     ~TrainerImpl() { if (query_pool_) vkDestroyQueryPool(dev_.device(), query_pool_, nullptr); }
 
     float train(uint32_t steps);
@@ -49,10 +49,12 @@ public:
     std::vector<float> render(uint32_t w, uint32_t h);
     double full_image_mse();
     Model model() { return model_.download(dev_, runner_); }
+    TrainerState state();
     uint64_t device_bytes() const;
 
     uint32_t step_ = 0;
     bool diverged_ = false;
+    uint32_t diverged_step_ = 0;
     double gpu_seconds_ = 0;
     double render_gpu_seconds_ = 0;
     TrainTiling tiling_;
@@ -77,9 +79,12 @@ private:
     double timestamp_period_ns_ = 0;
 };
 
-static Model start_model(const ModelConfig& config, const TrainOptions& options, const Model* start) {
+static Model start_model(const ModelConfig& config, const TrainOptions& options, const Model* start,
+                         const TrainerState* resume) {
     require_valid(config);
+    if (resume) start = &resume->model;
     if (!start) return initial_model(config, options.seed);
+    const char* what = resume ? "the resumed state's model" : "the starting model";
     const ModelConfig& s = start->config;
     if (s.grid_width != config.grid_width || s.grid_height != config.grid_height ||
         s.grid_channels != config.grid_channels || s.hidden_width != config.hidden_width ||
@@ -89,8 +94,20 @@ static Model start_model(const ModelConfig& config, const TrainOptions& options,
         s.hidden_activation != config.hidden_activation ||
         s.output_activation != config.output_activation || s.encoding.kind != config.encoding.kind ||
         s.first_omega != config.first_omega || s.hidden_omega != config.hidden_omega)
-        throw EngineError("the starting model's configuration differs from the training configuration");
+        throw EngineError(std::string(what) + "'s configuration differs from the training configuration");
     require_consistent(*start);
+    if (resume) {
+        auto check = [](const std::vector<float>& moments, size_t need, const char* name) {
+            if (moments.size() != need)
+                throw EngineError(std::string("the resumed state's ") + name + " holds " +
+                                  std::to_string(moments.size()) + " floats, the model needs " +
+                                  std::to_string(need));
+        };
+        check(resume->mlp_m, start->mlp.size(), "MLP Adam m");
+        check(resume->mlp_v, start->mlp.size(), "MLP Adam v");
+        check(resume->grid_m, start->grid.size(), "grid Adam m");
+        check(resume->grid_v, start->grid.size(), "grid Adam v");
+    }
     return *start;
 }
 
@@ -105,10 +122,11 @@ static ImageData checked(const ImageData& image, const ModelConfig& config, cons
 }
 
 TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
-                         const TrainOptions& options, const ImageData& image, const Model* start)
+                         const TrainOptions& options, const ImageData& image, const Model* start,
+                         const TrainerState* resume)
     : device_(device), dev_(device.impl()), config_(config), options_(options),
       image_(checked(image, config, options)), runner_(dev_),
-      model_(dev_, runner_, start_model(config, options, start)) {
+      model_(dev_, runner_, start_model(config, options, start, resume)) {
     const auto& limits = dev_.properties().limits;
     tiling_ = train_tiling_for(dev_, config);
     groups_ = div_up(options.batch, tiling_.tile);
@@ -146,6 +164,13 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     upload(dev_, runner_, image_buf_, packed.data(), packed.size() * 4);
     fill_zero(runner_, {&mlp_m_, &mlp_v_, &partials_, &loss_partials_, &loss_log_, &grid_m_,
                         &grid_v_, &grid_grad_, &grid_touched_});
+    if (resume) {
+        upload(dev_, runner_, mlp_m_, resume->mlp_m.data(), resume->mlp_m.size() * 4);
+        upload(dev_, runner_, mlp_v_, resume->mlp_v.data(), resume->mlp_v.size() * 4);
+        upload(dev_, runner_, grid_m_, resume->grid_m.data(), resume->grid_m.size() * 4);
+        upload(dev_, runner_, grid_v_, resume->grid_v.data(), resume->grid_v.size() * 4);
+        step_ = resume->step;
+    }
 
     const Kernel& train = train_kernel(dev_, config, tiling_, false);
     Defines optimizer_defines = model_defines(config);
@@ -213,8 +238,10 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
 float TrainerImpl::train(uint32_t steps) {
     float last = 0;
     diverged_ = false;
+    diverged_step_ = 0;
     while (steps > 0) {
         uint32_t n = std::min(steps, kStepsPerSubmit);
+        const uint32_t first_step = step_ + 1; // the step whose loss lands in slot 0
         runner_.run([&](VkCommandBuffer cb) {
             compute_barrier(cb);
             if (query_pool_) {
@@ -236,11 +263,29 @@ float TrainerImpl::train(uint32_t steps) {
         }
         const float* log = static_cast<const float*>(loss_readback_.mapped());
         for (uint32_t i = 0; i < n; ++i)
-            if (!std::isfinite(log[i])) diverged_ = true;
+            if (!std::isfinite(log[i]) && !diverged_) {
+                diverged_ = true;
+                diverged_step_ = first_step + i;
+            }
         last = log[n - 1];
         steps -= n;
     }
     return last;
+}
+
+TrainerState TrainerImpl::state() {
+    TrainerState s;
+    s.model = model();
+    s.step = step_;
+    s.mlp_m.resize(s.model.mlp.size());
+    s.mlp_v.resize(s.model.mlp.size());
+    s.grid_m.resize(s.model.grid.size());
+    s.grid_v.resize(s.model.grid.size());
+    download(dev_, runner_, mlp_m_, s.mlp_m.data(), s.mlp_m.size() * 4);
+    download(dev_, runner_, mlp_v_, s.mlp_v.data(), s.mlp_v.size() * 4);
+    download(dev_, runner_, grid_m_, s.grid_m.data(), s.grid_m.size() * 4);
+    download(dev_, runner_, grid_v_, s.grid_v.data(), s.grid_v.size() * 4);
+    return s;
 }
 
 std::vector<DispatchTime> TrainerImpl::profile(uint32_t steps) {
@@ -290,7 +335,10 @@ uint64_t TrainerImpl::device_bytes() const {
 
 Trainer::Trainer(const Device& device, const ModelConfig& config, const TrainOptions& options,
                  const ImageData& image, const Model* start)
-    : impl_(std::make_unique<TrainerImpl>(device, config, options, image, start)) {}
+    : impl_(std::make_unique<TrainerImpl>(device, config, options, image, start, nullptr)) {}
+Trainer::Trainer(const Device& device, const ModelConfig& config, const TrainOptions& options,
+                 const ImageData& image, const TrainerState* resume)
+    : impl_(std::make_unique<TrainerImpl>(device, config, options, image, nullptr, resume)) {}
 Trainer::~Trainer() = default;
 Trainer::Trainer(Trainer&&) noexcept = default;
 Trainer& Trainer::operator=(Trainer&&) noexcept = default;
@@ -298,10 +346,12 @@ Trainer& Trainer::operator=(Trainer&&) noexcept = default;
 float Trainer::train(uint32_t steps) { return impl_->train(steps); }
 uint32_t Trainer::step() const { return impl_->step_; }
 Model Trainer::model() const { return impl_->model(); }
+TrainerState Trainer::state() const { return impl_->state(); }
 std::vector<float> Trainer::render(uint32_t w, uint32_t h) const { return impl_->render(w, h); }
 double Trainer::full_image_mse() const { return impl_->full_image_mse(); }
 uint64_t Trainer::device_bytes() const { return impl_->device_bytes(); }
 bool Trainer::diverged() const { return impl_->diverged_; }
+uint32_t Trainer::diverged_step() const { return impl_->diverged_step_; }
 double Trainer::gpu_seconds() const { return impl_->gpu_seconds_; }
 uint32_t Trainer::tile_size() const { return impl_->tiling_.tile; }
 std::string Trainer::kernel_path() const { return impl_->tiling_.coopmat ? "coopmat" : "portable"; }

@@ -1,5 +1,6 @@
 #include "device_cache.hpp"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -26,6 +27,24 @@ std::string device_selector(const Node& node, const std::string& device_param) {
     if (!device_param.empty()) return device_param;
     std::string run_device = node.device();
     return run_device.empty() ? "auto" : run_device;
+}
+
+void check_device_param(const std::string& value) {
+    if (value.empty() || value == "auto" || value == "cpu") return;
+    const bool digits = value.size() <= 9 && std::all_of(value.begin(), value.end(), [](char c) {
+        return c >= '0' && c <= '9';
+    });
+    if (!digits)
+        throw ParamError("device", "device '" + value + "' is not 'auto', 'cpu' or a device index");
+    const std::vector<ff::engine::DeviceInfo> devices = ff::engine::list_devices();
+    if (devices.empty()) return;
+    if (std::stoul(value) < devices.size()) return;
+    std::string present;
+    for (const ff::engine::DeviceInfo& d : devices)
+        present += (present.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.name;
+    throw ParamError("device", "device index " + value + " is out of range: this machine has " +
+                                   std::to_string(devices.size()) + " Vulkan device" +
+                                   (devices.size() == 1 ? "" : "s") + " (" + present + ")");
 }
 
 } // namespace ff::neural

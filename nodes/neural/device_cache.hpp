@@ -17,4 +17,9 @@ ff::engine::Device shared_device(const std::string& selector);
 // "auto".
 std::string device_selector(const Node& node, const std::string& device_param);
 
+// The `device` param's check before anything runs (validate): empty, 'auto', 'cpu' or the index
+// of a Vulkan device present on this machine. Throws ff::ParamError("device") otherwise. Without a
+// Vulkan driver no index is refused here: opening the device then says what is missing.
+void check_device_param(const std::string& value);
+
 } // namespace ff::neural

@@ -50,6 +50,7 @@ FF_NODE(infer) =
         .validate([](Node& node) {
             if (node.number("scale") > 0 && (node.integer("width") > 0 || node.integer("height") > 0))
                 throw ParamError("scale", "give either width/height or scale, not both");
+            check_device_param(node.string("device"));
         })
         .execute(execute_infer);
 

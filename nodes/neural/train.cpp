@@ -6,6 +6,7 @@
 #include "snapshot_files.hpp"
 #include "train_params.hpp"
 #include "train_splats.hpp"
+#include "training_checkpoint.hpp"
 #include "training_log.hpp"
 #include "training_schedule.hpp"
 
@@ -88,28 +89,22 @@ public:
         schedule_.steps = params_.options.steps;
         schedule_.snapshot_steps = resolve_snapshot_steps(params_.snapshot_steps, schedule_.steps);
         schedule_.eval_interval = params_.eval_interval;
+        if (params_.checkpoint_interval > 0)
+            if (std::optional<std::string> dir = node_.state_dir()) checkpoint_ = checkpoint_path(*dir);
     }
 
     void run() {
         const Clock::time_point setup_start = Clock::now();
         start_ = setup_start;
-        trainer_.emplace(device_, config_, params_.options, image_);
+        start_trainer();
         setup_seconds_ = seconds_since(setup_start);
-        if (!params_.snapshots.empty()) {
-            std::error_code error;
-            fs::create_directories(params_.snapshots, error);
-            if (error)
-                throw ParamError("snapshots", "cannot create snapshot folder '" +
-                                                  params_.snapshots + "': " + error.message());
-            // Snapshots of an earlier run at other steps would mix into this run's strip.
-            for (const auto& [step, files] : find_snapshots(params_.snapshots)) {
-                if (!files.prediction.empty()) fs::remove(files.prediction, error);
-                if (!files.feature.empty()) fs::remove(files.feature, error);
-            }
-        }
+        prepare_snapshot_folder();
         node_.log("training " + description() + " for " +
                   std::to_string(schedule_.steps) + " steps on " + device_.info().name + " (" +
                   trainer_->kernel_path() + " kernels)");
+        if (resumed_from_ > 0)
+            node_.log("resuming from checkpoint at step " + std::to_string(resumed_from_) + " of " +
+                      std::to_string(schedule_.steps));
         try {
             loop();
         } catch (...) {
@@ -122,6 +117,7 @@ public:
 
 private:
     bool siren() const { return config_.encoding.kind == fe::EncodingKind::coords; }
+    fe::ModelKind kind() const { return siren() ? fe::ModelKind::siren : fe::ModelKind::grid; }
 
     std::string description() const {
         std::string mlp = std::to_string(config_.hidden_width) + "x" + std::to_string(config_.hidden_layers);
@@ -130,51 +126,133 @@ private:
                std::to_string(config_.grid_channels) + " grid + MLP " + mlp;
     }
 
+    // A fresh trainer, or one resumed from this work's checkpoint. A checkpoint that cannot be
+    // used (damaged, another format, not this run's) is a warning and a fresh start, never a failure.
+    void start_trainer() {
+        std::optional<TrainingCheckpoint> checkpoint;
+        if (checkpoint_)
+            checkpoint = usable_checkpoint(node_, *checkpoint_, kind(), image_.width, image_.height,
+                                           schedule_.steps);
+        if (checkpoint) {
+            try {
+                trainer_.emplace(device_, config_, params_.options, image_, &checkpoint->engine.trainer);
+                progress_ = std::move(checkpoint->progress);
+                resumed_from_ = trainer_->step();
+                last_checkpoint_ = resumed_from_;
+                return;
+            } catch (const fe::EngineError& e) { // another model configuration
+                warn_ignored_checkpoint(node_, *checkpoint_, e.what());
+            }
+        }
+        trainer_.emplace(device_, config_, params_.options, image_);
+    }
+
+    // Snapshots of an earlier run at other steps would mix into this run's strip: a fresh run
+    // clears the folder, a resumed one keeps the snapshots its checkpoint recorded.
+    void prepare_snapshot_folder() {
+        if (params_.snapshots.empty()) return;
+        std::error_code error;
+        fs::create_directories(params_.snapshots, error);
+        if (error)
+            throw ParamError("snapshots", "cannot create snapshot folder '" + params_.snapshots +
+                                              "': " + error.message());
+        const std::vector<uint32_t>& kept = progress_.snapshots;
+        const auto found = find_snapshots(params_.snapshots);
+        for (const auto& [step, files] : found) {
+            if (std::find(kept.begin(), kept.end(), step) != kept.end()) continue;
+            if (!files.prediction.empty()) fs::remove(files.prediction, error);
+            if (!files.feature.empty()) fs::remove(files.feature, error);
+        }
+        for (uint32_t step : kept)
+            if (auto it = found.find(step); it == found.end() || it->second.prediction.empty())
+                node_.warn("the snapshot at step " + std::to_string(step) +
+                           " written before the interrupt is no longer in '" + params_.snapshots +
+                           "'");
+        if (!kept.empty()) last_snapshot_ = kept.back();
+    }
+
     void loop() {
-        if (schedule_.is_snapshot(0)) snapshot(0);
-        uint32_t done = 0;
+        uint32_t done = trainer_->step();
+        if (done == 0 && schedule_.is_snapshot(0)) snapshot(0);
         double rate = 0;
-        node_.progress(0, schedule_.steps, "starting");
+        node_.progress(done, schedule_.steps,
+                       done == 0 ? "starting" : "resumed at step " + std::to_string(done));
         while (done < schedule_.steps) {
-            node_.throw_if_cancelled();
+            if (node_.cancelled()) {
+                save_checkpoint_quietly(done); // an interrupt loses no training
+                throw Cancelled();
+            }
             uint32_t stop = schedule_.next_stop(
                 done, chunk_size(rate, kChunkSeconds, kFirstChunkSteps, kMaxChunkSteps));
-            if (const uint32_t every = params_.log_interval; every > 0)
-                stop = std::min(stop, (done / every + 1) * every);
+            for (const uint32_t every : {params_.log_interval, params_.checkpoint_interval})
+                if (every > 0) stop = std::min(stop, (done / every + 1) * every);
             const Clock::time_point start = Clock::now();
             const float loss = trainer_->train(stop - done);
             const double seconds = seconds_since(start);
-            train_seconds_ += seconds;
+            progress_.train_seconds += seconds;
             rate = seconds > 0 ? (stop - done) / seconds : 0;
 
-            TrainingLogRow row{stop, loss, std::nullopt, rate, train_seconds_};
+            TrainingLogRow row{stop, loss, std::nullopt, rate, progress_.train_seconds};
             if (trainer_->diverged() || !std::isfinite(loss)) {
-                log_.add(row);
-                throw Error("training diverged between steps " + std::to_string(done + 1) +
-                            " and " + std::to_string(stop) + " (loss is " + format("%g", loss) +
-                            "): the learning rate is probably too high (lr_mlp " +
-                            format("%g", params_.options.lr_mlp) + ", lr_grid " +
-                            format("%g", params_.options.lr_grid) + "); try lowering them" +
-                            (last_snapshot_ ? "; the last good snapshot is step " +
-                                                  std::to_string(*last_snapshot_)
-                                            : std::string()));
+                progress_.log.push_back(row);
+                throw Error(divergence_message(trainer_->diverged_step() ? trainer_->diverged_step() : stop));
             }
             done = stop;
-            final_loss_ = loss;
+            progress_.final_loss = loss;
             std::string detail = "loss " + format("%.2e", loss);
             if (schedule_.is_eval(done)) {
                 row.psnr = psnr_from_mse(trainer_->full_image_mse());
-                final_psnr_ = *row.psnr;
+                progress_.final_psnr = *row.psnr;
                 detail += ", " + format("%.2f", *row.psnr) + " dB";
-            } else if (final_psnr_) {
-                detail += ", " + format("%.2f", *final_psnr_) + " dB";
+            } else if (progress_.final_psnr) {
+                detail += ", " + format("%.2f", *progress_.final_psnr) + " dB";
             }
-            log_.add(row);
+            progress_.log.push_back(row);
             if (params_.log_interval > 0 && done % params_.log_interval == 0)
                 node_.log("step " + std::to_string(done) + ": " + detail + ", " +
                           format("%.0f", rate) + " steps/s");
             node_.progress(done, schedule_.steps, detail);
             if (schedule_.is_snapshot(done)) snapshot(done);
+            // The last step needs none: the finished model goes to the cache.
+            if (params_.checkpoint_interval > 0 && done % params_.checkpoint_interval == 0 &&
+                done < schedule_.steps)
+                save_checkpoint_quietly(done);
+        }
+    }
+
+    // Training stopped on a non-finite loss at `step`: where, the likely cause (a learning rate
+    // too high for this model: the parameters overflow), and what is left to look at.
+    std::string divergence_message(uint32_t step) const {
+        const fe::TrainOptions& o = params_.options;
+        std::string rates = siren() ? "lr_siren " + format("%g", o.lr_mlp) + " with omega " +
+                                          format("%g", config_.first_omega) + " and " +
+                                          std::to_string(config_.hidden_layers) + " hidden layers"
+                                    : "lr_mlp " + format("%g", o.lr_mlp) + ", lr_grid " + format("%g", o.lr_grid);
+        std::string message = "training diverged at step " + std::to_string(step) +
+                              " (the loss is not finite): the learning rate is probably too high (" +
+                              rates + "), so the parameters overflowed; try a lower one";
+        if (last_snapshot_)
+            message += "; the last good snapshot is step " + std::to_string(*last_snapshot_) +
+                       " (in '" + params_.snapshots + "')";
+        return message;
+    }
+
+    // Writes this work's checkpoint at step `done` (once per step). A checkpoint that cannot be
+    // written costs only the resume: a warning, and training goes on.
+    void save_checkpoint_quietly(uint32_t done) {
+        if (!checkpoint_ || done == 0 || done == last_checkpoint_) return;
+        try {
+            TrainingCheckpoint c;
+            c.engine.kind = kind();
+            c.engine.trainer = trainer_->state();
+            c.engine.image_width = image_.width;
+            c.engine.image_height = image_.height;
+            c.progress = progress_;
+            save_checkpoint(*checkpoint_, std::move(c));
+            last_checkpoint_ = done;
+        } catch (const std::exception& e) {
+            node_.warn(std::string("could not write a checkpoint at step ") + std::to_string(done) +
+                       ": " + e.what());
         }
     }
 
@@ -187,12 +265,15 @@ private:
                                   image_.height));
         if (!siren()) write_png(folder / ("feature" + suffix), feature_image(trainer_->model()));
         last_snapshot_ = step;
+        progress_.snapshots.push_back(step);
     }
 
     void write_log() {
         if (params_.log.empty()) return;
         try {
-            log_.write(params_.log);
+            TrainingLog log;
+            for (const TrainingLogRow& row : progress_.log) log.add(row);
+            log.write(params_.log);
         } catch (const std::exception& e) {
             node_.warn(std::string("could not write the training log: ") + e.what());
         }
@@ -200,7 +281,7 @@ private:
 
     void output() {
         fe::ModelFile file;
-        file.kind = siren() ? fe::ModelKind::siren : fe::ModelKind::grid;
+        file.kind = kind();
         file.model = trainer_->model();
         file.image_width = image_.width;
         file.image_height = image_.height;
@@ -212,9 +293,9 @@ private:
         t.lr_grid = params_.options.lr_grid;
         t.device = device_.info().name;
         t.kernel_path = trainer_->kernel_path();
-        t.final_loss = final_loss_;
-        t.final_psnr = final_psnr_.value_or(0.0);
-        t.train_seconds = train_seconds_;
+        t.final_loss = progress_.final_loss;
+        t.final_psnr = progress_.final_psnr.value_or(0.0);
+        t.train_seconds = progress_.train_seconds;
         std::vector<std::byte> bytes;
         try {
             bytes = fe::encode_model_file(file);
@@ -235,12 +316,12 @@ private:
             {"lr_decay_start", params_.options.lr_decay_start},
             {"lr_final_scale", params_.options.lr_final_scale},
             {"grid_adam", params_.options.grid_adam == fe::GridAdam::dense ? "dense" : "sparse"},
-            {"train_seconds", train_seconds_},
+            {"train_seconds", progress_.train_seconds},
             {"setup_seconds", setup_seconds_},
             // Everything the node did: setup, training, evaluations and snapshots.
             {"wall_seconds", seconds_since(start_)},
-            {"steps_per_second", train_seconds_ > 0 ? schedule_.steps / train_seconds_ : 0.0},
-            {"final_loss", final_loss_},
+            {"steps_per_second", progress_.train_seconds > 0 ? schedule_.steps / progress_.train_seconds : 0.0},
+            {"final_loss", progress_.final_loss},
             {"final_psnr", t.final_psnr},
             {"device", device_.info().name},
             {"device_type", device_.info().type},
@@ -257,10 +338,13 @@ private:
             {"hidden_layers", config_.hidden_layers},
             {"omega", config_.first_omega},
             {"snapshot_steps", schedule_.snapshot_steps},
+            // Training went on from a checkpoint at this step (0: from the start); the times
+            // above include the earlier run's training.
+            {"resumed_from_step", resumed_from_},
         };
         node_.output_text("stats", stats.dump(2));
         node_.log("trained " + std::to_string(schedule_.steps) + " steps in " +
-                  format("%.2f", train_seconds_) + " s (" +
+                  format("%.2f", progress_.train_seconds) + " s (" +
                   format("%.0f", stats["steps_per_second"].get<double>()) + " steps/s), PSNR " +
                   format("%.2f", t.final_psnr) + " dB, model " + std::to_string(bytes.size()) +
                   " bytes");
@@ -273,11 +357,12 @@ private:
     fe::ModelConfig config_;
     TrainingSchedule schedule_;
     std::optional<fe::Trainer> trainer_;
-    TrainingLog log_;
+    TrainingProgress progress_; // log rows, snapshots written, time trained: what a checkpoint keeps
+    std::optional<fs::path> checkpoint_; // this work's checkpoint file; none without a state folder
+    uint32_t resumed_from_ = 0;
+    uint32_t last_checkpoint_ = 0;
     Clock::time_point start_;
-    double setup_seconds_ = 0, train_seconds_ = 0;
-    double final_loss_ = 0;
-    std::optional<double> final_psnr_;
+    double setup_seconds_ = 0;
     std::optional<uint32_t> last_snapshot_;
 };
 
@@ -313,7 +398,10 @@ FF_NODE(train) =
             .output("stats", kJson,
                     "steps, train_seconds, steps_per_second, final_loss, final_psnr, device, "
                     "kernel_path, device_bytes, model_bytes, parameter_count, ..."))
-        .validate([](Node& node) { read_train_params(node); })
+        .validate([](Node& node) {
+            read_train_params(node);
+            check_device_param(node.string("device"));
+        })
         .execute(execute_train);
 
 } // namespace ff::neural

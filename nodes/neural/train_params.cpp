@@ -72,7 +72,8 @@ OpBuilder& declare_train_params(OpBuilder& op) {
                       "compute device: 'auto', 'cpu' or an index; empty = the run's --device")
         .param_string("snapshots", std::string(""),
                       "folder for prediction_at_<step>.png, feature_at_<step>.png and the training "
-                      "log (snapshots of an earlier run there are replaced); empty = none")
+                      "log (snapshots of an earlier run there are replaced; a run resumed from a "
+                      "checkpoint keeps its own); empty = none")
         .param_int_list("snapshot_steps", std::string("[]"), 0, 100000000,
                         "steps to snapshot (0 = before training); empty = 1, 10, 100, ..., last")
         .param_int("eval_interval", 1000, 0, 100000000,
@@ -80,6 +81,10 @@ OpBuilder& declare_train_params(OpBuilder& op) {
                    "only there")
         .param_int("log_interval", 0, 0, 100000000,
                    "log the training loss every N steps; 0 = none (progress only)")
+        .param_int("checkpoint_interval", 5000, 0, 100000000,
+                   "save the training state every N steps (and when interrupted) in the node's "
+                   "state folder in the disk cache, so an interrupted run of the same work resumes "
+                   "there; 0 = never. Needs the disk cache (not with --no-cache)")
         .param_int("limit", 0, 0, INT64_MAX,
                    "train on the first N pixels in row order, rounded up to whole rows (a smaller "
                    "dataset); 0 = the whole image")
@@ -141,6 +146,7 @@ TrainParams read_train_params(const Node& node) {
     resolve_snapshot_steps(p.snapshot_steps, o.steps); // throws ParamError for steps past the end
     p.eval_interval = uint32_t(node.integer("eval_interval"));
     p.log_interval = uint32_t(node.integer("log_interval"));
+    p.checkpoint_interval = uint32_t(node.integer("checkpoint_interval"));
     p.limit = uint64_t(node.integer("limit"));
     p.log = node.string("log");
     if (p.log.empty() && !p.snapshots.empty())

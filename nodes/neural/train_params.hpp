@@ -25,6 +25,7 @@ struct TrainParams {
     std::vector<int64_t> snapshot_steps;    // empty = log-spaced default
     uint32_t eval_interval = 0;
     uint32_t log_interval = 0;              // log loss every N steps; 0 = none
+    uint32_t checkpoint_interval = 5000;    // checkpoint every N steps (resume after an interrupt); 0 = off
     uint64_t limit = 0;                     // train on the first N pixels (whole rows); 0 = all
     std::string log;                        // CSV path, "" = <snapshots>/training_log.csv or none
 };

@@ -1,6 +1,7 @@
 #include "train_splats.hpp"
 
 #include "psnr.hpp"
+#include "training_checkpoint.hpp"
 #include "training_schedule.hpp"
 
 #include <fieldflow/engine/model_file.hpp>
@@ -11,6 +12,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <optional>
 
 namespace ff::neural {
 
@@ -42,36 +45,83 @@ void train_splats(Node& node, const TrainParams& params, const fe::ImageData& im
     options.steps = params.options.steps;
     options.seed = params.options.seed;
     const Clock::time_point start = Clock::now();
-    fe::SplatTrainer trainer(device, config, options, image);
+    const uint32_t every = params.checkpoint_interval;
+    std::optional<std::filesystem::path> checkpoint;
+    if (every > 0)
+        if (std::optional<std::string> dir = node.state_dir()) checkpoint = checkpoint_path(*dir);
+
+    TrainingProgress progress;
+    std::optional<fe::SplatTrainer> trainer;
+    std::optional<TrainingCheckpoint> c;
+    if (checkpoint)
+        c = usable_checkpoint(node, *checkpoint, fe::ModelKind::splats, image.width, image.height,
+                              options.steps);
+    if (c) {
+        try {
+            trainer.emplace(device, config, options, image, &c->engine.splats);
+            progress = c->progress;
+        } catch (const fe::EngineError& e) { // another splat count
+            warn_ignored_checkpoint(node, *checkpoint, e.what());
+        }
+    }
+    if (!trainer) trainer.emplace(device, config, options, image);
+    const uint32_t resumed_from = trainer->step();
     node.log("training " + std::to_string(config.count) + " Gaussian splats for " +
              std::to_string(options.steps) + " steps on " + device.info().name);
+    if (resumed_from > 0)
+        node.log("resuming from checkpoint at step " + std::to_string(resumed_from) + " of " +
+                 std::to_string(options.steps));
+
+    uint32_t last_checkpoint = resumed_from;
+    auto save = [&](uint32_t done) { // a checkpoint that cannot be written costs only the resume
+        if (!checkpoint || done == 0 || done == last_checkpoint) return;
+        try {
+            TrainingCheckpoint c;
+            c.engine.kind = fe::ModelKind::splats;
+            c.engine.splats = trainer->state();
+            c.engine.image_width = image.width;
+            c.engine.image_height = image.height;
+            c.progress = progress;
+            save_checkpoint(*checkpoint, std::move(c));
+            last_checkpoint = done;
+        } catch (const std::exception& e) {
+            node.warn("could not write a checkpoint at step " + std::to_string(done) + ": " + e.what());
+        }
+    };
+
     const uint32_t steps = params.options.steps;
-    uint32_t done = 0, chunk = 10;
-    double train_seconds = 0;
-    float loss = 0;
-    node.progress(0, steps, "starting");
+    uint32_t done = resumed_from, chunk = 10;
+    float loss = float(progress.final_loss);
+    node.progress(done, steps, done == 0 ? "starting" : "resumed at step " + std::to_string(done));
     while (done < steps) {
-        node.throw_if_cancelled();
-        const uint32_t n = std::min(chunk, steps - done);
+        if (node.cancelled()) {
+            save(done); // an interrupt loses no training
+            throw Cancelled();
+        }
+        uint32_t n = std::min(chunk, steps - done);
+        if (every > 0) n = std::min(n, (done / every + 1) * every - done);
         const Clock::time_point t0 = Clock::now();
-        loss = trainer.train(n);
+        loss = trainer->train(n);
         const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-        train_seconds += seconds;
+        progress.train_seconds += seconds;
         done += n;
-        if (trainer.diverged() || !std::isfinite(loss))
+        if (trainer->diverged() || !std::isfinite(loss))
             throw Error("splat training diverged by step " + std::to_string(done) + " (loss " +
                         std::to_string(loss) + ")");
+        progress.final_loss = loss;
         // About half a second per call: a live progress bar, prompt cancellation.
         chunk = uint32_t(std::clamp(seconds > 0 ? n * 0.5 / seconds : 1000.0, 1.0, 1000.0));
         char detail[64];
         std::snprintf(detail, sizeof detail, "loss %.2e", loss);
         node.progress(done, steps, detail);
+        if (every > 0 && done % every == 0 && done < steps) save(done);
     }
-    const double final_psnr = psnr_from_mse(mse(trainer.render(image.width, image.height), image.rgb));
+    const double train_seconds = progress.train_seconds;
+    const double final_psnr = psnr_from_mse(mse(trainer->render(image.width, image.height), image.rgb));
 
     fe::ModelFile file;
     file.kind = fe::ModelKind::splats;
-    file.splats = trainer.model();
+    file.splats = trainer->model();
     file.image_width = image.width;
     file.image_height = image.height;
     file.training.steps = steps;
@@ -97,9 +147,10 @@ void train_splats(Node& node, const TrainParams& params, const fe::ImageData& im
         {"train_seconds", train_seconds},
         {"wall_seconds", std::chrono::duration<double>(Clock::now() - start).count()},
         {"steps_per_second", train_seconds > 0 ? steps / train_seconds : 0.0},
-        {"gpu_seconds", trainer.gpu_seconds()},
+        {"gpu_seconds", trainer->gpu_seconds()},
         {"final_loss", loss},
         {"final_psnr", final_psnr},
+        {"resumed_from_step", resumed_from},
         {"device", device.info().name},
         {"device_type", device.info().type},
         {"model_bytes", bytes.size()},

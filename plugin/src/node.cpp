@@ -3,6 +3,7 @@
 // ff::Error naming the port or param, which the SDK reports through set_error.
 #include <fieldflow/node.hpp>
 
+#include <cstddef>
 #include <cstring>
 
 namespace ff {
@@ -123,6 +124,15 @@ void Node::log(std::string_view message, ff_log_level level) const {
 void Node::progress(uint64_t done, uint64_t total, std::string_view detail) const {
     std::string text(detail);
     host_->progress(ctx_, done, total, text.c_str());
+}
+
+std::optional<std::string> Node::state_dir() const {
+    // An ABI 1.0 host's table ends before state_dir: reading past its struct_size is not allowed.
+    constexpr size_t needed = offsetof(ff_host_api, state_dir) + sizeof(host_->state_dir);
+    if (host_->struct_size < needed || !host_->state_dir) return std::nullopt;
+    const char* dir = host_->state_dir(ctx_);
+    if (!dir || !*dir) return std::nullopt;
+    return std::string(dir);
 }
 
 } // namespace ff

@@ -74,6 +74,20 @@ bool partial_is_empty(const fs::path& out) {
     return !fs::exists(out / ".partial") || fs::is_empty(out / ".partial", ec);
 }
 
+// The stems whose partial folders lie in .partial/ (from the notes beside them).
+std::set<std::string> partial_stems(const fs::path& out) {
+    std::set<std::string> stems;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(out / ".partial", ec))
+        if (e.path().extension() == ".attempt") {
+            std::istringstream note(read_text(e.path()));
+            std::string stem;
+            std::getline(note, stem);
+            stems.insert(stem);
+        }
+    return stems;
+}
+
 // Waits until the manifest records `count` done images; false after `seconds`.
 bool wait_for_done(const fs::path& manifest, size_t count, double seconds) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
@@ -273,14 +287,66 @@ TEST(BatchCli, SigtermStopsCleanlyAndResumeFinishes) {
     EXPECT_TRUE(summary["interrupted"].get<bool>());
     EXPECT_EQ(summary["totals"]["failed"], 0) << "stopped images must not count as failed";
     EXPECT_GT(summary["totals"]["not_run"].get<int>(), 0);
-    EXPECT_EQ(image_folders(out), done_stems(out / "manifest.jsonl"));
-    EXPECT_TRUE(partial_is_empty(out));
+    const std::set<std::string> done = done_stems(out / "manifest.jsonl");
+    EXPECT_EQ(image_folders(out), done);
+    // The stopped images' partial folders stay for --resume; no finished image's does.
+    const std::set<std::string> stopped = partial_stems(out);
+    EXPECT_FALSE(stopped.empty());
+    for (const std::string& stem : stopped) EXPECT_EQ(done.count(stem), 0u) << stem;
 
     const Output resumed = fieldflow("batch " + q(graph) + " --input " + q(in) + " --output " + q(out) +
                                      " --jobs 3 --no-cache --plugin " + kTestPlugin +
                                      " --set sleep=1500 --resume");
     EXPECT_EQ(resumed.code, 0) << resumed.text;
     EXPECT_EQ(read_json(out / "summary.json")["totals"]["done"], 6);
+    for (const std::string& stem : stopped)
+        EXPECT_TRUE(contains(resumed.text, "resuming " + stem + " in the folder of its interrupted run"))
+            << resumed.text;
+    EXPECT_TRUE(partial_is_empty(out));
+}
+
+TEST(BatchCli, ResumeLeadsAnInterruptedNodeBackToItsState) {
+    // The node's work (hence its cache key and state folder) depends on the image's output folder,
+    // as Train's does through `snapshots: ${output}/snapshots`: only a resumed image run in the same
+    // partial folder finds the state its interrupted run left (here a count of executions).
+    TempDir dir;
+    const fs::path in = dir / "in", out = dir / "out", cache = dir / "cache";
+    fs::create_directories(in);
+    write_crop(in / "only.png", 3);
+    const fs::path graph = dir / "resumable.yaml";
+    write_text(graph, R"(fieldflow: 1
+vars: {input: ~, output: ~}
+nodes:
+  image: {op: ReadImage, params: {path: "${input}"}}
+  work: {op: Resumable, inputs: {image: image}, params: {fail_if_exists: "${output}/never", sleep_ms: 3000}}
+  save: {op: WriteJson, inputs: {json: work}, params: {path: "${output}/state.json"}}
+)");
+    std::vector<std::string> args = {"batch", graph.string(), "--input", in.string(), "--output",
+                                     out.string(), "--cache", cache.string(), "--plugin", kTestPlugin};
+    const pid_t batch = start_fieldflow(args, dir / "first.log");
+    // Interrupted once the node has counted its execution in its state folder.
+    bool counted = false;
+    for (int i = 0; i < 3000 && !counted; ++i) {
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(cache / "state", ec))
+            counted = counted || fs::exists(e.path() / "count");
+        if (!counted) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ::kill(batch, SIGTERM);
+    EXPECT_EQ(wait_exit(batch), 143) << read_text(dir / "first.log");
+    ASSERT_TRUE(counted) << read_text(dir / "first.log");
+    EXPECT_EQ(partial_stems(out), std::set<std::string>{"only"});
+
+    args.push_back("--resume");
+    const pid_t again = start_fieldflow(args, dir / "second.log");
+    EXPECT_EQ(wait_exit(again), 0) << read_text(dir / "second.log");
+    EXPECT_TRUE(contains(read_text(dir / "second.log"), "resuming only in the folder of its interrupted run"))
+        << read_text(dir / "second.log");
+    const json state = read_json(out / "only" / "state.json");
+    EXPECT_EQ(state["earlier"], 1) << "the resumed run did not find its state: " << state.dump();
+    EXPECT_TRUE(partial_is_empty(out));
+    std::error_code ec;
+    EXPECT_TRUE(fs::is_empty(cache / "state", ec)) << "the finished node's state folder was left";
 }
 
 TEST(BatchCli, ShardsMergeIntoTheUnshardedResult) {

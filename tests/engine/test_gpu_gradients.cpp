@@ -64,8 +64,11 @@ void check_gradients(const ModelConfig& config, uint32_t samples, uint32_t seed)
         in_pad = config.hidden_width;
     }
     // Padding never receives gradient.
-    for (size_t i = 0; i < ref.grad_mlp.size(); ++i)
-        if (ref.grad_mlp[i] == 0.0) EXPECT_EQ(gpu.grad_mlp[i], 0.0f) << "padded parameter " << i;
+    for (size_t i = 0; i < ref.grad_mlp.size(); ++i) {
+        if (ref.grad_mlp[i] == 0.0) {
+            EXPECT_EQ(gpu.grad_mlp[i], 0.0f) << "padded parameter " << i;
+        }
+    }
 
     ASSERT_EQ(gpu.grad_grid.size(), ref.grad_grid.size());
     GroupError g = group_error(gpu.grad_grid, ref.grad_grid, 0, ref.grad_grid.size());

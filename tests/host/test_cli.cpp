@@ -48,7 +48,7 @@ TEST(Cli, HelpAndVersion) {
     EXPECT_TRUE(contains(fieldflow("run --help").text, "--no-cache"));
     Output v = fieldflow("--version");
     EXPECT_EQ(v.code, 0);
-    EXPECT_EQ(v.text, "fieldflow 0.1.0 (plugin ABI 1.0)\n");
+    EXPECT_EQ(v.text, "fieldflow 0.1.0 (plugin ABI 1.1)\n");
 }
 
 TEST(Cli, UsageErrorsExitTwo) {

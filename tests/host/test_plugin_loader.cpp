@@ -9,7 +9,7 @@ namespace {
 
 TEST(PluginLoader, LoadsThePlainCTestPlugin) {
     OpRegistry registry = test::test_registry();
-    EXPECT_EQ(registry.size(), 11u);
+    EXPECT_EQ(registry.size(), 12u);
     const OpInfo* c = registry.find("Constant");
     ASSERT_NE(c, nullptr);
     EXPECT_EQ(c->plugin_name, "test");
@@ -29,12 +29,15 @@ TEST(PluginLoader, LoadsThePlainCTestPlugin) {
     EXPECT_NE(registry.find("Render")->validate, nullptr);
 }
 
+// "1.1" for ABI 1.1: the messages below name the host's own version.
+std::string abi(unsigned major, unsigned minor) { return std::to_string(major) + "." + std::to_string(minor); }
+
 TEST(PluginLoader, WrongMajorAbiIsRefused) {
     OpRegistry registry;
     EXPECT_EQ(load_plugin_file(FF_BAD_ABI_MAJOR_PLUGIN, registry),
               std::string("plugin ") + FF_BAD_ABI_MAJOR_PLUGIN +
-                  ": plugin ABI 2.0 is not supported: this fieldflow hosts ABI 1.0 (rebuild the "
-                  "plugin against this fieldflow's plugin.h)");
+                  ": plugin ABI 2.0 is not supported: this fieldflow hosts ABI " +
+                  abi(FF_ABI_MAJOR, FF_ABI_MINOR) + " (rebuild the plugin against this fieldflow's plugin.h)");
     EXPECT_EQ(registry.size(), 0u);
 }
 
@@ -42,7 +45,8 @@ TEST(PluginLoader, NewerMinorAbiIsRefused) {
     OpRegistry registry;
     EXPECT_EQ(load_plugin_file(FF_BAD_ABI_MINOR_PLUGIN, registry),
               std::string("plugin ") + FF_BAD_ABI_MINOR_PLUGIN +
-                  ": plugin needs ABI 1.1, newer than this fieldflow's 1.0 (update fieldflow)");
+                  ": plugin needs ABI " + abi(FF_ABI_MAJOR, FF_ABI_MINOR + 1) + ", newer than this fieldflow's " +
+                  abi(FF_ABI_MAJOR, FF_ABI_MINOR) + " (update fieldflow)");
 }
 
 TEST(PluginLoader, MissingEntryPointIsRefused) {
@@ -57,7 +61,7 @@ TEST(PluginLoader, DuplicateOpNamesBothFiles) {
     EXPECT_EQ(load_plugin_file(FF_BAD_DUPLICATE_PLUGIN, registry),
               std::string("plugin ") + FF_BAD_DUPLICATE_PLUGIN +
                   ": op 'Constant' is already provided by " + FF_TEST_PLUGIN);
-    EXPECT_EQ(registry.size(), 11u); // the refused plugin added nothing
+    EXPECT_EQ(registry.size(), 12u); // the refused plugin added nothing
 }
 
 TEST(PluginLoader, UnloadableFileGivesTheDlerror) {
@@ -82,7 +86,7 @@ TEST(PluginLoader, SearchesFieldflowPluginPath) {
         if (e.find(dir) != std::string::npos) from_dir.push_back(e);
     ASSERT_EQ(from_dir.size(), 4u) << testing::PrintToString(errors);
     EXPECT_NE(from_dir[0].find("ABI 2.0 is not supported"), std::string::npos);
-    EXPECT_NE(from_dir[1].find("needs ABI 1.1"), std::string::npos);
+    EXPECT_NE(from_dir[1].find("needs ABI " + abi(FF_ABI_MAJOR, FF_ABI_MINOR + 1)), std::string::npos);
     EXPECT_NE(from_dir[2].find("no 'fieldflow_plugin' entry point"), std::string::npos);
     EXPECT_EQ(from_dir[3], std::string("plugin ") + FF_TEST_PLUGIN +
                                ": op 'Constant' is already provided by " + dir + "/ff_bad_duplicate.so");
@@ -127,6 +131,23 @@ TEST(PluginLoader, ReadsLargerStructsFromNewerMinorVersions) {
     EXPECT_EQ(read[0].outputs[1].type, "json");
     ASSERT_EQ(read[0].params.size(), 2u);
     EXPECT_EQ(std::get<std::string>(*read[0].params[1].default_value), "y");
+}
+
+TEST(PluginLoader, PluginsOfAnOlderMinorVersionStillLoad) {
+    // A plugin built against ABI 1.0 (before state_dir was appended to the host API) loads and
+    // its ops run: the host API only grew.
+    static_assert(FF_ABI_MINOR >= 1, "this test is about plugins older than the host");
+    ff_op_decl op{};
+    op.struct_size = sizeof(ff_op_decl);
+    op.name = "OldTimer";
+    op.category = "test";
+    op.execute = noop;
+    const ff_op_decl* ops[] = {&op};
+    ff_plugin_info info{sizeof(ff_plugin_info), FF_ABI_MAJOR, 0, "old", "1", ops, 1};
+    std::vector<OpInfo> read;
+    EXPECT_EQ(read_plugin_info(&info, "old.so", read), "");
+    ASSERT_EQ(read.size(), 1u);
+    EXPECT_EQ(read[0].name, "OldTimer");
 }
 
 TEST(PluginLoader, BadDeclarationsAreRefused) {

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 
@@ -168,6 +169,12 @@ struct Callbacks {
     static int32_t cancelled(ff_context* ctx) { return run_of(ctx)->cancelled_ ? 1 : 0; }
     static const char* device(ff_context* ctx) { return run_of(ctx)->device_.c_str(); }
     static const char* node_name(ff_context*) { return "test"; }
+    static const char* state_dir(ff_context* ctx) {
+        OpRun* run = run_of(ctx);
+        if (run->state_dir_.empty()) return nullptr;
+        std::filesystem::create_directories(run->state_dir_);
+        return run->state_dir_.c_str();
+    }
 };
 
 namespace {
@@ -195,6 +202,7 @@ const ff_host_api& host_api() {
         a.cancelled = Callbacks::cancelled;
         a.device = Callbacks::device;
         a.node_name = Callbacks::node_name;
+        a.state_dir = Callbacks::state_dir;
         return a;
     }();
     return api;

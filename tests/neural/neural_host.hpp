@@ -58,6 +58,9 @@ public:
     OpRun& param(const std::string& name, int value) { return param(name, Param(int64_t(value))); }
     OpRun& param(const std::string& name, const char* value) { return param(name, Param(std::string(value))); }
     OpRun& device(std::string selector) { device_ = std::move(selector); return *this; }
+    // The folder state_dir gives the op (created on its first call); "" = none, as without a disk
+    // cache.
+    OpRun& state_dir(std::string folder) { state_dir_ = std::move(folder); return *this; }
     // Called on each progress report; return true to raise the cancelled flag.
     OpRun& on_progress(std::function<bool(const ProgressEvent&)> hook) { hook_ = std::move(hook); return *this; }
 
@@ -91,6 +94,7 @@ private:
     std::function<bool(const ProgressEvent&)> hook_;
     std::atomic<bool> cancelled_{false};
     std::string device_ = "cpu";
+    std::string state_dir_;
     std::string error_, error_param_;
 };
 

@@ -315,6 +315,12 @@ TEST(Train, BadParamsAreNamed) {
     EXPECT_EQ(param_error("hidden_width", int64_t(48)), "hidden_width");
     EXPECT_EQ(param_error("grid", std::string("12 by 7")), "grid");
     EXPECT_EQ(param_error("snapshot_steps", std::vector<int64_t>{1, 50000}), "snapshot_steps");
+    // A device that is not there fails validation, before any work (no machine has 1000 GPUs).
+    EXPECT_EQ(param_error("device", std::string("999")), "device");
+    EXPECT_EQ(param_error("device", std::string("gpu")), "device");
+    OpRun present("Train");
+    present.param("device", std::string("0"));
+    EXPECT_EQ(present.validate(), FF_OK) << present.error();
 }
 
 TEST(Report, WritesPageAndMetricsMatchingAnIndependentComputation) {

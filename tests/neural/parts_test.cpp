@@ -1,5 +1,5 @@
 // The neural plugin's pure pieces: training schedule, Infer's size rule, base64, the report page,
-// the training log, snapshot discovery and the feature-grid picture.
+// the training log, snapshot discovery, the feature-grid picture and Train's checkpoint files.
 #include "test_files.hpp"
 #include "base64.hpp"
 #include "neural_images.hpp"
@@ -7,6 +7,7 @@
 #include "png_thumbnail.hpp"
 #include "report_page.hpp"
 #include "snapshot_files.hpp"
+#include "training_checkpoint.hpp"
 #include "training_log.hpp"
 #include "training_schedule.hpp"
 
@@ -268,4 +269,86 @@ TEST(FeatureImage, NormalisesTheWholeFrameToFullRange) {
     EXPECT_FLOAT_EQ(p[2], 1.0f);
     model.grid.assign(6, 0.25f);
     EXPECT_FLOAT_EQ(feature_image(model).at<cv::Vec3f>(1, 1)[1], 0.5f);
+}
+
+// ---- checkpoints ----
+
+namespace {
+
+TrainingCheckpoint small_checkpoint() {
+    TrainingCheckpoint c;
+    c.engine.kind = ff::engine::ModelKind::grid;
+    ff::engine::ModelConfig config;
+    config.grid_width = 3;
+    config.grid_height = 2;
+    c.engine.trainer.model = ff::engine::initial_model(config, 1);
+    c.engine.trainer.step = 40;
+    c.engine.trainer.mlp_m.assign(c.engine.trainer.model.mlp.size(), 0.5f);
+    c.engine.trainer.mlp_v.assign(c.engine.trainer.model.mlp.size(), 0.25f);
+    c.engine.trainer.grid_m.assign(c.engine.trainer.model.grid.size(), -0.5f);
+    c.engine.trainer.grid_v.assign(c.engine.trainer.model.grid.size(), 0.125f);
+    c.engine.image_width = 12;
+    c.engine.image_height = 8;
+    c.progress.log = {{1, 0.25, 6.02, 100.0, 0.01}, {20, 0.125, std::nullopt, 250.5, 0.09},
+                      {40, 0.0625, 12.04, 300.0, 0.16}};
+    c.progress.snapshots = {0, 1, 10};
+    c.progress.train_seconds = 0.16;
+    c.progress.final_loss = 0.0625;
+    c.progress.final_psnr = 12.04;
+    return c;
+}
+
+} // namespace
+
+TEST(TrainingCheckpointFile, SaveLoadKeepsTheStateAndTheProgress) {
+    const fs::path folder = fresh_folder("checkpoint");
+    const fs::path path = checkpoint_path(folder);
+    EXPECT_EQ(path, folder / "checkpoint.ffckpt");
+    EXPECT_FALSE(load_checkpoint(path).has_value()); // none yet: no error
+    save_checkpoint(path, small_checkpoint());
+    const std::optional<TrainingCheckpoint> back = load_checkpoint(path);
+    ASSERT_TRUE(back.has_value());
+    const TrainingCheckpoint want = small_checkpoint();
+    EXPECT_EQ(back->engine.trainer.step, 40u);
+    EXPECT_EQ(back->engine.trainer.model.grid, want.engine.trainer.model.grid);
+    EXPECT_EQ(back->engine.trainer.grid_m, want.engine.trainer.grid_m);
+    EXPECT_EQ(back->engine.image_width, 12u);
+    EXPECT_TRUE(back->engine.extra.empty());
+    const TrainingProgress& p = back->progress;
+    ASSERT_EQ(p.log.size(), 3u);
+    EXPECT_EQ(p.log[1].step, 20u);
+    EXPECT_EQ(p.log[1].loss, 0.125);
+    EXPECT_FALSE(p.log[1].psnr.has_value());
+    EXPECT_EQ(p.log[2].psnr, std::optional<double>(12.04));
+    EXPECT_EQ(p.log[1].steps_per_second, 250.5);
+    EXPECT_EQ(p.snapshots, (std::vector<uint32_t>{0, 1, 10}));
+    EXPECT_EQ(p.train_seconds, 0.16);
+    EXPECT_EQ(p.final_psnr, std::optional<double>(12.04));
+    // Written through a temporary file and renamed: nothing else is left in the folder.
+    size_t files = 0;
+    for (const auto& entry : fs::directory_iterator(folder)) files += entry.is_regular_file();
+    EXPECT_EQ(files, 1u);
+    fs::remove_all(folder);
+}
+
+TEST(TrainingCheckpointFile, DamagedFilesAndProgressAreErrorsNamingWhy) {
+    const fs::path folder = fresh_folder("checkpoint_damaged");
+    const fs::path path = checkpoint_path(folder);
+    save_checkpoint(path, small_checkpoint());
+    std::string bytes = read_text(path);
+    bytes[bytes.size() / 2] ^= 0x10;
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    try {
+        load_checkpoint(path);
+        ADD_FAILURE() << "a corrupt checkpoint loaded";
+    } catch (const ff::Error& e) {
+        EXPECT_EQ(std::string(e.what()), path.string() + ": checksum mismatch (corrupt)");
+    }
+    EXPECT_THROW(progress_from_json("{\"format\": \"something else\"}"), ff::Error);
+    EXPECT_THROW(progress_from_json("not json"), ff::Error);
+    EXPECT_THROW(progress_from_json(R"({"format": "fieldflow Train progress 1", "log": [[1, 2]],
+        "snapshots": [], "train_seconds": 0, "final_loss": 0, "final_psnr": null})"), ff::Error);
+    const TrainingProgress round = progress_from_json(progress_json(small_checkpoint().progress));
+    EXPECT_EQ(round.log.size(), 3u);
+    fs::remove_all(folder);
 }

@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstring>
+#include <optional>
 
 using ff::test::FakeRun;
 
@@ -178,4 +180,37 @@ TEST(Sdk, GetterMisuseIsAnErrorNamingTheCulprit) {
         EXPECT_EQ(run.execute(), FF_ERROR) << expected;
         EXPECT_NE(run.error().find(expected), std::string::npos) << run.error();
     }
+}
+
+namespace {
+
+// Host tables for Node::state_dir: only the entry under test is filled in.
+int g_state_dir_calls = 0;
+const char* g_state_dir_answer = nullptr;
+const char* fake_state_dir(ff_context*) {
+    ++g_state_dir_calls;
+    return g_state_dir_answer;
+}
+
+} // namespace
+
+TEST(Sdk, StateDirOnlyFromHostsThatHaveIt) {
+    ff_host_api host{};
+    host.state_dir = fake_state_dir;
+    ff::Node node(&host, nullptr);
+
+    // An ABI 1.0 host's table ends before state_dir: the SDK must not read (or call) past it.
+    host.struct_size = uint32_t(offsetof(ff_host_api, state_dir));
+    g_state_dir_calls = 0;
+    g_state_dir_answer = "/cache/state/abc";
+    EXPECT_EQ(node.state_dir(), std::nullopt);
+    EXPECT_EQ(g_state_dir_calls, 0);
+
+    host.struct_size = sizeof(ff_host_api);
+    EXPECT_EQ(node.state_dir(), std::optional<std::string>("/cache/state/abc"));
+    EXPECT_EQ(g_state_dir_calls, 1);
+    g_state_dir_answer = nullptr; // no disk cache
+    EXPECT_EQ(node.state_dir(), std::nullopt);
+    host.state_dir = nullptr; // a table that leaves the entry empty
+    EXPECT_EQ(node.state_dir(), std::nullopt);
 }

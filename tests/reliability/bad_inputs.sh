@@ -114,6 +114,46 @@ run_interrupt() {
     fi
 }
 
+# run_diverge NAME MESSAGE_REGEX FIELDFLOW_ARGS...: a training run that diverges (a non-finite loss)
+# must exit 1 with MESSAGE_REGEX, name the last good snapshot, leave that snapshot complete (a
+# whole PNG of the image's size) and write no model file.
+run_diverge() {
+    local name=$1 want=$2; shift 2
+    local log="logs/$name.log" out="out/$name"
+    mkdir -p logs
+    FIELDFLOW_VALIDATION=1 "$fieldflow" "$@" --set output="$out" --set snapshots="$out/snapshots" \
+        --no-cache --quiet >"$log" 2>&1
+    local rc=$?
+    local message
+    message=$(grep -m1 -E '(^|: )error: ' "$log" || head -n1 "$log")
+
+    local verdict=PASS why=""
+    [ "$rc" -eq 1 ] || { verdict=FAIL why="exit code $rc, expected 1"; }
+    [[ "$message" =~ ^${want}$ ]] || { verdict=FAIL why="$why${why:+; }message does not match ^${want}\$"; }
+    local good
+    good=$(sed -nE 's/.*the last good snapshot is step ([0-9]+).*/\1/p' <<<"$message")
+    if [ -z "$good" ]; then
+        verdict=FAIL why="$why${why:+; }the message names no last good snapshot"
+    elif ! "$tool" check "$out/snapshots/prediction_at_$good.png" 40 30 >/dev/null 2>&1; then
+        verdict=FAIL why="$why${why:+; }the last good snapshot $out/snapshots/prediction_at_$good.png is missing or incomplete"
+    fi
+    [ -e "$out/model.ffm" ] && { verdict=FAIL why="$why${why:+; }a model file was written"; }
+    if [ -d "$out" ] && find "$out" -name '.*.tmp-*' | grep -q .; then
+        verdict=FAIL why="$why${why:+; }temporary files left in $out"
+    fi
+    grep -q 'validation \(error\|warning\): ' "$log" && { verdict=FAIL why="$why${why:+; }the validation layer reported a message"; }
+
+    local shown="fieldflow $* --set output=$out --set snapshots=$out/snapshots"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$shown" 1 "$rc" "$message" "$verdict" >>"$results"
+    if [ $verdict = PASS ]; then
+        printf 'PASS  %-22s exit %s  %s\n' "$name" "$rc" "$message"
+    else
+        failures=$((failures + 1))
+        printf 'FAIL  %-22s %s\n' "$name" "$why"
+        sed 's/^/      | /' "$log"
+    fi
+}
+
 rw=graphs/read_write.yaml train=graphs/train.yaml infer=graphs/infer.yaml
 q="'" # message regexes quote file names
 
@@ -151,12 +191,16 @@ run_case negative_param 2 "graphs/train.yaml:[0-9]+:[0-9]+: error: node ${q}trai
     -- run $train --set input=inputs/gray8.png --set steps=-5
 run_case batch_zero 2 "graphs/train.yaml:[0-9]+:[0-9]+: error: node ${q}train${q}: param ${q}batch${q} = 0 is out of range \[1, 4194304\]" \
     -- run $train --set input=inputs/gray8.png --set batch=0
+run_case bad_checkpoint_interval 2 "graphs/train.yaml:[0-9]+:[0-9]+: error: node ${q}train${q}: param ${q}checkpoint_interval${q} = -1 is out of range \[0, 100000000\]" \
+    -- run $train --set input=inputs/gray8.png --set checkpoint_interval=-1
 run_case missing_graph 2 "graphs/missing.yaml:1:1: error: cannot read the graph file: No such file or directory" \
     -- run graphs/missing.yaml
 
 # --- devices ------------------------------------------------------------------------------------
 run_case unknown_device 1 "error: node ${q}train${q} failed: cannot open compute device ${q}7${q}: device index 7 out of range; devices:" \
     -- run $train --set input=inputs/gray8.png --set output=out/device7 --device 7
+run_case unknown_device_param 2 "graphs/train.yaml:[0-9]+:[0-9]+: error: node ${q}train${q}: param ${q}device${q}: device index 7 is out of range: this machine has [0-9]+ Vulkan devices? \(0: .*\)" \
+    -- run $train --set input=inputs/gray8.png --set output=out/device_param7 --set device=7
 run_case no_vulkan_driver 1 "error: node ${q}train${q} failed: cannot open compute device ${q}auto${q}: no Vulkan driver found \(vkCreateInstance: VK_ERROR_[A-Z_]+\); install a Vulkan driver, e.g. mesa-vulkan-drivers for the CPU driver lavapipe" \
     VK_ICD_FILENAMES=/nonexistent FIELDFLOW_VALIDATION=0 -- run $train --set input=inputs/gray8.png --set output=out/no_driver
 run_case too_large_for_device 1 "error: node ${q}train${q} failed: buffer ${q}feature grid${q} needs [0-9]+ bytes, more than the device${q}s [A-Za-z]+ \([0-9]+\)" \
@@ -166,6 +210,14 @@ run_case too_large_render 1 "error: node ${q}render${q} failed: param ${q}width$
 
 run_case render_too_large_for_device 1 "error: node ${q}render${q} failed: render size 16384x16384 is too large for one dispatch on ${q}[^${q}]+${q} \(3221225472 bytes of output\)" \
     -- run $infer --set model=inputs/small.ffm --set output=out/render_too_large --set width=16384 --set height=16384
+
+# --- training that diverges ----------------------------------------------------------------------
+# A SIREN of 8 hidden layers of 64 with omega 1000 and lr_siren 10 (all within Train's param
+# ranges) overflows after a few dozen steps (steps 38-50 over seeds 1-8 and four images on
+# lavapipe), after the snapshots at steps 1 and 10.
+run_diverge diverging_training "error: node ${q}train${q} failed: training diverged at step [0-9]+ \(the loss is not finite\): the learning rate is probably too high \(lr_siren 10 with omega 1000 and 8 hidden layers\), so the parameters overflowed; try a lower one; the last good snapshot is step [0-9]+ \(in ${q}out/diverging_training/snapshots${q}\)" \
+    run $train --set input=inputs/gray8.png --set model=siren --set hidden_width=64 --set hidden_layers=8 \
+    --set omega=1000 --set lr_siren=10 --set steps=1000
 
 # --- outputs and model files --------------------------------------------------------------------
 run_case unwritable_output 1 "error: node ${q}save${q} failed: cannot create folder ${q}inputs/gray8.png/out${q}: Not a directory" \

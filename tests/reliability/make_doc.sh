@@ -22,6 +22,20 @@ is the check of the written output (size, bit depth, channels). Each case must m
 exit code and message exactly (an anchored pattern in `bad_inputs.sh`) and print no validation
 message.
 
+Two kinds of case check more than the message. The interrupts (`sigint_during_training`,
+`sigterm_during_training`) must exit within 10 s of the signal and leave no model file or a
+complete one. `diverging_training` drives a real run to a non-finite loss with values every param
+range allows (a SIREN of 8 hidden layers of 64, omega 1000, lr_siren 10: the parameters overflow
+within a few dozen steps, so no test-only fault injection is needed): it must stop with exit 1
+naming the step and the likely cause, the last good snapshot it names must be a complete PNG, and
+no model file may be written.
+
+A device index past the devices present is a validation error (exit 2) when it is a node's `device`
+param (`unknown_device_param`: Train's and Infer's validate hooks list the Vulkan devices), but a
+node failure (exit 1) when it is the run-wide `--device` (`unknown_device`): a node's validate hook
+sees only its params, not the run's options, and the host itself does not link the engine, so the
+index is first checked when the node opens the device.
+
 | case | command | exit | message | result |
 |---|---|---|---|---|
 HEAD
@@ -35,6 +49,17 @@ while IFS=$'\t' read -r name command want rc message verdict; do
 done <"$results"
 
 cat <<'TAIL'
+
+Interrupted training resumes (CTest `reliability_interrupt_resume`,
+`tests/reliability/interrupt_resume.sh`): a run with `checkpoint_interval=100` gets SIGINT once its
+first checkpoint is in the disk cache and exits 130; the same command again says `resuming from
+checkpoint at step N`, exits 0, writes a model that decodes and a training log covering every step
+from 1, and the checkpoint is gone from the cache afterwards (the finished result is cached
+instead). Train checkpoints every
+`checkpoint_interval` steps (default 5,000) and when interrupted, into the node's state folder in
+the disk cache (`<cache>/state/<node key>/checkpoint.ffckpt`, format in `docs/model-format.md`); a
+damaged checkpoint is a warning and a fresh start. With `--no-cache` there is nowhere to keep one,
+so an interrupted run starts over.
 
 Also checked elsewhere in CI (`scripts/test.d/`): the validation layer loads and reports a
 deliberately invalid call (`ff_validation_layer_test`), no test process printed a validation

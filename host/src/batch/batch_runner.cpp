@@ -16,6 +16,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <fstream>
 #include <stdexcept>
@@ -87,6 +88,9 @@ private:
     void launch(size_t item);
     void finish(const InFlight& f, const ChildExit& exit);
     void record_failure(ImageResult& r, const std::string& error);
+    // Which input and graph an image's run is for: a leftover partial folder is resumed only by a
+    // run of the same.
+    std::string attempt_of(size_t item) const { return results_[item].input_hash + " " + o_.graph_hash; }
     size_t pick_device();
 
     const BatchOptions& o_;
@@ -96,6 +100,8 @@ private:
     std::vector<ImageResult> results_;
     std::vector<size_t> pending_;
     std::vector<size_t> unreadable_;
+    // --resume: the partial folders interrupted runs of pending images left, by stem.
+    std::map<std::string, fs::path> leftovers_;
     size_t skipped_ = 0;
     std::vector<InFlight> running_;
     std::vector<size_t> per_device_;
@@ -144,6 +150,12 @@ void BatchRun::prepare() {
         would_skip += unchanged;
         pending_.push_back(i);
     }
+    // Interrupted runs of the same images (same input and graph) go on in their own partial
+    // folders; everything else left there goes.
+    std::map<std::string, std::string> attempts;
+    if (o_.resume)
+        for (size_t i : pending_) attempts[inputs_[i].stem] = attempt_of(i);
+    leftovers_ = folder_.adopt_leftovers(attempts);
     if (would_skip && !o_.quiet)
         std::fprintf(stderr, "note: %zu image%s already done in '%s' with the same input and graph; "
                              "--resume would skip %s\n",
@@ -181,7 +193,13 @@ void BatchRun::launch(size_t item) {
     const std::string device = o_.devices.empty() ? "" : o_.devices[f.device];
     const fs::path log = folder_.log_for(in.stem);
     try {
-        f.partial = folder_.new_partial(in.stem);
+        if (auto it = leftovers_.find(in.stem); it != leftovers_.end()) {
+            f.partial = it->second;
+            leftovers_.erase(it);
+            progress_->note("resuming " + in.stem + " in the folder of its interrupted run");
+        } else {
+            f.partial = folder_.new_partial(in.stem, attempt_of(item));
+        }
         std::vector<std::string> args = {"run", o_.graph.string(),
                                          "--set", "input=" + fs::absolute(in.path).string(),
                                          "--set", "output=" + f.partial.string()};
@@ -193,8 +211,7 @@ void BatchRun::launch(size_t item) {
         progress_->started(in.stem, device, log);
         f.pid = spawn_child(exe_, args, log);
     } catch (const std::exception& e) {
-        std::error_code ec;
-        if (!f.partial.empty()) fs::remove_all(f.partial, ec);
+        if (!f.partial.empty()) folder_.discard_partial(f.partial);
         r.log = "logs/" + in.stem + ".log";
         record_failure(r, e.what());
         return;
@@ -211,12 +228,13 @@ void BatchRun::finish(const InFlight& f, const ChildExit& exit) {
     r.log = "logs/" + r.stem + ".log";
     std::error_code ec;
     if (!exit.ok()) {
-        fs::remove_all(f.partial, ec);
         if (install_interrupt_handlers().load() && stopped_by_interrupt(exit)) {
+            // Its partial folder stays for --resume (see OutputFolder::adopt_leftovers).
             progress_->removed(r.stem);
             progress_->note("stopped " + r.stem + " (interrupted)");
             return; // stays "not run"
         }
+        folder_.discard_partial(f.partial);
         record_failure(r, failure_reason(log, exit));
         return;
     }
@@ -224,7 +242,7 @@ void BatchRun::finish(const InFlight& f, const ChildExit& exit) {
         r.metrics = read_metrics_file(f.partial / o_.metrics_file);
         folder_.move_into_place(f.partial, r.stem);
     } catch (const std::exception& e) {
-        fs::remove_all(f.partial, ec);
+        folder_.discard_partial(f.partial);
         record_failure(r, e.what());
         return;
     }
@@ -255,7 +273,7 @@ int BatchRun::run() {
             const int sig = interrupt_signal() ? interrupt_signal() : SIGINT;
             for (const InFlight& f : running_) signal_child(f.pid, sig);
             progress_->print("interrupted: stopping " + std::to_string(running_.size()) +
-                             " running image(s); their outputs are discarded");
+                             " running image(s); --resume continues them");
         }
         while (!cancel.load() && running_.size() < o_.jobs && next < pending_.size())
             launch(pending_[next++]);

@@ -6,7 +6,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <random>
+#include <vector>
 #include <stdexcept>
 
 namespace fs = std::filesystem;
@@ -20,6 +22,9 @@ std::string random_suffix() {
     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(rng()));
     return buf;
 }
+
+// <partial>.attempt: the note beside a partial folder.
+fs::path note_of(const fs::path& partial) { return partial.string() + ".attempt"; }
 
 void sync_folder(const fs::path& dir) {
     const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -45,8 +50,6 @@ OutputFolder::OutputFolder(fs::path root) : root_(std::move(root)) {
         lock_fd_ = -1;
         throw std::runtime_error("another batch is writing to '" + root_.string() + "'");
     }
-    // Holding the lock, nothing else writes here: whatever is in .partial/ is left over.
-    for (const auto& entry : fs::directory_iterator(root_ / ".partial", ec)) fs::remove_all(entry.path(), ec);
 }
 
 OutputFolder::~OutputFolder() {
@@ -57,12 +60,52 @@ fs::path OutputFolder::log_for(const std::string& stem) const { return root_ / "
 
 fs::path OutputFolder::final_for(const std::string& stem) const { return root_ / stem; }
 
-fs::path OutputFolder::new_partial(const std::string& stem) const {
+fs::path OutputFolder::new_partial(const std::string& stem, const std::string& attempt) const {
     const fs::path dir = root_ / ".partial" / (stem + "." + random_suffix());
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) throw std::runtime_error("cannot create '" + dir.string() + "': " + ec.message());
+    std::ofstream note(note_of(dir), std::ios::binary | std::ios::trunc);
+    note << stem << '\n' << attempt << '\n';
+    note.close();
+    if (!note) {
+        fs::remove_all(dir, ec);
+        throw std::runtime_error("cannot write '" + note_of(dir).string() + "'");
+    }
     return dir;
+}
+
+std::map<std::string, fs::path> OutputFolder::adopt_leftovers(
+    const std::map<std::string, std::string>& attempts) const {
+    // Holding the lock, nothing else writes here: whatever is in .partial/ is left over.
+    std::map<std::string, fs::path> adopted;
+    std::error_code ec;
+    std::vector<fs::path> entries;
+    for (const auto& entry : fs::directory_iterator(root_ / ".partial", ec)) entries.push_back(entry.path());
+    for (const fs::path& entry : entries) {
+        if (!fs::is_directory(fs::symlink_status(entry, ec))) continue; // notes: handled with their folder
+        std::ifstream note(note_of(entry), std::ios::binary);
+        std::string stem, attempt;
+        const bool readable = std::getline(note, stem) && std::getline(note, attempt);
+        const auto it = attempts.find(stem);
+        if (readable && it != attempts.end() && it->second == attempt && !adopted.count(stem))
+            adopted.emplace(stem, entry);
+        else
+            discard_partial(entry);
+    }
+    // Notes without a folder, and anything else that is not an adopted folder or its note.
+    for (const fs::path& entry : entries) {
+        bool keep = false;
+        for (const auto& [stem, dir] : adopted) keep = keep || entry == dir || entry == note_of(dir);
+        if (!keep) fs::remove_all(entry, ec);
+    }
+    return adopted;
+}
+
+void OutputFolder::discard_partial(const fs::path& partial) const {
+    std::error_code ec;
+    fs::remove_all(partial, ec);
+    fs::remove(note_of(partial), ec);
 }
 
 void OutputFolder::move_into_place(const fs::path& partial, const std::string& stem) const {
@@ -77,6 +120,7 @@ void OutputFolder::move_into_place(const fs::path& partial, const std::string& s
     }
     fs::rename(partial, target, ec);
     if (ec) throw std::runtime_error("cannot move outputs to '" + target.string() + "': " + ec.message());
+    fs::remove(note_of(partial), ec);
     sync_folder(root_);
     if (!old.empty()) fs::remove_all(old, ec);
 }

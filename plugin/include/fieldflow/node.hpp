@@ -100,6 +100,10 @@ public:
     }
     std::string device() const { return host_->device(ctx_); }
     std::string name() const { return host_->node_name(ctx_); }
+    // A folder private to this node's work (op, params, inputs) that outlives an interrupted run,
+    // for checkpoints (plugin.h, state_dir). nullopt when the run has no disk cache, in validate,
+    // and on a host older than ABI 1.1. The host removes it after the node succeeds.
+    std::optional<std::string> state_dir() const;
 
     const ff_host_api* host() const { return host_; }
     ff_context* context() const { return ctx_; }

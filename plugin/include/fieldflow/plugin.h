@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define FF_ABI_MAJOR 1u
-#define FF_ABI_MINOR 0u
+#define FF_ABI_MINOR 1u
 
 #if defined(_WIN32)
 #define FF_EXPORT __declspec(dllexport)
@@ -207,6 +207,19 @@ struct ff_host_api {
      * ...), and the node's name in the graph (for messages and file names). */
     const char* (*device)(ff_context* ctx);
     const char* (*node_name)(ff_context* ctx);
+
+    /* ---- Added in ABI 1.1: check struct_size before calling (see the stability rules). ---- */
+
+    /* A folder private to this node's work, for state that lets an interrupted execution go on
+     * where it stopped (training checkpoints). It is named by the node's cache key (op, version,
+     * params, inputs) under the host's disk cache, so a later run of the same work finds the same
+     * folder, and different work never shares one. Created on the first call; the string stays
+     * valid until execute returns. NULL when the run has no disk cache (--no-cache), when the
+     * folder cannot be created, and in validate. The host removes the folder once the node has
+     * succeeded and its outputs are cached; after a failure or an interrupt it stays for the next
+     * run. Write into it atomically (temporary file + rename): the process may be killed at any
+     * time. */
+    const char* (*state_dir)(ff_context* ctx);
 };
 
 #ifdef __cplusplus

@@ -3,6 +3,7 @@
 #include <fieldflow/plugin.h>
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,10 +337,86 @@ static const ff_op_decl lazy_op = {
     sizeof(ff_op_decl), "Lazy", "test", "Returns FF_OK without writing its output.", FF_OP_PURE,
     1, NULL, 0, lazy_out, COUNT(lazy_out), NULL, 0, lazy_execute, NULL, NULL};
 
+/* ---- Resumable: counts its executions of the same work in its state folder (ABI 1.1) ------
+ * Reads the count an earlier execution left in <state_dir>/count, writes count + 1 there, waits
+ * `sleep_ms` (returning FF_CANCELLED if interrupted meanwhile), then fails while the file named by
+ * `fail_if_exists` exists ("state folder DIR; earlier executions N") or outputs
+ * {"state_dir": "DIR", "earlier": N}. DIR is "" when the host gives no folder. */
+static const char* state_dir_of(const ff_host_api* host, ff_context* ctx) {
+    if (host->struct_size < offsetof(ff_host_api, state_dir) + sizeof(host->state_dir) ||
+        !host->state_dir)
+        return NULL;
+    return host->state_dir(ctx);
+}
+
+static ff_status resumable_validate(const ff_host_api* host, ff_context* ctx, void* user) {
+    (void)user;
+    if (state_dir_of(host, ctx)) {
+        host->set_error(ctx, "state_dir gave a folder during validate");
+        return FF_ERROR;
+    }
+    return FF_OK;
+}
+
+static ff_status resumable_execute(const ff_host_api* host, ff_context* ctx, void* user) {
+    (void)user;
+    const char* flag = NULL;
+    int64_t sleep = 0;
+    if (!host->param_string(ctx, "fail_if_exists", &flag) || !host->param_int(ctx, "sleep_ms", &sleep))
+        return FF_ERROR;
+    const char* dir = state_dir_of(host, ctx);
+    long earlier = 0;
+    if (dir) {
+        char path[4096], temp[4096];
+        snprintf(path, sizeof path, "%s/count", dir);
+        snprintf(temp, sizeof temp, "%s/count.tmp", dir);
+        FILE* f = fopen(path, "r");
+        if (f) {
+            if (fscanf(f, "%ld", &earlier) != 1) earlier = -1;
+            fclose(f);
+        }
+        f = fopen(temp, "w");
+        if (!f || fprintf(f, "%ld\n", earlier + 1) < 0 || fclose(f) != 0 || rename(temp, path) != 0) {
+            host->set_error(ctx, "cannot write the count into the state folder");
+            return FF_ERROR;
+        }
+    }
+    for (int64_t waited = 0; waited < sleep; waited += 10) {
+        if (host->cancelled(ctx)) return FF_CANCELLED;
+        sleep_ms(10);
+    }
+    char text[4400];
+    FILE* probe = flag && *flag ? fopen(flag, "r") : NULL;
+    if (probe) {
+        fclose(probe);
+        snprintf(text, sizeof text, "state folder %s; earlier executions %ld", dir ? dir : "(none)", earlier);
+        host->set_error(ctx, text);
+        return FF_ERROR;
+    }
+    int n = snprintf(text, sizeof text, "{\"state_dir\": \"%s\", \"earlier\": %ld}", dir ? dir : "", earlier);
+    char* out = host->output_blob(ctx, "state", (size_t)n);
+    if (!out) return FF_ERROR;
+    memcpy(out, text, (size_t)n);
+    return FF_OK;
+}
+
+static const ff_port_decl resumable_in[] = {OPTIONAL_PORT("image", FF_TYPE_IMAGE, "part of the work's key")};
+static const ff_port_decl resumable_out[] = {PORT("state", FF_TYPE_JSON, "state folder and count")};
+static const ff_param_decl resumable_params[] = {
+    PARAM("fail_if_exists", FF_PARAM_STRING, "", 0, -1, NULL, "fail while this file exists"),
+    PARAM("tag", FF_PARAM_INT, "0", 0, 100, NULL, "any value: part of the work's key"),
+    PARAM("sleep_ms", FF_PARAM_INT, "0", 0, 60000, NULL, "milliseconds to wait after counting")};
+static const ff_op_decl resumable_op = {
+    sizeof(ff_op_decl), "Resumable", "test",
+    "Counts its executions of the same work in its state folder. Used by the tests.",
+    FF_OP_CACHE_ON_DISK, 1, resumable_in, COUNT(resumable_in), resumable_out, COUNT(resumable_out),
+    resumable_params, COUNT(resumable_params), resumable_execute, resumable_validate, NULL};
+
 /* ---- The plugin -------------------------------------------------------------------------- */
 static const ff_op_decl* const ops[] = {&constant_op, &add_op, &fail_op, &sleep_op,
                                         &split_op, &stats_op, &fit_op, &render_op,
-                                        &read_number_op, &write_number_op, &lazy_op};
+                                        &read_number_op, &write_number_op, &lazy_op,
+                                        &resumable_op};
 
 static const ff_plugin_info info = {sizeof(ff_plugin_info), FF_ABI_MAJOR, FF_ABI_MINOR, "test",
                                     "1.0.0", ops, COUNT(ops)};

@@ -55,6 +55,13 @@ public:
     std::string entry_path(const Hash128& key) const;
     const std::string& dir() const { return dir_; }
 
+    // The private state folder of node key `key` (ff_host_api::state_dir): <dir>/state/<key hex>.
+    // Not created here.
+    std::string state_path(const Hash128& key) const;
+    // Removes that folder and everything in it, if it exists; false (with `warning`) if it could
+    // not be removed.
+    bool remove_state(const Hash128& key, std::string& warning) const;
+
 private:
     std::string dir_;
 };

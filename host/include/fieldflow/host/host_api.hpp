@@ -2,6 +2,7 @@
 // (or validation) receives.
 #pragma once
 
+#include <fieldflow/host/cache.hpp>
 #include <fieldflow/host/graph.hpp>
 #include <fieldflow/host/value.hpp>
 #include <fieldflow/plugin.h>
@@ -38,6 +39,11 @@ struct ff_context {
 
     std::map<std::string, fieldflow::host::ValuePtr> inputs; // connected inputs by port
     std::map<std::string, std::shared_ptr<fieldflow::host::Value>> outputs; // written so far
+
+    // The node's cache key and the run's disk cache, for state_dir (no disk cache: no folder).
+    fieldflow::host::Hash128 key;
+    const fieldflow::host::DiskCache* disk = nullptr;
+    std::string state_dir; // created by the first state_dir call; "" until then
 
     std::string error;       // from set_error / set_error_param
     std::string error_param; // the param set_error_param named

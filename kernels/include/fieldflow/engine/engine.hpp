@@ -173,6 +173,18 @@ struct ImageData {
 
 class TrainerImpl;
 
+// Everything a Trainer needs to go on exactly where it stopped: the parameters, the steps done and
+// Adam's moments. The pixel sampler is counter-based on (seed, step), so a Trainer built from the
+// state at step k (same configuration, options and image) continues as the uninterrupted run
+// would, to the rounding of the float atomics that sum grid gradients. Checkpoint files carry it
+// (checkpoint_file.hpp).
+struct TrainerState {
+    Model model;
+    uint32_t step = 0;                 // steps done (Adam's next step is step + 1)
+    std::vector<float> mlp_m, mlp_v;   // Adam moments of Model::mlp, same layout and size
+    std::vector<float> grid_m, grid_v; // Adam moments of Model::grid, same layout and size
+};
+
 // Mean GPU time of one kind of dispatch over profiled steps (Trainer::profile_dispatches).
 struct DispatchTime {
     std::string name; // "train_step", "optimizer"
@@ -184,6 +196,11 @@ public:
     // Uploads the image, initialises the model (or continues from `start`), builds the pipelines.
     Trainer(const Device& device, const ModelConfig& config, const TrainOptions& options,
             const ImageData& image, const Model* start = nullptr);
+    // Resumes from `resume` (a fresh start when null): its model must have `config` and its moments
+    // the model's sizes (EngineError saying what differs). The options and image should be those
+    // of the run that produced it, or the continuation is a different run.
+    Trainer(const Device& device, const ModelConfig& config, const TrainOptions& options,
+            const ImageData& image, const TrainerState* resume);
     ~Trainer();
     Trainer(Trainer&&) noexcept;
     Trainer& operator=(Trainer&&) noexcept;
@@ -194,12 +211,16 @@ public:
     uint32_t step() const; // steps done so far
 
     Model model() const;                          // downloads the current parameters
+    TrainerState state() const;                   // downloads parameters, step and Adam moments
     std::vector<float> render(uint32_t width, uint32_t height) const; // RGB of the current model
     double full_image_mse() const;                // MSE of a render at the image's own size
     uint64_t device_bytes() const;                // device memory this trainer holds
 
     // Nonzero if the last train() saw a non-finite loss (training diverged).
     bool diverged() const;
+    // The first step of the last train() whose loss was not finite (counted like step(), so the
+    // k-th step from the start is k); 0 if none.
+    uint32_t diverged_step() const;
 
     // GPU time of all training steps run so far, from timestamps (seconds; 0 if the device
     // has no timestamps).

@@ -55,12 +55,24 @@ SplatModel initial_splats(const SplatConfig& config, const ImageData& image, uin
 
 class SplatTrainerImpl;
 
+// A splat fit's whole state, as TrainerState is a grid model's: a SplatTrainer built from the state
+// at step k continues as the uninterrupted fit would (to float-atomic rounding of the gradients).
+struct SplatTrainerState {
+    SplatModel model;
+    uint32_t step = 0;                  // steps done
+    std::vector<float> adam_m, adam_v; // Adam moments of SplatModel::params, same layout and size
+};
+
 class SplatTrainer {
 public:
     // Uploads the image, initialises the splats (or continues from `start`, whose count and size
     // must match), builds the pipelines.
     SplatTrainer(const Device& device, const SplatConfig& config, const SplatTrainOptions& options,
                  const ImageData& image, const SplatModel* start = nullptr);
+    // Resumes from `resume` (a fresh start when null); its count, size and moments must match
+    // (EngineError saying what differs).
+    SplatTrainer(const Device& device, const SplatConfig& config, const SplatTrainOptions& options,
+                 const ImageData& image, const SplatTrainerState* resume);
     ~SplatTrainer();
     SplatTrainer(SplatTrainer&&) noexcept;
     SplatTrainer& operator=(SplatTrainer&&) noexcept;
@@ -69,6 +81,7 @@ public:
     float train(uint32_t steps);
     uint32_t step() const;
     SplatModel model() const;
+    SplatTrainerState state() const; // downloads parameters, step and Adam moments
     std::vector<float> render(uint32_t width, uint32_t height) const;
     double full_image_mse() const; // MSE of a render at the image's own size (clamped to [0,1])
     double gpu_seconds() const; // GPU time of all steps so far (timestamps), 0 if unavailable

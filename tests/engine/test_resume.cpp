@@ -1,0 +1,188 @@
+// A trainer stopped at step k, its state passed through a checkpoint file's bytes and restored into
+// a fresh trainer, continues as the uninterrupted run: same model at step N.
+#include "fieldflow/engine/checkpoint_file.hpp"
+#include "fieldflow/engine/splats.hpp"
+#include "test_support.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ff::engine {
+namespace {
+
+ImageData test_image(uint32_t w, uint32_t h) {
+    ImageData img{w, h, std::vector<float>(size_t(w) * h * 3)};
+    for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x) {
+            float u = (x + 0.5f) / w, v = (y + 0.5f) / h;
+            float* p = &img.rgb[(size_t(y) * w + x) * 3];
+            p[0] = 0.5f + 0.4f * std::sin(9.0f * u) * std::cos(5.0f * v);
+            p[1] = (x / 6 + y / 6) % 2 ? 0.8f : 0.2f;
+            p[2] = u * v;
+        }
+    return img;
+}
+
+double max_difference(const std::vector<float>& a, const std::vector<float>& b) {
+    EXPECT_EQ(a.size(), b.size());
+    double d = 0;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) d = std::max(d, double(std::abs(a[i] - b[i])));
+    return d;
+}
+
+double model_difference(const Model& a, const Model& b) {
+    return std::max(max_difference(a.mlp, b.mlp), max_difference(a.grid, b.grid));
+}
+
+// The state at `k`, through encode_checkpoint / decode_checkpoint (the bytes a node would store).
+TrainerState through_checkpoint(const TrainerState& state, ModelKind kind, const ImageData& image) {
+    Checkpoint c;
+    c.kind = kind;
+    c.trainer = state;
+    c.image_width = image.width;
+    c.image_height = image.height;
+    return decode_checkpoint(encode_checkpoint(c), "test").trainer;
+}
+
+struct ResumeResult {
+    double resumed_vs_straight = 0;   // the resumed run against the uninterrupted one
+    double restarted_vs_straight = 0; // a run that kept the weights but lost step and moments
+    Model straight, resumed;
+};
+
+ResumeResult resume_at(const ModelConfig& config, const TrainOptions& options, uint32_t k) {
+    const ImageData image = test_image(40, 30);
+    const ModelKind kind = config.encoding.kind == EncodingKind::coords ? ModelKind::siren : ModelKind::grid;
+    Trainer straight(test::device(), config, options, image);
+    straight.train(options.steps);
+
+    Trainer first(test::device(), config, options, image);
+    first.train(k);
+    const TrainerState state = through_checkpoint(first.state(), kind, image);
+    EXPECT_EQ(state.step, k);
+    Trainer resumed(test::device(), config, options, image, &state);
+    EXPECT_EQ(resumed.step(), k);
+    resumed.train(options.steps - k);
+    EXPECT_EQ(resumed.step(), options.steps);
+    EXPECT_FALSE(resumed.diverged());
+
+    // The control: the same weights at step k, but a fresh step count and fresh Adam moments.
+    Trainer restarted(test::device(), config, options, image, &state.model);
+    restarted.train(options.steps - k);
+
+    ResumeResult r;
+    r.straight = straight.model();
+    r.resumed = resumed.model();
+    r.resumed_vs_straight = model_difference(r.resumed, r.straight);
+    r.restarted_vs_straight = model_difference(restarted.model(), r.straight);
+    return r;
+}
+
+TEST(Resume, GridModelContinuesAsTheUninterruptedRun) {
+    size_t messages = test::device().validation_messages().size();
+    TrainOptions o;
+    o.batch = 512;
+    o.steps = 80;
+    o.seed = 11;
+    ResumeResult r = resume_at(test::default_config(10, 8), o, 33);
+    // Grid gradients are summed by float atomics whose order varies between runs (see
+    // Training.SameSeedSameResult), so the runs agree to rounding, not bit for bit; losing the
+    // step count and moments instead moves the weights by far more.
+    EXPECT_LT(r.resumed_vs_straight, 1e-3);
+    EXPECT_GT(r.restarted_vs_straight, 20 * std::max(r.resumed_vs_straight, 1e-5))
+        << "the control run is too close: the test could not tell a resume from a restart";
+    test::expect_validation_clean(messages);
+}
+
+TEST(Resume, SirenContinuesBitForBit) {
+    // No grid, hence no float atomics: the MLP's gradient partials are summed in a fixed order,
+    // so the resumed run must equal the uninterrupted one exactly.
+    TrainOptions o;
+    o.batch = 256;
+    o.steps = 40;
+    o.seed = 4;
+    o.lr_mlp = 1e-3f;
+    ResumeResult r = resume_at(siren_config(16, 2, 30.0f), o, 17);
+    EXPECT_EQ(r.resumed.mlp, r.straight.mlp);
+    EXPECT_GT(r.restarted_vs_straight, 0.0);
+}
+
+TEST(Resume, LearningRateScheduleFollowsTheRestoredStep) {
+    // Restored past lr_decay_start, a trainer must go on at the decayed rate of its restored step
+    // (a rate taken from step 0 would move the weights ~30x further in the last 15 steps).
+    TrainOptions o;
+    o.batch = 512;
+    o.steps = 60;
+    o.seed = 2;
+    o.lr_decay_start = 0.2f;
+    o.lr_final_scale = 0.01f;
+    ResumeResult r = resume_at(test::default_config(10, 8), o, 45);
+    EXPECT_LT(r.resumed_vs_straight, 1e-3);
+}
+
+TEST(Resume, MismatchedStateIsRefusedWithAMessage) {
+    const ImageData image = test_image(24, 16);
+    const ModelConfig config = test::default_config(6, 4);
+    TrainOptions o;
+    o.batch = 128;
+    Trainer t(test::device(), config, o, image);
+    t.train(3);
+    const TrainerState good = t.state();
+    auto message = [&](const ModelConfig& c, const TrainerState& s) -> std::string {
+        try {
+            Trainer(test::device(), c, o, image, &s);
+        } catch (const EngineError& e) {
+            return e.what();
+        }
+        return "(accepted)";
+    };
+    EXPECT_EQ(message(test::default_config(7, 4), good),
+              "the resumed state's model's configuration differs from the training configuration");
+    TrainerState short_m = good;
+    short_m.mlp_m.pop_back();
+    EXPECT_EQ(message(config, short_m), "the resumed state's MLP Adam m holds " +
+                                            std::to_string(good.mlp_m.size() - 1) +
+                                            " floats, the model needs " + std::to_string(good.mlp_m.size()));
+    TrainerState long_grid_v = good;
+    long_grid_v.grid_v.push_back(0);
+    EXPECT_NE(message(config, long_grid_v).find("grid Adam v holds"), std::string::npos);
+    EXPECT_EQ(message(config, good), "(accepted)");
+}
+
+TEST(Resume, SplatFitContinuesAsTheUninterruptedFit) {
+    size_t messages = test::device().validation_messages().size();
+    const ImageData image = test_image(48, 40);
+    SplatTrainOptions o;
+    o.seed = 3;
+    o.steps = 70;
+    const SplatConfig config{.count = 120};
+    SplatTrainer straight(test::device(), config, o, image);
+    straight.train(o.steps);
+
+    SplatTrainer first(test::device(), config, o, image);
+    first.train(25);
+    Checkpoint c;
+    c.kind = ModelKind::splats;
+    c.splats = first.state();
+    c.image_width = image.width;
+    c.image_height = image.height;
+    const SplatTrainerState state = decode_checkpoint(encode_checkpoint(c), "test").splats;
+    SplatTrainer resumed(test::device(), config, o, image, &state);
+    EXPECT_EQ(resumed.step(), 25u);
+    resumed.train(o.steps - 25);
+
+    SplatTrainer restarted(test::device(), config, o, image, &state.model);
+    restarted.train(o.steps - 25);
+
+    const std::vector<float> want = straight.model().params;
+    const double resumed_diff = max_difference(resumed.model().params, want);
+    const double restarted_diff = max_difference(restarted.model().params, want);
+    // Splat gradients are accumulated with float atomics too: agreement to rounding (positions
+    // and Cholesky factors are in pixels, so the tolerance is relative to a pixel).
+    EXPECT_LT(resumed_diff, 1e-3);
+    EXPECT_GT(restarted_diff, 20 * std::max(resumed_diff, 1e-4));
+    test::expect_validation_clean(messages);
+}
+
+} // namespace
+} // namespace ff::engine
