@@ -6,8 +6,7 @@
 // the same rules as a saved model. Every size is checked against the bytes present before use.
 #include <fieldflow/engine/checkpoint_file.hpp>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "little_endian.hpp"
 
 #include <array>
 #include <bit>
@@ -19,6 +18,8 @@
 
 namespace ff::engine {
 namespace {
+
+using namespace detail;
 
 constexpr std::string_view kMagic = "FFCHKPT\n";
 constexpr size_t kHeaderBytes = 72; // magic .. extra bytes count
@@ -35,25 +36,6 @@ std::array<const char*, kMoments> moment_names(ModelKind kind) {
 [[noreturn]] void fail(std::string_view source, const std::string& what) {
     throw CheckpointError(std::string(source) + ": " + what);
 }
-
-void put_u32(std::vector<std::byte>& out, uint32_t v) {
-    for (int i = 0; i < 4; ++i) out.push_back(std::byte((v >> (8 * i)) & 0xffu));
-}
-void put_u64(std::vector<std::byte>& out, uint64_t v) {
-    for (int i = 0; i < 8; ++i) out.push_back(std::byte((v >> (8 * i)) & 0xffu));
-}
-uint32_t get_u32(const std::byte* p) {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= uint32_t(std::to_integer<uint8_t>(p[i])) << (8 * i);
-    return v;
-}
-uint64_t get_u64(const std::byte* p) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= uint64_t(std::to_integer<uint8_t>(p[i])) << (8 * i);
-    return v;
-}
-
-uint64_t checksum(std::span<const std::byte> bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
 
 // Checked a + b for sizes read from a file.
 std::optional<uint64_t> add(uint64_t a, uint64_t b) {

@@ -5,8 +5,7 @@
 // it has been checked against the bytes actually present.
 #include <fieldflow/engine/model_file.hpp>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "little_endian.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -20,6 +19,8 @@
 
 namespace ff::engine {
 namespace {
+
+using namespace detail;
 
 constexpr std::string_view kMagic = "FFMODEL\n";
 constexpr size_t kChecksumBytes = 8;
@@ -37,29 +38,6 @@ constexpr uint32_t kMaxFourierOctaves = 64;
 
 [[noreturn]] void fail(std::string_view source, const std::string& what) {
     throw ModelFileError(std::string(source) + ": " + what);
-}
-
-// ---- little-endian scalars ----
-
-void put_u32(std::vector<std::byte>& out, uint32_t v) {
-    for (int i = 0; i < 4; ++i) out.push_back(std::byte((v >> (8 * i)) & 0xffu));
-}
-void put_u64(std::vector<std::byte>& out, uint64_t v) {
-    for (int i = 0; i < 8; ++i) out.push_back(std::byte((v >> (8 * i)) & 0xffu));
-}
-uint32_t get_u32(const std::byte* p) {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= uint32_t(std::to_integer<uint8_t>(p[i])) << (8 * i);
-    return v;
-}
-uint64_t get_u64(const std::byte* p) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= uint64_t(std::to_integer<uint8_t>(p[i])) << (8 * i);
-    return v;
-}
-
-uint64_t checksum(std::span<const std::byte> bytes) {
-    return XXH3_64bits(bytes.data(), bytes.size());
 }
 
 // ---- number text ----

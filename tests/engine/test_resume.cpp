@@ -10,19 +10,6 @@
 namespace ff::engine {
 namespace {
 
-ImageData test_image(uint32_t w, uint32_t h) {
-    ImageData img{w, h, std::vector<float>(size_t(w) * h * 3)};
-    for (uint32_t y = 0; y < h; ++y)
-        for (uint32_t x = 0; x < w; ++x) {
-            float u = (x + 0.5f) / w, v = (y + 0.5f) / h;
-            float* p = &img.rgb[(size_t(y) * w + x) * 3];
-            p[0] = 0.5f + 0.4f * std::sin(9.0f * u) * std::cos(5.0f * v);
-            p[1] = (x / 6 + y / 6) % 2 ? 0.8f : 0.2f;
-            p[2] = u * v;
-        }
-    return img;
-}
-
 double max_difference(const std::vector<float>& a, const std::vector<float>& b) {
     EXPECT_EQ(a.size(), b.size());
     double d = 0;
@@ -51,7 +38,7 @@ struct ResumeResult {
 };
 
 ResumeResult resume_at(const ModelConfig& config, const TrainOptions& options, uint32_t k) {
-    const ImageData image = test_image(40, 30);
+    const ImageData image = test::synthetic_image(40, 30);
     const ModelKind kind = config.encoding.kind == EncodingKind::coords ? ModelKind::siren : ModelKind::grid;
     Trainer straight(test::device(), config, options, image);
     straight.train(options.steps);
@@ -121,7 +108,7 @@ TEST(Resume, LearningRateScheduleFollowsTheRestoredStep) {
 }
 
 TEST(Resume, MismatchedStateIsRefusedWithAMessage) {
-    const ImageData image = test_image(24, 16);
+    const ImageData image = test::synthetic_image(24, 16);
     const ModelConfig config = test::default_config(6, 4);
     TrainOptions o;
     o.batch = 128;
@@ -151,7 +138,7 @@ TEST(Resume, MismatchedStateIsRefusedWithAMessage) {
 
 TEST(Resume, SplatFitContinuesAsTheUninterruptedFit) {
     size_t messages = test::device().validation_messages().size();
-    const ImageData image = test_image(48, 40);
+    const ImageData image = test::synthetic_image(48, 40);
     SplatTrainOptions o;
     o.seed = 3;
     o.steps = 70;

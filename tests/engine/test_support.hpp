@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,6 +22,20 @@ inline Device& device() {
 inline void expect_validation_clean(size_t since = 0) {
     std::vector<std::string> m = device().validation_messages();
     EXPECT_EQ(m.size(), since) << (m.size() > since ? m[since] : std::string());
+}
+
+// A small test image with smooth colour, a checkerboard (sharp edges) and a gradient.
+inline ImageData synthetic_image(uint32_t w, uint32_t h) {
+    ImageData img{w, h, std::vector<float>(size_t(w) * h * 3)};
+    for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x) {
+            float u = (x + 0.5f) / w, v = (y + 0.5f) / h;
+            float* p = &img.rgb[(size_t(y) * w + x) * 3];
+            p[0] = 0.5f + 0.4f * std::sin(9.0f * u) * std::cos(5.0f * v);
+            p[1] = (x / 6 + y / 6) % 2 ? 0.8f : 0.2f;
+            p[2] = u * v;
+        }
+    return img;
 }
 
 // A model with every parameter (biases and grid included) random, so no gradient is trivially 0.

@@ -9,19 +9,6 @@
 namespace ff::engine {
 namespace {
 
-ImageData synthetic_image(uint32_t w, uint32_t h) {
-    ImageData img{w, h, std::vector<float>(size_t(w) * h * 3)};
-    for (uint32_t y = 0; y < h; ++y)
-        for (uint32_t x = 0; x < w; ++x) {
-            float u = (x + 0.5f) / w, v = (y + 0.5f) / h;
-            float* p = &img.rgb[(size_t(y) * w + x) * 3];
-            p[0] = 0.5f + 0.4f * std::sin(9.0f * u) * std::cos(5.0f * v);
-            p[1] = (x / 6 + y / 6) % 2 ? 0.8f : 0.2f; // a checkerboard: sharp edges
-            p[2] = u * v;
-        }
-    return img;
-}
-
 TEST(Sampler, SameSeedSameSamplesAndInRange) {
     const uint32_t w = 37, h = 23, batch = 5000;
     auto a = testing::sample_indices(test::device(), 7, 3, batch, w, h);
@@ -47,7 +34,7 @@ TEST(Sampler, SameSeedSameSamplesAndInRange) {
 
 TEST(Training, LossDecreasesAndStateIsConsistent) {
     size_t messages = test::device().validation_messages().size();
-    ImageData img = synthetic_image(48, 40);
+    ImageData img = test::synthetic_image(48, 40);
     ModelConfig c = test::default_config(12, 10);
     TrainOptions o;
     o.batch = 512;
@@ -89,7 +76,7 @@ TEST(Training, LossDecreasesAndStateIsConsistent) {
 
 TEST(Training, SameSeedSameResult) {
     size_t messages = test::device().validation_messages().size();
-    ImageData img = synthetic_image(40, 30);
+    ImageData img = test::synthetic_image(40, 30);
     ModelConfig c = test::default_config(10, 8);
     TrainOptions o;
     o.batch = 512;
@@ -120,7 +107,7 @@ TEST(Training, BadInputsAreClearErrors) {
     ModelConfig c = test::default_config(8, 8);
     TrainOptions o;
     o.batch = 64;
-    ImageData img = synthetic_image(16, 16);
+    ImageData img = test::synthetic_image(16, 16);
     ImageData wrong = img;
     wrong.rgb.pop_back();
     EXPECT_THROW(Trainer(test::device(), c, o, wrong), EngineError);
