@@ -89,8 +89,7 @@ public:
         schedule_.steps = params_.options.steps;
         schedule_.snapshot_steps = resolve_snapshot_steps(params_.snapshot_steps, schedule_.steps);
         schedule_.eval_interval = params_.eval_interval;
-        if (params_.checkpoint_interval > 0)
-            if (std::optional<std::string> dir = node_.state_dir()) checkpoint_ = checkpoint_path(*dir);
+        checkpoint_ = checkpoint_file(node_, params_.checkpoint_interval);
     }
 
     void run() {
@@ -237,23 +236,16 @@ private:
         return message;
     }
 
-    // Writes this work's checkpoint at step `done` (once per step). A checkpoint that cannot be
-    // written costs only the resume: a warning, and training goes on.
+    // Writes this work's checkpoint at step `done` (once per step); a failure is only a warning.
     void save_checkpoint_quietly(uint32_t done) {
         if (!checkpoint_ || done == 0 || done == last_checkpoint_) return;
-        try {
-            TrainingCheckpoint c;
-            c.engine.kind = kind();
-            c.engine.trainer = trainer_->state();
-            c.engine.image_width = image_.width;
-            c.engine.image_height = image_.height;
-            c.progress = progress_;
-            save_checkpoint(*checkpoint_, std::move(c));
-            last_checkpoint_ = done;
-        } catch (const std::exception& e) {
-            node_.warn(std::string("could not write a checkpoint at step ") + std::to_string(done) +
-                       ": " + e.what());
-        }
+        TrainingCheckpoint c;
+        c.engine.kind = kind();
+        c.engine.trainer = trainer_->state();
+        c.engine.image_width = image_.width;
+        c.engine.image_height = image_.height;
+        c.progress = progress_;
+        if (save_checkpoint_or_warn(node_, *checkpoint_, std::move(c), done)) last_checkpoint_ = done;
     }
 
     void snapshot(uint32_t step) {

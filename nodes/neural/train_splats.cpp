@@ -46,9 +46,7 @@ void train_splats(Node& node, const TrainParams& params, const fe::ImageData& im
     options.seed = params.options.seed;
     const Clock::time_point start = Clock::now();
     const uint32_t every = params.checkpoint_interval;
-    std::optional<std::filesystem::path> checkpoint;
-    if (every > 0)
-        if (std::optional<std::string> dir = node.state_dir()) checkpoint = checkpoint_path(*dir);
+    const std::optional<std::filesystem::path> checkpoint = checkpoint_file(node, every);
 
     TrainingProgress progress;
     std::optional<fe::SplatTrainer> trainer;
@@ -73,20 +71,15 @@ void train_splats(Node& node, const TrainParams& params, const fe::ImageData& im
                  std::to_string(options.steps));
 
     uint32_t last_checkpoint = resumed_from;
-    auto save = [&](uint32_t done) { // a checkpoint that cannot be written costs only the resume
+    auto save = [&](uint32_t done) { // a failure is only a warning
         if (!checkpoint || done == 0 || done == last_checkpoint) return;
-        try {
-            TrainingCheckpoint c;
-            c.engine.kind = fe::ModelKind::splats;
-            c.engine.splats = trainer->state();
-            c.engine.image_width = image.width;
-            c.engine.image_height = image.height;
-            c.progress = progress;
-            save_checkpoint(*checkpoint, std::move(c));
-            last_checkpoint = done;
-        } catch (const std::exception& e) {
-            node.warn("could not write a checkpoint at step " + std::to_string(done) + ": " + e.what());
-        }
+        TrainingCheckpoint c;
+        c.engine.kind = fe::ModelKind::splats;
+        c.engine.splats = trainer->state();
+        c.engine.image_width = image.width;
+        c.engine.image_height = image.height;
+        c.progress = progress;
+        if (save_checkpoint_or_warn(node, *checkpoint, std::move(c), done)) last_checkpoint = done;
     };
 
     const uint32_t steps = params.options.steps;

@@ -46,6 +46,24 @@ std::string mismatch(const fe::Checkpoint& c, fe::ModelKind kind, uint32_t width
 
 fs::path checkpoint_path(const fs::path& state_dir) { return state_dir / "checkpoint.ffckpt"; }
 
+std::optional<fs::path> checkpoint_file(const Node& node, uint32_t interval) {
+    if (interval == 0) return std::nullopt;
+    std::optional<std::string> dir = node.state_dir();
+    if (!dir) return std::nullopt;
+    return checkpoint_path(*dir);
+}
+
+bool save_checkpoint_or_warn(const Node& node, const fs::path& path, TrainingCheckpoint checkpoint,
+                             uint32_t step) {
+    try {
+        save_checkpoint(path, std::move(checkpoint));
+        return true;
+    } catch (const std::exception& e) {
+        node.warn("could not write a checkpoint at step " + std::to_string(step) + ": " + e.what());
+        return false;
+    }
+}
+
 std::string progress_json(const TrainingProgress& p) {
     json rows = json::array();
     // One array per row: step, loss, psnr (null where not measured), steps/s, elapsed seconds.

@@ -34,8 +34,17 @@ struct TrainingCheckpoint {
 // <state folder>/checkpoint.ffckpt
 std::filesystem::path checkpoint_path(const std::filesystem::path& state_dir);
 
+// This work's checkpoint file: in the node's state folder when checkpoints are on (`interval` > 0)
+// and the run has one (a disk cache); nullopt otherwise.
+std::optional<std::filesystem::path> checkpoint_file(const Node& node, uint32_t interval);
+
 // Writes the checkpoint at `path` atomically (temporary file + fsync + rename). Throws ff::Error.
 void save_checkpoint(const std::filesystem::path& path, TrainingCheckpoint checkpoint);
+
+// save_checkpoint, where a checkpoint that cannot be written costs only the resume: a warning on
+// `node` naming the step, and training goes on. True if it was written.
+bool save_checkpoint_or_warn(const Node& node, const std::filesystem::path& path,
+                             TrainingCheckpoint checkpoint, uint32_t step);
 
 // nullopt if there is no checkpoint at `path`; throws ff::Error saying why one that exists cannot
 // be used (unreadable, truncated, corrupt, another version, malformed progress).
