@@ -206,7 +206,7 @@ void check_paths(const Args& a, const Model& model, const ff::bench::RgbImage& i
                 "\"loss\":[%.6g,%.6g],\"grad_mlp_rel_l2\":%.3g,\"grad_grid_rel_l2\":%.3g}\n",
                 json_string(dev_fast.kernel_path()).c_str(), json_string(dev_portable.kernel_path()).c_str(),
                 max_render, psnr_fast, psnr_port, n, max_out, f.loss, p.loss,
-                rel_l2(f.grad_mlp, p.grad_mlp), rel_l2(f.grad_grid, p.grad_grid));
+                rel_l2(f.grad_mlp, p.grad_mlp), rel_l2(f.grad_encoding, p.grad_encoding));
     std::fflush(stdout);
 }
 
@@ -220,7 +220,7 @@ void save_init(const Args& a, const Device& device, const ModelConfig& config, c
         if (!f || std::fwrite(data, 1, bytes, f) != bytes || std::fclose(f) != 0)
             throw std::runtime_error(path + ": cannot write");
     };
-    std::vector<float> weights = m.grid;
+    std::vector<float> weights = m.encoding_params;
     weights.insert(weights.end(), m.mlp.begin(), m.mlp.end());
     write(a.save_init + ".init.f32", weights.data(), weights.size() * sizeof(float));
     std::vector<uint32_t> idx;
@@ -231,7 +231,7 @@ void save_init(const Args& a, const Device& device, const ModelConfig& config, c
     }
     write(a.save_init + ".idx.u32", idx.data(), idx.size() * sizeof(uint32_t));
     std::printf("{\"event\":\"saved_init\",\"prefix\":%s,\"grid_floats\":%zu,\"mlp_floats\":%zu}\n",
-                json_string(a.save_init).c_str(), m.grid.size(), m.mlp.size());
+                json_string(a.save_init).c_str(), m.encoding_params.size(), m.mlp.size());
 }
 
 } // namespace

@@ -5,8 +5,9 @@
 // and reads its parameters through the including kernel's macros:
 //   ENC_PARAM(i)           parameter i
 //   ENC_GRAD_ADD(i, v)     accumulate v into the gradient of parameter i (atomic)
-//   ENC_TOUCH(cell)        mark an optimizer cell as touched this step
-// Select one with a define; a new encoding is a new file here plus a define in model_layout.cpp.
+//   ENC_TOUCH(cell)        mark an optimizer cell (ENC_CELL_FEATURES parameters) as touched this step
+// The descriptor (kernels/src/encodings/) defines its glsl_define, which selects the file below;
+// a new encoding is a new file here plus one #elif.
 #ifndef FF_ENCODING_GLSL
 #define FF_ENCODING_GLSL
 
@@ -14,8 +15,10 @@
 #include "encoding_dense_grid.glsl"
 #elif defined(ENCODING_COORDS)
 #include "encoding_coords.glsl"
+#elif defined(ENCODING_HASH_GRID)
+#include "encoding_hash_grid.glsl"
 #else
-#error "no encoding selected (define ENCODING_DENSE_GRID or ENCODING_COORDS)"
+#error "no encoding selected (the descriptor's glsl_define: ENCODING_DENSE_GRID, ...)"
 #endif
 
 #endif

@@ -46,7 +46,16 @@ shared float s_out[OUT_PAD * OS];             // last matrix's output, fp32
 shared float s_subgroup_sum[TILE / 16];       // one loss sum per subgroup (subgroups >= 16 wide)
 
 #ifdef CM_TRAINING
-float cm_dact[MATRICES][MAXW]; // per invocation: d act / d z at the outputs of matrix l
+// Per invocation, d act / d z at each matrix's outputs, kept for the backward pass. Hidden ReLU
+// layers keep one bit per unit (z > 0) instead of a float: at width 64 the float arrays alone
+// were 3 x 64 registers per invocation, which spilled and cut occupancy.
+#define CM_RELU_MASKS (HIDDEN_ACT == ACT_RELU)
+#if CM_RELU_MASKS
+uint cm_relu_mask[LAYERS][(HIDDEN + 31) / 32];
+#else
+float cm_dact_hidden[LAYERS][HIDDEN];
+#endif
+float cm_dact_out[OUT_PAD];
 #endif
 float cm_out[OUT_PAD];         // per invocation: the network output
 
@@ -85,7 +94,12 @@ void cm_activate(int l, uint t) {
         z *= omega;
         float y = act_apply(kind, z);
 #ifdef CM_TRAINING
-        cm_dact[l][o] = omega * act_derivative(kind, z, y);
+        if (l == LAYERS) cm_dact_out[o] = omega * act_derivative(kind, z, y);
+#if CM_RELU_MASKS
+        else if (z > 0.0) cm_relu_mask[l][o / 32] |= 1u << (o % 32);
+#else
+        else cm_dact_hidden[l][o] = omega * act_derivative(kind, z, y);
+#endif
 #endif
         if (l < LAYERS) s_slice[idx] = float16_t(y);
         else cm_out[o] = y;
@@ -94,6 +108,10 @@ void cm_activate(int l, uint t) {
 
 // Slice 0 must be written and a barrier passed. Leaves every layer's input in its slice.
 void cm_forward(uint t) {
+#if defined(CM_TRAINING) && CM_RELU_MASKS
+    [[unroll]] for (int l = 0; l < LAYERS; ++l)
+        [[unroll]] for (int w = 0; w < (HIDDEN + 31) / 32; ++w) cm_relu_mask[l][w] = 0u;
+#endif
     [[unroll]] for (int l = 0; l < MATRICES; ++l) {
         cm_matmul_forward(l);
         barrier();
@@ -122,8 +140,8 @@ float cm_workgroup_sum(float v) {
 
 #ifdef CM_TRAINING
 // Weight and bias gradients of matrix l over the tile (delta^T X_l, sum of delta), times `scale`,
-// written as this workgroup's partial row at `base`.
-void cm_weight_gradients(int l, uint base, float scale) {
+// written to this workgroup's partial row at `base` (first tile) or added to it.
+void cm_weight_gradients(int l, uint base, float scale, bool first) {
     const uint OB = OUT_PAD_L(l) / 16, IB = IN_PAD_L(l) / 16;
     for (uint job = gl_SubgroupID; job < OB * IB; job += gl_NumSubgroups) {
         uint o0 = (job % OB) * 16, i0 = (job / OB) * 16;
@@ -135,14 +153,23 @@ void cm_weight_gradients(int l, uint base, float scale) {
             acc = coopMatMulAddNV(a, b, acc);
         }
         acc = acc * scale;
-        coopMatStoreNV(acc, mlp_partials, base + W_OFF(l) + o0 * IN_PAD_L(l) + i0, IN_PAD_L(l), false);
+        const uint at = base + W_OFF(l) + o0 * IN_PAD_L(l) + i0;
+        if (!first) {
+            CM_F earlier;
+            coopMatLoadNV(earlier, mlp_partials, at, IN_PAD_L(l), false);
+            acc = acc + earlier;
+        }
+        coopMatStoreNV(acc, mlp_partials, at, IN_PAD_L(l), false);
     }
     for (uint o = gl_SubgroupID; o < OUT_L(l); o += gl_NumSubgroups) {
         float s = 0.0;
         for (uint k = gl_SubgroupInvocationID; k < TILE; k += gl_SubgroupSize)
             s += float(s_slice[(SLICE_COL(l + 1) + o) * TS + k]);
         s = subgroupAdd(s);
-        if (subgroupElect()) mlp_partials[base + B_OFF(l) + o] = s * scale;
+        if (subgroupElect()) {
+            const uint at = base + B_OFF(l) + o;
+            mlp_partials[at] = first ? s * scale : mlp_partials[at] + s * scale;
+        }
     }
 }
 
@@ -166,16 +193,21 @@ void cm_input_gradients(int l, uint in_blocks) {
 // Backward over the tile after cm_put_output_delta (and a barrier). `grad_scale` turns the scaled
 // per-sample deltas into the loss's gradient. Returns this sample's dLoss/d(encoding input) for
 // the first ENC_GRAD_DIM inputs, fp32, unscaled.
-void cm_backward(uint t, uint base, float grad_scale, out float dx[ENC_GRAD_DIM]) {
+void cm_backward(uint t, uint base, float grad_scale, bool first, out float dx[ENC_GRAD_DIM]) {
     [[unroll]] for (int l = LAYERS; l >= 0; --l) {
-        cm_weight_gradients(l, base, grad_scale);
+        cm_weight_gradients(l, base, grad_scale, first);
         barrier();
         cm_input_gradients(l, l > 0 ? uint(IN_PAD_L(l) / 16) : uint((ENC_GRAD_DIM + 15) / 16));
         barrier();
         if (l > 0) {
             [[unroll]] for (int i = 0; i < HIDDEN; ++i) {
                 uint idx = (SLICE_COL(l) + i) * TS + t;
-                s_slice[idx] = float16_t(float(s_slice[idx]) * cm_dact[l - 1][i]);
+#if CM_RELU_MASKS
+                const float d = (cm_relu_mask[l - 1][i / 32] & (1u << (i % 32))) != 0u ? OMEGA_L(l - 1) : 0.0;
+#else
+                const float d = cm_dact_hidden[l - 1][i];
+#endif
+                s_slice[idx] = float16_t(float(s_slice[idx]) * d);
             }
             barrier();
         }

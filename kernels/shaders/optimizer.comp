@@ -30,11 +30,11 @@ layout(std430, binding = 2) buffer MlpV { float mlp_v[]; };
 layout(std430, binding = 3) readonly buffer MlpPartials { float mlp_partials[]; };
 layout(std430, binding = 4) readonly buffer LossPartials { float loss_partials[]; };
 layout(std430, binding = 5) buffer LossLog { float loss_log[]; };
-layout(std430, binding = 6) buffer GridParams { float grid_params[]; };
-layout(std430, binding = 7) buffer GridM { float grid_m[]; };
-layout(std430, binding = 8) buffer GridV { float grid_v[]; };
-layout(std430, binding = 9) buffer GridGrad { float grid_grad[]; };
-layout(std430, binding = 10) buffer GridTouched { uint grid_touched[]; };
+layout(std430, binding = 6) buffer EncodingParams { float enc_params[]; };
+layout(std430, binding = 7) buffer EncodingM { float enc_m[]; };
+layout(std430, binding = 8) buffer EncodingV { float enc_v[]; };
+layout(std430, binding = 9) buffer EncodingGrad { float enc_grad[]; };
+layout(std430, binding = 10) buffer EncodingTouched { uint enc_touched[]; };
 
 shared float s_sum[ROW_SLICES][PARAMS_PER_GROUP];
 shared float s_loss[GROUP_SIZE];
@@ -74,19 +74,19 @@ void step_mlp(uint group) {
 
 void step_grid(uint cell) {
     if (cell >= pc.cells) return;
-    const bool touched = grid_touched[cell] != 0u;
+    const bool touched = enc_touched[cell] != 0u;
 #if !GRID_DENSE_ADAM
     if (!touched) return;
 #endif
-    for (uint c = 0; c < GRID_C; ++c) {
-        uint i = cell * GRID_C + c;
-        float m = grid_m[i], v = grid_v[i];
-        grid_params[i] = adam_step(grid_params[i], grid_grad[i], m, v, pc.lr_grid);
-        grid_m[i] = m;
-        grid_v[i] = v;
-        if (touched) grid_grad[i] = 0.0;
+    for (uint c = 0; c < ENC_CELL_FEATURES; ++c) {
+        uint i = cell * ENC_CELL_FEATURES + c;
+        float m = enc_m[i], v = enc_v[i];
+        enc_params[i] = adam_step(enc_params[i], enc_grad[i], m, v, pc.lr_grid);
+        enc_m[i] = m;
+        enc_v[i] = v;
+        if (touched) enc_grad[i] = 0.0;
     }
-    if (touched) grid_touched[cell] = 0u;
+    if (touched) enc_touched[cell] = 0u;
 }
 
 void main() {

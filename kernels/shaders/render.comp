@@ -24,10 +24,10 @@ layout(local_size_x = 64) in;
 #endif
 
 layout(std430, binding = 0) readonly buffer MlpParams { float mlp_params[]; };
-layout(std430, binding = 1) readonly buffer GridParams { float grid_params[]; };
+layout(std430, binding = 1) readonly buffer EncodingParams { float enc_params[]; };
 layout(std430, binding = 2) writeonly buffer Output { float rgb[]; };
 
-#define ENC_PARAM(i) grid_params[i]
+#define ENC_PARAM(i) enc_params[i]
 #include "encoding.glsl"
 #if COOPMAT
 #include "mlp_coopmat.glsl"

@@ -1,8 +1,10 @@
 #version 450
-// One training step for a tile of TILE samples per workgroup, fused: draw samples (counter-based
-// RNG), fetch targets, encode, forward, MSE loss, backward. Weight gradients are reduced over the
-// tile in shared memory and written as one partial row per workgroup (summed deterministically by
-// optimizer.comp); grid gradients are scattered with float atomics and their cells marked touched.
+// One training step, fused: draw samples (counter-based RNG), fetch targets, encode, forward, MSE
+// loss, backward. Persistent workgroups: a fixed number of workgroups (at most one per tile, see
+// Trainer) loop over the batch's tiles of TILE samples, so memory and the final reduction do not
+// grow with the batch. Weight gradients are reduced over each tile and accumulated into the
+// workgroup's own partial row (no atomics; summed deterministically by optimizer.comp); encoding
+// gradients are scattered with float atomics and their cells marked touched.
 // With EXPLICIT_SAMPLES the uvs and targets come from buffers and outputs are written (tests).
 // COOPMAT=1 runs the MLP body on tensor cores (mlp_coopmat.glsl); everything else is shared.
 #ifndef COOPMAT
@@ -28,11 +30,11 @@
 layout(local_size_x = TILE) in;
 
 layout(std430, binding = 0) readonly buffer MlpParams { float mlp_params[]; };
-layout(std430, binding = 1) readonly buffer GridParams { float grid_params[]; };
-layout(std430, binding = 2) buffer GridGrad { float grid_grad[]; };
-layout(std430, binding = 3) buffer GridTouched { uint grid_touched[]; };
-layout(std430, binding = 4) writeonly buffer MlpPartials { float mlp_partials[]; };
-layout(std430, binding = 5) writeonly buffer LossPartials { float loss_partials[]; };
+layout(std430, binding = 1) readonly buffer EncodingParams { float enc_params[]; };
+layout(std430, binding = 2) buffer EncodingGrad { float enc_grad[]; };
+layout(std430, binding = 3) buffer EncodingTouched { uint enc_touched[]; };
+layout(std430, binding = 4) buffer MlpPartials { float mlp_partials[]; };
+layout(std430, binding = 5) buffer LossPartials { float loss_partials[]; };
 #ifdef EXPLICIT_SAMPLES
 layout(std430, binding = 6) readonly buffer SampleUv { vec2 sample_uv[]; };
 layout(std430, binding = 7) readonly buffer SampleTarget { float sample_target[]; };
@@ -44,9 +46,9 @@ layout(std430, binding = 6) readonly buffer Image { uint image_rgba8[]; };
 #endif
 #endif
 
-#define ENC_PARAM(i) grid_params[i]
-#define ENC_GRAD_ADD(i, v) atomicAdd(grid_grad[i], v)
-#define ENC_TOUCH(cell) grid_touched[cell] = 1u
+#define ENC_PARAM(i) enc_params[i]
+#define ENC_GRAD_ADD(i, v) atomicAdd(enc_grad[i], v)
+#define ENC_TOUCH(cell) enc_touched[cell] = 1u
 #include "encoding.glsl"
 
 #if COOPMAT
@@ -65,18 +67,15 @@ shared float s_loss[TILE];
 #include "mlp.glsl"
 #endif
 
-void main() {
+// The workgroup's partial row takes this tile's sum: written by its first tile, added to after.
+#define ACCUMULATE(dst, v) dst = first ? (v) : dst + (v)
+
+// One tile of TILE samples (workgroup-uniform call: it passes barriers).
+void train_tile(uint tile, bool first) {
     const uint t = gl_LocalInvocationID.x;
     const uint wg = gl_WorkGroupID.x;
-    const uint s = gl_GlobalInvocationID.x;
+    const uint s = tile * TILE + t;
     const bool in_batch = s < pc.batch;
-
-#if COOPMAT
-    cm_load_weights(t);
-#elif WEIGHTS_IN_SHARED
-    for (uint i = t; i < MLP_PARAMS; i += TILE) s_w[i] = mlp_params[i];
-    barrier();
-#endif
 
     // ---- sample and target
     vec2 uv = vec2(0.5);
@@ -103,7 +102,7 @@ void main() {
     barrier();
     cm_forward(t);
 #define NET_OUT(o) cm_out[o]
-#define NET_DACT_OUT(o) cm_dact[LAYERS][o]
+#define NET_DACT_OUT(o) cm_dact_out[o]
 #else
     for (int i = 0; i < IN_PAD; ++i) mlp_act[0][i] = x[i];
     mlp_forward();
@@ -136,9 +135,9 @@ void main() {
     for (int o = 0; o < OUT_PAD; ++o) out_delta[o] = delta[o];
     cm_put_output_delta(t, out_delta);
     float tile_loss = cm_workgroup_sum(in_batch ? sq : 0.0); // its barrier also publishes the deltas
-    if (t == 0) loss_partials[wg] = tile_loss;
+    if (t == 0) ACCUMULATE(loss_partials[wg], tile_loss);
     float dx[ENC_GRAD_DIM];
-    cm_backward(t, wg * uint(MLP_PARAMS), scale / CM_LOSS_SCALE, dx);
+    cm_backward(t, wg * uint(MLP_PARAMS), scale / CM_LOSS_SCALE, first, dx);
 #else
     s_loss[t] = in_batch ? sq : 0.0;
     barrier();
@@ -146,7 +145,7 @@ void main() {
         if (t < stride) s_loss[t] += s_loss[t + stride];
         barrier();
     }
-    if (t == 0) loss_partials[wg] = s_loss[0];
+    if (t == 0) ACCUMULATE(loss_partials[wg], s_loss[0]);
 
     // ---- backward, last matrix first
     float dx[MAXW];
@@ -162,11 +161,11 @@ void main() {
             if (e < n_out * n_in) {
                 int o = e / n_in, i = e - o * n_in;
                 for (int k = 0; k < TILE; ++k) sum += s_delta[o][k] * s_act[i][k];
-                mlp_partials[base + W_OFF(l) + o * IN_PAD_L(l) + i] = sum;
+                ACCUMULATE(mlp_partials[base + W_OFF(l) + o * IN_PAD_L(l) + i], sum);
             } else {
                 int o = e - n_out * n_in;
                 for (int k = 0; k < TILE; ++k) sum += s_delta[o][k];
-                mlp_partials[base + B_OFF(l) + o] = sum;
+                ACCUMULATE(mlp_partials[base + B_OFF(l) + o], sum);
             }
         }
         barrier(); // the shared tile is rewritten by the next matrix
@@ -183,8 +182,22 @@ void main() {
 
     // ---- encoding gradients
     if (in_batch) {
-        float dgrid[ENC_GRAD_DIM];
-        for (int c = 0; c < ENC_GRAD_DIM; ++c) dgrid[c] = dx[c];
-        encode_backward(uv, dgrid);
+        float dparams[ENC_GRAD_DIM];
+        for (int c = 0; c < ENC_GRAD_DIM; ++c) dparams[c] = dx[c];
+        encode_backward(uv, dparams);
+    }
+}
+
+void main() {
+#if COOPMAT
+    cm_load_weights(gl_LocalInvocationID.x);
+#elif WEIGHTS_IN_SHARED
+    for (uint i = gl_LocalInvocationID.x; i < MLP_PARAMS; i += TILE) s_w[i] = mlp_params[i];
+#endif
+    barrier();
+    const uint tiles = (pc.batch + TILE - 1) / TILE;
+    for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
+        train_tile(tile, tile == gl_WorkGroupID.x);
+        barrier(); // the next tile rewrites the shared arrays
     }
 }

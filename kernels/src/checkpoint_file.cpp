@@ -30,7 +30,7 @@ constexpr size_t kMoments = 4;
 // and v; splats: the parameters' m and v, then two empty arrays).
 std::array<const char*, kMoments> moment_names(ModelKind kind) {
     if (kind == ModelKind::splats) return {"splat Adam m", "splat Adam v", "(unused)", "(unused)"};
-    return {"MLP Adam m", "MLP Adam v", "grid Adam m", "grid Adam v"};
+    return {"MLP Adam m", "MLP Adam v", "encoding Adam m", "encoding Adam v"};
 }
 
 [[noreturn]] void fail(std::string_view source, const std::string& what) {
@@ -55,8 +55,8 @@ MomentViews moments_of(const Checkpoint& c) {
         return {{&c.splats.adam_m, &c.splats.adam_v, &none, &none},
                 {c.splats.model.params.size(), c.splats.model.params.size(), 0, 0}};
     const Model& m = c.trainer.model;
-    return {{&c.trainer.mlp_m, &c.trainer.mlp_v, &c.trainer.grid_m, &c.trainer.grid_v},
-            {m.mlp.size(), m.mlp.size(), m.grid.size(), m.grid.size()}};
+    return {{&c.trainer.mlp_m, &c.trainer.mlp_v, &c.trainer.encoding_m, &c.trainer.encoding_v},
+            {m.mlp.size(), m.mlp.size(), m.encoding_params.size(), m.encoding_params.size()}};
 }
 
 ModelFile model_file_of(const Checkpoint& c) {
@@ -184,7 +184,7 @@ Checkpoint decode_checkpoint(std::span<const std::byte> bytes, std::string_view 
     std::array<std::vector<float>*, kMoments> targets{};
     std::vector<float> unused;
     if (c.kind == ModelKind::splats) targets = {&c.splats.adam_m, &c.splats.adam_v, &unused, &unused};
-    else targets = {&c.trainer.mlp_m, &c.trainer.mlp_v, &c.trainer.grid_m, &c.trainer.grid_v};
+    else targets = {&c.trainer.mlp_m, &c.trainer.mlp_v, &c.trainer.encoding_m, &c.trainer.encoding_v};
     const std::byte* at = p + kHeaderBytes + model_bytes;
     for (size_t i = 0; i < kMoments; ++i) {
         if (counts[i] != need.need[i])

@@ -1,4 +1,5 @@
 #include "gpu_model.hpp"
+#include "encodings/encoding.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -36,11 +37,12 @@ void fill_zero(CommandRunner& runner, const std::vector<const Buffer*>& buffers)
 
 void require_consistent(const Model& m) {
     require_valid(m.config);
-    size_t grid = size_t(m.config.grid_width) * m.config.grid_height * m.config.grid_channels;
+    size_t encoding = size_t(m.config.encoding_parameter_count());
     size_t mlp = mlp_layout(m.config).total;
-    if (m.grid.size() != grid)
-        throw EngineError("model grid holds " + std::to_string(m.grid.size()) + " floats, its " +
-                          "configuration needs " + std::to_string(grid));
+    if (m.encoding_params.size() != encoding)
+        throw EngineError("model encoding (" + std::string(encoding_of(m.config).name) + ") holds " +
+                          std::to_string(m.encoding_params.size()) + " floats, its configuration needs " +
+                          std::to_string(encoding));
     if (m.mlp.size() != mlp)
         throw EngineError("model MLP holds " + std::to_string(m.mlp.size()) + " floats, its " +
                           "configuration needs " + std::to_string(mlp));
@@ -49,19 +51,20 @@ void require_consistent(const Model& m) {
 GpuModel::GpuModel(DeviceImpl& device, CommandRunner& runner, const Model& model)
     : config(model.config), layout(mlp_layout(model.config)),
       mlp(device, model.mlp.size() * 4, MemoryKind::device_local, "MLP parameters"),
-      grid(device, model.grid.size() * 4, MemoryKind::device_local, "feature grid") {
+      encoding(device, model.encoding_params.size() * 4, MemoryKind::device_local,
+               std::string(detail::encoding_of(model.config).parameters)) {
     require_consistent(model);
     upload(device, runner, mlp, model.mlp.data(), model.mlp.size() * 4);
-    upload(device, runner, grid, model.grid.data(), model.grid.size() * 4);
+    upload(device, runner, encoding, model.encoding_params.data(), model.encoding_params.size() * 4);
 }
 
 Model GpuModel::download(DeviceImpl& device, CommandRunner& runner) const {
     Model m;
     m.config = config;
     m.mlp.resize(layout.total);
-    m.grid.resize(size_t(config.grid_width) * config.grid_height * config.grid_channels);
+    m.encoding_params.resize(size_t(config.encoding_parameter_count()));
     detail::download(device, runner, mlp, m.mlp.data(), m.mlp.size() * 4);
-    detail::download(device, runner, grid, m.grid.data(), m.grid.size() * 4);
+    detail::download(device, runner, encoding, m.encoding_params.data(), m.encoding_params.size() * 4);
     return m;
 }
 
@@ -79,6 +82,25 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
     return choose_tiling(config, limits.maxComputeSharedMemorySize, limits.maxComputeWorkGroupInvocations);
 }
 
+uint32_t persistent_groups(const DeviceImpl& device, uint32_t tiles, uint32_t mlp_floats) {
+    // Enough workgroups to fill the device several times over; more only add partial rows to
+    // reduce. FIELDFLOW_TRAIN_GROUPS overrides (measurements). A CPU driver runs a few threads.
+    uint32_t cap = device.info().type == "cpu" ? 64u : 512u;
+    if (const char* env = std::getenv("FIELDFLOW_TRAIN_GROUPS"); env && *env) {
+        char* end = nullptr;
+        unsigned long v = std::strtoul(env, &end, 10);
+        if (*end != '\0' || v == 0 || v > (1u << 20))
+            throw EngineError(std::string("FIELDFLOW_TRAIN_GROUPS='") + env + "' must be 1..1048576");
+        cap = uint32_t(v);
+    }
+    // The partial rows must fit one storage buffer binding.
+    const uint64_t row_bytes = uint64_t(mlp_floats) * 4;
+    const uint64_t fit = device.properties().limits.maxStorageBufferRange / std::max<uint64_t>(row_bytes, 1);
+    cap = uint32_t(std::min<uint64_t>(cap, std::max<uint64_t>(fit, 1)));
+    cap = std::min(cap, device.properties().limits.maxComputeWorkGroupCount[0]);
+    return std::max(1u, std::min(tiles, cap));
+}
+
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
                            bool explicit_samples) {
     Defines d = model_defines(config);
@@ -90,7 +112,7 @@ const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const 
 }
 
 std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner,
-                                  const ModelConfig& config, const Buffer& mlp, const Buffer& grid,
+                                  const ModelConfig& config, const Buffer& mlp, const Buffer& encoding,
                                   uint32_t width, uint32_t height, double* gpu_seconds) {
     if (width == 0 || height == 0)
         throw EngineError("render size " + std::to_string(width) + "x" + std::to_string(height) +
@@ -123,7 +145,7 @@ std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner,
     GpuTimer timer(device, 2);
     Buffer out(device, bytes, MemoryKind::device_local, "render output");
     Buffer staging(device, bytes, MemoryKind::readback, "render readback");
-    DescriptorSet set(device, k, {&mlp, &grid, &out});
+    DescriptorSet set(device, k, {&mlp, &encoding, &out});
     PushConstants pc;
     pc.grid_w = config.grid_width;
     pc.grid_h = config.grid_height;
@@ -187,7 +209,7 @@ std::vector<float> render(const Device& device, const Model& model, uint32_t wid
                           uint32_t height) {
     detail::CommandRunner runner(device.impl());
     detail::GpuModel gpu(device.impl(), runner, model);
-    return detail::render_buffers(device.impl(), runner, model.config, gpu.mlp, gpu.grid, width,
+    return detail::render_buffers(device.impl(), runner, model.config, gpu.mlp, gpu.encoding, width,
                                   height);
 }
 

@@ -19,7 +19,7 @@ struct GpuModel {
     ModelConfig config;
     MlpLayout layout;
     Buffer mlp;  // Model::mlp
-    Buffer grid; // Model::grid
+    Buffer encoding; // Model::encoding_params
     GpuModel(DeviceImpl& device, CommandRunner& runner, const Model& model);
     Model download(DeviceImpl& device, CommandRunner& runner) const;
 };
@@ -31,16 +31,20 @@ void require_consistent(const Model& model);
 // and the model fits their shared memory, else the portable kernels.
 TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config);
 
+// Workgroups of one training dispatch: each loops over tiles (train_step.comp), so the gradient
+// partial rows (one per workgroup, mlp_floats each) do not grow with the batch. At most `tiles`.
+uint32_t persistent_groups(const DeviceImpl& device, uint32_t tiles, uint32_t mlp_floats);
+
 // The fused training kernel for a model on this device (EXPLICIT_SAMPLES for tests).
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
                            bool explicit_samples);
 
-// Renders width x height pixel centres of the model held in `mlp` / `grid` (one dispatch) and
+// Renders width x height pixel centres of the model held in `mlp` / `encoding` (one dispatch) and
 // returns config.output_dims floats per pixel.
 // When gpu_seconds is given, it receives the render dispatch's own GPU time (timestamps; 0 if the
 // device has none).
 std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner,
-                                  const ModelConfig& config, const Buffer& mlp, const Buffer& grid,
+                                  const ModelConfig& config, const Buffer& mlp, const Buffer& encoding,
                                   uint32_t width, uint32_t height, double* gpu_seconds = nullptr);
 
 // Times GPU work with a timestamp query pool of `count` entries (no pool if the device has no

@@ -1,4 +1,5 @@
 #include "model_layout.hpp"
+#include "encodings/encoding.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -13,27 +14,28 @@ uint32_t round16(uint32_t n) { return (n + 15u) / 16u * 16u; }
 } // namespace
 
 uint32_t ModelConfig::input_width() const {
-    if (encoding.kind == EncodingKind::coords) return 2u;
-    return grid_channels + (encoding.subcell ? 2u : 0u) + 4u * encoding.fourier_octaves;
+    const detail::EncodingDescriptor* e = nullptr;
+    for (const detail::EncodingDescriptor* d : detail::all_encodings())
+        if (d->kind == encoding.kind) e = d;
+    return e ? e->input_width(*this) : 0u; // an unknown kind is reported by validate()
+}
+uint64_t ModelConfig::encoding_parameter_count() const {
+    for (const detail::EncodingDescriptor* d : detail::all_encodings())
+        if (d->kind == encoding.kind) return d->parameter_count(*this);
+    return 0;
 }
 uint32_t ModelConfig::padded_input_width() const { return round16(input_width()); }
 uint32_t ModelConfig::padded_output_width() const { return round16(output_dims); }
 
 std::string ModelConfig::validate() const {
     std::ostringstream e;
-    const bool coords = encoding.kind == EncodingKind::coords;
-    if (encoding.kind != EncodingKind::dense_grid && !coords) e << "unknown encoding; ";
-    if (coords && (grid_width != 0 || grid_height != 0))
-        e << "grid size " << grid_width << "x" << grid_height
-          << " must be 0x0 with the coords encoding (it has no grid); ";
-    if (!coords && (grid_width < 2 || grid_height < 2))
-        e << "grid size " << grid_width << "x" << grid_height << " must be at least 2x2; ";
-    if (uint64_t(grid_width) * grid_height > (1u << 26))
-        e << "grid size " << grid_width << "x" << grid_height << " is too large; ";
-    if (grid_channels < 1 || grid_channels > 16)
-        e << "grid_channels " << grid_channels << " must be 1..16; ";
-    if (encoding.fourier_octaves > 8)
-        e << "fourier_octaves " << encoding.fourier_octaves << " must be 0..8; ";
+    bool known = false;
+    for (const detail::EncodingDescriptor* d : detail::all_encodings())
+        if (d->kind == encoding.kind) {
+            known = true;
+            d->validate(*this, e);
+        }
+    if (!known) e << "unknown encoding (this build has " << detail::encoding_names() << "); ";
     if (hidden_width != 16 && hidden_width != 32 && hidden_width != 64 && hidden_width != 128)
         e << "hidden_width " << hidden_width << " must be 16, 32, 64 or 128; ";
     if (hidden_layers < 1 || hidden_layers > 8)
@@ -52,7 +54,7 @@ std::string ModelConfig::validate() const {
 }
 
 uint64_t Model::parameter_count() const {
-    uint64_t n = uint64_t(config.grid_width) * config.grid_height * config.grid_channels;
+    uint64_t n = config.encoding_parameter_count();
     uint32_t in = config.input_width();
     for (uint32_t l = 0; l <= config.hidden_layers; ++l) {
         uint32_t out = l == config.hidden_layers ? config.output_dims : config.hidden_width;
@@ -73,6 +75,12 @@ struct SplitMix {
         return z ^ (z >> 31);
     }
     float uniform(float lo, float hi) { return lo + (hi - lo) * float((next() >> 40) * 0x1p-24); }
+};
+
+struct SplitMixSource : detail::UniformSource {
+    SplitMix& rng;
+    explicit SplitMixSource(SplitMix& r) : rng(r) {}
+    float uniform(float lo, float hi) override { return rng.uniform(lo, hi); }
 };
 
 constexpr float kReluBiasInit = 0.1f; // hidden ReLU layers' initial biases (see initial_model)
@@ -115,11 +123,10 @@ Model initial_model(const ModelConfig& config, uint64_t seed) {
         float bias = !last && config.hidden_activation == Activation::relu ? kReluBiasInit : 0.0f;
         for (uint32_t o = 0; o < L.out_logical[l]; ++o) m.mlp[L.bias_offset[l] + o] = bias;
     }
-    // Grid: small zero-mean noise (breaks symmetry between channels; the encoding terms carry the
-    // position signal at the start).
-    size_t cells = size_t(config.grid_width) * config.grid_height * config.grid_channels;
-    m.grid.resize(cells);
-    for (float& g : m.grid) g = rng.uniform(-1e-2f, 1e-2f);
+    // The encoding's parameters, drawn after the MLP's from the same generator.
+    m.encoding_params.resize(config.encoding_parameter_count());
+    SplitMixSource source(rng);
+    detail::encoding_of(config).initialise(config, source, m.encoding_params);
     return m;
 }
 
@@ -219,14 +226,13 @@ Defines model_defines(const ModelConfig& c) {
         auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
         return "float(" + std::string(buffer, end) + ")";
     };
-    const bool coords = c.encoding.kind == EncodingKind::coords;
-    return {
-        {coords ? "ENCODING_COORDS" : "ENCODING_DENSE_GRID", "1"},
-        {"GRID_C", s(c.grid_channels)},
-        {"ENC_SUBCELL", c.encoding.subcell ? "1" : "0"},
-        {"ENC_OCTAVES", s(c.encoding.fourier_octaves)},
+    const detail::EncodingDescriptor& encoding = encoding_of(c);
+    Defines d = {
+        {std::string(encoding.glsl_define), "1"},
         {"IN_DIM", s(c.input_width())},
         {"IN_PAD", s(c.padded_input_width())},
+        {"ENC_GRAD_INPUTS", s(encoding.gradient_inputs(c))},
+        {"ENC_CELL_FEATURES", s(encoding.cell_features(c))},
         {"HIDDEN", s(c.hidden_width)},
         {"LAYERS", s(c.hidden_layers)},
         {"OUT_DIM", s(c.output_dims)},
@@ -236,6 +242,8 @@ Defines model_defines(const ModelConfig& c) {
         {"FIRST_OMEGA", f(c.first_omega)},
         {"HIDDEN_OMEGA", f(c.hidden_omega)},
     };
+    encoding.defines(c, d);
+    return d;
 }
 
 } // namespace detail

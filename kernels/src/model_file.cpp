@@ -6,6 +6,7 @@
 #include <fieldflow/engine/model_file.hpp>
 
 #include "little_endian.hpp"
+#include "encodings/encoding.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -81,7 +82,7 @@ std::optional<uint64_t> mul(uint64_t a, uint64_t b) {
 std::string structural_problem(const ModelConfig& c) {
     auto in_range = [](uint32_t v, uint32_t lo, uint32_t hi) { return v >= lo && v <= hi; };
     // The coords encoding has no grid (0x0); the engine's rules say which sizes each one takes.
-    const uint32_t min_side = c.encoding.kind == EncodingKind::coords ? 0 : 1;
+    const uint32_t min_side = c.encoding.kind == EncodingKind::dense_grid ? 1 : 0;
     if (!in_range(c.grid_width, min_side, kMaxGridSide) || !in_range(c.grid_height, min_side, kMaxGridSide))
         return "grid size " + std::to_string(c.grid_width) + "x" + std::to_string(c.grid_height) +
                " outside " + std::to_string(min_side) + ".." + std::to_string(kMaxGridSide);
@@ -272,6 +273,29 @@ void append_line(std::string& header, std::string_view key, std::string_view val
     header.append(key).append(" ").append(value).append("\n");
 }
 
+// An encoding's own keys, written as header lines and read through the strict FieldReader.
+class HeaderLines : public HeaderWriter {
+public:
+    explicit HeaderLines(std::string& header) : header_(header) {}
+    void u32(std::string_view key, uint32_t value) override { append_line(header_, key, std::to_string(value)); }
+    void real(std::string_view key, float value) override { append_line(header_, key, number_text(value)); }
+    void boolean(std::string_view key, bool value) override { append_line(header_, key, value ? "1" : "0"); }
+
+private:
+    std::string& header_;
+};
+
+class FieldSource : public HeaderReader {
+public:
+    explicit FieldSource(FieldReader& fields) : fields_(fields) {}
+    uint32_t u32(std::string_view key) override { return fields_.u32(key); }
+    float positive_real(std::string_view key) override { return fields_.positive_float(key); }
+    bool boolean(std::string_view key) override { return fields_.boolean(key); }
+
+private:
+    FieldReader& fields_;
+};
+
 void check_text_field(std::string_view name, const std::string& value) {
     if (!text_value_ok(value))
         throw ModelFileError("cannot encode model file: " + std::string(name) +
@@ -286,11 +310,8 @@ std::optional<size_t> first_non_finite(const std::vector<float>& values) {
     return std::nullopt;
 }
 
-std::string_view encoding_name(EncodingKind kind) {
-    return kind == EncodingKind::coords ? "coords" : "dense_grid";
-}
-
-// The kind a configuration implies: the coords encoding is a SIREN, the dense grid a grid model.
+// The kind a configuration implies: the coords encoding is a SIREN; a feature grid (dense or hashed)
+// with its MLP is a grid model.
 ModelKind kind_of(const ModelConfig& c) {
     return c.encoding.kind == EncodingKind::coords ? ModelKind::siren : ModelKind::grid;
 }
@@ -318,9 +339,7 @@ std::string_view activation_name(Activation activation) {
     return "unknown";
 }
 
-uint64_t grid_float_count(const ModelConfig& c) {
-    return uint64_t(c.grid_width) * c.grid_height * c.grid_channels;
-}
+uint64_t encoding_float_count(const ModelConfig& c) { return c.encoding_parameter_count(); }
 
 uint64_t mlp_float_count(const ModelConfig& c) {
     // hidden_layers + 1 matrices, each weights [out][in_padded] + biases [out], padded sizes.
@@ -409,14 +428,14 @@ std::vector<std::byte> encode_model_file(const ModelFile& file) {
         throw ModelFileError("cannot encode model file: unknown model kind");
     if (std::string problem = config_problem(c); !problem.empty())
         throw ModelFileError("cannot encode model file: invalid configuration (" + problem + ")");
-    if (file.model.grid.size() != grid_float_count(c) || file.model.mlp.size() != mlp_float_count(c))
-        throw ModelFileError("cannot encode model file: payload size mismatch (grid has " +
-                             std::to_string(file.model.grid.size()) + " floats, configuration needs " +
-                             std::to_string(grid_float_count(c)) + "; mlp has " +
+    if (file.model.encoding_params.size() != encoding_float_count(c) || file.model.mlp.size() != mlp_float_count(c))
+        throw ModelFileError("cannot encode model file: payload size mismatch (encoding has " +
+                             std::to_string(file.model.encoding_params.size()) + " floats, configuration needs " +
+                             std::to_string(encoding_float_count(c)) + "; mlp has " +
                              std::to_string(file.model.mlp.size()) + ", needs " +
                              std::to_string(mlp_float_count(c)) + ")");
-    if (auto i = first_non_finite(file.model.grid))
-        throw ModelFileError("cannot encode model file: grid value " + std::to_string(*i) +
+    if (auto i = first_non_finite(file.model.encoding_params))
+        throw ModelFileError("cannot encode model file: encoding value " + std::to_string(*i) +
                              " is not finite");
     if (auto i = first_non_finite(file.model.mlp))
         throw ModelFileError("cannot encode model file: mlp value " + std::to_string(*i) +
@@ -424,18 +443,16 @@ std::vector<std::byte> encode_model_file(const ModelFile& file) {
     if (kind_of(c) != file.kind)
         throw ModelFileError("cannot encode model file: a " + std::string(model_kind_name(file.kind)) +
                              " model needs the " +
-                             (file.kind == ModelKind::siren ? "coords" : "dense_grid") + " encoding");
+                             (file.kind == ModelKind::siren ? "coords" : "dense_grid or hash_grid") + " encoding");
     check_common(file);
 
     std::string header(kMagic);
     append_line(header, "version", version_text());
     append_line(header, "model", model_kind_name(file.kind));
-    append_line(header, "encoding", encoding_name(c.encoding.kind));
-    append_line(header, "grid_width", std::to_string(c.grid_width));
-    append_line(header, "grid_height", std::to_string(c.grid_height));
-    append_line(header, "grid_channels", std::to_string(c.grid_channels));
-    append_line(header, "subcell", c.encoding.subcell ? "1" : "0");
-    append_line(header, "fourier_octaves", std::to_string(c.encoding.fourier_octaves));
+    const EncodingDescriptor& encoding = encoding_of(c);
+    append_line(header, "encoding", encoding.name);
+    HeaderLines lines(header);
+    encoding.write_header(c, lines);
     append_line(header, "hidden_width", std::to_string(c.hidden_width));
     append_line(header, "hidden_layers", std::to_string(c.hidden_layers));
     append_line(header, "hidden_activation", activation_name(c.hidden_activation));
@@ -444,10 +461,10 @@ std::vector<std::byte> encode_model_file(const ModelFile& file) {
     append_line(header, "first_omega", number_text(c.first_omega));
     append_line(header, "hidden_omega", number_text(c.hidden_omega));
     append_training(header, file);
-    append_line(header, "grid_floats", std::to_string(file.model.grid.size()));
+    append_line(header, "grid_floats", std::to_string(file.model.encoding_params.size()));
     append_line(header, "mlp_floats", std::to_string(file.model.mlp.size()));
     header.append("end\n");
-    return finish(header, {&file.model.grid, &file.model.mlp});
+    return finish(header, {&file.model.encoding_params, &file.model.mlp});
 }
 
 ModelFile decode_model_file(std::span<const std::byte> bytes, std::string_view source) {
@@ -555,20 +572,17 @@ ModelFile decode_model_file(std::span<const std::byte> bytes, std::string_view s
         fail(source, "payload size mismatch (a " + std::string(model_kind_name(file.kind)) +
                          " model has no splat floats)");
     ModelConfig& c = file.model.config;
-    const std::string& encoding = fields.text("encoding");
-    if (encoding == "dense_grid") c.encoding.kind = EncodingKind::dense_grid;
-    else if (encoding == "coords") c.encoding.kind = EncodingKind::coords;
-    else
-        fail(source, "invalid configuration (encoding '" + encoding +
-                         "' is not supported; this build reads dense_grid and coords)");
+    const std::string& encoding_name = fields.text("encoding");
+    const EncodingDescriptor* encoding = find_encoding(encoding_name);
+    if (!encoding)
+        fail(source, "invalid configuration (encoding '" + encoding_name +
+                         "' is not supported; this build reads " + encoding_names(" and ") + ")");
+    c.encoding.kind = encoding->kind;
     if (kind_of(c) != file.kind)
         fail(source, "invalid configuration (a " + std::string(model_kind_name(file.kind)) +
-                         " model with the " + encoding + " encoding)");
-    c.grid_width = fields.u32("grid_width");
-    c.grid_height = fields.u32("grid_height");
-    c.grid_channels = fields.u32("grid_channels");
-    c.encoding.subcell = fields.boolean("subcell");
-    c.encoding.fourier_octaves = fields.u32("fourier_octaves");
+                         " model with the " + encoding_name + " encoding)");
+    FieldSource encoding_fields(fields);
+    encoding->read_header(encoding_fields, header.minor, c);
     c.hidden_width = fields.u32("hidden_width");
     c.hidden_layers = fields.u32("hidden_layers");
     c.hidden_activation = fields.activation("hidden_activation");
@@ -582,15 +596,15 @@ ModelFile decode_model_file(std::span<const std::byte> bytes, std::string_view s
 
     if (std::string problem = config_problem(c); !problem.empty())
         fail(source, "invalid configuration (" + problem + ")");
-    if (grid_floats != grid_float_count(c) || mlp_floats != mlp_float_count(c))
+    if (grid_floats != encoding_float_count(c) || mlp_floats != mlp_float_count(c))
         fail(source, "payload size mismatch (header declares " + std::to_string(grid_floats) +
-                         " grid and " + std::to_string(mlp_floats) +
+                         " encoding and " + std::to_string(mlp_floats) +
                          " mlp floats; the configuration needs " +
-                         std::to_string(grid_float_count(c)) + " and " +
+                         std::to_string(encoding_float_count(c)) + " and " +
                          std::to_string(mlp_float_count(c)) + ")");
 
     const std::byte* p = bytes.data() + header.size;
-    read_floats(p, file.model.grid, grid_floats, "grid");
+    read_floats(p, file.model.encoding_params, grid_floats, "encoding");
     read_floats(p, file.model.mlp, mlp_floats, "mlp");
     return file;
 }

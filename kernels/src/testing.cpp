@@ -1,7 +1,9 @@
 #include "fieldflow/engine/testing.hpp"
 
 #include "gpu_model.hpp"
+#include "encodings/encoding.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace ff::engine::testing {
@@ -14,7 +16,8 @@ Tiling train_tiling(const Device& device, const ModelConfig& config) {
 }
 
 ForwardBackward forward_backward(const Device& device, const Model& model,
-                                 const std::vector<float>& uv, const std::vector<float>& targets) {
+                                 const std::vector<float>& uv, const std::vector<float>& targets,
+                                 uint32_t max_groups) {
     DeviceImpl& dev = device.impl();
     const ModelConfig& c = model.config;
     uint32_t n = uint32_t(uv.size() / 2);
@@ -24,12 +27,14 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     GpuModel gpu(dev, runner, model);
     TrainTiling tiling = train_tiling_for(dev, c);
     uint32_t groups = div_up(n, tiling.tile);
-    size_t cells = size_t(c.grid_width) * c.grid_height;
+    if (max_groups) groups = std::min(groups, max_groups);
+    const detail::EncodingDescriptor& encoding = encoding_of(c);
+    const size_t cells = size_t(encoding.cells(c)), params = size_t(encoding.parameter_count(c));
     auto local = [&](size_t bytes, const char* name) {
         return Buffer(dev, bytes, MemoryKind::device_local, name);
     };
-    Buffer grid_grad = local(cells * c.grid_channels * 4, "grid gradients");
-    Buffer touched = local(cells * 4, "grid touched flags");
+    Buffer grid_grad = local(params * 4, "encoding gradients");
+    Buffer touched = local(cells * 4, "encoding touched flags");
     Buffer partials = local(size_t(groups) * gpu.layout.total * 4, "MLP gradient partials");
     Buffer loss_partials = local(groups * 4, "loss partials");
     Buffer uv_buf = local(uv.size() * 4, "sample uv");
@@ -40,7 +45,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     fill_zero(runner, {&grid_grad, &touched, &partials, &loss_partials, &out_buf});
 
     const Kernel& k = train_kernel(dev, c, tiling, true);
-    DescriptorSet set(dev, k, {&gpu.mlp, &gpu.grid, &grid_grad, &touched, &partials, &loss_partials,
+    DescriptorSet set(dev, k, {&gpu.mlp, &gpu.encoding, &grid_grad, &touched, &partials, &loss_partials,
                                &uv_buf, &target_buf, &out_buf});
     PushConstants pc;
     pc.grid_w = c.grid_width;
@@ -54,8 +59,8 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     ForwardBackward r;
     r.outputs.resize(targets.size());
     download(dev, runner, out_buf, r.outputs.data(), r.outputs.size() * 4);
-    r.grad_grid.resize(cells * c.grid_channels);
-    download(dev, runner, grid_grad, r.grad_grid.data(), r.grad_grid.size() * 4);
+    r.grad_encoding.resize(params);
+    download(dev, runner, grid_grad, r.grad_encoding.data(), r.grad_encoding.size() * 4);
     std::vector<float> part(size_t(groups) * gpu.layout.total), lp(groups);
     download(dev, runner, partials, part.data(), part.size() * 4);
     download(dev, runner, loss_partials, lp.data(), lp.size() * 4);
@@ -89,6 +94,22 @@ std::vector<uint32_t> sample_indices(const Device& device, uint64_t seed, uint32
     std::vector<uint32_t> idx(batch);
     download(dev, runner, out, idx.data(), idx.size() * 4);
     return idx;
+}
+
+std::vector<double> reference_encode(const ModelConfig& config, const std::vector<double>& params,
+                                     double u, double v) {
+    std::vector<double> x;
+    encoding_of(config).reference_encode(config, params, u, v, x);
+    return x;
+}
+
+void reference_encode_backward(const ModelConfig& config, double u, double v,
+                               const std::vector<double>& dx, std::vector<double>& dparams) {
+    encoding_of(config).reference_backward(config, u, v, dx, dparams);
+}
+
+uint32_t encoding_gradient_inputs(const ModelConfig& config) {
+    return encoding_of(config).gradient_inputs(config);
 }
 
 } // namespace ff::engine::testing

@@ -1,6 +1,7 @@
 // Trainer: owns the device buffers of one training run and records many fused training steps per
-// command buffer (train_step -> barrier -> optimizer (MLP + grid Adam) -> barrier, per step).
+// command buffer (train_step -> barrier -> optimizer (MLP + encoding Adam) -> barrier, per step).
 #include "gpu_model.hpp"
+#include "encodings/encoding.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -73,7 +74,7 @@ private:
     uint32_t groups_ = 0, cells_ = 0;
     GpuModel model_;
     Buffer mlp_m_, mlp_v_, partials_, loss_partials_, loss_log_;
-    Buffer grid_m_, grid_v_, grid_grad_, grid_touched_, image_buf_, loss_readback_;
+    Buffer encoding_m_, encoding_v_, encoding_grad_, encoding_touched_, image_buf_, loss_readback_;
     DescriptorSet train_set_, optimizer_set_;
     VkQueryPool query_pool_ = VK_NULL_HANDLE;
     double timestamp_period_ns_ = 0;
@@ -85,15 +86,7 @@ static Model start_model(const ModelConfig& config, const TrainOptions& options,
     if (resume) start = &resume->model;
     if (!start) return initial_model(config, options.seed);
     const char* what = resume ? "the resumed state's model" : "the starting model";
-    const ModelConfig& s = start->config;
-    if (s.grid_width != config.grid_width || s.grid_height != config.grid_height ||
-        s.grid_channels != config.grid_channels || s.hidden_width != config.hidden_width ||
-        s.hidden_layers != config.hidden_layers || s.output_dims != config.output_dims ||
-        s.encoding.subcell != config.encoding.subcell ||
-        s.encoding.fourier_octaves != config.encoding.fourier_octaves ||
-        s.hidden_activation != config.hidden_activation ||
-        s.output_activation != config.output_activation || s.encoding.kind != config.encoding.kind ||
-        s.first_omega != config.first_omega || s.hidden_omega != config.hidden_omega)
+    if (!(start->config == config))
         throw EngineError(std::string(what) + "'s configuration differs from the training configuration");
     require_consistent(*start);
     if (resume) {
@@ -105,8 +98,8 @@ static Model start_model(const ModelConfig& config, const TrainOptions& options,
         };
         check(resume->mlp_m, start->mlp.size(), "MLP Adam m");
         check(resume->mlp_v, start->mlp.size(), "MLP Adam v");
-        check(resume->grid_m, start->grid.size(), "grid Adam m");
-        check(resume->grid_v, start->grid.size(), "grid Adam v");
+        check(resume->encoding_m, start->encoding_params.size(), "encoding Adam m");
+        check(resume->encoding_v, start->encoding_params.size(), "encoding Adam v");
     }
     return *start;
 }
@@ -129,12 +122,11 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
       model_(dev_, runner_, start_model(config, options, start, resume)) {
     const auto& limits = dev_.properties().limits;
     tiling_ = train_tiling_for(dev_, config);
-    groups_ = div_up(options.batch, tiling_.tile);
-    if (groups_ > limits.maxComputeWorkGroupCount[0])
-        throw EngineError("batch " + std::to_string(options.batch) + " is too large for one dispatch");
-    cells_ = config.grid_width * config.grid_height;
+    groups_ = persistent_groups(dev_, div_up(options.batch, tiling_.tile), model_.layout.total);
+    const detail::EncodingDescriptor& encoding = encoding_of(config);
+    cells_ = uint32_t(encoding.cells(config));
     const MlpLayout& L = model_.layout;
-    size_t grid_floats = size_t(cells_) * config.grid_channels;
+    const size_t encoding_floats = size_t(encoding.parameter_count(config));
     auto local = [&](size_t bytes, const char* name) {
         return Buffer(dev_, bytes, MemoryKind::device_local, name);
     };
@@ -143,10 +135,10 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     partials_ = local(size_t(groups_) * L.total * 4, "MLP gradient partials");
     loss_partials_ = local(size_t(groups_) * 4, "loss partials");
     loss_log_ = local(kStepsPerSubmit * 4, "loss log");
-    grid_m_ = local(grid_floats * 4, "grid Adam m");
-    grid_v_ = local(grid_floats * 4, "grid Adam v");
-    grid_grad_ = local(grid_floats * 4, "grid gradients");
-    grid_touched_ = local(size_t(cells_) * 4, "grid touched flags");
+    encoding_m_ = local(encoding_floats * 4, "encoding Adam m");
+    encoding_v_ = local(encoding_floats * 4, "encoding Adam v");
+    encoding_grad_ = local(encoding_floats * 4, "encoding gradients");
+    encoding_touched_ = local(size_t(cells_) * 4, "encoding touched flags");
     image_buf_ = local(size_t(image.width) * image.height * 4, "image (RGBA8)");
     loss_readback_ = Buffer(dev_, kStepsPerSubmit * 4, MemoryKind::readback, "loss readback");
 
@@ -162,13 +154,13 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
         packed[p] = v | 0xFF000000u;
     }
     upload(dev_, runner_, image_buf_, packed.data(), packed.size() * 4);
-    fill_zero(runner_, {&mlp_m_, &mlp_v_, &partials_, &loss_partials_, &loss_log_, &grid_m_,
-                        &grid_v_, &grid_grad_, &grid_touched_});
+    fill_zero(runner_, {&mlp_m_, &mlp_v_, &partials_, &loss_partials_, &loss_log_, &encoding_m_,
+                        &encoding_v_, &encoding_grad_, &encoding_touched_});
     if (resume) {
         upload(dev_, runner_, mlp_m_, resume->mlp_m.data(), resume->mlp_m.size() * 4);
         upload(dev_, runner_, mlp_v_, resume->mlp_v.data(), resume->mlp_v.size() * 4);
-        upload(dev_, runner_, grid_m_, resume->grid_m.data(), resume->grid_m.size() * 4);
-        upload(dev_, runner_, grid_v_, resume->grid_v.data(), resume->grid_v.size() * 4);
+        upload(dev_, runner_, encoding_m_, resume->encoding_m.data(), resume->encoding_m.size() * 4);
+        upload(dev_, runner_, encoding_v_, resume->encoding_v.data(), resume->encoding_v.size() * 4);
         step_ = resume->step;
     }
 
@@ -176,11 +168,11 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     Defines optimizer_defines = model_defines(config);
     optimizer_defines.emplace_back("GRID_DENSE_ADAM", options.grid_adam == GridAdam::dense ? "1" : "0");
     const Kernel& optimizer = dev_.kernel("optimizer.comp", optimizer_defines, 11);
-    train_set_ = DescriptorSet(dev_, train, {&model_.mlp, &model_.grid, &grid_grad_, &grid_touched_,
+    train_set_ = DescriptorSet(dev_, train, {&model_.mlp, &model_.encoding, &encoding_grad_, &encoding_touched_,
                                              &partials_, &loss_partials_, &image_buf_});
     optimizer_set_ = DescriptorSet(dev_, optimizer, {&model_.mlp, &mlp_m_, &mlp_v_, &partials_,
-                                                     &loss_partials_, &loss_log_, &model_.grid,
-                                                     &grid_m_, &grid_v_, &grid_grad_, &grid_touched_});
+                                                     &loss_partials_, &loss_log_, &model_.encoding,
+                                                     &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_});
 
     if (limits.timestampComputeAndGraphics && dev_.properties().limits.timestampPeriod > 0) {
         VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
@@ -228,7 +220,7 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     pc.lr = options_.lr_mlp * scale;
     pc.lr_grid = options_.lr_grid * scale;
     pc.cells = cells_;
-    // optimizer.comp: 32 MLP parameters per workgroup, then 256 grid cells per workgroup.
+    // optimizer.comp: 32 MLP parameters per workgroup, then 256 encoding cells per workgroup.
     optimizer_set_.dispatch(cb, pc, div_up(model_.layout.total, 32) + div_up(cells_, 256));
     compute_barrier(cb);
     if (timer) timer->stamp(cb, first + 2);
@@ -279,12 +271,12 @@ TrainerState TrainerImpl::state() {
     s.step = step_;
     s.mlp_m.resize(s.model.mlp.size());
     s.mlp_v.resize(s.model.mlp.size());
-    s.grid_m.resize(s.model.grid.size());
-    s.grid_v.resize(s.model.grid.size());
+    s.encoding_m.resize(s.model.encoding_params.size());
+    s.encoding_v.resize(s.model.encoding_params.size());
     download(dev_, runner_, mlp_m_, s.mlp_m.data(), s.mlp_m.size() * 4);
     download(dev_, runner_, mlp_v_, s.mlp_v.data(), s.mlp_v.size() * 4);
-    download(dev_, runner_, grid_m_, s.grid_m.data(), s.grid_m.size() * 4);
-    download(dev_, runner_, grid_v_, s.grid_v.data(), s.grid_v.size() * 4);
+    download(dev_, runner_, encoding_m_, s.encoding_m.data(), s.encoding_m.size() * 4);
+    download(dev_, runner_, encoding_v_, s.encoding_v.data(), s.encoding_v.size() * 4);
     return s;
 }
 
@@ -309,7 +301,7 @@ std::vector<DispatchTime> TrainerImpl::profile(uint32_t steps) {
 }
 
 std::vector<float> TrainerImpl::render(uint32_t w, uint32_t h) {
-    return render_buffers(dev_, runner_, config_, model_.mlp, model_.grid, w, h, &render_gpu_seconds_);
+    return render_buffers(dev_, runner_, config_, model_.mlp, model_.encoding, w, h, &render_gpu_seconds_);
 }
 
 double TrainerImpl::full_image_mse() {
@@ -324,8 +316,8 @@ double TrainerImpl::full_image_mse() {
 
 uint64_t TrainerImpl::device_bytes() const {
     uint64_t n = 0;
-    for (const Buffer* b : {&model_.mlp, &model_.grid, &mlp_m_, &mlp_v_, &partials_, &loss_partials_,
-                            &loss_log_, &grid_m_, &grid_v_, &grid_grad_, &grid_touched_, &image_buf_,
+    for (const Buffer* b : {&model_.mlp, &model_.encoding, &mlp_m_, &mlp_v_, &partials_, &loss_partials_,
+                            &loss_log_, &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_, &image_buf_,
                             &loss_readback_})
         n += b->allocated();
     return n;

@@ -27,14 +27,14 @@ cv::Mat rgb_from_render(const std::vector<float>& rgb, uint32_t width, uint32_t 
 cv::Mat feature_image(const ff::engine::Model& model) {
     const auto& c = model.config;
     const size_t cells = size_t(c.grid_width) * c.grid_height;
-    if (c.grid_channels == 0 || model.grid.size() != cells * c.grid_channels)
-        throw Error("internal error: grid has " + std::to_string(model.grid.size()) +
+    if (c.grid_channels == 0 || model.encoding_params.size() != cells * c.grid_channels)
+        throw Error("internal error: grid has " + std::to_string(model.encoding_params.size()) +
                     " values, expected " + std::to_string(cells * c.grid_channels));
     const uint32_t shown = std::min<uint32_t>(3, c.grid_channels);
     float lo = std::numeric_limits<float>::infinity(), hi = -lo;
     for (size_t i = 0; i < cells; ++i)
         for (uint32_t k = 0; k < shown; ++k) {
-            float v = model.grid[i * c.grid_channels + k];
+            float v = model.encoding_params[i * c.grid_channels + k];
             lo = std::min(lo, v);
             hi = std::max(hi, v);
         }
@@ -44,7 +44,7 @@ cv::Mat feature_image(const ff::engine::Model& model) {
     float* p = out.ptr<float>();
     for (size_t i = 0; i < cells; ++i)
         for (uint32_t k = 0; k < 3; ++k) {
-            float v = model.grid[i * c.grid_channels + std::min(k, shown - 1)];
+            float v = model.encoding_params[i * c.grid_channels + std::min(k, shown - 1)];
             p[i * 3 + k] = range > 0 ? (v - lo) / range : 0.5f;
         }
     return out;

@@ -123,7 +123,7 @@ json weights_to_json(const fe::ModelFile& file) {
         offset += size_t(s[l].out_pad) * s[l].in_pad + s[l].out_pad;
     }
     j["layers"] = std::move(layers);
-    j["grid"] = file.model.grid;
+    j["grid"] = file.model.encoding_params;
     return j;
 }
 
@@ -216,7 +216,7 @@ fe::ModelFile weights_from_json(const json& j, const std::string& source) {
                       file.model.mlp.begin() + long(offset + size_t(s[l].out_pad) * s[l].in_pad));
             offset += size_t(s[l].out_pad) * s[l].in_pad + s[l].out_pad;
         }
-        file.model.grid = r.floats(r.field(j, "(top level)", "grid"), "grid",
+        file.model.encoding_params = r.floats(r.field(j, "(top level)", "grid"), "grid",
                                    size_t(c.grid_width) * c.grid_height * c.grid_channels);
     }
     // The model file's own checks (configuration, kinds, sizes) on the result.

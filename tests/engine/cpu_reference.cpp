@@ -1,5 +1,7 @@
 #include "cpu_reference.hpp"
 
+#include "fieldflow/engine/testing.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -10,7 +12,7 @@ namespace {
 struct Params {
     const ModelConfig& c;
     const std::vector<double>& mlp;
-    const std::vector<double>& grid;
+    const std::vector<double>& encoding;
 };
 
 struct Layout {
@@ -34,63 +36,15 @@ Layout layout(const ModelConfig& c) {
     return L;
 }
 
-struct Tap {
-    int cell[4];
-    double w[4];
-    double fx, fy;
-};
-
-Tap tap(const ModelConfig& c, double u, double v) {
-    double px = u * c.grid_width - 0.5, py = v * c.grid_height - 0.5;
-    double flx = std::floor(px), fly = std::floor(py);
-    Tap t;
-    t.fx = px - flx;
-    t.fy = py - fly;
-    auto cx = [&](double x) { return std::clamp(int(x), 0, int(c.grid_width) - 1); };
-    auto cy = [&](double y) { return std::clamp(int(y), 0, int(c.grid_height) - 1); };
-    int x0 = cx(flx), x1 = cx(flx + 1), y0 = cy(fly), y1 = cy(fly + 1);
-    int gw = int(c.grid_width);
-    t.cell[0] = y0 * gw + x0;
-    t.cell[1] = y0 * gw + x1;
-    t.cell[2] = y1 * gw + x0;
-    t.cell[3] = y1 * gw + x1;
-    t.w[0] = (1 - t.fx) * (1 - t.fy);
-    t.w[1] = t.fx * (1 - t.fy);
-    t.w[2] = (1 - t.fx) * t.fy;
-    t.w[3] = t.fx * t.fy;
-    return t;
-}
-
-bool coords(const ModelConfig& c) { return c.encoding.kind == EncodingKind::coords; }
-
 // Frequency factor of matrix l (SIREN): first, hidden, never the output matrix.
 double omega(const ModelConfig& c, size_t l) {
     if (l == 0) return c.first_omega;
     return l < c.hidden_layers ? c.hidden_omega : 1.0;
 }
 
+// The encoding comes from its descriptor's reference (kernels/src/encodings/).
 std::vector<double> encode(const Params& p, double u, double v) {
-    const ModelConfig& c = p.c;
-    if (coords(c)) return {2 * u - 1, 2 * v - 1};
-    Tap t = tap(c, u, v);
-    std::vector<double> x;
-    for (uint32_t ch = 0; ch < c.grid_channels; ++ch) {
-        double s = 0;
-        for (int k = 0; k < 4; ++k) s += t.w[k] * p.grid[t.cell[k] * c.grid_channels + ch];
-        x.push_back(s);
-    }
-    if (c.encoding.subcell) {
-        x.push_back(std::sin(M_PI * t.fx));
-        x.push_back(std::sin(M_PI * t.fy));
-    }
-    for (uint32_t o = 0; o < c.encoding.fourier_octaves; ++o) {
-        double w = 2 * M_PI * double(1u << o);
-        x.push_back(std::sin(w * u));
-        x.push_back(std::cos(w * u));
-        x.push_back(std::sin(w * v));
-        x.push_back(std::cos(w * v));
-    }
-    return x;
+    return testing::reference_encode(p.c, p.encoding, u, v);
 }
 
 double act(Activation a, double z) {
@@ -145,7 +99,7 @@ std::vector<double> to_double(const std::vector<float>& v) { return {v.begin(), 
 } // namespace
 
 std::vector<double> forward(const Model& model, double u, double v) {
-    std::vector<double> mlp = to_double(model.mlp), grid = to_double(model.grid);
+    std::vector<double> mlp = to_double(model.mlp), grid = to_double(model.encoding_params);
     Params p{model.config, mlp, grid};
     return run(p, layout(model.config), u, v).y;
 }
@@ -170,13 +124,13 @@ double loss(const ModelConfig& config, const std::vector<double>& mlp,
 Gradients forward_backward(const Model& model, const std::vector<double>& uv,
                            const std::vector<double>& targets) {
     const ModelConfig& c = model.config;
-    std::vector<double> mlp = to_double(model.mlp), grid = to_double(model.grid);
+    std::vector<double> mlp = to_double(model.mlp), grid = to_double(model.encoding_params);
     Params p{c, mlp, grid};
     Layout L = layout(c);
     size_t n = uv.size() / 2;
     Gradients g;
     g.grad_mlp.assign(mlp.size(), 0.0);
-    g.grad_grid.assign(grid.size(), 0.0);
+    g.grad_encoding.assign(grid.size(), 0.0);
     double scale = 2.0 / double(n * c.output_dims);
     double sum = 0;
     for (size_t s = 0; s < n; ++s) {
@@ -204,11 +158,7 @@ Gradients forward_backward(const Model& model, const std::vector<double>& uv,
                 for (int i = 0; i < L.out[l - 1]; ++i) delta[i] = dx[i] * tr.d[l - 1][i];
             }
         }
-        if (coords(c)) continue; // no encoding parameters
-        Tap t = tap(c, u, v);
-        for (int k = 0; k < 4; ++k)
-            for (uint32_t ch = 0; ch < c.grid_channels; ++ch)
-                g.grad_grid[t.cell[k] * c.grid_channels + ch] += t.w[k] * dx[ch];
+        testing::reference_encode_backward(c, u, v, dx, g.grad_encoding);
     }
     g.loss = sum / double(n * c.output_dims);
     return g;

@@ -1,5 +1,6 @@
 // Double-precision CPU reference of the engine's encoding, MLP forward and backward (tests only).
-// Mirrors kernels/shaders/encoding_dense_grid.glsl and mlp.glsl term by term.
+// The encoding is its descriptor's reference (kernels/src/encodings/); the MLP mirrors mlp.glsl
+// term by term.
 #pragma once
 
 #include "fieldflow/engine/engine.hpp"
@@ -15,7 +16,7 @@ struct Gradients {
     double loss = 0;               // mean over samples and output channels of the squared error
     std::vector<double> outputs;   // samples x output_dims
     std::vector<double> grad_mlp;  // same layout as Model::mlp
-    std::vector<double> grad_grid; // same layout as Model::grid
+    std::vector<double> grad_encoding; // same layout as Model::encoding_params
 };
 
 // uv: 2 per sample; targets: output_dims per sample.

@@ -23,14 +23,14 @@ Checkpoint grid_checkpoint() {
     c.kind = ModelKind::grid;
     c.trainer.model = test::random_model(test::default_config(5, 4), 3);
     c.trainer.step = 1234;
-    const size_t mlp = c.trainer.model.mlp.size(), grid = c.trainer.model.grid.size();
+    const size_t mlp = c.trainer.model.mlp.size(), grid = c.trainer.model.encoding_params.size();
     for (size_t i = 0; i < mlp; ++i) {
         c.trainer.mlp_m.push_back(0.001f * float(i));
         c.trainer.mlp_v.push_back(1e-6f * float(i));
     }
     for (size_t i = 0; i < grid; ++i) {
-        c.trainer.grid_m.push_back(-0.002f * float(i));
-        c.trainer.grid_v.push_back(2e-6f * float(i));
+        c.trainer.encoding_m.push_back(-0.002f * float(i));
+        c.trainer.encoding_v.push_back(2e-6f * float(i));
     }
     c.image_width = 20;
     c.image_height = 16;
@@ -65,12 +65,12 @@ TEST(CheckpointFile, GridRoundTripIsExact) {
     EXPECT_EQ(back.kind, ModelKind::grid);
     EXPECT_EQ(back.trainer.step, 1234u);
     EXPECT_EQ(back.trainer.model.mlp, c.trainer.model.mlp);
-    EXPECT_EQ(back.trainer.model.grid, c.trainer.model.grid);
+    EXPECT_EQ(back.trainer.model.encoding_params, c.trainer.model.encoding_params);
     EXPECT_EQ(back.trainer.model.config.grid_width, 5u);
     EXPECT_EQ(back.trainer.mlp_m, c.trainer.mlp_m);
     EXPECT_EQ(back.trainer.mlp_v, c.trainer.mlp_v);
-    EXPECT_EQ(back.trainer.grid_m, c.trainer.grid_m);
-    EXPECT_EQ(back.trainer.grid_v, c.trainer.grid_v);
+    EXPECT_EQ(back.trainer.encoding_m, c.trainer.encoding_m);
+    EXPECT_EQ(back.trainer.encoding_v, c.trainer.encoding_v);
     EXPECT_EQ(back.image_width, 20u);
     EXPECT_EQ(back.image_height, 16u);
     EXPECT_EQ(back.extra, c.extra);
@@ -87,7 +87,7 @@ TEST(CheckpointFile, SirenAndSplatsRoundTrip) {
     const Checkpoint sb = decode_checkpoint(encode_checkpoint(s), "ck");
     EXPECT_EQ(sb.kind, ModelKind::siren);
     EXPECT_EQ(sb.trainer.model.mlp, s.trainer.model.mlp);
-    EXPECT_TRUE(sb.trainer.grid_m.empty());
+    EXPECT_TRUE(sb.trainer.encoding_m.empty());
     EXPECT_TRUE(sb.extra.empty());
 
     Checkpoint p;
@@ -113,7 +113,7 @@ TEST(CheckpointFile, SirenAndSplatsRoundTrip) {
 
 TEST(CheckpointFile, EncoderRefusesInconsistentState) {
     Checkpoint c = grid_checkpoint();
-    c.trainer.grid_v.pop_back();
+    c.trainer.encoding_v.pop_back();
     EXPECT_THROW(encode_checkpoint(c), CheckpointError);
     c = grid_checkpoint();
     c.trainer.mlp_m[2] = std::numeric_limits<float>::infinity();

@@ -121,7 +121,7 @@ TEST(ModelConfig, InitialModelIsDeterministicAndPadded) {
     ModelConfig c = test::default_config();
     Model a = initial_model(c, 42), b = initial_model(c, 42), other = initial_model(c, 43);
     EXPECT_EQ(a.mlp, b.mlp);
-    EXPECT_EQ(a.grid, b.grid);
+    EXPECT_EQ(a.encoding_params, b.encoding_params);
     EXPECT_NE(a.mlp, other.mlp);
     // Padded input columns 13..15 of the first matrix are zero.
     for (uint32_t o = 0; o < c.hidden_width; ++o)

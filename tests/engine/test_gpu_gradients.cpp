@@ -31,11 +31,13 @@ GroupError group_error(const std::vector<float>& gpu, const std::vector<double>&
     return e;
 }
 
-void check_gradients(const ModelConfig& config, uint32_t samples, uint32_t seed) {
+// max_groups > 0 caps the training kernel's workgroups, so each one accumulates several tiles.
+void check_gradients(const ModelConfig& config, uint32_t samples, uint32_t seed,
+                     uint32_t max_groups = 0) {
     size_t messages = test::device().validation_messages().size();
     Model model = test::random_model(config, seed);
     test::Samples s = test::random_samples(samples, config.output_dims, seed + 1);
-    testing::ForwardBackward gpu = testing::forward_backward(test::device(), model, s.uv, s.targets);
+    testing::ForwardBackward gpu = testing::forward_backward(test::device(), model, s.uv, s.targets, max_groups);
     reference::Gradients ref = reference::forward_backward(
         model, {s.uv.begin(), s.uv.end()}, {s.targets.begin(), s.targets.end()});
 
@@ -70,8 +72,8 @@ void check_gradients(const ModelConfig& config, uint32_t samples, uint32_t seed)
         }
     }
 
-    ASSERT_EQ(gpu.grad_grid.size(), ref.grad_grid.size());
-    GroupError g = group_error(gpu.grad_grid, ref.grad_grid, 0, ref.grad_grid.size());
+    ASSERT_EQ(gpu.grad_encoding.size(), ref.grad_encoding.size());
+    GroupError g = group_error(gpu.grad_encoding, ref.grad_encoding, 0, ref.grad_encoding.size());
     EXPECT_LT(g.max_rel, 1e-3) << "grid gradients";
     EXPECT_LT(g.norm_rel, 1e-3) << "grid gradients";
     test::expect_validation_clean(messages);
@@ -97,6 +99,29 @@ TEST(GpuGradients, WideSingleLayerMatchesReference) {
     c.grid_channels = 2;
     c.encoding.fourier_octaves = 0;
     check_gradients(c, 150, 7);
+}
+
+TEST(GpuGradients, HashGridMatchesReference) {
+    // Dense and hashed levels, colliding samples: atomics sum every contribution of a row.
+    check_gradients(test::hash_test_config(), 300, 41);
+}
+
+TEST(GpuGradients, HashGridWideMatchesReference) {
+    ModelConfig c = test::hash_test_config();
+    c.encoding.hash = {.levels = 8, .features = 4, .log2_table_size = 12, .base_resolution = 4,
+                       .per_level_scale = 2.0f};
+    c.hidden_width = 64;
+    check_gradients(c, 200, 42);
+}
+
+// Persistent workgroups: one or a few groups loop over many tiles and add each tile's weight
+// gradients to their own partial row; a tile count that does not divide evenly leaves groups with
+// different tile counts. The sums must equal the one-tile-per-group result (the reference).
+TEST(GpuGradients, FewGroupsAccumulateManyTiles) {
+    check_gradients(test::default_config(), 1500, 51, 1);
+    check_gradients(test::default_config(), 1500, 52, 3);
+    check_gradients(test::hash_test_config(), 1100, 53, 2);
+    check_gradients(test::siren_test_config(), 900, 54, 2);
 }
 
 TEST(GpuGradients, SirenMatchesReference) {
@@ -131,6 +156,8 @@ TEST(GpuForward, RenderMatchesReferenceAlternateConfig) { check_render(test::alt
 
 TEST(GpuForward, RenderMatchesReferenceSiren) { check_render(test::siren_test_config(), 33, 29); }
 
+TEST(GpuForward, RenderMatchesReferenceHashGrid) { check_render(test::hash_test_config(), 45, 31); }
+
 TEST(GpuForward, RenderRejectsEmptyAndHugeSizes) {
     Model model = initial_model(test::default_config(), 1);
     EXPECT_THROW(render(test::device(), model, 0, 10), EngineError);
@@ -144,7 +171,7 @@ TEST(GpuForward, RenderRejectsEmptyAndHugeSizes) {
 
 TEST(GpuForward, RenderRejectsInconsistentModel) {
     Model model = initial_model(test::default_config(), 1);
-    model.grid.pop_back();
+    model.encoding_params.pop_back();
     EXPECT_THROW(render(test::device(), model, 8, 8), EngineError);
 }
 

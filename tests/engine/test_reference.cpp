@@ -13,7 +13,7 @@ void check_against_finite_differences(const ModelConfig& config) {
     std::vector<double> uv(s.uv.begin(), s.uv.end()), tg(s.targets.begin(), s.targets.end());
     reference::Gradients g = reference::forward_backward(model, uv, tg);
     std::vector<double> mlp(model.mlp.begin(), model.mlp.end());
-    std::vector<double> grid(model.grid.begin(), model.grid.end());
+    std::vector<double> grid(model.encoding_params.begin(), model.encoding_params.end());
     EXPECT_NEAR(g.loss, reference::loss(config, mlp, grid, uv, tg), 1e-12);
 
     const double h = 1e-6;
@@ -28,7 +28,7 @@ void check_against_finite_differences(const ModelConfig& config) {
     };
     double max_mlp = 0, max_grid = 0;
     for (double v : g.grad_mlp) max_mlp = std::max(max_mlp, std::abs(v));
-    for (double v : g.grad_grid) max_grid = std::max(max_grid, std::abs(v));
+    for (double v : g.grad_encoding) max_grid = std::max(max_grid, std::abs(v));
     ASSERT_GT(max_mlp, 0);
     ASSERT_EQ(grid.empty(), config.encoding.kind == EncodingKind::coords);
     if (!grid.empty()) {
@@ -44,7 +44,7 @@ void check_against_finite_differences(const ModelConfig& config) {
     // Every grid value.
     for (size_t i = 0; i < grid.size(); ++i) {
         double numeric = fd(grid, i);
-        EXPECT_NEAR(g.grad_grid[i], numeric, 1e-6 * max_grid + 1e-9) << "grid value " << i;
+        EXPECT_NEAR(g.grad_encoding[i], numeric, 1e-6 * max_grid + 1e-9) << "grid value " << i;
         ++checked;
     }
     EXPECT_GT(checked, config.encoding.kind == EncodingKind::coords ? 500 : 1000);
@@ -56,6 +56,10 @@ TEST(CpuReference, MatchesFiniteDifferencesDefaultConfig) {
 
 TEST(CpuReference, MatchesFiniteDifferencesAlternateConfig) {
     check_against_finite_differences(test::alternate_config());
+}
+
+TEST(CpuReference, MatchesFiniteDifferencesHashGrid) {
+    check_against_finite_differences(test::hash_test_config());
 }
 
 TEST(CpuReference, MatchesFiniteDifferencesSiren) {
@@ -81,7 +85,7 @@ TEST(CpuReference, SirenFirstLayerIsSineOfOmegaTimesAffine) {
 TEST(CpuReference, SirenInitialisationFollowsThePaper) {
     ModelConfig c = siren_config(64, 3, 30.0f);
     Model m = initial_model(c, 1);
-    EXPECT_TRUE(m.grid.empty());
+    EXPECT_TRUE(m.encoding_params.empty());
     EXPECT_EQ(c.input_width(), 2u);
     // Matrix 0: U(-1/2, 1/2) (fan-in 2); matrix 1: U(-sqrt(6/64)/30, +).
     double max0 = 0, max1 = 0;

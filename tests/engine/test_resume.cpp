@@ -18,7 +18,7 @@ double max_difference(const std::vector<float>& a, const std::vector<float>& b) 
 }
 
 double model_difference(const Model& a, const Model& b) {
-    return std::max(max_difference(a.mlp, b.mlp), max_difference(a.grid, b.grid));
+    return std::max(max_difference(a.mlp, b.mlp), max_difference(a.encoding_params, b.encoding_params));
 }
 
 // The state at `k`, through encode_checkpoint / decode_checkpoint (the bytes a node would store).
@@ -131,8 +131,8 @@ TEST(Resume, MismatchedStateIsRefusedWithAMessage) {
                                             std::to_string(good.mlp_m.size() - 1) +
                                             " floats, the model needs " + std::to_string(good.mlp_m.size()));
     TrainerState long_grid_v = good;
-    long_grid_v.grid_v.push_back(0);
-    EXPECT_NE(message(config, long_grid_v).find("grid Adam v holds"), std::string::npos);
+    long_grid_v.encoding_v.push_back(0);
+    EXPECT_NE(message(config, long_grid_v).find("encoding Adam v holds"), std::string::npos);
     EXPECT_EQ(message(config, good), "(accepted)");
 }
 

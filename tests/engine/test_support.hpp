@@ -43,7 +43,7 @@ inline Model random_model(const ModelConfig& config, uint32_t seed) {
     Model m = initial_model(config, seed);
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> grid(-1.0f, 1.0f), bias(-0.2f, 0.2f);
-    for (float& g : m.grid) g = grid(rng);
+    for (float& g : m.encoding_params) g = grid(rng);
     // Biases: the layout puts [out_pad] biases after each [out_pad][in_pad] matrix.
     uint32_t off = 0, in_pad = config.padded_input_width();
     for (uint32_t l = 0; l <= config.hidden_layers; ++l) {
@@ -96,5 +96,18 @@ inline ModelConfig alternate_config() {
 // A SIREN (coords encoding, sine layers with omega 30 on the first and hidden matrices) small
 // enough for finite differences.
 inline ModelConfig siren_test_config() { return siren_config(16, 2, 30.0f); }
+
+// A hash grid small enough for finite differences that still has every kind of level: level 0 is
+// indexed densely (17^2 vertices fit 2^10 rows), levels 1 and 2 hash 65^2 and 257^2 vertices into
+// 2^10 rows each, so samples collide.
+inline ModelConfig hash_test_config() {
+    ModelConfig c;
+    c.encoding.kind = EncodingKind::hash_grid;
+    c.encoding.hash = {.levels = 3, .features = 2, .log2_table_size = 10, .base_resolution = 16,
+                       .per_level_scale = 4.0f};
+    c.hidden_width = 16;
+    c.hidden_layers = 2;
+    return c;
+}
 
 } // namespace ff::engine::test

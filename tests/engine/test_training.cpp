@@ -91,8 +91,8 @@ TEST(Training, SameSeedSameResult) {
     double max_diff = 0;
     for (size_t i = 0; i < ma.mlp.size(); ++i)
         max_diff = std::max(max_diff, double(std::abs(ma.mlp[i] - mb.mlp[i])));
-    for (size_t i = 0; i < ma.grid.size(); ++i)
-        max_diff = std::max(max_diff, double(std::abs(ma.grid[i] - mb.grid[i])));
+    for (size_t i = 0; i < ma.encoding_params.size(); ++i)
+        max_diff = std::max(max_diff, double(std::abs(ma.encoding_params[i] - mb.encoding_params[i])));
     EXPECT_LT(max_diff, 1e-3);
 
     TrainOptions o2 = o;

@@ -24,9 +24,9 @@ void check(std::span<const std::byte> bytes) {
     }
     std::vector<std::byte> again = fe::encode_model_file(file);
     fe::ModelFile back = fe::decode_model_file(again, "re-encoded");
-    if (back.model.grid.size() != file.model.grid.size() ||
+    if (back.model.encoding_params.size() != file.model.encoding_params.size() ||
         back.model.mlp.size() != file.model.mlp.size() ||
-        std::memcmp(back.model.grid.data(), file.model.grid.data(), 4 * file.model.grid.size()) != 0 ||
+        std::memcmp(back.model.encoding_params.data(), file.model.encoding_params.data(), 4 * file.model.encoding_params.size()) != 0 ||
         std::memcmp(back.model.mlp.data(), file.model.mlp.data(), 4 * file.model.mlp.size()) != 0)
         std::abort();
 }

@@ -36,9 +36,9 @@ fe::ModelFile random_model_file(const fe::ModelConfig& config, uint32_t seed) {
     std::normal_distribution<float> normal(0.0f, 0.5f);
     fe::ModelFile file;
     file.model.config = config;
-    file.model.grid.resize(fe::grid_float_count(config));
+    file.model.encoding_params.resize(fe::encoding_float_count(config));
     file.model.mlp.resize(fe::mlp_float_count(config));
-    for (float& v : file.model.grid) v = normal(rng);
+    for (float& v : file.model.encoding_params) v = normal(rng);
     for (float& v : file.model.mlp) v = normal(rng);
     file.image_width = config.grid_width * 4;
     file.image_height = config.grid_height * 4;
@@ -107,9 +107,9 @@ void expect_same_model(const fe::ModelFile& a, const fe::ModelFile& b) {
     EXPECT_EQ(x.hidden_activation, y.hidden_activation);
     EXPECT_EQ(x.output_activation, y.output_activation);
     EXPECT_EQ(x.output_dims, y.output_dims);
-    ASSERT_EQ(a.model.grid.size(), b.model.grid.size());
+    ASSERT_EQ(a.model.encoding_params.size(), b.model.encoding_params.size());
     ASSERT_EQ(a.model.mlp.size(), b.model.mlp.size());
-    EXPECT_EQ(0, std::memcmp(a.model.grid.data(), b.model.grid.data(), 4 * a.model.grid.size()));
+    EXPECT_EQ(0, std::memcmp(a.model.encoding_params.data(), b.model.encoding_params.data(), 4 * a.model.encoding_params.size()));
     EXPECT_EQ(0, std::memcmp(a.model.mlp.data(), b.model.mlp.data(), 4 * a.model.mlp.size()));
     EXPECT_EQ(a.image_width, b.image_width);
     EXPECT_EQ(a.image_height, b.image_height);
@@ -147,9 +147,40 @@ TEST(ModelFile, RoundTripIsExact) {
     }
 }
 
+TEST(ModelFile, HashGridRoundTripIsExact) {
+    fe::ModelConfig config = small_config();
+    config.grid_width = config.grid_height = 0;
+    config.encoding.kind = fe::EncodingKind::hash_grid;
+    config.encoding.hash = {.levels = 5, .features = 4, .log2_table_size = 11,
+                            .base_resolution = 8, .per_level_scale = 1.75f};
+    fe::ModelFile original = random_model_file(config, 4);
+    original.image_width = 300;
+    original.image_height = 200;
+    std::vector<std::byte> bytes = fe::encode_model_file(original);
+    std::string text = as_string(bytes);
+    for (const char* line : {"\nencoding hash_grid\n", "\nhash_levels 5\n", "\nhash_features 4\n",
+                             "\nhash_log2_table_size 11\n", "\nhash_base_resolution 8\n",
+                             "\nhash_per_level_scale 1.75\n"})
+        EXPECT_NE(text.find(line), std::string::npos) << line;
+    fe::ModelFile decoded = fe::decode_model_file(bytes, "test.ffm");
+    expect_same_model(original, decoded);
+    EXPECT_EQ(decoded.model.config, original.model.config);
+    EXPECT_EQ(bytes, fe::encode_model_file(decoded));
+    // A hash key out of range is the configuration's error, named.
+    std::string error = decode_error(edit_and_reseal(bytes, "hash_features 4", "hash_features 3"));
+    EXPECT_NE(error.find("hash features 3 must be 1, 2, 4 or 8"), std::string::npos) << error;
+}
+
+TEST(ModelFile, Version11DenseFilesStillRead) {
+    // 1.2 added the hash_grid encoding and its keys; a dense-grid file of 1.1 has the same header.
+    std::vector<std::byte> bytes = fe::encode_model_file(random_model_file(small_config(), 5));
+    fe::ModelFile old = fe::decode_model_file(edit_and_reseal(bytes, "version 1.2", "version 1.1"), "old.ffm");
+    expect_same_model(random_model_file(small_config(), 5), old);
+}
+
 TEST(ModelFile, HeaderIsReadableText) {
     std::string text = as_string(fe::encode_model_file(random_model_file(small_config(), 1)));
-    EXPECT_EQ(text.rfind("FFMODEL\nversion 1.1\n", 0), 0u);
+    EXPECT_EQ(text.rfind("FFMODEL\nversion 1.2\n", 0), 0u);
     EXPECT_NE(text.find("\ngrid_width 7\n"), std::string::npos);
     EXPECT_NE(text.find("\nhidden_activation relu\n"), std::string::npos);
     EXPECT_NE(text.find("\ntrain_device llvmpipe (LLVM 15.0.6, 256 bits)\n"), std::string::npos);
@@ -158,12 +189,12 @@ TEST(ModelFile, HeaderIsReadableText) {
 TEST(ModelFile, SizeIsHeaderPlusFloatsPlusChecksum) {
     fe::ModelFile file = random_model_file(small_config(), 1);
     std::vector<std::byte> bytes = fe::encode_model_file(file);
-    size_t floats = file.model.grid.size() + file.model.mlp.size();
+    size_t floats = file.model.encoding_params.size() + file.model.mlp.size();
     EXPECT_EQ(bytes.size(), payload_offset(bytes) + 4 * floats + 8);
     // Payload is the grid then the mlp, fp32 little-endian.
     float first;
     std::memcpy(&first, bytes.data() + payload_offset(bytes), 4);
-    EXPECT_EQ(std::bit_cast<uint32_t>(first), std::bit_cast<uint32_t>(file.model.grid[0]));
+    EXPECT_EQ(std::bit_cast<uint32_t>(first), std::bit_cast<uint32_t>(file.model.encoding_params[0]));
 }
 
 TEST(ModelFile, TruncatedAtAnyOffsetIsAnError) {
@@ -213,10 +244,10 @@ TEST(ModelFile, WrongMagicIsNotAModelFile) {
 
 TEST(ModelFile, WrongMajorVersionIsNamed) {
     std::vector<std::byte> bytes = fe::encode_model_file(random_model_file(small_config(), 7));
-    std::string error = decode_error(edit_and_reseal(bytes, "version 1.1", "version 2.0"));
+    std::string error = decode_error(edit_and_reseal(bytes, "version 1.2", "version 2.0"));
     EXPECT_NE(error.find("unsupported version 2.0 (this build reads 1)"), std::string::npos)
         << error;
-    error = decode_error(edit_and_reseal(bytes, "version 1.1", "version one"));
+    error = decode_error(edit_and_reseal(bytes, "version 1.2", "version one"));
     EXPECT_NE(error.find("version 'one' is not MAJOR.MINOR"), std::string::npos) << error;
 }
 
@@ -225,7 +256,7 @@ TEST(ModelFile, UnknownKeysOnlyInNewerMinorVersion) {
     std::vector<std::byte> same_minor = edit_and_reseal(bytes, "\nend\n", "\nfuture_key 42\nend\n");
     EXPECT_NE(decode_error(same_minor).find("unknown key 'future_key'"), std::string::npos)
         << decode_error(same_minor);
-    std::vector<std::byte> newer = edit_and_reseal(same_minor, "version 1.1", "version 1.7");
+    std::vector<std::byte> newer = edit_and_reseal(same_minor, "version 1.2", "version 1.7");
     EXPECT_EQ(decode_error(newer), "(no error)");
 }
 
@@ -234,7 +265,7 @@ TEST(ModelFile, MissingRequiredKeyIsNamed) {
     std::string error = decode_error(edit_and_reseal(bytes, "hidden_layers 2\n", ""));
     EXPECT_NE(error.find("missing required key 'hidden_layers'"), std::string::npos) << error;
     // Even in a newer minor version a required key stays required.
-    error = decode_error(edit_and_reseal(edit_and_reseal(bytes, "version 1.1", "version 1.3"),
+    error = decode_error(edit_and_reseal(edit_and_reseal(bytes, "version 1.2", "version 1.3"),
                                          "image_width 28\n", ""));
     EXPECT_NE(error.find("missing required key 'image_width'"), std::string::npos) << error;
 }
@@ -265,7 +296,7 @@ TEST(ModelFile, ConfigurationNotMatchingPayloadIsAMismatch) {
     EXPECT_NE(error.find("payload size mismatch"), std::string::npos) << error;
     // A declared count larger than the file: with a valid checksum it is a mismatch, not damage.
     fe::ModelFile file = random_model_file(small_config(), 11);
-    std::string grid_floats = "grid_floats " + std::to_string(file.model.grid.size());
+    std::string grid_floats = "grid_floats " + std::to_string(file.model.encoding_params.size());
     error = decode_error(edit_and_reseal(bytes, grid_floats, grid_floats + "0"));
     EXPECT_NE(error.find("payload size mismatch"), std::string::npos) << error;
     error = decode_error(edit_and_reseal(bytes, grid_floats, "grid_floats 18446744073709551615"));
@@ -288,8 +319,12 @@ TEST(ModelFile, InvalidConfigurationIsNamed) {
     EXPECT_NE(error.find("invalid configuration"), std::string::npos) << error;
     error = decode_error(edit_and_reseal(bytes, "hidden_layers 2", "hidden_layers 4000000000"));
     EXPECT_NE(error.find("invalid configuration"), std::string::npos) << error;
+    error = decode_error(edit_and_reseal(bytes, "encoding dense_grid", "encoding octree"));
+    EXPECT_NE(error.find("encoding 'octree' is not supported; this build reads"), std::string::npos)
+        << error;
+    // A hash grid needs its own keys: a dense header relabelled is named, not misread.
     error = decode_error(edit_and_reseal(bytes, "encoding dense_grid", "encoding hash_grid"));
-    EXPECT_NE(error.find("encoding 'hash_grid' is not supported"), std::string::npos) << error;
+    EXPECT_NE(error.find("missing required key 'hash_levels'"), std::string::npos) << error;
     error = decode_error(edit_and_reseal(bytes, "image_width 28", "image_width 0"));
     EXPECT_NE(error.find("training image size 0x20"), std::string::npos) << error;
 }
@@ -302,7 +337,7 @@ TEST(ModelFile, NonFiniteWeightsAreRejectedBothWays) {
     file.model.mlp[3] = 0.25f;
     std::vector<std::byte> bytes = fe::encode_model_file(file);
     // Replace 0.25f by an infinity in the payload and re-seal: a well-formed file with bad weights.
-    size_t at = payload_offset(bytes) + 4 * (file.model.grid.size() + 3);
+    size_t at = payload_offset(bytes) + 4 * (file.model.encoding_params.size() + 3);
     uint32_t inf_bits = std::bit_cast<uint32_t>(std::numeric_limits<float>::infinity());
     std::string text = as_string(bytes);
     text.resize(text.size() - 8);
@@ -313,7 +348,7 @@ TEST(ModelFile, NonFiniteWeightsAreRejectedBothWays) {
 
 TEST(ModelFile, EncodeRefusesInconsistentModels) {
     fe::ModelFile file = random_model_file(small_config(), 15);
-    file.model.grid.pop_back();
+    file.model.encoding_params.pop_back();
     EXPECT_THROW(fe::encode_model_file(file), fe::ModelFileError);
     file = random_model_file(small_config(), 15);
     file.training.device = "two\nlines";
@@ -329,7 +364,7 @@ TEST(ModelFile, FloatCountsMatchTheEngineLayout) {
         fe::ModelConfig config = small_config();
         config.hidden_width = width;
         fe::Model model = fe::initial_model(config, 3);
-        EXPECT_EQ(model.grid.size(), fe::grid_float_count(config));
+        EXPECT_EQ(model.encoding_params.size(), fe::encoding_float_count(config));
         EXPECT_EQ(model.mlp.size(), fe::mlp_float_count(config));
     }
 }

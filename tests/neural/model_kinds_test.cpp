@@ -87,7 +87,7 @@ TEST(ModelKinds, SirenRoundTripsWithItsOmegasAndNoGrid) {
     EXPECT_EQ(back.model.config.first_omega, 30.0f);
     EXPECT_EQ(back.model.config.hidden_omega, 30.0f);
     EXPECT_EQ(back.model.config.hidden_activation, fe::Activation::sine);
-    EXPECT_TRUE(back.model.grid.empty());
+    EXPECT_TRUE(back.model.encoding_params.empty());
     EXPECT_EQ(back.model.mlp, original.model.mlp);
     EXPECT_EQ(fe::encode_model_file(back), bytes);
 }
@@ -128,7 +128,7 @@ TEST(ModelKinds, AVersion10FileIsAGridModel) {
     grid.image_width = 24;
     grid.image_height = 16;
     std::vector<std::byte> bytes = fe::encode_model_file(grid);
-    bytes = edit_and_reseal(bytes, "version 1.1\n", "version 1.0\n");
+    bytes = edit_and_reseal(bytes, "version 1.2\n", "version 1.0\n");
     bytes = edit_and_reseal(bytes, "model grid\n", "");
     bytes = edit_and_reseal(bytes, "first_omega 1\n", "");
     bytes = edit_and_reseal(bytes, "hidden_omega 1\n", "");
@@ -136,7 +136,7 @@ TEST(ModelKinds, AVersion10FileIsAGridModel) {
     EXPECT_EQ(back.kind, fe::ModelKind::grid);
     EXPECT_EQ(back.model.config.first_omega, 1.0f);
     EXPECT_EQ(back.model.mlp, grid.model.mlp);
-    // In a 1.1 file the new keys are required.
+    // In a current file the 1.1 keys are required.
     std::vector<std::byte> current = fe::encode_model_file(grid);
     std::string error = decode_error(edit_and_reseal(current, "model grid\n", ""));
     EXPECT_NE(error.find("missing required key 'model'"), std::string::npos) << error;

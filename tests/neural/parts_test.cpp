@@ -242,13 +242,13 @@ TEST(FeatureImage, NormalisesTheWholeFrameToFullRange) {
     model.config.grid_width = 3;
     model.config.grid_height = 2;
     model.config.grid_channels = 4;
-    model.grid.resize(3 * 2 * 4);
+    model.encoding_params.resize(3 * 2 * 4);
     std::mt19937 rng(3);
     std::uniform_real_distribution<float> u(-2.0f, 5.0f);
-    for (float& v : model.grid) v = u(rng);
-    model.grid[0] = -3.0f;           // the frame's minimum, channel 0
-    model.grid[4 * 5 + 2] = 7.0f;    // its maximum, channel 2 of the last cell
-    model.grid[3] = 100.0f;          // channel 3 is not shown, so it does not set the range
+    for (float& v : model.encoding_params) v = u(rng);
+    model.encoding_params[0] = -3.0f;           // the frame's minimum, channel 0
+    model.encoding_params[4 * 5 + 2] = 7.0f;    // its maximum, channel 2 of the last cell
+    model.encoding_params[3] = 100.0f;          // channel 3 is not shown, so it does not set the range
     cv::Mat image = feature_image(model);
     ASSERT_EQ(image.type(), CV_32FC3);
     ASSERT_EQ(image.size(), cv::Size(3, 2));
@@ -256,18 +256,18 @@ TEST(FeatureImage, NormalisesTheWholeFrameToFullRange) {
     EXPECT_FLOAT_EQ(image.at<cv::Vec3f>(1, 2)[2], 1.0f);
     const cv::Vec3f mid = image.at<cv::Vec3f>(0, 1);
     for (int k = 0; k < 3; ++k)
-        EXPECT_NEAR(mid[k], (model.grid[4 + k] + 3.0f) / 10.0f, 1e-6);
+        EXPECT_NEAR(mid[k], (model.encoding_params[4 + k] + 3.0f) / 10.0f, 1e-6);
 
     // One channel is shown as grey; a constant grid as mid grey.
     model.config.grid_channels = 1;
-    model.grid.assign(6, 0.5f);
-    model.grid[1] = 1.5f;
+    model.encoding_params.assign(6, 0.5f);
+    model.encoding_params[1] = 1.5f;
     image = feature_image(model);
     const cv::Vec3f p = image.at<cv::Vec3f>(0, 1);
     EXPECT_FLOAT_EQ(p[0], 1.0f);
     EXPECT_FLOAT_EQ(p[1], 1.0f);
     EXPECT_FLOAT_EQ(p[2], 1.0f);
-    model.grid.assign(6, 0.25f);
+    model.encoding_params.assign(6, 0.25f);
     EXPECT_FLOAT_EQ(feature_image(model).at<cv::Vec3f>(1, 1)[1], 0.5f);
 }
 
@@ -285,8 +285,8 @@ TrainingCheckpoint small_checkpoint() {
     c.engine.trainer.step = 40;
     c.engine.trainer.mlp_m.assign(c.engine.trainer.model.mlp.size(), 0.5f);
     c.engine.trainer.mlp_v.assign(c.engine.trainer.model.mlp.size(), 0.25f);
-    c.engine.trainer.grid_m.assign(c.engine.trainer.model.grid.size(), -0.5f);
-    c.engine.trainer.grid_v.assign(c.engine.trainer.model.grid.size(), 0.125f);
+    c.engine.trainer.encoding_m.assign(c.engine.trainer.model.encoding_params.size(), -0.5f);
+    c.engine.trainer.encoding_v.assign(c.engine.trainer.model.encoding_params.size(), 0.125f);
     c.engine.image_width = 12;
     c.engine.image_height = 8;
     c.progress.log = {{1, 0.25, 6.02, 100.0, 0.01}, {20, 0.125, std::nullopt, 250.5, 0.09},
@@ -310,8 +310,8 @@ TEST(TrainingCheckpointFile, SaveLoadKeepsTheStateAndTheProgress) {
     ASSERT_TRUE(back.has_value());
     const TrainingCheckpoint want = small_checkpoint();
     EXPECT_EQ(back->engine.trainer.step, 40u);
-    EXPECT_EQ(back->engine.trainer.model.grid, want.engine.trainer.model.grid);
-    EXPECT_EQ(back->engine.trainer.grid_m, want.engine.trainer.grid_m);
+    EXPECT_EQ(back->engine.trainer.model.encoding_params, want.engine.trainer.model.encoding_params);
+    EXPECT_EQ(back->engine.trainer.encoding_m, want.engine.trainer.encoding_m);
     EXPECT_EQ(back->engine.image_width, 12u);
     EXPECT_TRUE(back->engine.extra.empty());
     const TrainingProgress& p = back->progress;

@@ -81,20 +81,39 @@ private:
 
 enum class Activation : uint32_t { none = 0, relu = 1, sigmoid = 2, sine = 3 };
 
-// What the MLP sees of a position (u, v).
-//  dense_grid: the learnable feature grid sampled bilinearly, then the positional terms below;
-//  coords:     (2u - 1, 2v - 1) alone, no grid (SIREN: the network is the whole model).
-enum class EncodingKind : uint32_t { dense_grid = 0, coords = 1 };
+// What the MLP sees of a position (u, v). Each kind is one descriptor in the engine
+// (kernels/src/encodings/): its configuration, parameter count, MLP input width, initialisation,
+// shader, model-file keys and CPU reference; docs/engine.md says how to add one.
+//  dense_grid: a learnable feature grid (grid_width x grid_height x grid_channels) sampled
+//              bilinearly, then the positional terms of EncodingConfig;
+//  coords:     (2u - 1, 2v - 1) alone, no parameters (SIREN: the network is the whole model);
+//  hash_grid:  the multiresolution hash encoding of Instant-NGP (Mueller et al. 2022): `levels`
+//              grids, each sampled bilinearly, concatenated (levels x features inputs).
+enum class EncodingKind : uint32_t { dense_grid = 0, coords = 1, hash_grid = 2 };
 
-// Positional encoding terms appended after the grid features (all configurable).
+// The multiresolution hash grid. Level l has resolution floor(base_resolution * per_level_scale^l)
+// cells per side, i.e. (res + 1)^2 vertices; a level whose vertices fit the table is indexed
+// densely (y * (res + 1) + x), a larger one hashes (x * 1) XOR (y * 2654435761) mod 2^log2_table_size.
+// Each vertex holds `features` learnable floats.
+struct HashGridConfig {
+    uint32_t levels = 16;          // 1..32
+    uint32_t features = 2;         // per level: 1, 2, 4 or 8
+    uint32_t log2_table_size = 12; // entries per level at most: 2^10 .. 2^24
+    uint32_t base_resolution = 16; // level 0's cells per side: 2..65536
+    float per_level_scale = 1.3f;  // growth of the resolution per level: [1, 4]
+    bool operator==(const HashGridConfig&) const = default;
+};
+
 struct EncodingConfig {
+    EncodingKind kind = EncodingKind::dense_grid;
+    // dense_grid: positional terms appended after the grid features.
     bool subcell = true;          // sin(pi * f) of the position f between grid nodes, per axis (2 terms)
     uint32_t fourier_octaves = 2; // global Fourier features: octaves per axis, each a sin/cos pair
     // Logical input width = grid_channels + (subcell ? 2 : 0) + 4 * fourier_octaves, padded to 16
     // (3 + 2 + 8 = 13 for the default).
-    // coords: the two coordinates only (subcell and fourier_octaves are ignored); the grid size must
-    // be 0x0 and the model has no grid parameters.
-    EncodingKind kind = EncodingKind::dense_grid;
+    // coords and hash_grid ignore subcell and fourier_octaves, and need a 0x0 grid size.
+    HashGridConfig hash;          // hash_grid only
+    bool operator==(const EncodingConfig&) const = default;
 };
 
 struct ModelConfig {
@@ -113,18 +132,22 @@ struct ModelConfig {
     float hidden_omega = 1.0f;
 
     uint32_t input_width() const;        // logical encoding width (13 for the default)
+    uint64_t encoding_parameter_count() const; // learnable floats of the encoding (Model::encoding_params)
     uint32_t padded_input_width() const; // rounded up to 16
     uint32_t padded_output_width() const;
     std::string validate() const;        // empty if valid, else what is wrong
+    bool operator==(const ModelConfig&) const = default; // every field, exactly
 };
 
 // All learnable parameters, fp32. Layout is the contract of docs/model-format.md:
-//  grid: grid_height rows x grid_width columns x grid_channels, row-major;
+//  encoding_params: the encoding's parameters (dense_grid: grid_height rows x grid_width columns x
+//  grid_channels, row-major; hash_grid: level by level, vertex by vertex, `features` floats each;
+//  coords: none);
 //  layers: for each of hidden_layers + 1 matrices, weights [out][in_padded] then biases [out],
 //  with padded rows/columns zero.
 struct Model {
     ModelConfig config;
-    std::vector<float> grid;
+    std::vector<float> encoding_params;
     std::vector<float> mlp;
     uint64_t parameter_count() const; // logical (unpadded) learnable parameters
 };
@@ -182,7 +205,7 @@ struct TrainerState {
     Model model;
     uint32_t step = 0;                 // steps done (Adam's next step is step + 1)
     std::vector<float> mlp_m, mlp_v;   // Adam moments of Model::mlp, same layout and size
-    std::vector<float> grid_m, grid_v; // Adam moments of Model::grid, same layout and size
+    std::vector<float> encoding_m, encoding_v; // Adam moments of Model::encoding_params, same layout and size
 };
 
 // Mean GPU time of one kind of dispatch over profiled steps (Trainer::profile_dispatches).

@@ -22,7 +22,7 @@ namespace ff::engine {
 // The format version this build writes. It reads every file of the same major version; keys it
 // does not know are tolerated only in files of a newer minor version.
 inline constexpr uint32_t kModelFormatMajor = 1;
-inline constexpr uint32_t kModelFormatMinor = 1;
+inline constexpr uint32_t kModelFormatMinor = 2;
 
 // Any reason a byte string is not a usable model file. The message starts with the source name
 // ("lake.ffm: truncated (expected 1234 bytes, got 1000)").
@@ -46,7 +46,7 @@ struct TrainingInfo {
 };
 
 // Which representation a file holds (header key `model`, version 1.1; 1.0 files are all `grid`).
-//  grid:   feature grid + MLP (dense_grid encoding);
+//  grid:   feature grid + MLP (dense_grid or, from version 1.2, hash_grid encoding);
 //  siren:  sine MLP on the coordinates alone (coords encoding, no grid);
 //  splats: 2D Gaussian splats (splats.hpp); `model` is then unused and `splats` holds them.
 enum class ModelKind : uint32_t { grid = 0, siren = 1, splats = 2 };
@@ -54,7 +54,7 @@ std::string_view model_kind_name(ModelKind kind);
 
 struct ModelFile {
     ModelKind kind = ModelKind::grid;
-    Model model;                 // configuration + grid + mlp, layout as engine.hpp's Model
+    Model model;                 // configuration + encoding parameters + mlp, as engine.hpp's Model
     SplatModel splats;           // kind == splats only
     uint32_t image_width = 0;    // size of the image it was trained on (Infer's default size)
     uint32_t image_height = 0;
@@ -71,9 +71,10 @@ std::vector<std::byte> encode_model_file(const ModelFile& file);
 // checksum mismatch (corrupt), malformed header, invalid configuration, payload size mismatch.
 ModelFile decode_model_file(std::span<const std::byte> bytes, std::string_view source_name);
 
-// Number of floats the grid and MLP of `config` hold (padded layout, as in engine.hpp's Model).
+// Number of floats the encoding and MLP of `config` hold (padded layout, as in engine.hpp's Model;
+// the header's `grid_floats` counts the encoding's).
 // `config` must be valid (config.validate() empty).
-uint64_t grid_float_count(const ModelConfig& config);
+uint64_t encoding_float_count(const ModelConfig& config);
 uint64_t mlp_float_count(const ModelConfig& config);
 
 // Stable lowercase names of activations, as written in the header ("relu", "sigmoid", ...).

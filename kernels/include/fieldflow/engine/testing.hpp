@@ -14,13 +14,15 @@ struct ForwardBackward {
     double loss = 0;              // mean over samples and output channels of the squared error
     std::vector<float> outputs;   // samples x output_dims
     std::vector<float> grad_mlp;  // dLoss/dModel::mlp (same padded layout)
-    std::vector<float> grad_grid; // dLoss/dModel::grid
+    std::vector<float> grad_encoding; // dLoss/dModel::encoding_params
 };
 
 // uv: 2 floats per sample; targets: output_dims floats per sample. Runs train_step.comp with
-// explicit samples, then sums the per-workgroup partial gradients on the host.
+// explicit samples, then sums the per-workgroup partial gradients on the host. max_groups > 0
+// caps the workgroups, so each loops over several tiles as in training at large batches.
 ForwardBackward forward_backward(const Device& device, const Model& model,
-                                 const std::vector<float>& uv, const std::vector<float>& targets);
+                                 const std::vector<float>& uv, const std::vector<float>& targets,
+                                 uint32_t max_groups = 0);
 
 // The pixel index (y * width + x) each of `batch` samples draws at training step `step`.
 std::vector<uint32_t> sample_indices(const Device& device, uint64_t seed, uint32_t step,
@@ -32,5 +34,14 @@ struct Tiling {
     bool weights_in_shared = false;
 };
 Tiling train_tiling(const Device& device, const ModelConfig& config);
+
+// The encoding's double-precision CPU reference (its descriptor's): the MLP inputs at (u, v), and
+// the accumulation of dLoss/dparams given dLoss/dx for the encoding's gradient inputs.
+std::vector<double> reference_encode(const ModelConfig& config, const std::vector<double>& params,
+                                     double u, double v);
+void reference_encode_backward(const ModelConfig& config, double u, double v,
+                               const std::vector<double>& dx, std::vector<double>& dparams);
+// How many leading MLP inputs carry gradients into the encoding's parameters.
+uint32_t encoding_gradient_inputs(const ModelConfig& config);
 
 } // namespace ff::engine::testing

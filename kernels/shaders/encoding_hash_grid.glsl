@@ -1,0 +1,66 @@
+// Multiresolution hash encoding (Instant-NGP, Mueller et al. 2022) in 2D. Level l has
+// hash_resolution[l] cells per side; its (res + 1)^2 vertices each own a row of HASH_F learnable
+// floats in the level's part of the table (rows hash_offset[l] ...). A level whose vertices fit
+// the table indexes it densely, a finer one hashes (x * 1) XOR (y * 2654435761) mod T. Each level
+// is sampled bilinearly; the levels' features are concatenated (IN_DIM = HASH_LEVELS * HASH_F).
+// The host side (sizes, offsets, CPU reference) is kernels/src/encodings/hash_grid.cpp.
+#if !defined(HASH_LEVELS) || !defined(HASH_F) || !defined(HASH_T_MASK) || \
+    !defined(HASH_RESOLUTIONS) || !defined(HASH_OFFSETS) || !defined(HASH_DENSE)
+#error "hash grid encoding needs HASH_LEVELS, HASH_F, HASH_T_MASK and the per-level tables"
+#endif
+#if HASH_LEVELS * HASH_F != IN_DIM
+#error "IN_DIM does not match HASH_LEVELS * HASH_F"
+#endif
+
+const int ENC_GRAD_DIM = HASH_LEVELS * HASH_F;
+const uint hash_resolution[HASH_LEVELS] = uint[](HASH_RESOLUTIONS);
+const uint hash_offset[HASH_LEVELS] = uint[](HASH_OFFSETS);
+const bool hash_dense[HASH_LEVELS] = bool[](HASH_DENSE);
+
+struct HashCorners {
+    uint row[4];  // table rows of the four vertices (whole-table index)
+    float w[4];   // bilinear weights
+};
+
+HashCorners hash_corners(int level, vec2 uv) {
+    const uint res = hash_resolution[level];
+    vec2 p = uv * float(res);
+    vec2 c = clamp(floor(p), vec2(0.0), vec2(float(res) - 1.0));
+    vec2 f = p - c;
+    uvec2 v0 = uvec2(c);
+    HashCorners k;
+    for (int i = 0; i < 4; ++i) {
+        uvec2 v = v0 + uvec2(i & 1, i >> 1);
+        uint row = hash_dense[level] ? v.y * (res + 1u) + v.x : (v.x ^ (v.y * 2654435761u)) & HASH_T_MASK;
+        k.row[i] = hash_offset[level] + row;
+    }
+    k.w[0] = (1.0 - f.x) * (1.0 - f.y);
+    k.w[1] = f.x * (1.0 - f.y);
+    k.w[2] = (1.0 - f.x) * f.y;
+    k.w[3] = f.x * f.y;
+    return k;
+}
+
+void encode(vec2 uv, out float x[IN_PAD]) {
+    for (int l = 0; l < HASH_LEVELS; ++l) {
+        HashCorners k = hash_corners(l, uv);
+        for (int f = 0; f < HASH_F; ++f) {
+            float v = 0.0;
+            for (int i = 0; i < 4; ++i) v += k.w[i] * ENC_PARAM(k.row[i] * HASH_F + f);
+            x[l * HASH_F + f] = v;
+        }
+    }
+    for (int i = IN_DIM; i < IN_PAD; ++i) x[i] = 0.0;
+}
+
+#ifdef ENC_GRAD_ADD
+void encode_backward(vec2 uv, float dx[ENC_GRAD_DIM]) {
+    for (int l = 0; l < HASH_LEVELS; ++l) {
+        HashCorners k = hash_corners(l, uv);
+        for (int i = 0; i < 4; ++i) {
+            for (int f = 0; f < HASH_F; ++f) ENC_GRAD_ADD(k.row[i] * HASH_F + f, k.w[i] * dx[l * HASH_F + f]);
+            ENC_TOUCH(k.row[i]);
+        }
+    }
+}
+#endif

@@ -1,0 +1,85 @@
+// One input encoding of the engine, described once. Everything outside kernels/src/encodings/
+// (model, trainer, render, model file, checkpoints, tests) asks the descriptor of a config's
+// EncodingKind instead of knowing the encoding's shape; docs/engine.md walks through adding one.
+//
+// An encoding is three parts:
+//   - this descriptor (kernels/src/encodings/<name>.cpp), registered in registry.cpp;
+//   - its shader (kernels/shaders/encoding_<name>.glsl), selected by `glsl_define`;
+//   - its double-precision CPU reference (reference_encode / reference_backward below), against
+//     which tests/engine checks the shader's values and gradients.
+#pragma once
+
+#include "fieldflow/engine/engine.hpp"
+#include "../shader_compiler.hpp"
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ff::engine::detail {
+
+// Model-file header access for an encoding's own keys (implemented by model_file.cpp).
+struct HeaderWriter {
+    virtual ~HeaderWriter() = default;
+    virtual void u32(std::string_view key, uint32_t value) = 0;
+    virtual void real(std::string_view key, float value) = 0;
+    virtual void boolean(std::string_view key, bool value) = 0;
+};
+struct HeaderReader {
+    virtual ~HeaderReader() = default;
+    virtual uint32_t u32(std::string_view key) = 0;          // errors name the key and value
+    virtual float positive_real(std::string_view key) = 0;
+    virtual bool boolean(std::string_view key) = 0;
+};
+
+// Deterministic uniform draws for initialisation (model.cpp's generator).
+struct UniformSource {
+    virtual ~UniformSource() = default;
+    virtual float uniform(float lo, float hi) = 0;
+};
+
+struct EncodingDescriptor {
+    EncodingKind kind;
+    std::string_view name;        // model-file value of `encoding`, Train's names, logs
+    std::string_view glsl_define; // selects kernels/shaders/encoding_<name>.glsl in encoding.glsl
+    std::string_view parameters;  // what its parameters are called in messages ("feature grid")
+
+    // Logical MLP inputs it produces.
+    uint32_t (*input_width)(const ModelConfig&);
+    // Leading inputs that carry gradients back into the encoding's parameters.
+    uint32_t (*gradient_inputs)(const ModelConfig&);
+    // Optimizer cells (each holds cell_features parameters and one touched flag) and the
+    // parameter count = cells * cell_features.
+    uint64_t (*cells)(const ModelConfig&);
+    uint32_t (*cell_features)(const ModelConfig&);
+    // Appends "what is wrong; " for each problem of its own fields.
+    void (*validate)(const ModelConfig&, std::ostringstream& problems);
+    // Fills `params` (already sized) with the initial values.
+    void (*initialise)(const ModelConfig&, UniformSource&, std::vector<float>& params);
+    // Shader defines beyond glsl_define (sizes, per-level tables).
+    void (*defines)(const ModelConfig&, Defines&);
+    // Model-file keys of its configuration.
+    void (*write_header)(const ModelConfig&, HeaderWriter&);
+    void (*read_header)(HeaderReader&, uint32_t format_minor, ModelConfig&);
+    // CPU reference in double: inputs x (input_width values) at (u, v), and the accumulation of
+    // dLoss/dparams from dLoss/dx (gradient_inputs values) at (u, v).
+    void (*reference_encode)(const ModelConfig&, const std::vector<double>& params, double u,
+                             double v, std::vector<double>& x);
+    void (*reference_backward)(const ModelConfig&, double u, double v, const std::vector<double>& dx,
+                               std::vector<double>& dparams);
+
+    uint64_t parameter_count(const ModelConfig& c) const { return cells(c) * cell_features(c); }
+};
+
+// The descriptor of a kind; throws EngineError for a kind no descriptor handles.
+const EncodingDescriptor& encoding_of(EncodingKind kind);
+inline const EncodingDescriptor& encoding_of(const ModelConfig& c) { return encoding_of(c.encoding.kind); }
+// By model-file name; nullptr if none.
+const EncodingDescriptor* find_encoding(std::string_view name);
+// Every registered encoding, in kind order (for messages: "dense_grid, coords or hash_grid").
+const std::vector<const EncodingDescriptor*>& all_encodings();
+std::string encoding_names(std::string_view last_separator = " or ");
+
+} // namespace ff::engine::detail
