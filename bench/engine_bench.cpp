@@ -29,6 +29,8 @@ struct Args {
     uint32_t grid_divisor = 4, hidden = 32, layers = 2, report_every = 1000;
     uint32_t profile_steps = 0, render_repeats = 5, trace_steps = 0;
     bool validation = false, check_paths = false;
+    EncodingKind encoding = EncodingKind::dense_grid;
+    HashGridConfig hash;
 };
 
 using ff::bench::ArgReader;
@@ -39,6 +41,8 @@ using ff::bench::ArgReader;
               << "       [--lr-mlp X] [--lr-grid X] [--beta1 X] [--beta2 X] [--eps X]\n"
               << "       [--warmup F] [--decay-start F] [--final-scale F] [--grid-adam sparse|dense] [--grid-divisor N] [--hidden N]\n"
               << "       [--layers N] [--device auto|cpu|INDEX] [--validation] [--report-every N]\n"
+              << "       [--encoding dense_grid|hash_grid] [--hash-levels N] [--hash-features N]\n"
+              << "       [--hash-log2-table N] [--hash-base N] [--hash-scale X]\n"
               << "       [--out prediction.ppm] [--profile STEPS] [--render-repeats N] [--check-paths]\n"
               << "  --profile STEPS  after training, time each dispatch over STEPS more steps (GPU timestamps)\n"
               << "  --check-paths    compare the tensor-core and portable kernels on the trained model\n"
@@ -77,6 +81,16 @@ Args parse(int argc, char** argv) {
         else if (k == "--grid-divisor") a.grid_divisor = args.u32();
         else if (k == "--hidden") a.hidden = args.u32();
         else if (k == "--layers") a.layers = args.u32();
+        else if (k == "--encoding") {
+            std::string v = args.value();
+            if (v != "dense_grid" && v != "hash_grid") usage("--encoding expects dense_grid or hash_grid, got '" + v + "'");
+            a.encoding = v == "hash_grid" ? EncodingKind::hash_grid : EncodingKind::dense_grid;
+        }
+        else if (k == "--hash-levels") a.hash.levels = args.u32();
+        else if (k == "--hash-features") a.hash.features = args.u32();
+        else if (k == "--hash-log2-table") a.hash.log2_table_size = args.u32();
+        else if (k == "--hash-base") a.hash.base_resolution = args.u32();
+        else if (k == "--hash-scale") a.hash.per_level_scale = args.f32();
         else if (k == "--report-every") a.report_every = std::max(1u, args.u32());
         else if (k == "--validation") a.validation = true;
         else if (k == "--profile") a.profile_steps = args.u32();
@@ -246,6 +260,13 @@ int main(int argc, char** argv) {
         config.grid_height = std::max(2u, img.height / a.grid_divisor);
         config.hidden_width = a.hidden;
         config.hidden_layers = a.layers;
+        // The bilinear baseline keeps the divisor's grid size whichever encoding is trained.
+        const uint32_t base_w = config.grid_width, base_h = config.grid_height;
+        if (a.encoding == EncodingKind::hash_grid) {
+            config.encoding.kind = EncodingKind::hash_grid;
+            config.encoding.hash = a.hash;
+            config.grid_width = config.grid_height = 0;
+        }
         if (std::string why = config.validate(); !why.empty()) usage(why);
 
         DeviceOptions dopt;
@@ -258,7 +279,7 @@ int main(int argc, char** argv) {
                     json_string(info.driver).c_str(), json_string(device.kernel_path()).c_str(),
                     info.subgroup_size);
 
-        std::vector<float> base = bilinear_baseline(img, config.grid_width, config.grid_height);
+        std::vector<float> base = bilinear_baseline(img, base_w, base_h);
         double base_mse = mse_of(base, img.rgb, false);
 
         ImageData data{img.width, img.height, img.rgb};
@@ -266,9 +287,10 @@ int main(int argc, char** argv) {
         Trainer trainer(device, config, a.train, data);
         double setup_s = seconds_since(t_setup);
         std::printf("{\"event\":\"setup\",\"image\":%s,\"width\":%u,\"height\":%u,\"grid\":[%u,%u,%u],"
-                    "\"parameters\":%llu,\"tile\":%u,\"setup_seconds\":%.3f}\n",
+                    "\"encoding\":\"%s\",\"parameters\":%llu,\"tile\":%u,\"setup_seconds\":%.3f}\n",
                     json_string(a.image).c_str(), img.width, img.height, config.grid_width,
                     config.grid_height, config.grid_channels,
+                    a.encoding == EncodingKind::hash_grid ? "hash_grid" : "dense_grid",
                     (unsigned long long)initial_model(config, 1).parameter_count(), trainer.tile_size(),
                     setup_s);
         std::fflush(stdout);

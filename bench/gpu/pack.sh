@@ -2,6 +2,8 @@
 # Builds what the GPU benchmark needs here and fills the git-ignored bundle folder that travels to the
 # GPU machine (which has no Vulkan headers, shaderc or OpenCV):
 #   .bundle/bin/ff-engine-bench   Release, shaderc linked statically: needs only libvulkan.so.1
+#   .bundle/bin/ff_engine_tests   the engine's tests, to check both kernel paths on the GPU
+#   .gl/ must also hold Debian's vulkan-validationlayers .deb (the tests run with validation on)
 #   .bundle/img/                  the benchmark images (Debian's opencv-doc examples)
 # The PyTorch peer (bench/peers/pytorch_field.py) and the scripts travel with the working tree.
 #
@@ -12,24 +14,26 @@ cd "$(dirname "$0")/../.."
 BUILD=${1:-build-engine-only}
 BUNDLE=.bundle
 if [ ! -f "$BUILD/build.ninja" ] && [ ! -f "$BUILD/Makefile" ]; then
-  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFIELDFLOW_ENGINE_ONLY=ON -DFIELDFLOW_TESTS=OFF
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFIELDFLOW_ENGINE_ONLY=ON -DFIELDFLOW_TESTS=ON
 fi
 build_type=$(grep -E '^CMAKE_BUILD_TYPE:' "$BUILD/CMakeCache.txt" | cut -d= -f2)
 if [ "$build_type" != "Release" ]; then
   echo "pack.sh: $BUILD is a '$build_type' build; the benchmark needs Release" >&2
   exit 1
 fi
-cmake --build "$BUILD" --target ff-engine-bench -j 2
+cmake --build "$BUILD" --target ff-engine-bench ff_engine_tests -j 2
 mkdir -p "$BUNDLE/bin" "$BUNDLE/img"
-cp "$BUILD/bin/ff-engine-bench" "$BUNDLE/bin/ff-engine-bench.tmp"
-strip "$BUNDLE/bin/ff-engine-bench.tmp"
-mv "$BUNDLE/bin/ff-engine-bench.tmp" "$BUNDLE/bin/ff-engine-bench"
+for program in ff-engine-bench ff_engine_tests; do
+  cp "$BUILD/bin/$program" "$BUNDLE/bin/$program.tmp"
+  strip "$BUNDLE/bin/$program.tmp"
+  mv "$BUNDLE/bin/$program.tmp" "$BUNDLE/bin/$program"
+done
 DATA=/usr/share/doc/opencv-doc/examples/data
 for f in leuvenA.jpg graf1.png; do
   [ -f "$BUNDLE/img/$f" ] || cp "$DATA/$f" "$BUNDLE/img/$f"
 done
 # Everything the binary links besides glibc and the Vulkan loader must travel too: there should be none.
-extra=$(ldd "$BUNDLE/bin/ff-engine-bench" | awk '{print $1}' |
+extra=$(ldd "$BUNDLE"/bin/* | grep '=>' | awk '{print $1}' |
         grep -vE '^(linux-vdso|/lib64/ld-linux|libc\.so|libm\.so|libpthread|libdl|librt|libvulkan\.so|libstdc\+\+|libgcc_s)' || true)
 if [ -n "$extra" ]; then echo "pack.sh: unexpected shared libraries: $extra" >&2; exit 1; fi
 du -sh "$BUNDLE"

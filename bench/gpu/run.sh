@@ -4,8 +4,9 @@
 # steps, the whole step in a CUDA graph for 40,000) on leuvenA and graf1, then the scaling sweep
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
-# Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS ("ours peers scaling"),
-# SCALING_WIDTHS ("16 32 64 128").
+# Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
+# scaling groups seeds hash"; default "ours peers scaling"), SCALING_WIDTHS ("16 32 64 128"),
+# SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts).
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -17,6 +18,9 @@ EAGER_STEPS=${EAGER_STEPS:-2000}
 SCALING_STEPS=${SCALING_STEPS:-300}
 PARTS=${PARTS:-"ours peers scaling"}
 SCALING_WIDTHS=${SCALING_WIDTHS:-"16 32 64 128"}
+SCALING_BATCHES=${SCALING_BATCHES:-"10 14 16 18 20 21 22"}
+GROUPS_SWEEP=${GROUPS_SWEEP:-"132 264 528 1056"}
+RUN_TIMEOUT=${RUN_TIMEOUT:-120} # seconds per benchmark run: a slow configuration cannot eat the call
 
 if ! ldconfig -p | grep -q libvulkan.so.1; then
   for f in .gl/*.deb; do dpkg -x "$f" /; done
@@ -33,7 +37,7 @@ run() { # run TAG command...: appends the tag line and the command's JSON lines 
   local tag=$1; shift
   echo "# run $tag" >> "$RESULTS"
   echo ">> $tag" >&2
-  "$@" 2>&1 | grep '^{' | tee -a "$RESULTS" | grep -E '"event":"(result|profile|check_paths|error)"|"peer"' >&2
+  timeout "$RUN_TIMEOUT" "$@" 2>&1 | grep '^{' | tee -a "$RESULTS" | grep -E '"event":"(result|profile|check_paths|error)"|"peer"' >&2
 }
 
 if [[ " $PARTS " == *" ours "* ]]; then
@@ -60,12 +64,63 @@ if [[ " $PARTS " == *" peers "* ]]; then
         --modes graph,eager --eager-steps $EAGER_STEPS
   done
 fi
+if [[ " $PARTS " == *" tests "* ]]; then
+  # The engine's gradient and forward tests (CPU reference, validation layer on) on both kernel paths.
+  for path in coopmat portable; do
+    echo "# run tests $path" >> "$RESULTS"
+    FIELDFLOW_KERNEL_PATH=$path $B/bin/ff_engine_tests --gtest_brief=1 \
+        --gtest_filter='CpuReference.*:GpuGradients.*:GpuForward.*:Training.*:Resume.*' \
+        > "${OUT:-/tmp/ff-bench}/tests-$path.txt" 2>&1
+    echo "{\"event\":\"tests\",\"path\":\"$path\",\"exit\":$?}" | tee -a "$RESULTS" >&2
+  done
+fi
+HASH_SMALL="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 12 --hash-base 16 --hash-scale 1.3 --lr-mlp 0.01 --lr-grid 0.01"
+HASH_LARGE="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 15 --hash-base 16 --hash-scale 1.3 --lr-mlp 0.01 --lr-grid 0.01 --hidden 64"
 if [[ " $PARTS " == *" scaling "* ]]; then
   for hidden in $SCALING_WIDTHS; do
-    for e in 14 15 16 17 18 19 20 21; do
-      run "scaling $hidden $((1 << e))" $BENCH --image $B/img/leuvenA.ppm --steps $SCALING_STEPS \
+    for e in $SCALING_BATCHES; do
+      run "scaling dense $hidden $((1 << e))" $BENCH --image $B/img/leuvenA.ppm --steps $SCALING_STEPS \
           --batch $((1 << e)) --hidden $hidden --report-every $SCALING_STEPS --render-repeats 1
     done
+  done
+  for e in $SCALING_BATCHES; do
+    run "scaling hash 64 $((1 << e))" $BENCH --image $B/img/leuvenA.ppm --steps $SCALING_STEPS \
+        --batch $((1 << e)) $HASH_LARGE --report-every $SCALING_STEPS --render-repeats 1
+  done
+fi
+if [[ " $PARTS " == *" groups "* ]]; then
+  # Persistent workgroups: how many the training kernel launches (FIELDFLOW_TRAIN_GROUPS).
+  for g in $GROUPS_SWEEP; do
+    for e in 14 20; do
+      run "groups $g $((1 << e))" env FIELDFLOW_TRAIN_GROUPS=$g $BENCH --image $B/img/leuvenA.ppm \
+          --steps $SCALING_STEPS --batch $((1 << e)) --report-every $SCALING_STEPS --render-repeats 1
+    done
+  done
+fi
+if [[ " $PARTS " == *" seeds "* ]]; then
+  # The lake configuration's quality over seeds 1-10 at 40,000 steps.
+  for img in leuvenA graf1; do
+    for seed in 1 2 3 4 5 6 7 8 9 10; do
+      run "seeds $img $seed" $BENCH --image $B/img/$img.ppm --steps $STEPS --seed $seed \
+          --report-every $STEPS --render-repeats 1
+    done
+  done
+fi
+# The engine's training schedule and initial hidden bias, so that the peer trains the same model.
+PEER_AS_ENGINE="--lr-mlp 0.01 --lr-grid 0.01 --warmup 0.0125 --final-scale 0.03 --hidden-bias 0.1"
+if [[ " $PARTS " == *" hash "* ]]; then
+  # The hash_grid model against the PyTorch peer of the same model, same steps (issue figures:
+  # T=2^12 32x2 at 5,000 steps, T=2^15 64x2 at 2,000).
+  for img in leuvenA graf1; do
+    ext=jpg; [ $img = graf1 ] && ext=png
+    run "hash small $img" $BENCH --image $B/img/$img.ppm --steps 5000 $HASH_SMALL --report-every 5000 \
+        --render-repeats 5 --profile 200
+    run "hash large $img" $BENCH --image $B/img/$img.ppm --steps 2000 $HASH_LARGE --report-every 2000 \
+        --render-repeats 5 --profile 200
+    run "peer hash small $img" python3 bench/peers/pytorch_field.py --image $B/img/$img.$ext \
+        --steps 5000 --modes graph --encoding hash_grid --hash-log2-table 12 --hidden 32 $PEER_AS_ENGINE
+    run "peer hash large $img" python3 bench/peers/pytorch_field.py --image $B/img/$img.$ext \
+        --steps 2000 --modes graph --encoding hash_grid --hash-log2-table 15 --hidden 64 $PEER_AS_ENGINE
   done
 fi
 python3 bench/gpu/tables.py "$RESULTS"

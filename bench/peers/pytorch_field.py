@@ -9,6 +9,8 @@ second half). Two ways to run a step:
   eager : plain PyTorch, one Python step at a time;
   graph : the whole step (sampling, forward, backward, fused Adam) captured once in a CUDA graph and
           replayed, which is the fastest PyTorch gets without writing kernels.
+`--encoding hash_grid` trains the engine's hash_grid model instead (class HashField, Instant-NGP's
+multiresolution hash encoding in 2D).
 Prints one JSON line per mode with us/step, total seconds, PSNR of the full-image render (8-bit
 quantised, as saved), and the render time.
 
@@ -38,12 +40,7 @@ class Field(torch.nn.Module):
         width_in = channels + (2 if subcell else 0) + 4 * octaves
         dims = [width_in] + [hidden] * layers + [3]
         self.layers = torch.nn.ModuleList(torch.nn.Linear(a, b) for a, b in zip(dims[:-1], dims[1:]))
-        for i, layer in enumerate(self.layers):  # the engine's initialisation
-            fan_in, fan_out = layer.in_features, layer.out_features
-            last = i + 1 == len(self.layers)
-            bound = math.sqrt(6 / (fan_in + fan_out)) if last else math.sqrt(6 / fan_in)
-            torch.nn.init.uniform_(layer.weight, -bound, bound)
-            torch.nn.init.constant_(layer.bias, 0.0 if last else hidden_bias)
+        init_like_engine(self.layers, hidden_bias)
 
     def encode(self, uv):  # uv: [N, 2] in [0, 1]
         # grid_sample with align_corners=False and border padding is exactly the cell-centred,
@@ -64,6 +61,66 @@ class Field(torch.nn.Module):
         for layer in self.layers[:-1]:
             x = torch.relu(layer(x))
         return torch.sigmoid(self.layers[-1](x))
+
+
+class HashField(torch.nn.Module):
+    """The engine's hash_grid model (kernels/src/encodings/hash_grid.cpp): `levels` grids of
+    resolution floor(base * scale^l), vertices at uv * res (cells clamped to res - 1), indexed densely
+    while (res+1)^2 <= T and otherwise by (x ^ y * 2654435761) mod T, sampled bilinearly, the levels'
+    features concatenated into the MLP (ReLU hidden layers)."""
+
+    def __init__(self, levels=16, features=2, log2_table=12, base=16, scale=1.3, hidden=32, layers=2,
+                 output="sigmoid", hidden_bias=0.0):
+        super().__init__()
+        table = 1 << log2_table
+        res, dense, offset, rows = [], [], [], 0
+        for level in range(levels):
+            r = int(math.floor(base * scale ** level))
+            fits = (r + 1) ** 2 <= table
+            res.append(r)
+            dense.append(fits)
+            offset.append(rows)
+            rows += (r + 1) ** 2 if fits else table
+        self.register_buffer("res", torch.tensor(res, dtype=torch.int64))
+        self.register_buffer("dense", torch.tensor(dense))
+        self.register_buffer("offset", torch.tensor(offset, dtype=torch.int64))
+        self.mask, self.output = table - 1, output
+        self.table = torch.nn.Parameter(torch.empty(rows, features).uniform_(-1e-4, 1e-4))
+        dims = [levels * features] + [hidden] * layers + [3]
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(a, b) for a, b in zip(dims[:-1], dims[1:]))
+        init_like_engine(self.layers, hidden_bias)
+
+    def encode(self, uv):  # uv: [N, 2] in [0, 1] -> [N, levels * features]
+        res = self.res.to(uv.dtype)
+        pos = uv[:, None, :] * res[None, :, None]                                    # [N, L, 2]
+        cell = torch.minimum(torch.floor(pos), (res - 1)[None, :, None]).clamp_min(0)
+        f = pos - cell
+        c = cell.to(torch.int64)
+        x = torch.stack([c[..., 0], c[..., 0] + 1, c[..., 0], c[..., 0] + 1], dim=-1)  # [N, L, 4]
+        y = torch.stack([c[..., 1], c[..., 1], c[..., 1] + 1, c[..., 1] + 1], dim=-1)
+        hashed = (x ^ ((y * 2654435761) & MASK32)) & self.mask
+        direct = y * (self.res + 1)[None, :, None] + x
+        rows = torch.where(self.dense[None, :, None], direct, hashed) + self.offset[None, :, None]
+        fx, fy = f[..., 0], f[..., 1]
+        w = torch.stack([(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy], dim=-1)
+        values = self.table[rows]                                                    # [N, L, 4, F]
+        return (values * w[..., None]).sum(dim=2).flatten(1)
+
+    def forward(self, uv):
+        x = self.encode(uv)
+        for layer in self.layers[:-1]:
+            x = torch.relu(layer(x))
+        x = self.layers[-1](x)
+        return torch.sigmoid(x) if self.output == "sigmoid" else x
+
+
+def init_like_engine(layers, hidden_bias):
+    for i, layer in enumerate(layers):
+        fan_in, fan_out = layer.in_features, layer.out_features
+        last = i + 1 == len(layers)
+        bound = math.sqrt(6 / (fan_in + fan_out)) if last else math.sqrt(6 / fan_in)
+        torch.nn.init.uniform_(layer.weight, -bound, bound)
+        torch.nn.init.constant_(layer.bias, 0.0 if last else hidden_bias)
 
 
 MASK32 = 0xFFFFFFFF
@@ -140,7 +197,15 @@ def train(mode, image, args):
     h, w, _ = image.shape
     target = torch.from_numpy(image).to(dev).view(-1, 3)
     uv_all = pixel_centres(w, h, dev)
-    model = Field(max(1, w // 4), max(1, h // 4), hidden_bias=args.hidden_bias).to(dev)
+    if args.encoding == "hash_grid":
+        model = HashField(args.hash_levels, args.hash_features, args.hash_log2_table, args.hash_base,
+                          args.hash_scale, args.hidden, args.layers, args.output,
+                          args.hidden_bias).to(dev)
+    else:
+        model = Field(max(1, w // 4), max(1, h // 4), hidden=args.hidden, layers=args.layers,
+                      hidden_bias=args.hidden_bias).to(dev)
+    if args.init and args.encoding == "hash_grid":
+        raise SystemExit("--init reads the dense grid model's weights only")
     if args.init:
         load_engine_init(model, args.init)
     sampler = None
@@ -153,8 +218,9 @@ def train(mode, image, args):
                 got = sampler().cpu()
                 if not torch.equal(got, want[step * args.batch:(step + 1) * args.batch]):
                     raise SystemExit(f"pcg sampler differs from the engine's at step {step}")
-    grid_params = [model.grid]
-    mlp_params = [p for n, p in model.named_parameters() if n != "grid"]
+    encoding_name = "table" if args.encoding == "hash_grid" else "grid"
+    grid_params = [getattr(model, encoding_name)]
+    mlp_params = [p for n, p in model.named_parameters() if n != encoding_name]
     graph = mode == "graph"
     lr = lambda base: torch.tensor(base, device=dev) if graph else base
     opt = torch.optim.Adam([{"params": grid_params, "lr": lr(args.lr_grid)},
@@ -232,7 +298,8 @@ def train(mode, image, args):
         torch.cuda.synchronize()
         render_us = (time.perf_counter() - r0) / 10 * 1e6
     pred = pred.view(h, w, 3).float().cpu().numpy()
-    return {"peer": f"pytorch-{mode}", "image": args.image, "steps": args.steps, "batch": args.batch,
+    return {"peer": f"pytorch-{mode}", "image": args.image, "encoding": args.encoding,
+            "hidden": args.hidden, "parameters": sum(p.numel() for p in model.parameters()), "steps": args.steps, "batch": args.batch,
             "us_per_step": total / args.steps * 1e6, "train_seconds": total,
             "psnr": psnr_8bit(pred, image), "render_us": render_us,
             "device": torch.cuda.get_device_name(0), "torch": torch.__version__,
@@ -254,6 +321,16 @@ def main():
     ap.add_argument("--decay-start", type=float, default=0.5)
     ap.add_argument("--final-scale", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--encoding", choices=["dense_grid", "hash_grid"], default="dense_grid")
+    ap.add_argument("--hidden", type=int, default=32)
+    ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--output", choices=["sigmoid", "linear"], default="sigmoid",
+                    help="output activation of the hash_grid model (the dense model's is sigmoid)")
+    ap.add_argument("--hash-levels", type=int, default=16)
+    ap.add_argument("--hash-features", type=int, default=2)
+    ap.add_argument("--hash-log2-table", type=int, default=12)
+    ap.add_argument("--hash-base", type=int, default=16)
+    ap.add_argument("--hash-scale", type=float, default=1.3)
     ap.add_argument("--modes", default="graph,eager")
     ap.add_argument("--init", default="", help="start from ff-engine-bench --save-init PREFIX's weights")
     ap.add_argument("--sampler", choices=["torch", "pcg"], default="torch")
