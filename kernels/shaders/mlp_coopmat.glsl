@@ -139,26 +139,25 @@ float cm_workgroup_sum(float v) {
 }
 
 #ifdef CM_TRAINING
-// Weight and bias gradients of matrix l over the tile (delta^T X_l, sum of delta), times `scale`,
-// written to this workgroup's partial row at `base` (first tile) or added to it.
-void cm_weight_gradients(int l, uint base, float scale, bool first) {
+// Weight and bias gradients of matrix l over the tile (delta^T X_l, sum of delta), added to this
+// workgroup's partial row at `base` (which its first tile starts from zero). The row holds the
+// plain sums until the group's last tile, which multiplies them by `scale` once. The earlier sums
+// are the multiply-add's accumulator, so no cooperative-matrix addition is needed: SPIRV-Tools'
+// folder in Debian 12 crashes on an OpFAdd of two cooperative matrices.
+void cm_weight_gradients(int l, uint base, float scale, bool first, bool last) {
     const uint OB = OUT_PAD_L(l) / 16, IB = IN_PAD_L(l) / 16;
     for (uint job = gl_SubgroupID; job < OB * IB; job += gl_NumSubgroups) {
         uint o0 = (job % OB) * 16, i0 = (job / OB) * 16;
+        const uint at = base + W_OFF(l) + o0 * IN_PAD_L(l) + i0;
         CM_F acc = CM_F(0.0);
+        if (!first) coopMatLoadNV(acc, mlp_partials, at, IN_PAD_L(l), false);
         for (uint kb = 0; kb < ROW_BLOCKS; ++kb) {
             CM_H a, b;
             coopMatLoadNV(a, s_slice, (SLICE_COL(l + 1) + o0) * TS + kb * 16, TS, false); // delta^T
             coopMatLoadNV(b, s_slice, (SLICE_COL(l) + i0) * TS + kb * 16, TS, true);      // X_l
             acc = coopMatMulAddNV(a, b, acc);
         }
-        acc = acc * scale;
-        const uint at = base + W_OFF(l) + o0 * IN_PAD_L(l) + i0;
-        if (!first) {
-            CM_F earlier;
-            coopMatLoadNV(earlier, mlp_partials, at, IN_PAD_L(l), false);
-            acc = acc + earlier;
-        }
+        if (last) acc = acc * scale;
         coopMatStoreNV(acc, mlp_partials, at, IN_PAD_L(l), false);
     }
     for (uint o = gl_SubgroupID; o < OUT_L(l); o += gl_NumSubgroups) {
@@ -168,7 +167,8 @@ void cm_weight_gradients(int l, uint base, float scale, bool first) {
         s = subgroupAdd(s);
         if (subgroupElect()) {
             const uint at = base + B_OFF(l) + o;
-            mlp_partials[at] = first ? s * scale : mlp_partials[at] + s * scale;
+            const float sum = first ? s : mlp_partials[at] + s;
+            mlp_partials[at] = last ? sum * scale : sum;
         }
     }
 }
@@ -193,9 +193,10 @@ void cm_input_gradients(int l, uint in_blocks) {
 // Backward over the tile after cm_put_output_delta (and a barrier). `grad_scale` turns the scaled
 // per-sample deltas into the loss's gradient. Returns this sample's dLoss/d(encoding input) for
 // the first ENC_GRAD_DIM inputs, fp32, unscaled.
-void cm_backward(uint t, uint base, float grad_scale, bool first, out float dx[ENC_GRAD_DIM]) {
+void cm_backward(uint t, uint base, float grad_scale, bool first, bool last,
+                 out float dx[ENC_GRAD_DIM]) {
     [[unroll]] for (int l = LAYERS; l >= 0; --l) {
-        cm_weight_gradients(l, base, grad_scale, first);
+        cm_weight_gradients(l, base, grad_scale, first, last);
         barrier();
         cm_input_gradients(l, l > 0 ? uint(IN_PAD_L(l) / 16) : uint((ENC_GRAD_DIM + 15) / 16));
         barrier();

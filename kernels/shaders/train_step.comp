@@ -71,7 +71,7 @@ shared float s_loss[TILE];
 #define ACCUMULATE(dst, v) dst = first ? (v) : dst + (v)
 
 // One tile of TILE samples (workgroup-uniform call: it passes barriers).
-void train_tile(uint tile, bool first) {
+void train_tile(uint tile, bool first, bool last) {
     const uint t = gl_LocalInvocationID.x;
     const uint wg = gl_WorkGroupID.x;
     const uint s = tile * TILE + t;
@@ -137,7 +137,7 @@ void train_tile(uint tile, bool first) {
     float tile_loss = cm_workgroup_sum(in_batch ? sq : 0.0); // its barrier also publishes the deltas
     if (t == 0) ACCUMULATE(loss_partials[wg], tile_loss);
     float dx[ENC_GRAD_DIM];
-    cm_backward(t, wg * uint(MLP_PARAMS), scale / CM_LOSS_SCALE, first, dx);
+    cm_backward(t, wg * uint(MLP_PARAMS), scale / CM_LOSS_SCALE, first, last, dx);
 #else
     s_loss[t] = in_batch ? sq : 0.0;
     barrier();
@@ -197,7 +197,7 @@ void main() {
     barrier();
     const uint tiles = (pc.batch + TILE - 1) / TILE;
     for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
-        train_tile(tile, tile == gl_WorkGroupID.x);
+        train_tile(tile, tile == gl_WorkGroupID.x, tile + gl_NumWorkGroups.x >= tiles);
         barrier(); // the next tile rewrites the shared arrays
     }
 }

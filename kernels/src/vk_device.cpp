@@ -296,12 +296,17 @@ std::string coopmat_missing(VkInstance instance, VkPhysicalDevice pd, uint32_t a
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
     VkPhysicalDeviceShaderFloat16Int8Features f16{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+    VkPhysicalDeviceVulkanMemoryModelFeatures mm{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
     cm.pNext = &f16;
+    f16.pNext = &mm;
     VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     f2.pNext = &cm;
     vkGetPhysicalDeviceFeatures2(pd, &f2);
     if (!cm.cooperativeMatrix) return "cooperativeMatrix";
     if (!f16.shaderFloat16) return "shaderFloat16";
+    // glslang declares the VulkanMemoryModel capability for GL_NV_cooperative_matrix shaders.
+    if (!mm.vulkanMemoryModel) return "vulkanMemoryModel";
     if (subgroup.subgroupSize != 32) return "32-wide subgroups";
     if (!(subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ||
         !(subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT))
@@ -485,7 +490,7 @@ bool want_coopmat(const DeviceInfo& info, bool force_portable) {
     if (env == "coopmat" && !info.cooperative_matrix)
         throw EngineError("FIELDFLOW_KERNEL_PATH=coopmat, but device '" + info.name +
                           "' lacks the tensor-core path (VK_NV_cooperative_matrix with fp16 "
-                          "16x16x16, shaderFloat16, 32-wide subgroups)");
+                          "16x16x16, shaderFloat16, vulkanMemoryModel, 32-wide subgroups)");
     return info.cooperative_matrix;
 }
 } // namespace
@@ -562,11 +567,15 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
     VkPhysicalDeviceShaderFloat16Int8Features f16{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+    VkPhysicalDeviceVulkanMemoryModelFeatures mm{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
     if (coopmat_) {
         cm.cooperativeMatrix = VK_TRUE;
         f16.shaderFloat16 = VK_TRUE;
+        mm.vulkanMemoryModel = VK_TRUE;
         af.pNext = &cm;
         cm.pNext = &f16;
+        f16.pNext = &mm;
         exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
     }
     VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};

@@ -45,7 +45,8 @@ void check_gradients(const ModelConfig& config, uint32_t samples, uint32_t seed,
     double max_out = 0;
     for (size_t i = 0; i < ref.outputs.size(); ++i)
         max_out = std::max(max_out, std::abs(double(gpu.outputs[i]) - ref.outputs[i]));
-    EXPECT_LT(max_out, 1e-4) << "forward outputs";
+    const test::Tolerances tol = test::tolerances();
+    EXPECT_LT(max_out, tol.forward) << "forward outputs";
     EXPECT_NEAR(gpu.loss, ref.loss, 1e-4 * ref.loss);
 
     // Each matrix's weights and biases separately, so a small layer cannot hide behind a big one.
@@ -59,10 +60,10 @@ void check_gradients(const ModelConfig& config, uint32_t samples, uint32_t seed,
         off += out_pad * in_pad;
         GroupError b = group_error(gpu.grad_mlp, ref.grad_mlp, off, off + out_pad);
         off += out_pad;
-        EXPECT_LT(w.max_rel, 1e-3) << "weights of matrix " << l;
-        EXPECT_LT(w.norm_rel, 1e-3) << "weights of matrix " << l;
-        EXPECT_LT(b.max_rel, 1e-3) << "biases of matrix " << l;
-        EXPECT_LT(b.norm_rel, 1e-3) << "biases of matrix " << l;
+        EXPECT_LT(w.max_rel, tol.weights_max_rel) << "weights of matrix " << l;
+        EXPECT_LT(w.norm_rel, tol.weights_norm_rel) << "weights of matrix " << l;
+        EXPECT_LT(b.max_rel, tol.weights_max_rel) << "biases of matrix " << l;
+        EXPECT_LT(b.norm_rel, tol.weights_norm_rel) << "biases of matrix " << l;
         in_pad = config.hidden_width;
     }
     // Padding never receives gradient.
@@ -74,8 +75,8 @@ void check_gradients(const ModelConfig& config, uint32_t samples, uint32_t seed,
 
     ASSERT_EQ(gpu.grad_encoding.size(), ref.grad_encoding.size());
     GroupError g = group_error(gpu.grad_encoding, ref.grad_encoding, 0, ref.grad_encoding.size());
-    EXPECT_LT(g.max_rel, 1e-3) << "grid gradients";
-    EXPECT_LT(g.norm_rel, 1e-3) << "grid gradients";
+    EXPECT_LT(g.max_rel, tol.encoding_max_rel) << "encoding gradients";
+    EXPECT_LT(g.norm_rel, tol.encoding_norm_rel) << "encoding gradients";
     test::expect_validation_clean(messages);
 }
 
@@ -146,7 +147,7 @@ void check_render(const ModelConfig& config, uint32_t w, uint32_t h) {
                 max_err = std::max(max_err,
                                    std::abs(ref[o] - rgb[(size_t(y) * w + x) * config.output_dims + o]));
         }
-    EXPECT_LT(max_err, 1e-4);
+    EXPECT_LT(max_err, test::tolerances().forward);
     test::expect_validation_clean(messages);
 }
 
