@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace ff::engine {
@@ -23,6 +24,15 @@ uint64_t ModelConfig::encoding_parameter_count() const {
     for (const detail::EncodingDescriptor* d : detail::all_encodings())
         if (d->kind == encoding.kind) return d->parameter_count(*this);
     return 0;
+}
+std::string model_summary(const ModelConfig& c) {
+    const std::string mlp = std::to_string(c.hidden_width) + "x" + std::to_string(c.hidden_layers);
+    if (c.encoding.kind == EncodingKind::coords) {
+        char omega[32];
+        std::snprintf(omega, sizeof omega, "%g", c.first_omega);
+        return "SIREN " + mlp + " (omega " + omega + ")";
+    }
+    return detail::encoding_of(c).describe(c) + " + MLP " + mlp;
 }
 uint32_t ModelConfig::padded_input_width() const { return round16(input_width()); }
 uint32_t ModelConfig::padded_output_width() const { return round16(output_dims); }

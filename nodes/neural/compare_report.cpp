@@ -37,6 +37,8 @@ std::string configuration(const json& stats) {
         std::snprintf(omega, sizeof omega, "%g", stats.value("omega", 0.0));
         return "sine MLP " + mlp + ", omega " + omega + ", " + u("steps") + " steps";
     }
+    if (stats.contains("model_summary"))
+        return stats["model_summary"].get<std::string>() + ", " + u("steps") + " steps";
     return u("grid_width") + "x" + u("grid_height") + "x" + u("grid_channels") + " grid + MLP " +
            mlp + ", " + u("steps") + " steps";
 }
@@ -45,7 +47,7 @@ void execute_compare_report(Node& node) {
     const cv::Mat truth = ff::nodes::rgb_mat(node.image("ground_truth"), "ground_truth");
     std::vector<CompareRow> rows;
     const std::pair<const char*, const char*> models[] = {
-        {"grid", "grid+MLP"}, {"siren", "SIREN"}, {"splats", "splats"}};
+        {"grid", "grid+MLP"}, {"hash", "hash grid+MLP"}, {"siren", "SIREN"}, {"splats", "splats"}};
     for (const auto& [port, name] : models) {
         auto image = node.optional_image(port);
         const std::string stats_port = std::string(port) + "_stats";
@@ -110,6 +112,8 @@ FF_NODE(compare_report) =
         .input("ground_truth", kImage, "the original image")
         .optional_input("grid", kImage, "render of the grid+MLP model")
         .optional_input("grid_stats", kJson, "its Train stats")
+        .optional_input("hash", kImage, "render of the hash grid+MLP model")
+        .optional_input("hash_stats", kJson, "its Train stats")
         .optional_input("siren", kImage, "render of the SIREN")
         .optional_input("siren_stats", kJson, "its Train stats")
         .optional_input("splats", kImage, "render of the splat model")

@@ -46,11 +46,7 @@ void execute_load_model(Node& node) {
     const std::string what =
         file.kind == ff::engine::ModelKind::splats
             ? std::to_string(file.splats.config.count) + " Gaussian splats"
-        : file.kind == ff::engine::ModelKind::siren
-            ? "SIREN " + std::to_string(c.hidden_width) + "x" + std::to_string(c.hidden_layers)
-            : std::to_string(c.grid_width) + "x" + std::to_string(c.grid_height) + "x" +
-                  std::to_string(c.grid_channels) + " grid, MLP " + std::to_string(c.hidden_width) +
-                  "x" + std::to_string(c.hidden_layers);
+            : ff::engine::model_summary(c);
     node.log("loaded " + path + ": " + what + ", trained on a " + std::to_string(file.image_width) + "x" +
              std::to_string(file.image_height) + " image for " +
              std::to_string(file.training.steps) + " steps");

@@ -231,15 +231,8 @@ void execute_report(Node& node) {
         const auto& c = model->model.config;
         if (model->kind == ff::engine::ModelKind::splats)
             add("Model", std::to_string(model->splats.config.count) + " Gaussian splats");
-        else if (model->kind == ff::engine::ModelKind::siren)
-            add("Model", "SIREN " + std::to_string(c.hidden_width) + " wide, " +
-                             std::to_string(c.hidden_layers) + " hidden layers, omega " +
-                             fixed(c.first_omega, 1));
         else
-        add("Model", std::to_string(c.grid_width) + "x" + std::to_string(c.grid_height) + "x" +
-                         std::to_string(c.grid_channels) + " grid + MLP " +
-                         std::to_string(c.hidden_width) + " wide, " +
-                         std::to_string(c.hidden_layers) + " hidden layers");
+            add("Model", ff::engine::model_summary(c));
     }
     if (metrics["parameter_count"].get<uint64_t>() > 0)
         add("Parameters", std::to_string(metrics["parameter_count"].get<uint64_t>()));

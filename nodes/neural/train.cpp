@@ -118,12 +118,7 @@ private:
     bool siren() const { return config_.encoding.kind == fe::EncodingKind::coords; }
     fe::ModelKind kind() const { return siren() ? fe::ModelKind::siren : fe::ModelKind::grid; }
 
-    std::string description() const {
-        std::string mlp = std::to_string(config_.hidden_width) + "x" + std::to_string(config_.hidden_layers);
-        if (siren()) return "SIREN " + mlp + " (omega " + format("%g", config_.first_omega) + ")";
-        return std::to_string(config_.grid_width) + "x" + std::to_string(config_.grid_height) + "x" +
-               std::to_string(config_.grid_channels) + " grid + MLP " + mlp;
-    }
+    std::string description() const { return fe::model_summary(config_); }
 
     // A fresh trainer, or one resumed from this work's checkpoint. A checkpoint that cannot be
     // used (damaged, another format, not this run's) is a warning and a fresh start, never a failure.
@@ -255,7 +250,9 @@ private:
         write_png(folder / ("prediction" + suffix),
                   rgb_from_render(trainer_->render(image_.width, image_.height), image_.width,
                                   image_.height));
-        if (!siren()) write_png(folder / ("feature" + suffix), feature_image(trainer_->model()));
+        // The feature image shows a dense grid's cells; a hash table has no picture of its own.
+        if (config_.encoding.kind == fe::EncodingKind::dense_grid)
+            write_png(folder / ("feature" + suffix), feature_image(trainer_->model()));
         last_snapshot_ = step;
         progress_.snapshots.push_back(step);
     }
@@ -323,6 +320,9 @@ private:
             {"parameter_count", file.model.parameter_count()},
             {"image_width", image_.width},
             {"image_height", image_.height},
+            {"model_summary", fe::model_summary(config_)},
+            {"encoding", std::string(config_.encoding.kind == fe::EncodingKind::hash_grid ? "hash_grid"
+                                     : siren() ? "coords" : "dense_grid")},
             {"grid_width", config_.grid_width},
             {"grid_height", config_.grid_height},
             {"grid_channels", config_.grid_channels},

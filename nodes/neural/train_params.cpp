@@ -38,8 +38,24 @@ OpBuilder& declare_train_params(OpBuilder& op) {
                      "model: siren: frequency factor of the sine layers, sin(omega (W x + b))")
         .param_float("lr_siren", 1e-3, 1e-8, 10, "model: siren: Adam learning rate")
         .param_int("splats", 10000, 1, 1 << 24, "model: splats: number of Gaussians")
+        .param_enum("encoding", std::string("dense"), "dense|hash",
+                    "model: grid: 'dense' (a feature grid of `grid` cells, `grid_channels` each, "
+                    "plus `subcell` and `fourier_octaves` terms) or 'hash' (Instant-NGP's "
+                    "multiresolution hash grid: the hash_* params)")
         .param_string("grid", std::string("auto"),
-                      "feature grid size: 'auto' (image size / 4, as BilinearBaseline) or 'WxH'")
+                      "encoding: dense: feature grid size: 'auto' (image size / 4, as "
+                      "BilinearBaseline) or 'WxH'")
+        .param_int("hash_levels", model.encoding.hash.levels, 1, 32,
+                   "encoding: hash: resolution levels (levels x hash_features MLP inputs, at most 64)")
+        .param_int("hash_features", model.encoding.hash.features, 1, 8,
+                   "encoding: hash: features per level: 1, 2, 4 or 8")
+        .param_int("hash_log2_table_size", model.encoding.hash.log2_table_size, 10, 24,
+                   "encoding: hash: rows per level at most 2^N (a coarse level that fits is "
+                   "indexed densely, a finer one hashed)")
+        .param_int("hash_base_resolution", model.encoding.hash.base_resolution, 2, 65536,
+                   "encoding: hash: cells per side of the coarsest level")
+        .param_float("hash_per_level_scale", float_default(model.encoding.hash.per_level_scale), 1, 4,
+                     "encoding: hash: resolution growth from one level to the next")
         .param_int("grid_channels", model.grid_channels, 1, 16, "features per grid cell")
         .param_bool("subcell", model.encoding.subcell,
                     "add sinusoids of the position inside a grid cell (2 inputs)")
@@ -113,6 +129,15 @@ TrainParams read_train_params(const Node& node) {
         throw ParamError("grid", e.what());
     }
     fe::ModelConfig& m = p.model;
+    if (node.string("encoding") == "hash") {
+        m.encoding.kind = fe::EncodingKind::hash_grid;
+        fe::HashGridConfig& h = m.encoding.hash;
+        h.levels = uint32_t(node.integer("hash_levels"));
+        h.features = uint32_t(node.integer("hash_features"));
+        h.log2_table_size = uint32_t(node.integer("hash_log2_table_size"));
+        h.base_resolution = uint32_t(node.integer("hash_base_resolution"));
+        h.per_level_scale = float(node.number("hash_per_level_scale"));
+    }
     m.grid_channels = uint32_t(node.integer("grid_channels"));
     m.encoding.subcell = node.flag("subcell");
     m.encoding.fourier_octaves = uint32_t(node.integer("fourier_octaves"));
@@ -154,7 +179,7 @@ TrainParams read_train_params(const Node& node) {
 
     // The engine's own rules on the rest of the configuration, checked with a placeholder (smallest valid) grid.
     fe::ModelConfig probe = m;
-    if (p.choice != ModelChoice::siren) probe.grid_width = probe.grid_height = 2;
+    if (m.encoding.kind == fe::EncodingKind::dense_grid) probe.grid_width = probe.grid_height = 2;
     if (std::string problem = probe.validate(); !problem.empty())
         throw Error("invalid model configuration: " + problem);
     return p;
@@ -163,7 +188,7 @@ TrainParams read_train_params(const Node& node) {
 fe::ModelConfig model_config_for_image(const TrainParams& params, uint32_t image_width,
                                        uint32_t image_height) {
     fe::ModelConfig config = params.model;
-    if (config.encoding.kind == fe::EncodingKind::coords) return config; // no grid to size
+    if (config.encoding.kind != fe::EncodingKind::dense_grid) return config; // no grid to size
     ff::nodes::GridSize grid = ff::nodes::resolve_grid_size(params.grid, image_width, image_height);
     config.grid_width = grid.width;
     config.grid_height = grid.height;

@@ -94,6 +94,9 @@ json weights_to_json(const fe::ModelFile& file) {
         return j;
     }
     const fe::ModelConfig& c = file.model.config;
+    if (c.encoding.kind == fe::EncodingKind::hash_grid)
+        throw Error("JSON weights hold dense_grid and coords models; a hash_grid model is saved as "
+                    "a .ffm model file (SaveModel)");
     j["encoding"] = {{"kind", c.encoding.kind == fe::EncodingKind::coords ? "coords" : "dense_grid"},
                      {"grid_width", c.grid_width}, {"grid_height", c.grid_height},
                      {"grid_channels", c.grid_channels}, {"subcell", c.encoding.subcell},

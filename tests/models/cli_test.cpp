@@ -102,16 +102,16 @@ TEST_F(ModelCommands, CompareModelsGraphWritesItsTable) {
     const fs::path out = folder_ / "compare";
     Result r = run(exe() + "run --device cpu --no-cache " FF_COMPARE_GRAPH " --set input=" + quoted(input_) +
                    " --set output=" + quoted(out) +
-                   " --set steps=100 --set batch=1024 --set siren_steps=100 --set siren_batch=1024"
-                   " --set siren_width=32 --set siren_layers=2 --set siren_lr=1e-3 --set splats=200"
-                   " --set splat_steps=50");
+                   " --set steps=100 --set batch=1024 --set hash_steps=100 --set siren_steps=100"
+                   " --set siren_batch=1024 --set siren_width=32 --set siren_layers=2"
+                   " --set siren_lr=1e-3 --set splats=200 --set splat_steps=50");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     json table = json::parse(read_text(out / "comparison.json"));
-    ASSERT_EQ(table["models"].size(), 4u);
-    const char* names[] = {"grid+MLP", "SIREN", "splats", "bilinear"};
+    ASSERT_EQ(table["models"].size(), 5u);
+    const char* names[] = {"grid+MLP", "hash grid+MLP", "SIREN", "splats", "bilinear"};
     cv::Mat truth = cv::imread(input_.string());
-    const char* files[] = {"grid.png", "siren.png", "splats.png", "bilinear.png"};
-    for (size_t i = 0; i < 4; ++i) {
+    const char* files[] = {"grid.png", "hash.png", "siren.png", "splats.png", "bilinear.png"};
+    for (size_t i = 0; i < 5; ++i) {
         const json& m = table["models"][i];
         EXPECT_EQ(m["name"], names[i]);
         EXPECT_GT(m["parameters"].get<uint64_t>(), 0u) << names[i];
@@ -119,11 +119,37 @@ TEST_F(ModelCommands, CompareModelsGraphWritesItsTable) {
         EXPECT_NEAR(m["psnr"].get<double>(), cv::PSNR(truth, cv::imread((out / files[i]).string())), 1e-6)
             << names[i];
     }
-    EXPECT_TRUE(table["models"][3]["train_seconds"].is_null());
+    EXPECT_TRUE(table["models"][4]["train_seconds"].is_null());
+    // The hash model's row names its encoding.
+    EXPECT_NE(table["models"][1]["configuration"].get<std::string>().find("hash grid 16x2"), std::string::npos)
+        << table["models"][1].dump();
     const std::string md = read_text(out / "comparison.md");
     EXPECT_NE(md.find("| Model | PSNR (dB) | SSIM | Parameters | Train time (s) |"), std::string::npos);
     EXPECT_TRUE(fs::exists(out / "strip.png"));
     EXPECT_TRUE(fs::exists(out / "siren.json"));
+}
+
+TEST_F(ModelCommands, LakeGraphLearnsWithTheHashEncoding) {
+    // `--set encoding=hash`: the hash grid model trains, is saved with its encoding's keys, is
+    // described as such, and renders the image Infer saves.
+    const fs::path out = folder_ / "lake_hash";
+    Result r = run(exe() + "run --device cpu --no-cache " FF_LAKE_GRAPH " --set input=" + quoted(input_) +
+                   " --set output=" + quoted(out) + " --set steps=200 --set batch=2048 --set encoding=hash");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("hash grid 16x2"), std::string::npos) << r.output;
+    const std::string model = read_text(out / "model.ffm");
+    EXPECT_NE(model.find("\nencoding hash_grid\nhash_levels 16\n"), std::string::npos);
+    json metrics = json::parse(read_text(out / "metrics.json"));
+    EXPECT_GT(metrics["psnr_learned"].get<double>(), metrics["psnr_bilinear"].get<double>()) << metrics.dump();
+    EXPECT_FALSE(fs::exists(out / "snapshots" / "feature_at_200.png")) << "a hash table has no feature image";
+    EXPECT_TRUE(fs::exists(out / "snapshots" / "prediction_at_200.png"));
+
+    // An encoding Train does not offer is named, with the graph's line and column.
+    r = run(exe() + "run --device cpu --no-cache " FF_LAKE_GRAPH " --set input=" + quoted(input_) +
+            " --set output=" + quoted(folder_ / "lake_bad") + " --set steps=10 --set encoding=hash_grid");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("param 'encoding' must be one of dense, hash; got 'hash_grid'"), std::string::npos)
+        << r.output;
 }
 
 TEST_F(ModelCommands, GpuImageNodesMatchTheirCpuPaths) {

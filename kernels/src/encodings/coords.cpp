@@ -27,12 +27,14 @@ void reference_encode(const ModelConfig&, const std::vector<double>&, double u, 
 void reference_backward(const ModelConfig&, double, double, const std::vector<double>&,
                         std::vector<double>&) {}
 
+std::string describe(const ModelConfig&) { return "coordinates"; }
+
 } // namespace
 
 extern const EncodingDescriptor kCoordsEncoding = {
     EncodingKind::coords, "coords", "ENCODING_COORDS", "encoding parameters",
     input_width, gradient_inputs, cells, cell_features, validate, initialise, defines,
-    write_grid_keys, read_grid_keys, reference_encode, reference_backward,
+    describe, write_grid_keys, read_grid_keys, reference_encode, reference_backward,
 };
 
 } // namespace ff::engine::detail

@@ -97,12 +97,17 @@ void reference_backward(const ModelConfig& c, double u, double v, const std::vec
             dparams[t.cell[k] * c.grid_channels + ch] += t.w[k] * dx[ch];
 }
 
+std::string describe(const ModelConfig& c) {
+    return std::to_string(c.grid_width) + "x" + std::to_string(c.grid_height) + "x" +
+           std::to_string(c.grid_channels) + " grid";
+}
+
 } // namespace
 
 extern const EncodingDescriptor kDenseGridEncoding = {
     EncodingKind::dense_grid, "dense_grid", "ENCODING_DENSE_GRID", "feature grid",
     input_width, gradient_inputs, cells, cell_features, validate, initialise, defines,
-    write_grid_keys, read_grid_keys, reference_encode, reference_backward,
+    describe, write_grid_keys, read_grid_keys, reference_encode, reference_backward,
 };
 
 } // namespace ff::engine::detail

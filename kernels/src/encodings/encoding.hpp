@@ -60,6 +60,8 @@ struct EncodingDescriptor {
     void (*initialise)(const ModelConfig&, UniformSource&, std::vector<float>& params);
     // Shader defines beyond glsl_define (sizes, per-level tables).
     void (*defines)(const ModelConfig&, Defines&);
+    // The encoding in a few words for logs and reports ("200x137x3 grid").
+    std::string (*describe)(const ModelConfig&);
     // Model-file keys of its configuration.
     void (*write_header)(const ModelConfig&, HeaderWriter&);
     void (*read_header)(HeaderReader&, uint32_t format_minor, ModelConfig&);

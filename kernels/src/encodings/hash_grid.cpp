@@ -161,12 +161,19 @@ void reference_backward(const ModelConfig& c, double u, double v, const std::vec
     }
 }
 
+std::string describe(const ModelConfig& c) {
+    const HashGridConfig& h = c.encoding.hash;
+    return "hash grid " + std::to_string(h.levels) + "x" + std::to_string(h.features) + " (2^" +
+           std::to_string(h.log2_table_size) + " rows per level, base " +
+           std::to_string(h.base_resolution) + ")";
+}
+
 } // namespace
 
 extern const EncodingDescriptor kHashGridEncoding = {
     EncodingKind::hash_grid, "hash_grid", "ENCODING_HASH_GRID", "hash tables",
     input_width, input_width, cells, cell_features, validate, initialise, defines,
-    write_header, read_header, reference_encode, reference_backward,
+    describe, write_header, read_header, reference_encode, reference_backward,
 };
 
 } // namespace ff::engine::detail

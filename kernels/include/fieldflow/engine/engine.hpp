@@ -139,6 +139,10 @@ struct ModelConfig {
     bool operator==(const ModelConfig&) const = default; // every field, exactly
 };
 
+// The model in a few words for logs and reports: "200x137x3 grid + MLP 32x2",
+// "hash grid 16x2 (2^12 rows per level, base 16) + MLP 64x2", "SIREN 32x2 (omega 30)".
+std::string model_summary(const ModelConfig& config);
+
 // All learnable parameters, fp32. Layout is the contract of docs/model-format.md:
 //  encoding_params: the encoding's parameters (dense_grid: grid_height rows x grid_width columns x
 //  grid_channels, row-major; hash_grid: level by level, vertex by vertex, `features` floats each;
