@@ -287,12 +287,14 @@ int main(int argc, char** argv) {
         Trainer trainer(device, config, a.train, data);
         double setup_s = seconds_since(t_setup);
         std::printf("{\"event\":\"setup\",\"image\":%s,\"width\":%u,\"height\":%u,\"grid\":[%u,%u,%u],"
-                    "\"encoding\":\"%s\",\"parameters\":%llu,\"tile\":%u,\"setup_seconds\":%.3f}\n",
+                    "\"encoding\":\"%s\",\"parameters\":%llu,\"tile\":%u,\"setup_seconds\":%.3f,"
+                    "\"kernel_path_reason\":%s}\n",
                     json_string(a.image).c_str(), img.width, img.height, config.grid_width,
                     config.grid_height, config.grid_channels,
                     a.encoding == EncodingKind::hash_grid ? "hash_grid" : "dense_grid",
                     (unsigned long long)initial_model(config, 1).parameter_count(), trainer.tile_size(),
-                    setup_s);
+                    setup_s,
+                    json_string(trainer.kernel_path_reason()).c_str());
         std::fflush(stdout);
 
         if (!a.save_init.empty()) save_init(a, device, config, img);

@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups seeds hash"; default "ours peers scaling"), SCALING_WIDTHS ("16 32 64 128"),
+# scaling groups seeds hash hashseeds hashlake"; default "ours peers scaling"), SCALING_WIDTHS ("16 32 64 128"),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts).
 set -u
 cd "$(dirname "$0")/../.."
@@ -121,6 +121,32 @@ if [[ " $PARTS " == *" hash "* ]]; then
         --steps 5000 --modes graph --encoding hash_grid --hash-log2-table 12 --hidden 32 $PEER_AS_ENGINE
     run "peer hash large $img" python3 bench/peers/pytorch_field.py --image $B/img/$img.$ext \
         --steps 2000 --modes graph --encoding hash_grid --hash-log2-table 15 --hidden 64 $PEER_AS_ENGINE
+  done
+fi
+if [[ " $PARTS " == *" hashseeds "* ]]; then
+  # Both hash configurations over seeds 1-5, ours and the peer's, for means rather than one draw.
+  for img in leuvenA graf1; do
+    ext=jpg; [ $img = graf1 ] && ext=png
+    for seed in 1 2 3 4 5; do
+      run "hashseeds small $img $seed" $BENCH --image $B/img/$img.ppm --steps 5000 --seed $seed \
+          $HASH_SMALL --report-every 5000 --render-repeats 1
+      run "hashseeds large $img $seed" $BENCH --image $B/img/$img.ppm --steps 2000 --seed $seed \
+          $HASH_LARGE --report-every 2000 --render-repeats 1
+      run "peer hashseeds small $img $seed" python3 bench/peers/pytorch_field.py --image $B/img/$img.$ext \
+          --steps 5000 --modes graph --seed $seed --encoding hash_grid --hash-log2-table 12 --hidden 32 $PEER_AS_ENGINE
+      run "peer hashseeds large $img $seed" python3 bench/peers/pytorch_field.py --image $B/img/$img.$ext \
+          --steps 2000 --modes graph --seed $seed --encoding hash_grid --hash-log2-table 15 --hidden 64 $PEER_AS_ENGINE
+    done
+  done
+fi
+if [[ " $PARTS " == *" hashlake "* ]]; then
+  # What `fieldflow run graphs/lake.yaml --set encoding=hash` trains: the hash defaults at the lake's
+  # 40,000 steps and the engine's default rates (3e-2), and at the hash rate 1e-2.
+  for img in leuvenA graf1; do
+    run "hashlake default-lr $img" $BENCH --image $B/img/$img.ppm --steps $STEPS --encoding hash_grid \
+        --report-every $STEPS --render-repeats 1
+    run "hashlake lr1e-2 $img" $BENCH --image $B/img/$img.ppm --steps $STEPS $HASH_SMALL \
+        --report-every $STEPS --render-repeats 1
   done
 fi
 python3 bench/gpu/tables.py "$RESULTS"

@@ -74,12 +74,20 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
     // path carries activations and deltas in fp16, where omega = 30 multiplies the phase error of
     // fp16 weights and grows the backpropagated deltas by ~omega per layer toward fp16's range.
     const bool scaled_sine = config.first_omega != 1.0f || config.hidden_omega != 1.0f;
-    if (device.coopmat() && !scaled_sine) {
+    std::string reason;
+    if (device.coopmat() && scaled_sine) {
+        reason = "sine layers with omega != 1 (SIREN) run in fp32";
+    } else if (device.coopmat()) {
         TrainTiling t = choose_coopmat_tiling(config, limits.maxComputeSharedMemorySize,
                                               limits.maxComputeWorkGroupInvocations);
         if (t.tile) return t;
+        reason = "the tensor-core kernels of hidden width " + std::to_string(config.hidden_width) +
+                 " (fp16 weights and a 64-sample tile in shared memory) need more than the device's " +
+                 std::to_string(limits.maxComputeSharedMemorySize) + " bytes of shared memory";
     }
-    return choose_tiling(config, limits.maxComputeSharedMemorySize, limits.maxComputeWorkGroupInvocations);
+    TrainTiling t = choose_tiling(config, limits.maxComputeSharedMemorySize, limits.maxComputeWorkGroupInvocations);
+    t.portable_reason = reason;
+    return t;
 }
 
 uint32_t persistent_groups(const DeviceImpl& device, uint32_t tiles, uint32_t mlp_floats) {

@@ -6,6 +6,7 @@
 #include "shader_compiler.hpp"
 
 #include <cstdint>
+#include <string>
 
 namespace ff::engine::detail {
 
@@ -26,6 +27,7 @@ struct TrainTiling {
     uint32_t tile = 64;
     bool weights_in_shared = true;
     bool coopmat = false; // the tensor-core MLP body (train_step.comp / render.comp with COOPMAT=1)
+    std::string portable_reason = {}; // why a tensor-core device runs the portable kernels ("" if not)
 };
 TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
                           uint32_t max_invocations);

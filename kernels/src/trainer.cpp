@@ -347,6 +347,7 @@ uint32_t Trainer::diverged_step() const { return impl_->diverged_step_; }
 double Trainer::gpu_seconds() const { return impl_->gpu_seconds_; }
 uint32_t Trainer::tile_size() const { return impl_->tiling_.tile; }
 std::string Trainer::kernel_path() const { return impl_->tiling_.coopmat ? "coopmat" : "portable"; }
+std::string Trainer::kernel_path_reason() const { return impl_->tiling_.portable_reason; }
 double Trainer::last_render_gpu_seconds() const { return impl_->render_gpu_seconds_; }
 std::vector<DispatchTime> Trainer::profile_dispatches(uint32_t steps) { return impl_->profile(steps); }
 

@@ -305,8 +305,10 @@ std::string coopmat_missing(VkInstance instance, VkPhysicalDevice pd, uint32_t a
     vkGetPhysicalDeviceFeatures2(pd, &f2);
     if (!cm.cooperativeMatrix) return "cooperativeMatrix";
     if (!f16.shaderFloat16) return "shaderFloat16";
-    // glslang declares the VulkanMemoryModel capability for GL_NV_cooperative_matrix shaders.
-    if (!mm.vulkanMemoryModel) return "vulkanMemoryModel";
+    // glslang declares the VulkanMemoryModel capability, with device-scope accesses, for
+    // GL_NV_cooperative_matrix shaders.
+    if (!mm.vulkanMemoryModel || !mm.vulkanMemoryModelDeviceScope)
+        return "vulkanMemoryModel with device scope";
     if (subgroup.subgroupSize != 32) return "32-wide subgroups";
     if (!(subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ||
         !(subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT))
@@ -573,6 +575,7 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
         cm.cooperativeMatrix = VK_TRUE;
         f16.shaderFloat16 = VK_TRUE;
         mm.vulkanMemoryModel = VK_TRUE;
+        mm.vulkanMemoryModelDeviceScope = VK_TRUE;
         af.pNext = &cm;
         cm.pNext = &f16;
         f16.pNext = &mm;

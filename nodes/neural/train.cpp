@@ -101,6 +101,9 @@ public:
         node_.log("training " + description() + " for " +
                   std::to_string(schedule_.steps) + " steps on " + device_.info().name + " (" +
                   trainer_->kernel_path() + " kernels)");
+        if (const std::string why = trainer_->kernel_path_reason(); !why.empty())
+            node_.log("warning: this device has tensor cores, but this model trains on the portable "
+                      "kernels: " + why);
         if (resumed_from_ > 0)
             node_.log("resuming from checkpoint at step " + std::to_string(resumed_from_) + " of " +
                       std::to_string(schedule_.steps));
@@ -315,6 +318,7 @@ private:
             {"device", device_.info().name},
             {"device_type", device_.info().type},
             {"kernel_path", trainer_->kernel_path()},
+            {"kernel_path_reason", trainer_->kernel_path_reason()},
             {"device_bytes", trainer_->device_bytes()},
             {"model_bytes", bytes.size()},
             {"parameter_count", file.model.parameter_count()},

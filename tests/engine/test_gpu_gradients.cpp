@@ -47,7 +47,7 @@ void check_gradients(const ModelConfig& config, uint32_t samples, uint32_t seed,
         max_out = std::max(max_out, std::abs(double(gpu.outputs[i]) - ref.outputs[i]));
     const test::Tolerances tol = test::tolerances();
     EXPECT_LT(max_out, tol.forward) << "forward outputs";
-    EXPECT_NEAR(gpu.loss, ref.loss, 1e-4 * ref.loss);
+    EXPECT_NEAR(gpu.loss, ref.loss, tol.loss_rel * ref.loss);
 
     // Each matrix's weights and biases separately, so a small layer cannot hide behind a big one.
     ASSERT_EQ(gpu.grad_mlp.size(), ref.grad_mlp.size());

@@ -22,14 +22,17 @@ inline Device& device() {
 // portable kernels compute in fp32. The tensor-core path multiplies fp16 weights and activations
 // (11-bit mantissa, ~5e-4 relative per rounding) in 16-wide blocks and carries the backward deltas
 // in fp16, so its errors are ~10x larger; a wrong index or a missing term is still O(1).
+// The tensor-core figures are ~2x the worst seen over two runs of every GPU test on the H100
+// (bench/RESULTS.md, 2026-11-23).
 struct Tolerances {
-    double forward, weights_max_rel, weights_norm_rel, encoding_max_rel, encoding_norm_rel;
-    double resumed; // a resumed run against the uninterrupted one (float atomics vary the order)
+    double forward, loss_rel, weights_max_rel, weights_norm_rel, encoding_max_rel, encoding_norm_rel;
+    double same_seed; // two runs of one seed, largest parameter difference (float atomics' order)
+    double resumed;   // a resumed run against the uninterrupted one
 };
 inline bool on_tensor_cores() { return device().kernel_path() == "coopmat"; }
 inline Tolerances tolerances() {
-    if (on_tensor_cores()) return {3e-3, 0.1, 0.03, 0.15, 0.04, 5e-2};
-    return {1e-4, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3};
+    if (on_tensor_cores()) return {3e-3, 1e-3, 0.1, 0.07, 0.3, 0.08, 1e-2, 5e-2};
+    return {1e-4, 1e-4, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3};
 }
 
 // Fails the current test if the validation layer reported anything since `since` messages.

@@ -257,6 +257,8 @@ public:
     // "coopmat" or "portable": the MLP kernels this trainer runs (the device's path, or "portable"
     // for a model too wide for the tensor-core kernels' shared memory).
     std::string kernel_path() const;
+    // Why a device with tensor cores runs this model on the portable kernels; "" when it does not.
+    std::string kernel_path_reason() const;
     // GPU time of the render dispatch alone in the last render() (timestamps; seconds, 0 if none).
     double last_render_gpu_seconds() const;
     // Runs `steps` (at most 1,000) more training steps with a barrier and a GPU timestamp after
