@@ -3,12 +3,30 @@
 #include <fieldflow/host/help_text.hpp>
 #include <fieldflow/host/plugin_loader.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
 
 namespace po = boost::program_options;
 
 namespace fieldflow::host {
+namespace {
+
+// Wraps one usage form, never breaking inside an [--option VALUE] group.
+std::string wrap_usage_form(std::string form, size_t width, size_t hang) {
+    int depth = 0;
+    for (char& c : form) {
+        if (c == '[') ++depth;
+        else if (c == ']') --depth;
+        else if (c == ' ' && depth > 0) c = '\x01';
+    }
+    std::string text = wrap_text(form, width, hang, 7);
+    std::replace(text.begin(), text.end(), '\x01', ' ');
+    return text;
+}
+
+} // namespace
 
 CommandLine::CommandLine(std::string command, std::string usage_line, std::string text)
     : name(std::move(command)), usage(std::move(usage_line)), about(std::move(text)) {
@@ -37,7 +55,23 @@ int CommandLine::usage_error(const std::string& message) const {
 
 void CommandLine::print_help(FILE* out) const {
     const size_t width = text_width(out);
-    std::string text = "usage: " + usage + "\n\n" + wrap_text(about, width) + "\n\n";
+    // The usage line re-wrapped under the command's name; a second form ("       fieldflow
+    // batch --merge ...") starts its own line.
+    std::string text;
+    const size_t hang = std::string("usage: fieldflow ").size() + name.size() + 1;
+    std::istringstream forms(usage);
+    std::string form;
+    for (std::string line; std::getline(forms, line);) {
+        const bool new_form = line.find_first_not_of(' ') != std::string::npos &&
+                              line.compare(line.find_first_not_of(' '), 10, "fieldflow ") == 0;
+        if (new_form && !form.empty()) {
+            text += wrap_usage_form(form, width, hang) + "\n";
+            form.clear();
+        }
+        form += (form.empty() ? "" : " ") + line.substr(std::min(line.find_first_not_of(' '), line.size()));
+    }
+    text += wrap_usage_form(form, width, hang) + "\n";
+    text = "usage: " + text.substr(7) + "\n" + wrap_text(about, width) + "\n\n";
     const std::vector<OptionRow> rows = option_rows(options, positional);
     text += "options:\n" + format_option_rows(rows, width);
     std::fputs(text.c_str(), out);
