@@ -272,5 +272,43 @@ TEST(Cli, InterruptExitCodes) {
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
 }
 
+TEST(Cli, InterruptNamesTheCheckpointAndTheCommandThatResumes) {
+    test::TempDir dir;
+    const fs::path cache = dir.path() / "cache";
+    test::write_text(dir / "g.yaml", "fieldflow: 1\nnodes:\n  c: {op: Constant}\n"
+                                     "  r: {op: Resumable, inputs: {image: c}, params: {sleep_ms: 60000}}\n");
+    const fs::path log = dir.path() / "log.txt";
+    const std::string plugin = FF_TEST_PLUGIN;
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        std::freopen(log.c_str(), "w", stderr);
+        ::execl(FF_FIELDFLOW_BIN, FF_FIELDFLOW_BIN, "run", (dir / "g.yaml").c_str(), "--cache",
+                cache.c_str(), "--plugin", plugin.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    // The sign: the node has written its count into its state folder.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    auto count_file = [&] {
+        std::error_code ec;
+        if (fs::is_directory(cache / "state", ec))
+            for (const auto& entry : fs::directory_iterator(cache / "state", ec))
+                if (fs::exists(entry.path() / "count")) return true;
+        return false;
+    };
+    while (!count_file() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_TRUE(count_file()) << test::read_text(log);
+    ::kill(pid, SIGINT);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+    const std::string text = test::read_text(log);
+    EXPECT_TRUE(contains(text, "node 'r': checkpoint kept in " + (cache / "state").string() + "/")) << text;
+    EXPECT_TRUE(contains(text, std::string("; to resume, run: ") + FF_FIELDFLOW_BIN + " run " +
+                                   (dir / "g.yaml") + " --cache " + cache.string() + " --plugin " + plugin))
+        << text;
+}
+
 } // namespace
 } // namespace fieldflow::host
