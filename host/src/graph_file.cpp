@@ -196,6 +196,14 @@ void parse_node(const std::string& name, const YAML::Node& key, const YAML::Node
     graph.nodes.push_back(std::move(node));
 }
 
+// An unquoted ${...} inside a flow mapping ({...}) ends the mapping at its '}': the usual cause
+// of a flow error in a graph that uses variables.
+std::string quoting_hint(const std::string& text, const std::string& message) {
+    if (message.find("flow") == std::string::npos || text.find("${") == std::string::npos) return "";
+    return " (a ${variable} inside {...} must be quoted: write {path: \"${input}\"}, not "
+           "{path: ${input}})";
+}
+
 const std::vector<std::string> kTopKeys = {"fieldflow", "description", "vars", "nodes"};
 
 } // namespace
@@ -207,7 +215,7 @@ GraphAst parse_graph_text(const std::string& text, Diagnostics& diags) {
     try {
         root = YAML::Load(text);
     } catch (const YAML::ParserException& e) {
-        diags.error({e.mark.line + 1, e.mark.column + 1}, "YAML syntax: " + e.msg);
+        diags.error({e.mark.line + 1, e.mark.column + 1}, "YAML syntax: " + e.msg + quoting_hint(text, e.msg));
         return graph;
     } catch (const YAML::Exception& e) {
         diags.error({}, std::string("YAML: ") + e.what());

@@ -56,8 +56,19 @@ FF_NODE(read_image) =
         .param_string("path", std::nullopt, "image file to read")
         .param_int("max_pixels", kDefaultMaxPixels, 1, int64_t(1) << 31,
                    "refuse images with more pixels than this (width x height)")
+        // Validation (what `fieldflow check` runs) looks at the file without decoding it: that it
+        // exists and is readable, and that its first bytes are a format OpenCV reads.
         .validate([](ff::Node& node) {
-            if (node.string("path").empty()) throw ff::ParamError("path", "path is empty");
+            const std::string path = node.string("path");
+            if (path.empty()) throw ff::ParamError("path", "path is empty");
+            try {
+                ff::nodes::check_readable_image_file(path);
+            } catch (const ff::Error& e) {
+                throw ff::ParamError("path", e.what());
+            }
+            if (!cv::haveImageReader(path))
+                throw ff::ParamError("path", "cannot decode '" + path + "': not an image format this "
+                                             "build reads (its first bytes match no image format)");
         })
         .execute([](ff::Node& node) {
             const std::string path = node.string("path");

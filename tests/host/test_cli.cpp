@@ -51,6 +51,113 @@ TEST(Cli, HelpAndVersion) {
     EXPECT_EQ(v.text, "fieldflow 0.1.0 (plugin ABI 1.1)\n");
 }
 
+TEST(Cli, SubcommandHelpIsWrappedForPeople) {
+    for (const char* form : {"help run", "run --help"}) {
+        Output h = fieldflow(form);
+        EXPECT_EQ(h.code, 0) << form;
+        EXPECT_TRUE(contains(h.text, "usage: fieldflow run GRAPH")) << h.text;
+        EXPECT_TRUE(contains(h.text, "  -j, --jobs N ")) << h.text;
+        EXPECT_TRUE(contains(h.text, "(default: auto)")) << h.text;
+        EXPECT_FALSE(contains(h.text, "[ --")) << "raw Boost formatting: " << h.text;
+        EXPECT_FALSE(contains(h.text, " arg ")) << h.text;
+        EXPECT_FALSE(contains(h.text, "--graph")) << "the positional shows as an option: " << h.text;
+        size_t start = 0;
+        while (start < h.text.size()) {
+            const size_t end = std::min(h.text.find('\n', start), h.text.size());
+            EXPECT_LE(end - start, 80u) << h.text.substr(start, end - start);
+            start = end + 1;
+        }
+    }
+    EXPECT_EQ(fieldflow("help frobnicate").code, 2);
+    Output general = fieldflow("help");
+    EXPECT_EQ(general.code, 0);
+    EXPECT_TRUE(contains(general.text, "usage: fieldflow COMMAND"));
+}
+
+TEST(Cli, RunWithoutAGraphNamesTheMissingGraph) {
+    Output run = fieldflow("run");
+    EXPECT_EQ(run.code, 2);
+    EXPECT_TRUE(contains(run.text, "no graph file given")) << run.text;
+    EXPECT_FALSE(contains(run.text, "'--graph'")) << run.text;
+    Output check = fieldflow("check");
+    EXPECT_EQ(check.code, 2);
+    EXPECT_TRUE(contains(check.text, "no graph file given")) << check.text;
+}
+
+TEST(Cli, NoPluginExitsTwoAndListsTheFoldersSearched) {
+    test::TempDir dir;
+    // A copy of the program in a folder without plugins/ next to it.
+    fs::copy_file(FF_FIELDFLOW_BIN, dir / "fieldflow");
+    fs::permissions(dir / "fieldflow", fs::perms::owner_exec, fs::perm_options::add);
+    const std::string nowhere = dir / "no-such-folder";
+    ff::test::CommandResult r = ff::test::run_command("env FIELDFLOW_PLUGIN_PATH=" + nowhere + " " +
+                                                      (dir / "fieldflow") + " nodes");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "no plugin was found")) << r.output;
+    EXPECT_TRUE(contains(r.output, (dir.path() / "plugins").string() + " (missing)")) << r.output;
+    EXPECT_TRUE(contains(r.output, nowhere + " (missing)")) << r.output;
+}
+
+TEST(Cli, JsonOutputs) {
+    Output nodes = fieldflow("nodes --json " + kPlugin);
+    EXPECT_EQ(nodes.code, 0) << nodes.text;
+    EXPECT_TRUE(contains(nodes.text, "\"name\": \"Constant\"")) << nodes.text;
+    EXPECT_TRUE(contains(nodes.text, "\"params\": [")) << nodes.text;
+    Output one = fieldflow("nodes Constant --json " + kPlugin);
+    EXPECT_EQ(one.code, 0);
+    EXPECT_EQ(one.text.front(), '{');
+    EXPECT_TRUE(contains(one.text, "\"choices\": [")) << one.text;
+
+    test::TempDir dir;
+    test::write_text(dir / "good.yaml", "fieldflow: 1\nnodes:\n  c: {op: Constant}\n");
+    test::write_text(dir / "bad.yaml", "fieldflow: 1\nnodes:\n  c: {op: Constnat}\n");
+    Output check = fieldflow("check --json " + (dir / "good.yaml") + " " + (dir / "bad.yaml") + " " + kPlugin);
+    EXPECT_EQ(check.code, 2) << check.text;
+    EXPECT_TRUE(contains(check.text, "\"ok\": false")) << check.text;
+    EXPECT_TRUE(contains(check.text, "\"line\": 3")) << check.text;
+    EXPECT_TRUE(contains(check.text, "\"column\": 11")) << check.text;
+    EXPECT_TRUE(contains(check.text, "\"nodes\": 1")) << check.text;
+
+    Output run = fieldflow("run --json -q --no-cache " + (dir / "good.yaml") + " " + kPlugin);
+    EXPECT_EQ(run.code, 0) << run.text;
+    EXPECT_TRUE(contains(run.text, "\"status\": \"ran\"")) << run.text;
+    EXPECT_TRUE(contains(run.text, "\"exit_code\": 0")) << run.text;
+}
+
+TEST(Cli, CheckTakesSeveralGraphs) {
+    test::TempDir dir;
+    test::write_text(dir / "a.yaml", "fieldflow: 1\nnodes:\n  c: {op: Constant}\n");
+    test::write_text(dir / "b.yaml", "fieldflow: 1\nnodes:\n  c: {op: Constant}\n  d: {op: Constant}\n");
+    Output both = fieldflow("check " + (dir / "a.yaml") + " " + (dir / "b.yaml") + " " + kPlugin);
+    EXPECT_EQ(both.code, 0) << both.text;
+    EXPECT_EQ(both.text, dir / "a.yaml" + ": ok (1 node)\n" + dir / "b.yaml" + ": ok (2 nodes)\n" +
+                             "2 of 2 graphs valid\n");
+    Output one_bad = fieldflow("check " + (dir / "a.yaml") + " " + (dir / "missing.yaml") + " " + kPlugin);
+    EXPECT_EQ(one_bad.code, 2) << one_bad.text;
+    EXPECT_TRUE(contains(one_bad.text, "1 of 2 graphs valid")) << one_bad.text;
+}
+
+TEST(Cli, DryRunListsThePlanAndRunsNothing) {
+    test::TempDir dir;
+    test::write_text(dir / "g.yaml", "fieldflow: 1\nvars: {out: ~}\nnodes:\n"
+                                     "  c: {op: Constant, params: {value: 0.5}}\n"
+                                     "  w: {op: WriteNumber, inputs: {image: c}, params: {path: '${out}'}}\n");
+    Output run = fieldflow("run --dry-run " + (dir / "g.yaml") + " --set out=" + (dir / "mean.txt") + " " + kPlugin);
+    EXPECT_EQ(run.code, 0) << run.text;
+    EXPECT_TRUE(contains(run.text, "2 nodes would run")) << run.text;
+    EXPECT_TRUE(contains(run.text, "WriteNumber <- c")) << run.text;
+    EXPECT_FALSE(fs::exists(dir / "mean.txt"));
+}
+
+TEST(Cli, UnquotedVariableInAFlowMappingGetsAQuotingHint) {
+    test::TempDir dir;
+    test::write_text(dir / "g.yaml", "fieldflow: 1\nvars: {v: 2}\nnodes:\n"
+                                     "  c: {op: Constant, params: {value: ${v}}}\n");
+    Output check = fieldflow("check " + (dir / "g.yaml") + " " + kPlugin);
+    EXPECT_EQ(check.code, 2);
+    EXPECT_TRUE(contains(check.text, "must be quoted")) << check.text;
+}
+
 TEST(Cli, UsageErrorsExitTwo) {
     EXPECT_EQ(fieldflow("").code, 2);
     EXPECT_EQ(fieldflow("frobnicate").code, 2);
@@ -163,6 +270,44 @@ TEST(Cli, InterruptExitCodes) {
     EXPECT_EQ(interrupted_exit_code(SIGINT, dir.path() / "slow.yaml"), 130);
     EXPECT_EQ(interrupted_exit_code(SIGTERM, dir.path() / "slow.yaml"), 143);
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+}
+
+TEST(Cli, InterruptNamesTheCheckpointAndTheCommandThatResumes) {
+    test::TempDir dir;
+    const fs::path cache = dir.path() / "cache";
+    test::write_text(dir / "g.yaml", "fieldflow: 1\nnodes:\n  c: {op: Constant}\n"
+                                     "  r: {op: Resumable, inputs: {image: c}, params: {sleep_ms: 60000}}\n");
+    const fs::path log = dir.path() / "log.txt";
+    const std::string plugin = FF_TEST_PLUGIN;
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        std::freopen(log.c_str(), "w", stderr);
+        ::execl(FF_FIELDFLOW_BIN, FF_FIELDFLOW_BIN, "run", (dir / "g.yaml").c_str(), "--cache",
+                cache.c_str(), "--plugin", plugin.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    // The sign: the node has written its count into its state folder.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    auto count_file = [&] {
+        std::error_code ec;
+        if (fs::is_directory(cache / "state", ec))
+            for (const auto& entry : fs::directory_iterator(cache / "state", ec))
+                if (fs::exists(entry.path() / "count")) return true;
+        return false;
+    };
+    while (!count_file() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_TRUE(count_file()) << test::read_text(log);
+    ::kill(pid, SIGINT);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+    const std::string text = test::read_text(log);
+    EXPECT_TRUE(contains(text, "node 'r': checkpoint kept in " + (cache / "state").string() + "/")) << text;
+    EXPECT_TRUE(contains(text, std::string("; to resume, run: ") + FF_FIELDFLOW_BIN + " run " +
+                                   (dir / "g.yaml") + " --cache " + cache.string() + " --plugin " + plugin))
+        << text;
 }
 
 } // namespace

@@ -157,18 +157,18 @@ run_diverge() {
 rw=graphs/read_write.yaml train=graphs/train.yaml infer=graphs/infer.yaml
 q="'" # message regexes quote file names
 
-# --- image files --------------------------------------------------------------------------------
-run_case missing_file 1 "error: node ${q}image${q} failed: file not found: ${q}inputs/missing.png${q}" \
+# --- image files (validation looks at each file without decoding it: what check catches exits 2) ---
+run_case missing_file 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}image${q}: param ${q}path${q}: file not found: ${q}inputs/missing.png${q}" \
     -- run $rw --set input=inputs/missing.png --set output=out/missing
-run_case zero_byte_file 1 "error: node ${q}image${q} failed: ${q}inputs/zero_bytes.png${q} is empty \(0 bytes\)" \
+run_case zero_byte_file 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}image${q}: param ${q}path${q}: ${q}inputs/zero_bytes.png${q} is empty \(0 bytes\)" \
     -- run $rw --set input=inputs/zero_bytes.png --set output=out/zero_bytes
 run_case corrupt_png 1 "error: node ${q}image${q} failed: cannot decode ${q}inputs/truncated.png${q}: not an image format this build reads, or the file is corrupt" \
     -- run $rw --set input=inputs/truncated.png --set output=out/truncated_png
-run_case corrupt_jpeg 1 "error: node ${q}image${q} failed: ${q}inputs/truncated.jpg${q} is a truncated JPEG \(its image data ends without an end-of-image marker\)" \
+run_case corrupt_jpeg 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}image${q}: param ${q}path${q}: ${q}inputs/truncated.jpg${q} is a truncated JPEG \(its image data ends without an end-of-image marker\)" \
     -- run $rw --set input=inputs/truncated.jpg --set output=out/truncated_jpg
-run_case not_an_image 1 "error: node ${q}image${q} failed: cannot decode ${q}inputs/not_an_image.png${q}: not an image format this build reads, or the file is corrupt" \
+run_case not_an_image 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}image${q}: param ${q}path${q}: cannot decode ${q}inputs/not_an_image.png${q}: not an image format this build reads \(its first bytes match no image format\)" \
     -- run $rw --set input=inputs/not_an_image.png --set output=out/not_an_image
-run_case zero_size_png 1 "error: node ${q}image${q} failed: ${q}inputs/zero_size.png${q} is a PNG of 0x0 pixels \(an image needs at least 1x1\)" \
+run_case zero_size_png 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}image${q}: param ${q}path${q}: ${q}inputs/zero_size.png${q} is a PNG of 0x0 pixels \(an image needs at least 1x1\)" \
     -- run $rw --set input=inputs/zero_size.png --set output=out/zero_size
 run_case one_pixel_image 0 "out/one_pixel/image.png: 1x1, 8-bit, 3 channels" \
     -- run $rw --set input=inputs/one_pixel.png --set output=out/one_pixel -- check out/one_pixel/image.png 1 1

@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -58,8 +59,8 @@ int merge_main(const CommandLine& cl) {
     return merge_batches(dirs, cl.values["output"].as<std::string>());
 }
 
-int batch_main(const std::vector<std::string>& args) {
-    CommandLine cl(
+std::unique_ptr<CommandLine> batch_table() {
+    auto table = std::make_unique<CommandLine>(
         "batch",
         "fieldflow batch GRAPH --input DIR --output DIR [--glob PATTERN] [--jobs N]\n"
         "                       [--devices LIST] [--shard I/N] [--resume] [--set NAME=VALUE]...\n"
@@ -72,8 +73,8 @@ int batch_main(const std::vector<std::string>& args) {
         "index.html list\nevery image. --shard I/N takes every N-th image from the I-th (for cluster "
         "array jobs);\n--merge combines the shards' folders into one summary. Exit code: 0 all done, "
         "1 an image\nfailed, 2 invalid graph or usage, 130/143 interrupted.");
-    cl.options.add_options()("graph", po::value<std::string>(), "graph file");
-    cl.positional.add("graph", 1);
+    CommandLine& cl = *table;
+    add_positional(cl, "graph", "graph file");
     cl.options.add_options()
         ("input", po::value<std::string>()->value_name("DIR"), "folder of images")
         ("output", po::value<std::string>()->value_name("DIR"), "folder for the results")
@@ -97,10 +98,14 @@ int batch_main(const std::vector<std::string>& args) {
         ("quiet,q", "print only failures and the final summary");
     add_set_option(cl);
     add_plugin_option(cl);
-    if (auto code = cl.parse(args)) return *code;
+    return table;
+}
+
+int batch_main(CommandLine& cl, const std::vector<std::string>&) {
     if (cl.values.count("merge")) return merge_main(cl);
 
-    if (!cl.values.count("graph")) return cl.usage_error("no graph file given");
+    if (!cl.values.count("graph"))
+        return cl.usage_error("no graph file given: name the graph (a YAML file) to run on each image");
     if (!cl.values.count("input")) return cl.usage_error("--input DIR is required");
     if (!cl.values.count("output")) return cl.usage_error("--output DIR is required");
     auto sets = set_values(cl);
@@ -184,13 +189,25 @@ int batch_main(const std::vector<std::string>& args) {
 
     OpRegistry registry;
     if (!load_registry(registry, cl)) return kExitInvalid;
-    VarOverrides probe = options.sets;
-    probe.emplace_back("input", fs::absolute(all.front().path).string());
-    probe.emplace_back("output", (options.output / all.front().stem).string());
-    if (options.declares_stem) probe.emplace_back("stem", all.front().stem);
-    Diagnostics diags(graph_path);
-    if (!load_graph_text(graph_text.str(), probe, registry, diags)) {
-        print_diagnostics(diags);
+    // Validation looks at the input file too (ReadImage checks that it is an image), so one bad
+    // image must not stop the batch: the graph is valid if it validates with any of the first
+    // few images; the bad ones fail on their own when their turn comes.
+    std::optional<Diagnostics> first_errors;
+    const size_t probes = std::min<size_t>(all.size(), 5);
+    for (size_t i = 0; i < probes; ++i) {
+        VarOverrides probe = options.sets;
+        probe.emplace_back("input", fs::absolute(all[i].path).string());
+        probe.emplace_back("output", (options.output / all[i].stem).string());
+        if (options.declares_stem) probe.emplace_back("stem", all[i].stem);
+        Diagnostics diags(graph_path);
+        if (load_graph_text(graph_text.str(), probe, registry, diags)) {
+            first_errors.reset();
+            break;
+        }
+        if (!first_errors) first_errors = std::move(diags);
+    }
+    if (first_errors) {
+        print_diagnostics(*first_errors);
         return kExitInvalid;
     }
 
@@ -210,8 +227,9 @@ int batch_main(const std::vector<std::string>& args) {
     }
 }
 
-const CommandRegistration registration{
-    {"batch", "run a graph once per image of a folder (resumable, parallel, shardable)", batch_main}};
+const TableCommandRegistration registration{
+    "batch", "run a graph once per image of a folder (resumable, parallel, shardable)", batch_table,
+    batch_main};
 
 } // namespace
 } // namespace fieldflow::host

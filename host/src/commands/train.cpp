@@ -58,8 +58,8 @@ std::string text(double v) {
     return std::string(buffer, end);
 }
 
-int train_main(const std::vector<std::string>& args) {
-    CommandLine cl("train",
+std::unique_ptr<CommandLine> train_table() {
+    auto table = std::make_unique<CommandLine>("train",
                    "fieldflow train --input IMAGE [--weights FILE.json] [--output-image FILE.png]\n"
                    "                       [--steps N] [--log-interval N] [--eval-interval N] "
                    "[--lr LR]\n                       [--limit N] [--train-batch N] [--model "
@@ -68,6 +68,7 @@ int train_main(const std::vector<std::string>& args) {
                    "grid + MLP)\non one image and writes its JSON weights and the reconstructed "
                    "image, reporting loss,\nPSNR and timing. `fieldflow render --weights FILE.json` "
                    "renders the weights again.");
+    CommandLine& cl = *table;
     cl.options.add_options()
         ("input", po::value<std::string>()->required()->value_name("IMAGE"), "image to learn")
         ("weights", po::value<std::string>()->default_value("trained_siren.json")->value_name("FILE"),
@@ -89,7 +90,10 @@ int train_main(const std::vector<std::string>& args) {
         ("omega", po::value<double>()->default_value(30.0), "SIREN frequency factor")
         ("seed", po::value<unsigned long long>()->default_value(1), "initialisation and sampling seed");
     add_graph_command_options(cl);
-    if (auto code = cl.parse(args)) return *code;
+    return table;
+}
+
+int train_main(CommandLine& cl, const std::vector<std::string>&) {
     const std::string model = cl.values["model"].as<std::string>();
     if (model != "siren" && model != "grid")
         return cl.usage_error("--model '" + model + "': expected siren or grid");
@@ -122,8 +126,8 @@ int train_main(const std::vector<std::string>& args) {
     return run_graph_command(cl, "fieldflow train", kTrainGraph, sets, graph_command_options(cl));
 }
 
-const CommandRegistration registration{
-    {"train", "train a SIREN (or grid model) on an image; JSON weights", train_main}};
+const TableCommandRegistration registration{
+    "train", "train a SIREN (or grid model) on an image; JSON weights", train_table, train_main};
 
 } // namespace
 } // namespace fieldflow::host
