@@ -57,11 +57,16 @@ void take_ownership(const fs::path& root, const fs::path& input) {
                                      "', not of '" + input.string() +
                                      "': give another --output (or delete that folder to start over)");
         }
-        for (const auto& entry : fs::directory_iterator(root, ec))
-            throw std::runtime_error("'" + root.string() + "' already holds files fieldflow batch did not write "
-                                     "(e.g. '" + entry.path().filename().string() + "'); a batch writes only "
-                                     "into a new or empty folder, which it marks as its own: give another --output");
+        std::string first; // the first name in byte order, so the message is the same every time
+        for (const auto& entry : fs::directory_iterator(root, ec)) {
+            const std::string name = entry.path().filename().string();
+            if (first.empty() || name < first) first = name;
+        }
         if (ec) throw std::runtime_error("cannot read output folder '" + root.string() + "': " + ec.message());
+        if (!first.empty())
+            throw std::runtime_error("'" + root.string() + "' already holds files fieldflow batch did not write "
+                                     "(e.g. '" + first + "'); a batch writes only into a new or empty folder, "
+                                     "which it marks as its own: give another --output");
     }
     fs::create_directories(root, ec);
     if (ec) throw std::runtime_error("cannot create output folder '" + root.string() + "': " + ec.message());
