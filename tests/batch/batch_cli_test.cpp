@@ -449,12 +449,100 @@ TEST(BatchCli, UsageAndGraphErrorsExitTwo) {
     EXPECT_EQ(fieldflow("batch " + g + " --merge " + q(dir / "x") + " --output " + q(dir / "m")).code, 2);
 }
 
+// Every file under `dir` (relative path -> bytes; folders as "<dir>"): what must not change.
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+    std::map<std::string, std::string> files;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+        const std::string name = fs::relative(e.path(), dir).string();
+        files[name] = e.is_directory() ? std::string("<dir>") : read_text(e.path());
+    }
+    return files;
+}
+
+// The two ways a batch used to delete a user's files (issue 19): an output folder that is the
+// input folder (its image folder `trip/` replaced the user's folder `trip/`), and an existing
+// output folder holding a same-named folder and summary files. Both are refused before anything
+// is written, and neither folder changes by a byte.
+TEST(BatchCli, NeverDeletesOrReplacesTheUsersFiles) {
+    TempDir dir;
+    const fs::path in = dir / "bx", other = dir / "other";
+    fs::create_directories(in / "trip");
+    write_crop(in / "trip.png", 1);
+    write_crop(in / "trip" / "precious_photo.png", 2);
+    const auto input_before = snapshot(in);
+    const std::string g = FF_BASELINE_GRAPH;
+
+    Output r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(in) + " --no-cache");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "is the input folder: give an output folder outside it")) << r.text;
+    r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(in / "results") + " --no-cache");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "is inside the input folder")) << r.text;
+    r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(dir.path()) + " --no-cache");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "is inside the output folder")) << r.text;
+    EXPECT_EQ(snapshot(in), input_before);
+
+    fs::create_directories(other / "trip");
+    write_crop(other / "trip" / "precious_photo.png", 3);
+    write_text(other / "index.html", "my page");
+    write_text(other / "summary.csv", "my,table");
+    const auto other_before = snapshot(other);
+    r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(other) + " --no-cache");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "already holds files fieldflow batch did not write")) << r.text;
+    EXPECT_EQ(snapshot(other), other_before);
+    EXPECT_EQ(snapshot(in), input_before);
+
+    // A folder of the user's put into a batch's own output folder is left alone too: that image
+    // fails, saying so, and the folder keeps its bytes.
+    const fs::path out = dir / "out";
+    r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(out) + " --no-cache");
+    ASSERT_EQ(r.code, 0) << r.text;
+    EXPECT_TRUE(fs::exists(out / ".fieldflow-batch"));
+    EXPECT_FALSE(fs::exists(out / ".lock")) << "the lock is removed when the batch ends";
+    fs::remove_all(out / "trip");
+    fs::create_directories(out / "trip");
+    write_crop(out / "trip" / "precious_photo.png", 4);
+    const auto users_folder = snapshot(out / "trip");
+    r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(out) + " --no-cache");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_TRUE(contains(r.text, "exists and was not written by fieldflow batch")) << r.text;
+    EXPECT_EQ(snapshot(out / "trip"), users_folder);
+    EXPECT_EQ(snapshot(in), input_before);
+
+    // Another input folder's batch output is not taken over either.
+    const fs::path in2 = dir / "in2";
+    fs::create_directories(in2);
+    write_crop(in2 / "b.png", 5);
+    r = fieldflow("batch " + g + " --input " + q(in2) + " --output " + q(out) + " --no-cache");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "holds the results of a batch of")) << r.text;
+}
+
+TEST(BatchCli, JobsMustBeFromOneTo256) {
+    TempDir dir;
+    const fs::path in = dir / "in";
+    fs::create_directories(in);
+    write_crop(in / "a.png", 1);
+    for (const char* jobs : {"-1", "0", "257", "4294967295", "x"}) {
+        const Output r = fieldflow("batch " + std::string(FF_BASELINE_GRAPH) + " --input " + q(in) +
+                                   " --output " + q(dir / "out") + " --jobs " + jobs);
+        EXPECT_EQ(r.code, 2) << jobs;
+        EXPECT_TRUE(contains(r.text, std::string("--jobs ") + jobs + " is out of range: give a whole number from 1 to 256"))
+            << r.text;
+    }
+    EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
 TEST(BatchCli, OneBatchPerOutputFolder) {
     TempDir dir;
     const fs::path in = dir / "in", out = dir / "out";
     fs::create_directories(in);
     fs::create_directories(out);
     write_crop(in / "a.png", 1);
+    // The folder of an earlier batch of the same input, now locked as a running batch holds it.
+    write_text(out / ".fieldflow-batch", "fieldflow batch output\ninput " + in.string() + "\n");
     const int fd = ::open((out / ".lock").c_str(), O_RDWR | O_CREAT, 0644);
     ASSERT_GE(fd, 0);
     ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0); // as a running batch holds it

@@ -78,7 +78,7 @@ std::string failure_reason(const fs::path& log, const ChildExit& exit) {
 class BatchRun {
 public:
     BatchRun(const BatchOptions& options, const std::vector<BatchInput>& inputs)
-        : o_(options), inputs_(inputs), folder_(options.output), exe_(self_executable()),
+        : o_(options), inputs_(inputs), folder_(options.output, options.input), exe_(self_executable()),
           results_(inputs.size()), per_device_(std::max<size_t>(1, options.devices.size()), 0) {}
 
     int run();

@@ -46,6 +46,23 @@ unsigned default_jobs(const std::vector<std::string>& devices) {
     return static_cast<unsigned>(devices.size());
 }
 
+// Whether `inner` is `outer` or a folder inside it (paths made canonical first, so a symlink or a
+// "../" does not hide it).
+bool same_or_inside(const fs::path& inner, const fs::path& outer) {
+    std::error_code ec;
+    const fs::path a = fs::weakly_canonical(inner, ec), b = fs::weakly_canonical(outer, ec);
+    auto ai = a.begin();
+    for (auto bi = b.begin(); bi != b.end(); ++bi, ++ai) {
+        if (bi->empty()) continue; // a trailing separator
+        if (ai == a.end() || *ai != *bi) return false;
+    }
+    return true;
+}
+
+// The most images in flight: each is a process with its own device queue and memory, so a few
+// hundred is already far past any machine's useful parallelism.
+constexpr long kMaxJobs = 256;
+
 int merge_main(const CommandLine& cl) {
     for (const char* option : {"graph", "input", "glob", "jobs", "devices", "shard", "resume", "set",
                                "plugin", "cache", "no-cache", "metrics"})
@@ -81,8 +98,9 @@ std::unique_ptr<CommandLine> batch_table() {
         ("glob", po::value<std::string>()->value_name("PATTERN"),
          "which files to take (default: image extensions, directly in DIR); a pattern with '/' "
          "searches subfolders")
-        ("jobs,j", po::value<unsigned>()->value_name("N"),
-         "images in flight (default: one per GPU in --devices, half the cores for cpu, else 1)")
+        ("jobs,j", po::value<std::string>()->value_name("N"),
+         "images in flight, 1 to 256 (default: one per GPU in --devices, half the cores for cpu, "
+         "else 1)")
         ("devices", po::value<std::string>()->value_name("LIST"),
          "devices the images' runs take in turn: GPU numbers (0,1) or cpu (default: each run's "
          "default device)")
@@ -127,8 +145,12 @@ int batch_main(CommandLine& cl, const std::vector<std::string>&) {
     }
     options.jobs = default_jobs(options.devices);
     if (cl.values.count("jobs")) {
-        options.jobs = cl.values["jobs"].as<unsigned>();
-        if (options.jobs == 0) return cl.usage_error("--jobs must be at least 1");
+        const std::string text = cl.values["jobs"].as<std::string>();
+        const auto jobs = parse_count(text, kMaxJobs);
+        if (!jobs)
+            return cl.usage_error("--jobs " + text + " is out of range: give a whole number from 1 to " +
+                                  std::to_string(kMaxJobs) + " (images in flight)");
+        options.jobs = *jobs;
     }
     if (cl.values.count("shard")) {
         options.shard = parse_shard(cl.values["shard"].as<std::string>());
@@ -176,6 +198,18 @@ int batch_main(CommandLine& cl, const std::vector<std::string>&) {
 
     const fs::path input_dir = fs::absolute(cl.values["input"].as<std::string>()).lexically_normal();
     options.output = fs::absolute(cl.values["output"].as<std::string>()).lexically_normal();
+    options.input = input_dir;
+    // The batch replaces its image folders in the output folder: one that is the input folder or
+    // inside it (or holds it) would mix results with the user's photos.
+    if (same_or_inside(options.output, input_dir))
+        return cl.usage_error("--output '" + options.output.string() + "' is " +
+                              (same_or_inside(input_dir, options.output) ? "the input folder"
+                                                                         : "inside the input folder '" +
+                                                                               input_dir.string() + "'") +
+                              ": give an output folder outside it");
+    if (same_or_inside(input_dir, options.output))
+        return cl.usage_error("--input '" + input_dir.string() + "' is inside the output folder '" +
+                              options.output.string() + "': give an output folder outside it");
     const std::string glob = cl.values.count("glob") ? cl.values["glob"].as<std::string>() : "";
     std::vector<BatchInput> all;
     try {

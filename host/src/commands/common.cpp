@@ -4,6 +4,7 @@
 #include <fieldflow/host/plugin_loader.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -147,6 +148,17 @@ std::optional<VarOverrides> set_values(const CommandLine& cl) {
 void print_diagnostics(const Diagnostics& diags) {
     std::fputs(diags.format().c_str(), stderr);
     std::fprintf(stderr, "%zu error%s\n", diags.size(), diags.size() == 1 ? "" : "s");
+}
+
+std::optional<unsigned> parse_count(const std::string& text, long max) {
+    const size_t digits = !text.empty() && text[0] == '-' ? 1 : 0;
+    if (text.size() == digits || text.size() > 18 ||
+        !std::all_of(text.begin() + std::ptrdiff_t(digits), text.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+        return std::nullopt;
+    const long n = std::stol(text);
+    if (n < 1 || n > max) return std::nullopt;
+    return static_cast<unsigned>(n);
 }
 
 } // namespace fieldflow::host

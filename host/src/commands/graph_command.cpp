@@ -137,6 +137,7 @@ int run_graph_command(const CommandLine& cl, const std::string& name, const std:
     RunLog log(board, options.quiet);
     RunOptions run;
     run.device = options.device;
+    use_shader_cache(DiskCache::default_dir()); // no node results cached, but compiled shaders are
     return run_and_summarise(*graph, run, board, log);
 }
 

@@ -48,8 +48,8 @@ std::unique_ptr<CommandLine> render_table() {
          "JSON weights, or a model file ending in .ffm")
         ("output-image", po::value<std::string>()->default_value("rendered.png")->value_name("FILE"),
          "image to write")
-        ("width", po::value<unsigned>()->default_value(0), "output width (0: from height or the training size)")
-        ("height", po::value<unsigned>()->default_value(0), "output height (0: from width or the training size)")
+        ("width", po::value<long long>()->default_value(0), "output width (0: from height or the training size)")
+        ("height", po::value<long long>()->default_value(0), "output height (0: from width or the training size)")
         ("scale", po::value<double>()->default_value(0.0), "output size as a multiple of the training size");
     add_graph_command_options(cl);
     return table;
@@ -64,8 +64,10 @@ int render_main(CommandLine& cl, const std::vector<std::string>&) {
     VarOverrides sets = {
         {"weights", weights},
         {"output_image", cl.values["output-image"].as<std::string>()},
-        {"width", std::to_string(cl.values["width"].as<unsigned>())},
-        {"height", std::to_string(cl.values["height"].as<unsigned>())},
+        // Signed: a negative size reaches the Render node's range check as itself (an unsigned
+        // option would turn -5 into 4294967291).
+        {"width", std::to_string(cl.values["width"].as<long long>())},
+        {"height", std::to_string(cl.values["height"].as<long long>())},
         {"scale", std::string(scale, end)},
     };
     return run_graph_command(cl, "fieldflow render", graph, sets, graph_command_options(cl));

@@ -40,8 +40,8 @@ std::unique_ptr<CommandLine> run_table() {
     cl->options.add_options()
         ("device", po::value<std::string>()->default_value("auto")->value_name("auto|cpu|N"),
          "compute device for nodes that use one")
-        ("jobs,j", po::value<unsigned>()->value_name("N"),
-         "nodes run at the same time (default: hardware threads)")
+        ("jobs,j", po::value<std::string>()->value_name("N"),
+         "nodes run at the same time, 1 to 1024 (default: hardware threads)")
         ("cache", po::value<std::string>()->value_name("DIR"),
          "disk cache folder (default: $FIELDFLOW_CACHE_DIR, $XDG_CACHE_HOME/fieldflow or "
          "~/.cache/fieldflow)")
@@ -92,8 +92,10 @@ int run_main(CommandLine& cl, const std::vector<std::string>& args) {
         return cl.usage_error("--cache and --no-cache exclude each other");
     unsigned jobs = 0;
     if (cl.values.count("jobs")) {
-        jobs = cl.values["jobs"].as<unsigned>();
-        if (jobs == 0) return cl.usage_error("--jobs must be at least 1");
+        const std::string text = cl.values["jobs"].as<std::string>();
+        const auto count = parse_count(text, 1024);
+        if (!count) return cl.usage_error("--jobs " + text + " is out of range: give a whole number from 1 to 1024");
+        jobs = *count;
     }
     const bool quiet = cl.values.count("quiet") > 0;
     const bool json = cl.values.count("json") > 0;
@@ -117,6 +119,7 @@ int run_main(CommandLine& cl, const std::vector<std::string>& args) {
         if (dir.empty()) log.warning("no cache folder (set FIELDFLOW_CACHE_DIR or HOME); disk cache off");
         else disk.emplace(dir);
     }
+    use_shader_cache(disk ? disk->dir() : "");
     RunOptions options;
     options.jobs = jobs;
     options.device = device;

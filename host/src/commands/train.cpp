@@ -75,18 +75,18 @@ std::unique_ptr<CommandLine> train_table() {
          "JSON weights to write")
         ("output-image", po::value<std::string>()->default_value("trained_output.png")->value_name("FILE"),
          "reconstruction to write")
-        ("steps", po::value<unsigned>()->default_value(500), "training steps")
-        ("log-interval", po::value<unsigned>()->default_value(50), "print the loss every N steps (0: never)")
-        ("eval-interval", po::value<unsigned>()->default_value(50),
+        ("steps", po::value<long long>()->default_value(500), "training steps")
+        ("log-interval", po::value<long long>()->default_value(50), "print the loss every N steps (0: never)")
+        ("eval-interval", po::value<long long>()->default_value(50),
          "measure the full-image PSNR every N steps (0: only at the end)")
         ("lr", po::value<double>()->default_value(1e-3), "Adam learning rate")
         ("limit", po::value<unsigned long long>()->default_value(0),
          "train on the first N pixels only (row order, whole rows; 0: all)")
-        ("train-batch", po::value<unsigned>()->default_value(2048), "random pixels per step")
+        ("train-batch", po::value<long long>()->default_value(2048), "random pixels per step")
         ("model", po::value<std::string>()->default_value("siren")->value_name("siren|grid"),
          "representation")
-        ("hidden-width", po::value<unsigned>()->default_value(64), "MLP width: 16, 32, 64 or 128")
-        ("hidden-layers", po::value<unsigned>()->default_value(3), "MLP hidden layers")
+        ("hidden-width", po::value<long long>()->default_value(64), "MLP width: 16, 32, 64 or 128")
+        ("hidden-layers", po::value<long long>()->default_value(3), "MLP hidden layers")
         ("omega", po::value<double>()->default_value(30.0), "SIREN frequency factor")
         ("seed", po::value<unsigned long long>()->default_value(1), "initialisation and sampling seed");
     add_graph_command_options(cl);
@@ -97,13 +97,14 @@ int train_main(CommandLine& cl, const std::vector<std::string>&) {
     const std::string model = cl.values["model"].as<std::string>();
     if (model != "siren" && model != "grid")
         return cl.usage_error("--model '" + model + "': expected siren or grid");
-    const unsigned steps = cl.values["steps"].as<unsigned>();
-    if (steps == 0) return cl.usage_error("--steps must be at least 1");
-    if (cl.values["train-batch"].as<unsigned>() == 0) return cl.usage_error("--train-batch must be at least 1");
+    // Signed options: a negative value reaches Train's range check as itself, not wrapped around.
+    const long long steps = cl.values["steps"].as<long long>();
+    if (steps <= 0) return cl.usage_error("--steps must be at least 1");
+    if (cl.values["train-batch"].as<long long>() <= 0) return cl.usage_error("--train-batch must be at least 1");
     const double lr = cl.values["lr"].as<double>();
     if (!(lr > 0)) return cl.usage_error("--lr must be positive");
 
-    auto u = [&](const char* key) { return std::to_string(cl.values[key].as<unsigned>()); };
+    auto u = [&](const char* key) { return std::to_string(cl.values[key].as<long long>()); };
     VarOverrides sets = {
         {"input", cl.values["input"].as<std::string>()},
         {"weights", cl.values["weights"].as<std::string>()},

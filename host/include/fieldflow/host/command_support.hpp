@@ -63,4 +63,8 @@ std::optional<VarOverrides> set_values(const CommandLine& cl);
 
 void print_diagnostics(const Diagnostics& diags);
 
+// A count option given as text (--jobs): a whole number from 1 to `max`, else nullopt. Read as
+// text because an unsigned option would take "-1" as 4294967295.
+std::optional<unsigned> parse_count(const std::string& text, long max);
+
 } // namespace fieldflow::host
