@@ -247,14 +247,19 @@ TEST(Cli, FailedNodeExitsOne) {
 // Starts `fieldflow run` on a slow graph, sends `sig` once it is running, returns the exit code.
 int interrupted_exit_code(int sig, const fs::path& graph) {
     const std::string plugin = FF_TEST_PLUGIN;
+    const fs::path log = graph.parent_path() / ("log-" + std::to_string(sig) + ".txt");
     pid_t pid = ::fork();
     if (pid == 0) {
-        std::freopen("/dev/null", "w", stderr);
+        std::freopen(log.c_str(), "w", stderr);
         ::execl(FF_FIELDFLOW_BIN, FF_FIELDFLOW_BIN, "run", "--no-cache", graph.c_str(),
                 "--plugin", plugin.c_str(), static_cast<char*>(nullptr));
         ::_exit(127);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    // The sign: node 'c' has finished, so the run (and its signal handlers) is under way and the
+    // slow node is next. A fixed wait loses the race on a loaded machine.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!contains(test::read_text(log), "ran       c") && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
     ::kill(pid, sig);
     int status = 0;
     ::waitpid(pid, &status, 0);
