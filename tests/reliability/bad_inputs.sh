@@ -292,10 +292,36 @@ run_case stale_temp_removed 0 "out/stale_temp/image.png: 40x30, 8-bit, 3 channel
     -- run $rw --set input=inputs/gray8.png --set output=out/stale_temp -- check out/stale_temp/image.png 40 30
 post='[ ! -e out/batch_lock/.lock ] && [ -d out/batch_lock/trip ]'
 run_case batch_lock_removed 0 "ok" -- batch $rw --input bx --output out/batch_lock
+# 7. A size over max_pixels is refused from the file's header, before any decoding (so `check`
+#    catches it too), and nothing is written.
+post='[ ! -e out/huge_png ]'
+run_case huge_png_header 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}image${q}: param ${q}max_pixels${q}: ${q}inputs/huge_header.png${q} is 20000x20000 = 400000000 pixels \(from its header\), over max_pixels = 100000000" \
+    -- run $rw --set input=inputs/huge_header.png --set output=out/huge_png
+post='[ ! -e out/huge_jpeg ]'
+run_case huge_jpeg_header 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}image${q}: param ${q}max_pixels${q}: ${q}inputs/huge_header.jpg${q} is 12000x12000 = 144000000 pixels \(from its header\), over max_pixels = 100000000" \
+    -- run $rw --set input=inputs/huge_header.jpg --set output=out/huge_jpeg
 # 8. A variable that refers to itself.
 printf 'fieldflow: 1\nvars: {input: ~, output: "${output}"}\nnodes:\n  image: {op: ReadImage, params: {path: "${input}"}}\n' >graphs/self_reference.yaml
 run_case self_referencing_variable 2 "graphs/self_reference.yaml:[0-9]+:[0-9]+: error: variable ${q}output${q} = ${q}\\$\{output\}${q} refers to itself: variable values are not expanded; give the value itself \(write ${q}\\$\\$\{${q} for a literal ${q}\\$\{${q}\)" \
     -- run graphs/self_reference.yaml --set input=inputs/gray8.png
+# 8. Non-finite pixels written to a format that cannot hold them: a warning that counts them,
+#    +inf written as full intensity (not black).
+post='[ -s out/nan_copy/image.png ]'
+run_case nan_pixels_copy 0 "\[save\] warning: image has 2 non-finite values \(1 NaN, 1 infinite\) that a png file cannot hold: written as 0 \(NaN, -inf\) and full intensity \(\+inf\); write \.exr to keep them" \
+    -- run $rw --set input=inputs/nan_pixels.pfm --set output=out/nan_copy
+#    JSON weights whose layer description contradicts the model, or whose render saturates.
+run_case json_layer_in 1 "error: node ${q}model${q} failed: inputs/layer_in.json: layers\[0\]\.in is 3, but the model${q}s configuration gives [0-9]+" \
+    CACHE= -- render --weights inputs/layer_in.json --output-image out/layer_in.png
+run_case json_layer_omega 1 "error: node ${q}model${q} failed: inputs/layer_omega.json: layers\[0\]\.omega is 10\.0, but the model gives [0-9.]+ \(first_omega\)" \
+    CACHE= -- render --weights inputs/layer_omega.json --output-image out/layer_omega.png
+post='[ ! -e out/huge_weights_siren.png ]'
+run_case json_weights_overflow 1 "error: node ${q}render${q} failed: the model renders [0-9]+ of [0-9]+ values as NaN or infinity: its weights overflow float arithmetic \(a damaged or hand-edited weights file\?\)" \
+    CACHE= -- render --weights inputs/huge_weights_siren.json --output-image out/huge_weights_siren.png
+post='[ -s out/huge_weights.png ]'
+run_case json_weights_saturate 0 "\[render\] warning: every rendered value is exactly 0 or 1 \(the output saturates everywhere\), so the picture is flat: the model${q}s weights are likely far too large \(largest \|weight\| 1e\+38\)" \
+    CACHE= -- render --weights inputs/huge_weights.json --output-image out/huge_weights.png
+run_case json_weights_valid 0 "out/json_valid.png: 16x12, 8-bit, 3 channels" \
+    CACHE= -- render --weights inputs/small.json --output-image out/json_valid.png -- check out/json_valid.png 16 12
 # 9. Messages that say what is wrong.
 run_case steps_too_large 2 "graphs/train.yaml:[0-9]+:[0-9]+: error: node ${q}train${q}: param ${q}steps${q} = 99999999999999999999 is out of range \[1, 100000000\]" \
     -- run $train --set input=inputs/gray8.png --set steps=99999999999999999999
