@@ -2,6 +2,9 @@
 #include "run_command.hpp"
 #include "test_support.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <sys/wait.h>
@@ -122,6 +125,67 @@ TEST(Cli, JsonOutputs) {
     EXPECT_EQ(run.code, 0) << run.text;
     EXPECT_TRUE(contains(run.text, "\"status\": \"ran\"")) << run.text;
     EXPECT_TRUE(contains(run.text, "\"exit_code\": 0")) << run.text;
+}
+
+// A cache folder with every kind of entry, two of them abandoned 10 days ago, and a file of the
+// user's beside them that no action may touch.
+void fill_cache(const fs::path& dir) {
+    const auto days_ago = [](const fs::path& p, int days) {
+        fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::hours(24 * days));
+    };
+    for (const char* sub : {"v1/ab", "state/oldkey", "state/newkey", "spirv"}) fs::create_directories(dir / sub);
+    test::write_text(dir / "v1/ab/ab01.ffc", std::string(100, 'r'));
+    test::write_text(dir / "state/oldkey/checkpoint.ffk", std::string(50, 's'));
+    days_ago(dir / "state/oldkey/checkpoint.ffk", 10);
+    test::write_text(dir / "state/newkey/checkpoint.ffk", std::string(20, 's'));
+    test::write_text(dir / "spirv/render.comp-00.spv", std::string(30, 'k'));
+    test::write_text(dir / "spirv/render.comp-00.spv.tmp.1.2", std::string(5, 'k'));
+    days_ago(dir / "spirv/render.comp-00.spv.tmp.1.2", 10);
+    test::write_text(dir / "keep.txt", "the user's");
+}
+
+TEST(Cli, CacheListsSizesPrunesAndClears) {
+    test::TempDir dir;
+    fill_cache(dir.path());
+    const std::string c = " --cache " + dir.path().string();
+
+    Output size = fieldflow("cache size --json" + c);
+    EXPECT_EQ(size.code, 0) << size.text;
+    const nlohmann::json sizes = nlohmann::json::parse(size.text);
+    ASSERT_EQ(sizes["kinds"].size(), 3u) << size.text;
+    EXPECT_EQ(sizes["kinds"][0]["kind"], "results");
+    EXPECT_EQ(sizes["kinds"][0]["bytes"], 100);
+    EXPECT_EQ(sizes["kinds"][1]["bytes"], 70);
+    EXPECT_EQ(sizes["kinds"][1]["entries"], 2);
+    EXPECT_EQ(sizes["kinds"][2]["bytes"], 35);
+
+    Output list = fieldflow("cache" + c); // list is the default
+    EXPECT_EQ(list.code, 0) << list.text;
+    EXPECT_TRUE(contains(list.text, "oldkey  50 B, last written 10 days ago")) << list.text;
+    EXPECT_TRUE(contains(list.text, "total")) << list.text;
+
+    Output prune = fieldflow("cache prune --older-than 1" + c);
+    EXPECT_EQ(prune.code, 0) << prune.text;
+    EXPECT_TRUE(contains(prune.text, "pruned 2 abandoned entries")) << prune.text;
+    EXPECT_FALSE(fs::exists(dir.path() / "state/oldkey"));
+    EXPECT_FALSE(fs::exists(dir.path() / "spirv/render.comp-00.spv.tmp.1.2"));
+    EXPECT_TRUE(fs::exists(dir.path() / "state/newkey/checkpoint.ffk"));
+    EXPECT_TRUE(fs::exists(dir.path() / "spirv/render.comp-00.spv"));
+
+    Output kernels = fieldflow("cache clear kernels" + c);
+    EXPECT_EQ(kernels.code, 0) << kernels.text;
+    EXPECT_FALSE(fs::exists(dir.path() / "spirv"));
+    EXPECT_TRUE(fs::exists(dir.path() / "v1/ab/ab01.ffc"));
+
+    Output all = fieldflow("cache clear" + c);
+    EXPECT_EQ(all.code, 0) << all.text;
+    EXPECT_FALSE(fs::exists(dir.path() / "v1"));
+    EXPECT_FALSE(fs::exists(dir.path() / "state"));
+    EXPECT_EQ(test::read_text(dir.path() / "keep.txt"), "the user's");
+
+    EXPECT_EQ(fieldflow("cache clear everything" + c).code, 2);
+    EXPECT_EQ(fieldflow("cache tidy" + c).code, 2);
+    EXPECT_EQ(fieldflow("cache size state" + c).code, 2);
 }
 
 TEST(Cli, CheckTakesSeveralGraphs) {
