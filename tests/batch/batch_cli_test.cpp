@@ -405,6 +405,20 @@ TEST(BatchCli, ShardsMergeIntoTheUnshardedResult) {
                                      " --output " + q(dir / "merged2"));
     EXPECT_EQ(partial.code, 1);
     EXPECT_TRUE(contains(partial.text, "shard 1/3 is missing")) << partial.text;
+
+    // A merge writes its summaries only into a folder a batch marked (or a new or empty one):
+    // a folder of the user's keeps its page, and the merge says why it stopped.
+    const fs::path users = dir / "users";
+    fs::create_directories(users);
+    write_text(users / "index.html", "my page");
+    const Output refused = fieldflow("batch --merge" + shard_dirs + " --output " + q(users));
+    EXPECT_EQ(refused.code, 2) << refused.text;
+    EXPECT_TRUE(contains(refused.text, "already holds files fieldflow batch did not write (e.g. 'index.html')"))
+        << refused.text;
+    EXPECT_EQ(read_text(users / "index.html"), "my page");
+    EXPECT_FALSE(fs::exists(users / "summary.json"));
+    // Merging again into its own earlier result is fine.
+    EXPECT_EQ(fieldflow("batch --merge" + shard_dirs + " --output " + q(merged)).code, 1);
 }
 
 TEST(BatchCli, UsageAndGraphErrorsExitTwo) {

@@ -34,18 +34,23 @@ void sync_folder(const fs::path& dir) {
     ::close(fd);
 }
 
-// The mark's content: which input folder the batch writing this folder reads.
-std::string mark_text(const fs::path& input) { return "fieldflow batch output\ninput " + input.string() + "\n"; }
+// The mark's content: which input folder the batch writing this folder reads (a merge's mark
+// has no input line).
+std::string mark_text(const fs::path& input) {
+    return "fieldflow batch output\n" + (input.empty() ? std::string() : "input " + input.string() + "\n");
+}
 
 // Makes `root` the batch's own: creates it and marks it, or finds it empty (then marks it) or
-// marked for the same input folder. A folder with anything else in it is refused untouched: the
-// batch replaces its own image folders, so a user's folder of the same name must never be there.
+// marked for the same input folder (for a merge, `input` empty: marked by any batch). A folder
+// with anything else in it is refused untouched: the batch replaces its own image folders and
+// summaries, so a user's files of the same names must never be there.
 void take_ownership(const fs::path& root, const fs::path& input) {
     std::error_code ec;
     const fs::path mark = root / OutputFolder::kFolderMark;
     if (fs::exists(root, ec)) {
         if (!fs::is_directory(root, ec))
             throw std::runtime_error("--output '" + root.string() + "' exists and is not a folder");
+        if (fs::is_regular_file(mark, ec) && input.empty()) return;
         if (fs::is_regular_file(mark, ec)) {
             std::ifstream in(mark, std::ios::binary);
             std::string header, line;
@@ -191,5 +196,7 @@ void OutputFolder::tidy() const {
     std::error_code ec;
     if (fs::is_empty(root_ / ".partial", ec) && !ec) fs::remove(root_ / ".partial", ec);
 }
+
+void own_merge_output(const fs::path& root) { take_ownership(root, fs::path()); }
 
 } // namespace fieldflow::host::batch

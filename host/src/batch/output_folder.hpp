@@ -61,4 +61,9 @@ private:
     int lock_fd_ = -1;
 };
 
+// For `--merge`: creates `root` and marks it as a batch's, or takes one a batch (or an earlier
+// merge) marked, or an empty one. Throws std::runtime_error, touching nothing, when it holds
+// files no batch wrote: the merge writes summary.json, summary.csv and index.html there.
+void own_merge_output(const std::filesystem::path& root);
+
 } // namespace fieldflow::host::batch
