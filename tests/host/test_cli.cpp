@@ -188,6 +188,38 @@ TEST(Cli, CacheListsSizesPrunesAndClears) {
     EXPECT_EQ(fieldflow("cache size state" + c).code, 2);
 }
 
+// What bash offers for the words typed so far, from the generated completion script.
+std::string bash_completes(const fs::path& script, const std::string& words, int word) {
+    return ff::test::run_command("bash -c 'source " + script.string() + "; COMP_WORDS=(" + words +
+                                 "); COMP_CWORD=" + std::to_string(word) +
+                                 "; _fieldflow; printf \"%s\\n\" \"${COMPREPLY[@]}\"'")
+        .output;
+}
+
+TEST(Cli, CompletionAndManPageComeFromTheOptionTables) {
+    test::TempDir dir;
+    Output bash = fieldflow("completion bash");
+    ASSERT_EQ(bash.code, 0) << bash.text;
+    test::write_text(dir / "fieldflow.bash", bash.text);
+    EXPECT_EQ(bash_completes(dir.path() / "fieldflow.bash", "fieldflow ca", 1), "cache\n");
+    EXPECT_TRUE(contains(bash_completes(dir.path() / "fieldflow.bash", "fieldflow run --jo", 2), "--jobs\n"));
+    EXPECT_TRUE(contains(bash_completes(dir.path() / "fieldflow.bash", "fieldflow cache --old", 2), "--older-than\n"));
+    EXPECT_EQ(bash_completes(dir.path() / "fieldflow.bash", "fieldflow help chec", 2), "check\n");
+
+    Output zsh = fieldflow("completion zsh");
+    EXPECT_EQ(zsh.code, 0);
+    EXPECT_EQ(zsh.text.rfind("#compdef fieldflow\n", 0), 0u) << zsh.text;
+    EXPECT_TRUE(contains(zsh.text, "'(-j --jobs)'{-j,--jobs}'[nodes run at the same time, 1 to 1024")) << zsh.text;
+
+    Output man = fieldflow("man");
+    EXPECT_EQ(man.code, 0);
+    EXPECT_EQ(man.text.rfind(".TH FIELDFLOW 1", 0), 0u);
+    EXPECT_TRUE(contains(man.text, ".SS run\n")) << man.text;
+    EXPECT_TRUE(contains(man.text, "\\fB\\-j, \\-\\-jobs\\fR \\fIN\\fR")) << man.text;
+
+    EXPECT_EQ(fieldflow("completion fish").code, 2);
+}
+
 TEST(Cli, CheckTakesSeveralGraphs) {
     test::TempDir dir;
     test::write_text(dir / "a.yaml", "fieldflow: 1\nnodes:\n  c: {op: Constant}\n");
