@@ -304,7 +304,7 @@ TEST(BatchCli, SigtermStopsCleanlyAndResumeFinishes) {
     EXPECT_EQ(image_folders(out), done);
     // The stopped images' partial folders stay for --resume; no finished image's does.
     const std::set<std::string> stopped = partial_stems(out);
-    EXPECT_FALSE(stopped.empty());
+    EXPECT_FALSE(stopped.empty()) << read_text(dir / "term.log") << read_text(out / "manifest.jsonl");
     for (const std::string& stem : stopped) EXPECT_EQ(done.count(stem), 0u) << stem;
 
     const Output resumed = fieldflow("batch " + q(graph) + " --input " + q(in) + " --output " + q(out) +
@@ -590,6 +590,10 @@ TEST(BatchCli, LakeGraphSummaryHasLearnedAndBilinearNumbers) {
                      own["psnr_learned"].get<double>() - own["psnr_bilinear"].get<double>());
     EXPECT_EQ(image["report"], "tiny/report.html");
     EXPECT_TRUE(contains(read_text(out / "index.html"), "<a href=\"tiny/report.html\">tiny</a>"));
+    // The log names where the report and the model are now, not the partial folder they were in.
+    const std::string log = read_text(out / "logs" / "tiny.log");
+    EXPECT_TRUE(contains(log, "report " + (out / "tiny" / "report.html").string())) << log;
+    EXPECT_FALSE(contains(log, ".partial")) << log;
 }
 #endif
 
