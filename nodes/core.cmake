@@ -12,6 +12,11 @@ fieldflow_add_plugin(ff_core SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/io/write_image.cpp
   ${CMAKE_CURRENT_LIST_DIR}/io/write_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/bilinear_baseline.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/blur.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/color_convert.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/concat.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/crop.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/orient.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/compare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/downsample.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/gpu_image.cpp

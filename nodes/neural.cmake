@@ -20,6 +20,7 @@ add_library(ff_neural_support STATIC
   ${FF_NEURAL_DIR}/train_splats.cpp
   ${FF_NEURAL_DIR}/training_checkpoint.cpp
   ${FF_NEURAL_DIR}/training_log.cpp
+  ${FF_NEURAL_DIR}/training_progress_text.cpp
   ${FF_NEURAL_DIR}/training_schedule.cpp
   ${FF_NEURAL_DIR}/weights_json_format.cpp)
 target_include_directories(ff_neural_support PUBLIC ${FF_NEURAL_DIR})

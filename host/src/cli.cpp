@@ -1,4 +1,6 @@
 #include <fieldflow/host/cli.hpp>
+#include <fieldflow/host/command_support.hpp>
+#include <fieldflow/host/help_text.hpp>
 #include <fieldflow/plugin.h>
 
 #include <algorithm>
@@ -14,24 +16,57 @@ std::vector<Command>& registry() {
     return all;
 }
 
-void print_usage(FILE* out) {
-    std::fprintf(out, "usage: fieldflow COMMAND [options]\n\n"
-                      "fieldflow runs node-based image pipelines described in graph files.\n\n"
-                      "commands:\n");
-    std::vector<Command> sorted = registry();
-    std::sort(sorted.begin(), sorted.end(),
-              [](const Command& a, const Command& b) { return a.name < b.name; });
-    for (const Command& c : sorted) std::fprintf(out, "  %-10s %s\n", c.name.c_str(), c.summary.c_str());
-    std::fprintf(out, "\noptions:\n"
-                      "  -h, --help   show this help (`fieldflow COMMAND --help` for a command's)\n"
-                      "  --version    show the version\n\n"
-                      "exit codes: 0 success, 1 a node failed, 2 invalid graph or usage,\n"
-                      "            130/143 interrupted (SIGINT/SIGTERM)\n");
+std::string& program_name() {
+    static std::string name = "fieldflow";
+    return name;
 }
+
+// `fieldflow help [COMMAND]`: the general usage, or one command's help.
+int help_main(const std::vector<std::string>& args) {
+    if (args.empty()) {
+        print_usage(stdout);
+        return kExitOk;
+    }
+    const Command* command = find_command(args[0]);
+    if (!command) {
+        std::fprintf(stderr, "fieldflow help: unknown command '%s'\n\n", args[0].c_str());
+        print_usage(stderr);
+        return kExitInvalid;
+    }
+    if (command->options) command->options()->print_help(stdout);
+    else std::printf("usage: fieldflow %s\n\n%s\n", command->name.c_str(), command->summary.c_str());
+    return kExitOk;
+}
+
+const CommandRegistration help_registration{
+    {"help", "show the help of fieldflow or of one command (`fieldflow help run`)", help_main}};
 
 } // namespace
 
 const char* version() { return FIELDFLOW_VERSION; }
+
+void print_usage(FILE* out) {
+    const size_t width = text_width(out);
+    std::string text = "usage: fieldflow COMMAND [options]\n\n" +
+                       wrap_text("fieldflow runs node-based image pipelines described in graph "
+                                 "files, and learns images as neural fields on the GPU.", width) +
+                       "\n\ncommands:\n";
+    std::vector<Command> sorted = registry();
+    std::sort(sorted.begin(), sorted.end(),
+              [](const Command& a, const Command& b) { return a.name < b.name; });
+    constexpr size_t kColumn = 14;
+    for (const Command& c : sorted) {
+        std::string name = "  " + c.name;
+        name.resize(std::max(kColumn, name.size() + 1), ' ');
+        text += name + wrap_text(c.summary, width, kColumn, kColumn).substr(kColumn) + "\n";
+    }
+    text += "\noptions:\n"
+            "  -h, --help    show this help (`fieldflow help COMMAND` for a command's)\n"
+            "  --version     show the version\n\n"
+            "exit codes: 0 success, 1 a node failed, 2 invalid graph or usage,\n"
+            "            130/143 interrupted (SIGINT/SIGTERM)\n";
+    std::fputs(text.c_str(), out);
+}
 
 void register_command(Command command) {
     auto& all = registry();
@@ -43,13 +78,22 @@ void register_command(Command command) {
 
 const std::vector<Command>& commands() { return registry(); }
 
+const Command* find_command(const std::string& name) {
+    for (const Command& c : registry())
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+const std::string& invoked_as() { return program_name(); }
+
 int run_cli(int argc, char** argv) {
+    if (argc >= 1 && argv[0] && *argv[0]) program_name() = argv[0];
     if (argc < 2) {
         print_usage(stderr);
         return kExitInvalid;
     }
     const std::string first = argv[1];
-    if (first == "-h" || first == "--help" || first == "help") {
+    if (first == "-h" || first == "--help") {
         print_usage(stdout);
         return kExitOk;
     }
@@ -57,11 +101,10 @@ int run_cli(int argc, char** argv) {
         std::printf("fieldflow %s (plugin ABI %u.%u)\n", version(), FF_ABI_MAJOR, FF_ABI_MINOR);
         return kExitOk;
     }
-    for (const Command& c : registry()) {
-        if (c.name != first) continue;
+    if (const Command* c = find_command(first)) {
         std::vector<std::string> args(argv + 2, argv + argc);
         try {
-            return c.main(args);
+            return c->main(args);
         } catch (const std::exception& e) {
             std::fprintf(stderr, "fieldflow %s: error: %s\n", first.c_str(), e.what());
             return kExitInvalid;

@@ -1,4 +1,5 @@
 #include <fieldflow/host/cache.hpp>
+#include <fieldflow/host/regular_file.hpp>
 
 #include <unistd.h>
 
@@ -66,9 +67,16 @@ private:
     size_t left_;
 };
 
-std::optional<OutputMap> decode(const std::vector<unsigned char>& data, const Hash128& key,
+std::optional<OutputMap> decode(const std::string& text, const Hash128& key,
                                 std::string& why) {
     const size_t trailer = sizeof(uint64_t);
+    const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+    struct {
+        const unsigned char* data() const { return p; }
+        size_t size() const { return n; }
+        const unsigned char* p;
+        size_t n;
+    } data{bytes, text.size()};
     if (data.size() < sizeof kMagic + trailer) {
         why = "truncated";
         return std::nullopt;
@@ -132,6 +140,11 @@ std::optional<OutputMap> decode(const std::vector<unsigned char>& data, const Ha
 
 } // namespace
 
+void use_shader_cache(const std::string& cache_dir) {
+    const std::string dir = cache_dir.empty() ? "" : (fs::path(cache_dir) / "spirv").string();
+    ::setenv("FIELDFLOW_SPIRV_CACHE_DIR", dir.c_str(), 1);
+}
+
 std::string DiskCache::default_dir() {
     if (const char* dir = std::getenv("FIELDFLOW_CACHE_DIR"); dir && *dir) return dir;
     if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
@@ -162,16 +175,18 @@ bool DiskCache::remove_state(const Hash128& key, std::string& warning) const {
 std::optional<OutputMap> DiskCache::load(const Hash128& key, std::string& warning) const {
     warning.clear();
     const std::string path = entry_path(key);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt; // a plain miss
-    std::vector<unsigned char> data((std::istreambuf_iterator<char>(in)),
-                                    std::istreambuf_iterator<char>());
-    if (in.bad()) {
-        warning = "cache entry " + path + " could not be read; recomputing";
-        return std::nullopt;
-    }
+    std::string data, error;
     std::string why;
     try {
+        // Anything at the path that cannot be read (a folder, a FIFO, an I/O error) is a miss
+        // with a warning, never an exception out of the run.
+        switch (read_regular_file(path, data, error)) {
+        case ReadStatus::missing: return std::nullopt; // a plain miss
+        case ReadStatus::failed:
+            warning = "cache entry " + path + " " + error + "; recomputing";
+            return std::nullopt;
+        case ReadStatus::ok: break;
+        }
         auto outputs = decode(data, key, why);
         if (!outputs) warning = "cache entry " + path + " is unusable (" + why + "); recomputing";
         return outputs;

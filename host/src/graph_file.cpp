@@ -1,6 +1,9 @@
 #include <fieldflow/host/graph_file.hpp>
 #include <fieldflow/host/names.hpp>
 
+#include <fieldflow/host/regular_file.hpp>
+
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -196,6 +199,14 @@ void parse_node(const std::string& name, const YAML::Node& key, const YAML::Node
     graph.nodes.push_back(std::move(node));
 }
 
+// An unquoted ${...} inside a flow mapping ({...}) ends the mapping at its '}': the usual cause
+// of a flow error in a graph that uses variables.
+std::string quoting_hint(const std::string& text, const std::string& message) {
+    if (message.find("flow") == std::string::npos || text.find("${") == std::string::npos) return "";
+    return " (a ${variable} inside {...} must be quoted: write {path: \"${input}\"}, not "
+           "{path: ${input}})";
+}
+
 const std::vector<std::string> kTopKeys = {"fieldflow", "description", "vars", "nodes"};
 
 } // namespace
@@ -206,11 +217,20 @@ GraphAst parse_graph_text(const std::string& text, Diagnostics& diags) {
     YAML::Node root;
     try {
         root = YAML::Load(text);
+    } catch (const YAML::DeepRecursion& e) {
+        // yaml-cpp's own message for this is only "bad file".
+        diags.error({e.mark.line + 1, e.mark.column + 1},
+                    "YAML nesting deeper than " + std::to_string(e.depth() - 1) +
+                        " levels; a graph file needs only a few (fieldflow > nodes > node > params)");
+        graph.yaml_ok = false;
+        return graph;
     } catch (const YAML::ParserException& e) {
-        diags.error({e.mark.line + 1, e.mark.column + 1}, "YAML syntax: " + e.msg);
+        diags.error({e.mark.line + 1, e.mark.column + 1}, "YAML syntax: " + e.msg + quoting_hint(text, e.msg));
+        graph.yaml_ok = false;
         return graph;
     } catch (const YAML::Exception& e) {
         diags.error({}, std::string("YAML: ") + e.what());
+        graph.yaml_ok = false;
         return graph;
     }
     if (!root.IsMap()) {
@@ -268,16 +288,20 @@ GraphAst parse_graph_text(const std::string& text, Diagnostics& diags) {
 }
 
 GraphAst parse_graph_file(const std::string& path, Diagnostics& diags) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        diags.error({}, "cannot read the graph file: " + std::string(std::strerror(errno)));
-        GraphAst graph;
-        graph.file = diags.file();
-        return graph;
+    std::string text, error;
+    switch (read_regular_file(path, text, error)) {
+    case ReadStatus::ok: return parse_graph_text(text, diags);
+    case ReadStatus::missing: error = "cannot be read: " + std::string(std::strerror(ENOENT)); break;
+    case ReadStatus::failed: break;
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_graph_text(text.str(), diags);
+    // "cannot read the graph file: No such file or directory", "the graph path is a folder, not a file"
+    diags.error({}, error.rfind("cannot be read: ", 0) == 0
+                        ? "cannot read the graph file: " + error.substr(16)
+                        : "the graph path " + error + "; give a graph file (.yaml)");
+    GraphAst graph;
+    graph.file = diags.file();
+    graph.yaml_ok = false;
+    return graph;
 }
 
 } // namespace fieldflow::host

@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 
 namespace fieldflow::host {
@@ -22,12 +23,14 @@ std::string short_number_text(double v) {
     return buf;
 }
 
-bool parse_int(const std::string& s, int64_t& out) {
+// 0: parsed; 1: not an integer; 2: an integer too large for 64 bits.
+int parse_int(const std::string& s, int64_t& out) {
     const char* begin = s.data();
     const char* end = s.data() + s.size();
     if (begin != end && *begin == '+') ++begin;
     auto [ptr, ec] = std::from_chars(begin, end, out);
-    return ec == std::errc() && ptr == end;
+    if (ec == std::errc::result_out_of_range && ptr == end) return 2;
+    return ec == std::errc() && ptr == end ? 0 : 1;
 }
 
 // YAML spellings of non-finite numbers, which from_chars does not know.
@@ -46,7 +49,13 @@ std::optional<std::string> range_error(const ParamInfo& info, double v, const st
 
 ParamParse parse_int_value(const ParamInfo& info, const std::string& s) {
     int64_t v = 0;
-    if (!parse_int(s, v)) return {std::nullopt, "must be an integer, got '" + s + "'"};
+    switch (parse_int(s, v)) {
+    case 1: return {std::nullopt, "must be an integer, got '" + s + "'"};
+    case 2:
+        return {std::nullopt, "= " + s + " is out of range " +
+                                  (info.has_range ? range_text(info) : std::string("of a 64-bit integer"))};
+    default: break;
+    }
     if (auto e = range_error(info, double(v), std::to_string(v))) return {std::nullopt, *e};
     return {ParamValue(v), {}};
 }
@@ -58,8 +67,14 @@ ParamParse parse_float_value(const ParamInfo& info, const std::string& s) {
     const char* end = s.data() + s.size();
     if (begin != end && *begin == '+') ++begin;
     auto [ptr, ec] = std::from_chars(begin, end, v);
-    if (ec == std::errc::result_out_of_range && ptr == end && begin != end)
-        return {std::nullopt, "must be a finite number, got '" + s + "'"}; // 1e999
+    if (ec == std::errc::result_out_of_range && ptr == end && begin != end) {
+        // 1e999 overflows; 1e-400 underflows (strtod says which: a huge or a tiny result).
+        if (std::fabs(std::strtod(s.c_str(), nullptr)) < 1.0)
+            return {std::nullopt, "= " + s + " underflows: it is too close to 0 for a double (the "
+                                              "smallest is about 2.2e-308)" +
+                                      (info.has_range ? "; the range is " + range_text(info) : std::string())};
+        return {std::nullopt, "must be a finite number, got '" + s + "'"};
+    }
     if (ec != std::errc() || ptr != end || begin == end)
         return {std::nullopt, "must be a number, got '" + s + "'"};
     if (!std::isfinite(v)) return {std::nullopt, "must be a finite number, got '" + s + "'"};

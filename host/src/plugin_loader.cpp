@@ -209,19 +209,23 @@ std::string executable_dir() {
     return exe.parent_path().string();
 }
 
-std::vector<std::string> plugin_search_dirs() {
+std::vector<std::string> plugin_search_candidates() {
     std::vector<std::string> dirs;
     const fs::path exe_dir = executable_dir();
-    for (const fs::path& candidate :
-         {exe_dir / "plugins", exe_dir / ".." / "lib" / "fieldflow" / "plugins"}) {
-        std::error_code ec;
-        if (fs::is_directory(candidate, ec)) dirs.push_back(candidate.lexically_normal().string());
-    }
+    for (const fs::path& candidate : {exe_dir / "plugins", exe_dir / ".." / "lib" / "fieldflow" / "plugins"})
+        dirs.push_back(candidate.lexically_normal().string());
     if (const char* env = std::getenv("FIELDFLOW_PLUGIN_PATH"))
-        for (const std::string& dir : split(env, ':')) {
-            std::error_code ec;
-            if (fs::is_directory(dir, ec)) dirs.push_back(dir); // a stale entry is no error
-        }
+        for (const std::string& dir : split(env, ':'))
+            if (!dir.empty()) dirs.push_back(dir);
+    return dirs;
+}
+
+std::vector<std::string> plugin_search_dirs() {
+    std::vector<std::string> dirs;
+    for (const std::string& candidate : plugin_search_candidates()) {
+        std::error_code ec;
+        if (fs::is_directory(candidate, ec)) dirs.push_back(candidate); // a stale entry is no error
+    }
     return dirs;
 }
 

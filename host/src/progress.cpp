@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 
 namespace fieldflow::host {
 namespace {
@@ -26,6 +27,25 @@ double seconds_between(Clock::time_point a, Clock::time_point b) {
 
 } // namespace
 
+void note_progress(ProgressState& s, uint64_t done, Clock::time_point now) {
+    if (!s.has_update) {
+        s.has_update = true;
+        s.first_update = s.window_start = now;
+        s.first_done = s.window_done = done;
+    }
+    s.done = done;
+    const double dt = seconds_between(s.window_start, now);
+    if (now - s.window_start < kRateWindow || done <= s.window_done) return;
+    const double rate = double(done - s.window_done) / dt;
+    const bool agrees = s.window_rate > 0 &&
+                        std::abs(rate - s.window_rate) <= kRateTolerance * std::max(rate, s.window_rate);
+    if (s.stable_rate > 0) s.stable_rate = 0.7 * s.stable_rate + 0.3 * rate; // smoothed
+    else if (agrees) s.stable_rate = 0.5 * (rate + s.window_rate);
+    s.window_rate = rate;
+    s.window_start = now;
+    s.window_done = done;
+}
+
 std::string format_progress_line(const std::string& name, const ProgressState& state,
                                  Clock::time_point now, size_t width) {
     std::string line = name;
@@ -44,13 +64,11 @@ std::string format_progress_line(const std::string& name, const ProgressState& s
             std::snprintf(buf, sizeof buf, " %" PRIu64, state.done);
         }
         line += buf;
-        const double elapsed = seconds_between(state.first_update, now);
-        if (elapsed > 0.0 && state.done > state.first_done) {
-            const double rate = double(state.done - state.first_done) / elapsed;
-            std::snprintf(buf, sizeof buf, "  %.4g/s", rate);
+        if (state.stable_rate > 0) {
+            std::snprintf(buf, sizeof buf, "  %.4g/s", state.stable_rate);
             line += buf;
             if (state.total > state.done)
-                line += "  ETA " + duration_text(double(state.total - state.done) / rate);
+                line += "  ETA " + duration_text(double(state.total - state.done) / state.stable_rate);
         }
         if (!state.detail.empty()) line += "  " + state.detail;
     }
@@ -144,12 +162,7 @@ void ProgressBoard::update(const std::string& node, uint64_t done, uint64_t tota
     if (it == states_.end()) return;
     ProgressState& s = it->second;
     const auto now = Clock::now();
-    if (!s.has_update) {
-        s.has_update = true;
-        s.first_update = now;
-        s.first_done = done;
-    }
-    s.done = done;
+    note_progress(s, done, now);
     s.total = total;
     s.detail = detail;
     if (!enabled_) return;

@@ -338,7 +338,9 @@ std::optional<Graph> validate_graph(const GraphAst& ast, const Variables& vars,
         if (node_ast.has_op && !op) {
             diags.error(node_ast.op_pos, node_label(node_ast.name) + ": unknown op '" + node_ast.op +
                                              "'" + did_you_mean(node_ast.op, registry.names()) +
-                                             " (`fieldflow nodes` lists the ops)");
+                                             " (`fieldflow nodes` lists the ops; an op of a plugin "
+                                             "that is not loaded needs --plugin FILE or "
+                                             "FIELDFLOW_PLUGIN_PATH)");
         }
         node.op = op;
         const size_t before = diags.size();

@@ -2,6 +2,36 @@
 #include <fieldflow/host/variables.hpp>
 
 namespace fieldflow::host {
+namespace {
+
+// The first "${name}" in a value (a "$${" escape is no reference), or nullopt.
+std::optional<std::string> first_reference(const std::string& text) {
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text.compare(i, 3, "$${") == 0) {
+            i += 2;
+            continue;
+        }
+        if (text.compare(i, 2, "${") != 0) continue;
+        const size_t close = text.find('}', i + 2);
+        return close == std::string::npos ? text.substr(i + 2) : text.substr(i + 2, close - i - 2);
+    }
+    return std::nullopt;
+}
+
+// A variable's value is used as it is, never expanded: "${x}" in it would reach a path literally
+// (a folder named "${a}"), so it is an error, said plainly for the usual case of `a: ${a}`.
+void check_no_reference(const std::string& name, const std::optional<std::string>& value,
+                        SourcePos pos, const std::string& where, Diagnostics& diags) {
+    if (!value) return;
+    const auto ref = first_reference(*value);
+    if (!ref) return;
+    diags.error(pos, where + "variable '" + name + "' = '" + *value + "' " +
+                         (*ref == name ? "refers to itself" : "refers to variable '" + *ref + "'") +
+                         ": variable values are not expanded; give the value itself (write '$${' "
+                         "for a literal '${')");
+}
+
+} // namespace
 
 std::optional<std::pair<std::string, std::string>> parse_set_argument(const std::string& arg) {
     size_t eq = arg.find('=');
@@ -18,6 +48,10 @@ Variables Variables::resolve(const GraphAst& graph, const VarOverrides& sets, Di
         vars.values_[var.name] = var.default_value;
         declared.push_back(var.name);
     }
+    // A file that is not YAML declares nothing; saying so about every --set would only bury its
+    // one real error.
+    if (!graph.yaml_ok) return vars;
+    for (const VarAst& var : graph.vars) check_no_reference(var.name, var.default_value, var.name_pos, "", diags);
     for (const auto& [name, value] : sets) {
         auto it = vars.values_.find(name);
         if (it == vars.values_.end()) {
@@ -28,6 +62,7 @@ Variables Variables::resolve(const GraphAst& graph, const VarOverrides& sets, Di
             continue;
         }
         it->second = value;
+        check_no_reference(name, value, {}, "--set " + name + ": ", diags);
     }
     return vars;
 }
@@ -77,6 +112,18 @@ std::optional<std::string> Variables::expand(const ScalarAst& scalar, const std:
         i = close + 1;
     }
     if (!ok) return std::nullopt;
+    // "${output}/x" with output empty is "/x": a path at the root folder that nobody wrote. A
+    // graph that means the root writes it out ("/x").
+    if (text.rfind("${", 0) == 0 && !out.empty() && out.front() == '/') {
+        const std::string name = text.substr(2, text.find('}') - 2);
+        const auto& first = values_.at(name);
+        if (first && (first->empty() || *first == "/"))
+            diags.error(scalar.pos, context + ": variable '" + name + "' is " +
+                                        (first->empty() ? "empty" : "'/'") + ", so '" + text +
+                                        "' resolves to '" + out +
+                                        "' in the root folder; give it a folder (--set " + name + "=DIR)");
+        if (first && (first->empty() || *first == "/")) return std::nullopt;
+    }
     return out;
 }
 

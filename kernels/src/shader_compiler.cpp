@@ -8,6 +8,10 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,7 +31,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr char kCacheMagic[8] = {'F', 'F', 'S', 'P', 'V', '0', '0', '1'};
+// File layout: magic | key (XXH3-128 of everything the SPIR-V depends on: shader name,
+// preprocessed source, defines, compiler version) | XXH3-128 of key + SPIR-V | SPIR-V words.
+// The checksum covering the key means a file copied or renamed to another key's name is a
+// mismatch, never another shader served in its place.
+constexpr char kCacheMagic[8] = {'F', 'F', 'S', 'P', 'V', '0', '0', '2'};
+constexpr size_t kCacheHeader = sizeof kCacheMagic + 16 + 16;
 
 // Resolves #include "x.glsl" from the embedded sources only, so a shader never depends on files
 // next to the binary.
@@ -111,26 +120,80 @@ std::string hex128(XXH128_hash_t h) {
     return buf;
 }
 
-bool read_cache(const std::string& path, std::vector<uint32_t>& spirv, std::string& problem) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) return false; // a miss, not a problem
-    std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    const size_t header = sizeof kCacheMagic + 16;
-    if (data.size() < header + 20 || std::memcmp(data.data(), kCacheMagic, 8) != 0 ||
-        (data.size() - header) % 4 != 0) {
+XXH128_hash_t keyed_checksum(const XXH128_hash_t& key, const void* spirv, size_t bytes) {
+    XXH3_state_t* state = XXH3_createState();
+    XXH3_128bits_reset(state);
+    XXH3_128bits_update(state, &key.high64, 8);
+    XXH3_128bits_update(state, &key.low64, 8);
+    XXH3_128bits_update(state, spirv, bytes);
+    const XXH128_hash_t sum = XXH3_128bits_digest(state);
+    XXH3_freeState(state);
+    return sum;
+}
+
+// What is at a cache path that is not a file, for the warning.
+const char* not_a_file(mode_t mode) {
+    if (S_ISDIR(mode)) return "a folder";
+    if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+    return "not a regular file";
+}
+
+// The whole file, or false with `problem` set when something unusable is there (nothing there
+// is a plain miss). Opened without blocking and checked on the open descriptor, so a FIFO or a
+// folder in the cache's place is a warning, never a hang or an exception.
+bool read_file(const std::string& path, std::string& data, std::string& problem) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno != ENOENT)
+            problem = "SPIR-V cache file " + path + " cannot be read (" + std::strerror(errno) + "); recompiling";
+        return false;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        problem = "SPIR-V cache path " + path + " is " + not_a_file(st.st_mode) +
+                  ", not a file; recompiling (not cached while it is there)";
+        ::close(fd);
+        return false;
+    }
+    data.resize(size_t(st.st_size));
+    size_t got = 0;
+    while (got < data.size()) {
+        const ssize_t n = ::read(fd, data.data() + got, data.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += size_t(n);
+    }
+    ::close(fd);
+    data.resize(got);
+    return true;
+}
+
+bool read_cache(const std::string& path, const XXH128_hash_t& key, std::vector<uint32_t>& spirv,
+                std::string& problem) {
+    std::string data;
+    if (!read_file(path, data, problem)) return false;
+    if (data.size() < kCacheHeader + 20 || std::memcmp(data.data(), kCacheMagic, 8) != 0 ||
+        (data.size() - kCacheHeader) % 4 != 0) {
         problem = "SPIR-V cache file " + path + " is malformed; recompiling";
         return false;
     }
-    XXH128_hash_t stored;
-    std::memcpy(&stored.high64, data.data() + 8, 8);
-    std::memcpy(&stored.low64, data.data() + 16, 8);
-    XXH128_hash_t actual = XXH3_128bits(data.data() + header, data.size() - header);
-    if (!XXH128_isEqual(stored, actual)) {
+    XXH128_hash_t stored_key, stored_sum;
+    std::memcpy(&stored_key.high64, data.data() + 8, 8);
+    std::memcpy(&stored_key.low64, data.data() + 16, 8);
+    std::memcpy(&stored_sum.high64, data.data() + 24, 8);
+    std::memcpy(&stored_sum.low64, data.data() + 32, 8);
+    const XXH128_hash_t actual = keyed_checksum(stored_key, data.data() + kCacheHeader, data.size() - kCacheHeader);
+    if (!XXH128_isEqual(stored_sum, actual)) {
         problem = "SPIR-V cache file " + path + " is corrupted (checksum mismatch); recompiling";
         return false;
     }
-    spirv.resize((data.size() - header) / 4);
-    std::memcpy(spirv.data(), data.data() + header, data.size() - header);
+    if (!XXH128_isEqual(stored_key, key)) {
+        problem = "SPIR-V cache file " + path + " holds another shader or configuration (its key " +
+                  hex128(stored_key) + " is not its name's); recompiling";
+        return false;
+    }
+    spirv.resize((data.size() - kCacheHeader) / 4);
+    std::memcpy(spirv.data(), data.data() + kCacheHeader, data.size() - kCacheHeader);
     if (spirv[0] != 0x07230203u) {
         problem = "SPIR-V cache file " + path + " holds no SPIR-V; recompiling";
         spirv.clear();
@@ -140,7 +203,7 @@ bool read_cache(const std::string& path, std::vector<uint32_t>& spirv, std::stri
 }
 
 // Temp file + rename: a reader never sees a half-written file.
-bool write_cache(const std::string& dir, const std::string& path,
+bool write_cache(const std::string& dir, const std::string& path, const XXH128_hash_t& key,
                  const std::vector<uint32_t>& spirv, std::string& problem) {
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -156,8 +219,10 @@ bool write_cache(const std::string& dir, const std::string& path,
             problem = "cannot write SPIR-V cache file " + tmp;
             return false;
         }
-        XXH128_hash_t h = XXH3_128bits(spirv.data(), spirv.size() * 4);
+        const XXH128_hash_t h = keyed_checksum(key, spirv.data(), spirv.size() * 4);
         f.write(kCacheMagic, 8);
+        f.write(reinterpret_cast<const char*>(&key.high64), 8);
+        f.write(reinterpret_cast<const char*>(&key.low64), 8);
         f.write(reinterpret_cast<const char*>(&h.high64), 8);
         f.write(reinterpret_cast<const char*>(&h.low64), 8);
         f.write(reinterpret_cast<const char*>(spirv.data()), spirv.size() * 4);
@@ -180,7 +245,13 @@ bool write_cache(const std::string& dir, const std::string& path,
 
 } // namespace
 
+// $FIELDFLOW_SPIRV_CACHE_DIR when set: the folder, or empty for no cache. The fieldflow program
+// sets it from its own --cache DIR (DIR/spirv) and --no-cache (empty) before any device opens,
+// so the engine follows the run's cache options without knowing about them. Unset (the engine
+// used on its own): $FIELDFLOW_CACHE_DIR, else $XDG_CACHE_HOME/fieldflow/spirv, else
+// ~/.cache/fieldflow/spirv.
 std::string spirv_cache_dir() {
+    if (const char* d = std::getenv("FIELDFLOW_SPIRV_CACHE_DIR")) return d;
     if (const char* d = std::getenv("FIELDFLOW_CACHE_DIR"); d && *d) return d;
     if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
         return std::string(x) + "/fieldflow/spirv";
@@ -207,18 +278,19 @@ CompileResult compile_shader(const std::string& name, const Defines& defines,
 
     unsigned spv_version = 0, spv_revision = 0;
     shaderc_get_spv_version(&spv_version, &spv_revision);
-    std::string key_text = preprocessed;
+    std::string key_text = "//" + name + "\n" + preprocessed;
     key_text += "\n//shaderc " FF_SHADERC_VERSION " spv " + std::to_string(spv_version) + "." +
                 std::to_string(spv_revision) + " vulkan1.2 O\n";
     for (const auto& [k, v] : defines) key_text += "//-D" + k + "=" + v + "\n";
-    std::string key = hex128(XXH3_128bits(key_text.data(), key_text.size()));
+    const XXH128_hash_t key_hash = XXH3_128bits(key_text.data(), key_text.size());
+    const std::string key = hex128(key_hash);
 
     CompileResult result;
     std::string dir = spirv_cache_dir();
     if (!dir.empty()) {
         result.cache_path = dir + "/" + name + "-" + key + ".spv";
         std::string problem;
-        if (read_cache(result.cache_path, result.spirv, problem)) {
+        if (read_cache(result.cache_path, key_hash, result.spirv, problem)) {
             result.from_cache = true;
             return result;
         }
@@ -238,7 +310,7 @@ CompileResult compile_shader(const std::string& name, const Defines& defines,
 
     if (!dir.empty()) {
         std::string problem;
-        if (!write_cache(dir, result.cache_path, result.spirv, problem)) {
+        if (!write_cache(dir, result.cache_path, key_hash, result.spirv, problem)) {
             result.warnings.push_back(problem + " (continuing without the cache)");
             result.cache_path.clear();
         }

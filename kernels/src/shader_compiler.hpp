@@ -1,5 +1,6 @@
 // GLSL -> SPIR-V at run time with shaderc, with an on-disk cache keyed by XXH3-128 of the
-// preprocessed source + defines + compiler version.
+// shader's name, preprocessed source, defines and compiler version. Cache files (format FFSPV002)
+// hold the key and a checksum over key + SPIR-V, so a file under another key's name is rejected.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +19,9 @@ struct CompileResult {
     std::vector<std::string> warnings; // cache problems (never fatal)
 };
 
-// The cache folder: $FIELDFLOW_CACHE_DIR, else $XDG_CACHE_HOME/fieldflow/spirv, else
-// ~/.cache/fieldflow/spirv ("" if none can be named).
+// The cache folder: $FIELDFLOW_SPIRV_CACHE_DIR when set (empty: no cache), else
+// $FIELDFLOW_CACHE_DIR, else $XDG_CACHE_HOME/fieldflow/spirv, else ~/.cache/fieldflow/spirv
+// ("" if none can be named).
 std::string spirv_cache_dir();
 
 // Compiles `name` (an embedded shader, e.g. "render.comp") with the given defines. `source`

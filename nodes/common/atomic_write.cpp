@@ -3,12 +3,16 @@
 #include <fieldflow/node.hpp>
 
 #include <fcntl.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -37,16 +41,60 @@ std::string unique_suffix() {
     return buffer;
 }
 
+// When this process (the plugin, loaded at start) began: a temporary file older than that, whose
+// writer process is gone, was left by a run that was killed.
+const fs::file_time_type process_start = fs::file_time_type::clock::now();
+
+// The temporary-file name prefix for `target`: ".<stem>.tmp-" (then "<pid>-<n>-<random><ext>").
+std::string temporary_prefix(const fs::path& target) { return "." + target.stem().string() + ".tmp-"; }
+
+// Removes the temporaries a killed writer of `target` left beside it (a SIGKILL during a 27 MB
+// PNG leaves a 27 MB hidden file): same target name, older than this process, and written by a
+// process that no longer exists. A live writer's file (another run writing the same folder) is
+// never touched. Best effort: what cannot be removed stays.
+void remove_stale_temporaries(const fs::path& folder, const fs::path& target) {
+    const std::string prefix = temporary_prefix(target), extension = target.extension().string();
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(folder, error)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind(prefix, 0) != 0 || name.size() < prefix.size() + extension.size() ||
+            name.compare(name.size() - extension.size(), extension.size(), extension) != 0)
+            continue;
+        const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+        if (pid <= 0 || pid == long(::getpid())) continue;
+        if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH) continue; // its writer may be running
+        std::error_code ignored;
+        if (!entry.is_regular_file(ignored) || fs::last_write_time(entry.path(), ignored) >= process_start) continue;
+        fs::remove(entry.path(), ignored);
+    }
+}
+
+// The reason a write into `folder` failed when the file system is full, naming ENOSPC and the
+// folder (a writer such as OpenCV says only that it could not write); "" when there is room.
+// Checked before the temporary file is removed, while it still takes up the space.
+std::string out_of_space(const fs::path& folder) {
+    struct statvfs fs_info {};
+    if (::statvfs(folder.c_str(), &fs_info) != 0) return "";
+    const unsigned long long blocks = ::geteuid() == 0 ? fs_info.f_bfree : fs_info.f_bavail;
+    if (blocks * fs_info.f_frsize >= 64 * 1024) return "";
+    return "no space left on device (ENOSPC) in folder " + quoted(folder) +
+           ": free some space there or write the outputs elsewhere";
+}
+
 // Creates the temporary file (mode 0666 less the umask, like any new file) and returns its path.
 fs::path create_temporary(const fs::path& target) {
     const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-    const std::string stem = target.stem().string(), extension = target.extension().string();
+    const std::string extension = target.extension().string();
     for (int attempt = 0; attempt < 16; ++attempt) {
-        fs::path temporary = folder / ("." + stem + ".tmp-" + unique_suffix() + extension);
+        fs::path temporary = folder / (temporary_prefix(target) + unique_suffix() + extension);
         int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0) {
             ::close(fd);
             return temporary;
+        }
+        if (errno == ENOSPC || errno == EDQUOT) {
+            const std::string full = out_of_space(folder);
+            throw Error(full.empty() ? "cannot write to folder " + quoted(folder) + ": " + errno_text(ENOSPC) : full);
         }
         if (errno != EEXIST)
             throw Error("cannot write to folder " + quoted(folder) + ": " + errno_text(errno));
@@ -82,6 +130,7 @@ void atomic_write(const fs::path& target,
             throw Error("cannot create folder " + quoted(folder) + ": " + error.message());
     }
 
+    remove_stale_temporaries(folder.empty() ? fs::path(".") : folder, target);
     const fs::path temporary = create_temporary(target);
     try {
         write(temporary);
@@ -89,8 +138,10 @@ void atomic_write(const fs::path& target,
         if (::rename(temporary.c_str(), target.c_str()) != 0)
             throw Error("cannot rename " + quoted(temporary) + " to " + quoted(target) + ": " +
                         errno_text(errno));
-    } catch (...) {
+    } catch (const std::exception& e) {
+        const std::string full = out_of_space(folder.empty() ? fs::path(".") : folder);
         fs::remove(temporary, error); // best effort; the original failure is what matters
+        if (!full.empty()) throw Error(full + " (writing " + quoted(target) + ")");
         throw;
     }
 }

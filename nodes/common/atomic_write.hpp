@@ -10,10 +10,12 @@
 
 namespace ff::nodes {
 
-// Creates the target's parent folders, creates an empty temporary file next to `target` whose
+// Creates the target's parent folders, removes the temporaries of `target` a killed writer left
+// there (older than this process, their writer gone), creates an empty temporary file next to `target` whose
 // name ends in the target's extension (so extension-sniffing writers such as cv::imwrite pick the
 // right format), calls `write(temporary_path)` to fill it, then renames it over `target`.
-// `write` reports failure by throwing. Throws ff::Error naming the path and the reason.
+// `write` reports failure by throwing. Throws ff::Error naming the path and the reason; when
+// the file system is full, the reason says so (ENOSPC) and names the folder.
 void atomic_write(const std::filesystem::path& target,
                   const std::function<void(const std::filesystem::path& temporary)>& write);
 

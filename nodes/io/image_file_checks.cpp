@@ -39,6 +39,58 @@ bool jpeg_has_end_marker(const std::string& path) {
     return false;
 }
 
+namespace {
+
+uint32_t be16(const unsigned char* p) { return uint32_t(p[0]) << 8 | p[1]; }
+uint32_t be32(const unsigned char* p) { return be16(p) << 16 | be16(p + 2); }
+
+// A PNG's signature and first chunk (IHDR, whose first fields are the width and height).
+bool is_png_header(const unsigned char (&magic)[24], std::streamsize got) {
+    static constexpr unsigned char kPng[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    return got == 24 && std::equal(kPng, kPng + 8, magic) && std::memcmp(magic + 12, "IHDR", 4) == 0;
+}
+
+// Walks the JPEG's marker segments up to the first frame header (SOF0-SOF15 less DHT, JPG and
+// DAC, which share the range): its height and width follow the precision byte.
+std::optional<HeaderSize> jpeg_header_size(std::ifstream& file) {
+    file.seekg(2);
+    unsigned char marker[4];
+    // A frame header comes within the first few segments; the bound stops a crafted file early.
+    for (int segment = 0; segment < 1024; ++segment) {
+        if (!file.read(reinterpret_cast<char*>(marker), 2) || marker[0] != 0xFF) return std::nullopt;
+        const unsigned char kind = marker[1];
+        if (kind == 0xFF) { // fill byte: the marker code follows
+            file.seekg(-1, std::ios::cur);
+            continue;
+        }
+        if (kind == 0xD8 || (kind >= 0xD0 && kind <= 0xD7) || kind == 0x01) continue; // no length
+        if (kind == 0xD9 || kind == 0xDA) return std::nullopt; // end, or scan data before a frame
+        if (!file.read(reinterpret_cast<char*>(marker), 2)) return std::nullopt;
+        const uint32_t length = be16(marker);
+        if (length < 2) return std::nullopt;
+        const bool frame = kind >= 0xC0 && kind <= 0xCF && kind != 0xC4 && kind != 0xC8 && kind != 0xCC;
+        if (frame) {
+            unsigned char header[5]; // precision, height, width
+            if (length < 7 || !file.read(reinterpret_cast<char*>(header), 5)) return std::nullopt;
+            return HeaderSize{be16(header + 3), be16(header + 1)};
+        }
+        file.seekg(std::streamoff(length) - 2, std::ios::cur);
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::optional<HeaderSize> image_header_size(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    unsigned char magic[24] = {};
+    file.read(reinterpret_cast<char*>(magic), sizeof magic);
+    if (is_png_header(magic, file.gcount())) return HeaderSize{be32(magic + 16), be32(magic + 20)};
+    file.clear();
+    if (magic[0] == 0xFF && magic[1] == 0xD8 && magic[2] == 0xFF) return jpeg_header_size(file);
+    return std::nullopt;
+}
+
 void check_readable_image_file(const std::string& path) {
     const std::string quoted = "'" + path + "'";
     std::error_code error;
@@ -58,15 +110,8 @@ void check_readable_image_file(const std::string& path) {
     file.read(reinterpret_cast<char*>(magic), sizeof magic);
     const auto got = file.gcount();
     const bool is_jpeg = got >= 3 && magic[0] == 0xFF && magic[1] == 0xD8 && magic[2] == 0xFF;
-    static constexpr unsigned char kPng[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-    const bool is_png = got == 24 && std::equal(kPng, kPng + 8, magic) &&
-                        std::memcmp(magic + 12, "IHDR", 4) == 0;
-    if (is_png) {
-        auto be32 = [&](int at) {
-            return uint32_t(magic[at]) << 24 | uint32_t(magic[at + 1]) << 16 |
-                   uint32_t(magic[at + 2]) << 8 | uint32_t(magic[at + 3]);
-        };
-        const uint32_t width = be32(16), height = be32(20);
+    if (is_png_header(magic, got)) {
+        const uint32_t width = be32(magic + 16), height = be32(magic + 20);
         // OpenCV would only say "cannot decode": name the actual problem.
         if (width == 0 || height == 0)
             throw Error(quoted + " is a PNG of " + std::to_string(width) + "x" +

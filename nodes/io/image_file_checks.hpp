@@ -2,6 +2,8 @@
 // message naming the actual problem rather than a generic "cannot decode".
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace ff::nodes {
@@ -18,5 +20,14 @@ void check_readable_image_file(const std::string& path);
 // reaching an SOS first means the data after it was cut short. Bytes after EOI (metadata or a
 // second picture some cameras append) are allowed.
 bool jpeg_has_end_marker(const std::string& path);
+
+struct HeaderSize {
+    uint32_t width = 0, height = 0;
+};
+
+// The image size a PNG (IHDR) or JPEG (its first SOFn frame header) declares, read from the
+// header only, so a size limit can refuse a huge picture before it is decoded; nullopt for other
+// formats or a header that cannot be read (the decoder then has the last word).
+std::optional<HeaderSize> image_header_size(const std::string& path);
 
 } // namespace ff::nodes

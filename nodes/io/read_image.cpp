@@ -43,6 +43,24 @@ cv::Mat to_rgb(const cv::Mat& image, const std::string& path) {
     return rgb;
 }
 
+// Refuses an image over `max_pixels`; `source` says where the size came from, for the message.
+void check_pixel_limit(const std::string& path, int64_t width, int64_t height, int64_t max_pixels,
+                       const char* source) {
+    const int64_t pixels = width * height;
+    if (pixels <= max_pixels) return;
+    throw ff::ParamError("max_pixels", "'" + path + "' is " + std::to_string(width) + "x" +
+                                           std::to_string(height) + " = " + std::to_string(pixels) +
+                                           " pixels" + source +
+                                           ", over max_pixels = " + std::to_string(max_pixels));
+}
+
+// The size a PNG or JPEG header declares, checked before anything is decoded: a huge picture
+// is refused in milliseconds instead of after seconds and gigabytes of decoding.
+void check_header_size(const std::string& path, int64_t max_pixels) {
+    if (auto size = ff::nodes::image_header_size(path))
+        check_pixel_limit(path, size->width, size->height, max_pixels, " (from its header)");
+}
+
 } // namespace
 
 FF_NODE(read_image) =
@@ -55,13 +73,28 @@ FF_NODE(read_image) =
         .output("image", ff::kImage, "the image, float RGB")
         .param_string("path", std::nullopt, "image file to read")
         .param_int("max_pixels", kDefaultMaxPixels, 1, int64_t(1) << 31,
-                   "refuse images with more pixels than this (width x height)")
+                   "refuse images with more pixels than this (width x height; for PNG and JPEG read "
+                   "from the header, before decoding)")
+        // Validation (what `fieldflow check` runs) looks at the file without decoding it: that it
+        // exists and is readable, and that its first bytes are a format OpenCV reads.
         .validate([](ff::Node& node) {
-            if (node.string("path").empty()) throw ff::ParamError("path", "path is empty");
+            const std::string path = node.string("path");
+            if (path.empty()) throw ff::ParamError("path", "path is empty");
+            try {
+                ff::nodes::check_readable_image_file(path);
+            } catch (const ff::Error& e) {
+                throw ff::ParamError("path", e.what());
+            }
+            if (!cv::haveImageReader(path))
+                throw ff::ParamError("path", "cannot decode '" + path + "': not an image format this "
+                                             "build reads (its first bytes match no image format)");
+            check_header_size(path, node.integer("max_pixels"));
         })
         .execute([](ff::Node& node) {
             const std::string path = node.string("path");
             ff::nodes::check_readable_image_file(path);
+            const int64_t max_pixels = node.integer("max_pixels");
+            check_header_size(path, max_pixels);
 
             // ANYDEPTH keeps 16-bit and float samples; ANYCOLOR keeps gray as one channel. Unlike
             // IMREAD_UNCHANGED this applies EXIF orientation (and drops alpha, which we drop anyway).
@@ -76,14 +109,8 @@ FF_NODE(read_image) =
                                 "': not an image format this build reads, or the file is corrupt");
             if (decoded.cols <= 0 || decoded.rows <= 0)
                 throw ff::Error("'" + path + "' holds an empty (0-pixel) image");
-            const int64_t pixels = int64_t(decoded.cols) * decoded.rows;
-            const int64_t max_pixels = node.integer("max_pixels");
-            if (pixels > max_pixels)
-                throw ff::ParamError("max_pixels", "'" + path + "' is " +
-                                                       ff::nodes::size_text(decoded.size()) + " = " +
-                                                       std::to_string(pixels) +
-                                                       " pixels, over max_pixels = " +
-                                                       std::to_string(max_pixels));
+            // Formats whose header is not read above are checked once decoded.
+            check_pixel_limit(path, decoded.cols, decoded.rows, max_pixels, "");
             cv::Mat rgb = to_rgb(to_unit_float(decoded, path), path);
             ff::nodes::output_rgb(node, "image", rgb);
         });

@@ -6,6 +6,9 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <cmath>
+#include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -26,6 +29,30 @@ const ImageFormat& checked_format(const std::string& path, int64_t bits) {
     return *format;
 }
 
+// Only EXR holds NaN and infinity. Every other encoder would turn them into something arbitrary
+// (8/16-bit conversion writes +inf as 0, black, next to large finite values written as white),
+// so they become the nearest value the format can hold, with one warning that counts them.
+void replace_non_finite(ff::Node& node, cv::Mat& bgr, const ImageFormat& format) {
+    if (std::strcmp(format.extension, ".exr") == 0) return;
+    CV_Assert(bgr.isContinuous() && bgr.depth() == CV_32F);
+    float* v = bgr.ptr<float>();
+    size_t nan = 0, inf = 0;
+    for (size_t i = 0, n = bgr.total() * size_t(bgr.channels()); i < n; ++i) {
+        if (std::isnan(v[i])) {
+            v[i] = 0.0f;
+            ++nan;
+        } else if (std::isinf(v[i])) {
+            v[i] = v[i] > 0 ? 1.0f : 0.0f;
+            ++inf;
+        }
+    }
+    if (nan + inf == 0) return;
+    node.warn("image has " + std::to_string(nan + inf) + " non-finite values (" + std::to_string(nan) +
+              " NaN, " + std::to_string(inf) + " infinite) that a " + (format.extension + 1) +
+              " file cannot hold: written as 0 (NaN, -inf) and full intensity (+inf); write .exr "
+              "to keep them");
+}
+
 // The BGR samples to hand to the encoder for this format.
 cv::Mat encodable(const cv::Mat& bgr, const ImageFormat& format, int64_t bits) {
     if (format.samples == SampleFormat::floating) return bgr;
@@ -38,7 +65,8 @@ FF_NODE(write_image) =
     ff::op("WriteImage", "io")
         .doc("Writes an image file; the format follows the extension (png, jpg, ppm, tif, bmp, "
              "webp, exr, hdr). Values are clamped to [0, 1] and rounded for 8/16-bit formats; "
-             "EXR and HDR keep floats. Parent folders are created; the file is written under a "
+             "EXR and HDR keep floats. NaN and infinite values, which only EXR holds, are "
+             "written as 0 (NaN, -inf) or full intensity (+inf) elsewhere, with a warning. Parent folders are created; the file is written under a "
              "temporary name and renamed, so it is never seen half-written. The image is passed "
              "through unchanged.")
         .flags(FF_OP_WRITES_OUTSIDE)
@@ -62,6 +90,7 @@ FF_NODE(write_image) =
             const cv::Mat rgb = ff::nodes::rgb_mat(in, "image");
             cv::Mat bgr;
             cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
+            replace_non_finite(node, bgr, format);
             const cv::Mat samples = encodable(bgr, format, bits);
 
             const int quality = int(node.integer("quality"));

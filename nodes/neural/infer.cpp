@@ -7,10 +7,24 @@
 
 #include <fieldflow/node.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 namespace ff::neural {
 namespace {
+
+// The largest |weight| of an MLP model, for messages ("n/a" for a splat model).
+std::string largest_weight_text(const ff::engine::ModelFile& file) {
+    if (file.kind == ff::engine::ModelKind::splats || file.model.mlp.empty()) return "n/a";
+    float largest = 0;
+    for (float w : file.model.mlp) largest = std::max(largest, std::abs(w));
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", double(largest));
+    return buf;
+}
 
 void execute_infer(Node& node) {
     ff::engine::ModelFile file = read_model_input(node, "model");
@@ -27,6 +41,19 @@ void execute_infer(Node& node) {
     }
     if (rgb.size() != size_t(size.width) * size.height * 3)
         throw Error("internal error: render returned " + std::to_string(rgb.size()) + " floats");
+    // Weights that overflow float arithmetic (a hand-edited or damaged file) render NaN or
+    // infinity, which an 8-bit file would show as a black picture: an error, not a result.
+    const size_t non_finite = size_t(std::count_if(rgb.begin(), rgb.end(), [](float v) { return !std::isfinite(v); }));
+    if (non_finite > 0)
+        throw Error("the model renders " + std::to_string(non_finite) + " of " + std::to_string(rgb.size()) +
+                    " values as NaN or infinity: its weights overflow float arithmetic (a damaged or "
+                    "hand-edited weights file?)");
+    // An output activation that saturates everywhere (every value exactly 0 or 1) is what
+    // overflowing weights look like through a sigmoid: a flat picture, named rather than silent.
+    if (!rgb.empty() && std::all_of(rgb.begin(), rgb.end(), [](float v) { return v == 0.0f || v == 1.0f; }))
+        node.warn("every rendered value is exactly 0 or 1 (the output saturates everywhere), so the "
+                  "picture is flat: the model's weights are likely far too large (largest |weight| " +
+                  largest_weight_text(file) + ")");
     float* out = node.output_image("image", size.width, size.height, 3);
     std::memcpy(out, rgb.data(), rgb.size() * sizeof(float));
 }

@@ -23,6 +23,9 @@ std::vector<std::byte> read_file(const std::string& path) {
     if (error || !fs::exists(status))
         throw ParamError("path", "model file '" + path + "' does not exist");
     if (fs::is_directory(status)) throw ParamError("path", "'" + path + "' is a folder, not a model file");
+    if (fs::is_fifo(status)) throw ParamError("path", "'" + path + "' is a FIFO (named pipe), not a model file");
+    if (!fs::is_regular_file(status))
+        throw ParamError("path", "'" + path + "' is not a regular file (a device or socket), not a model file");
     const uintmax_t size = fs::file_size(path, error);
     if (error) throw ParamError("path", "cannot read model file '" + path + "': " + error.message());
     if (size > kMaxModelFileBytes)

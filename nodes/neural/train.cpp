@@ -7,6 +7,7 @@
 #include "train_params.hpp"
 #include "train_splats.hpp"
 #include "training_checkpoint.hpp"
+#include "training_progress_text.hpp"
 #include "training_log.hpp"
 #include "training_schedule.hpp"
 
@@ -196,14 +197,13 @@ private:
             }
             done = stop;
             progress_.final_loss = loss;
-            std::string detail = "loss " + format("%.2e", loss);
+            progress_text_.add_loss(loss);
             if (schedule_.is_eval(done)) {
                 row.psnr = psnr_from_mse(trainer_->full_image_mse());
                 progress_.final_psnr = *row.psnr;
-                detail += ", " + format("%.2f", *row.psnr) + " dB";
-            } else if (progress_.final_psnr) {
-                detail += ", " + format("%.2f", *progress_.final_psnr) + " dB";
+                progress_text_.add_eval(*row.psnr, done);
             }
+            const std::string detail = progress_text_.text(loss);
             progress_.log.push_back(row);
             if (params_.log_interval > 0 && done % params_.log_interval == 0)
                 node_.log("step " + std::to_string(done) + ": " + detail + ", " +
@@ -353,6 +353,7 @@ private:
     fe::ModelConfig config_;
     TrainingSchedule schedule_;
     std::optional<fe::Trainer> trainer_;
+    TrainingProgressText progress_text_; // the progress line's loss-derived and measured dB
     TrainingProgress progress_; // log rows, snapshots written, time trained: what a checkpoint keeps
     std::optional<fs::path> checkpoint_; // this work's checkpoint file; none without a state folder
     uint32_t resumed_from_ = 0;

@@ -2,7 +2,9 @@
 
 #include <fieldflow/node.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace ff::neural {
 
@@ -78,6 +80,37 @@ public:
 private:
     std::string source_;
 };
+
+// A layer's in, out, activation and omega repeat what the configuration fixes (the writer puts
+// them there for people reading the file). Each one present must agree with the model: a file
+// edited to another shape or frequency would otherwise load as something it does not say.
+void check_layer_description(const Reader& r, const json& layer, const std::string& path,
+                             const fe::ModelConfig& c, uint32_t l, const MatrixShape& shape) {
+    if (!layer.is_object()) r.fail(path, "is not an object");
+    for (auto [key, want] : {std::pair{"in", shape.in}, std::pair{"out", shape.out}}) {
+        if (!layer.contains(key)) continue;
+        const uint64_t got = r.unsigned_value(layer[key], path + "." + key, 1u << 20);
+        if (got != want)
+            r.fail(path + "." + key, "is " + std::to_string(got) +
+                                         ", but the model's configuration gives " + std::to_string(want));
+    }
+    const bool last = l == c.hidden_layers;
+    if (layer.contains("activation")) {
+        const std::string got = r.text(layer["activation"], path + ".activation");
+        const std::string want(fe::activation_name(last ? c.output_activation : c.hidden_activation));
+        if (got != want)
+            r.fail(path + ".activation", "is '" + got + "', but the model's " +
+                                             (last ? "output_activation" : "hidden_activation") + " is '" +
+                                             want + "'");
+    }
+    if (layer.contains("omega")) {
+        const float got = r.number(layer["omega"], path + ".omega");
+        const float want = omega_of(c, l);
+        if (std::abs(got - want) > 1e-6f * std::max(1.0f, std::abs(want)))
+            r.fail(path + ".omega", "is " + json(got).dump() + ", but the model gives " + json(want).dump() +
+                                        (l == 0 ? " (first_omega)" : last ? " (the output layer's)" : " (hidden_omega)"));
+    }
+}
 
 } // namespace
 
@@ -207,6 +240,7 @@ fe::ModelFile weights_from_json(const json& j, const std::string& source) {
         size_t offset = 0;
         for (size_t l = 0; l < s.size(); ++l) {
             const std::string path = "layers[" + std::to_string(l) + "]";
+            check_layer_description(r, layers[l], path, c, uint32_t(l), s[l]);
             const json& rows = r.field(layers[l], path, "weights");
             if (!rows.is_array() || rows.size() != s[l].out)
                 r.fail(path + ".weights", "must hold " + std::to_string(s[l].out) + " rows");

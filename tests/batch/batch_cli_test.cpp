@@ -304,7 +304,7 @@ TEST(BatchCli, SigtermStopsCleanlyAndResumeFinishes) {
     EXPECT_EQ(image_folders(out), done);
     // The stopped images' partial folders stay for --resume; no finished image's does.
     const std::set<std::string> stopped = partial_stems(out);
-    EXPECT_FALSE(stopped.empty());
+    EXPECT_FALSE(stopped.empty()) << read_text(dir / "term.log") << read_text(out / "manifest.jsonl");
     for (const std::string& stem : stopped) EXPECT_EQ(done.count(stem), 0u) << stem;
 
     const Output resumed = fieldflow("batch " + q(graph) + " --input " + q(in) + " --output " + q(out) +
@@ -405,6 +405,20 @@ TEST(BatchCli, ShardsMergeIntoTheUnshardedResult) {
                                      " --output " + q(dir / "merged2"));
     EXPECT_EQ(partial.code, 1);
     EXPECT_TRUE(contains(partial.text, "shard 1/3 is missing")) << partial.text;
+
+    // A merge writes its summaries only into a folder a batch marked (or a new or empty one):
+    // a folder of the user's keeps its page, and the merge says why it stopped.
+    const fs::path users = dir / "users";
+    fs::create_directories(users);
+    write_text(users / "index.html", "my page");
+    const Output refused = fieldflow("batch --merge" + shard_dirs + " --output " + q(users));
+    EXPECT_EQ(refused.code, 2) << refused.text;
+    EXPECT_TRUE(contains(refused.text, "already holds files fieldflow batch did not write (e.g. 'index.html')"))
+        << refused.text;
+    EXPECT_EQ(read_text(users / "index.html"), "my page");
+    EXPECT_FALSE(fs::exists(users / "summary.json"));
+    // Merging again into its own earlier result is fine.
+    EXPECT_EQ(fieldflow("batch --merge" + shard_dirs + " --output " + q(merged)).code, 1);
 }
 
 TEST(BatchCli, UsageAndGraphErrorsExitTwo) {
@@ -449,12 +463,100 @@ TEST(BatchCli, UsageAndGraphErrorsExitTwo) {
     EXPECT_EQ(fieldflow("batch " + g + " --merge " + q(dir / "x") + " --output " + q(dir / "m")).code, 2);
 }
 
+// Every file under `dir` (relative path -> bytes; folders as "<dir>"): what must not change.
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+    std::map<std::string, std::string> files;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+        const std::string name = fs::relative(e.path(), dir).string();
+        files[name] = e.is_directory() ? std::string("<dir>") : read_text(e.path());
+    }
+    return files;
+}
+
+// The two ways a batch used to delete a user's files (issue 19): an output folder that is the
+// input folder (its image folder `trip/` replaced the user's folder `trip/`), and an existing
+// output folder holding a same-named folder and summary files. Both are refused before anything
+// is written, and neither folder changes by a byte.
+TEST(BatchCli, NeverDeletesOrReplacesTheUsersFiles) {
+    TempDir dir;
+    const fs::path in = dir / "bx", other = dir / "other";
+    fs::create_directories(in / "trip");
+    write_crop(in / "trip.png", 1);
+    write_crop(in / "trip" / "precious_photo.png", 2);
+    const auto input_before = snapshot(in);
+    const std::string g = FF_BASELINE_GRAPH;
+
+    Output r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(in) + " --no-cache");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "is the input folder: give an output folder outside it")) << r.text;
+    r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(in / "results") + " --no-cache");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "is inside the input folder")) << r.text;
+    r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(dir.path()) + " --no-cache");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "is inside the output folder")) << r.text;
+    EXPECT_EQ(snapshot(in), input_before);
+
+    fs::create_directories(other / "trip");
+    write_crop(other / "trip" / "precious_photo.png", 3);
+    write_text(other / "index.html", "my page");
+    write_text(other / "summary.csv", "my,table");
+    const auto other_before = snapshot(other);
+    r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(other) + " --no-cache");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "already holds files fieldflow batch did not write")) << r.text;
+    EXPECT_EQ(snapshot(other), other_before);
+    EXPECT_EQ(snapshot(in), input_before);
+
+    // A folder of the user's put into a batch's own output folder is left alone too: that image
+    // fails, saying so, and the folder keeps its bytes.
+    const fs::path out = dir / "out";
+    r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(out) + " --no-cache");
+    ASSERT_EQ(r.code, 0) << r.text;
+    EXPECT_TRUE(fs::exists(out / ".fieldflow-batch"));
+    EXPECT_FALSE(fs::exists(out / ".lock")) << "the lock is removed when the batch ends";
+    fs::remove_all(out / "trip");
+    fs::create_directories(out / "trip");
+    write_crop(out / "trip" / "precious_photo.png", 4);
+    const auto users_folder = snapshot(out / "trip");
+    r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(out) + " --no-cache");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_TRUE(contains(r.text, "exists and was not written by fieldflow batch")) << r.text;
+    EXPECT_EQ(snapshot(out / "trip"), users_folder);
+    EXPECT_EQ(snapshot(in), input_before);
+
+    // Another input folder's batch output is not taken over either.
+    const fs::path in2 = dir / "in2";
+    fs::create_directories(in2);
+    write_crop(in2 / "b.png", 5);
+    r = fieldflow("batch " + g + " --input " + q(in2) + " --output " + q(out) + " --no-cache");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "holds the results of a batch of")) << r.text;
+}
+
+TEST(BatchCli, JobsMustBeFromOneTo256) {
+    TempDir dir;
+    const fs::path in = dir / "in";
+    fs::create_directories(in);
+    write_crop(in / "a.png", 1);
+    for (const char* jobs : {"-1", "0", "257", "4294967295", "x"}) {
+        const Output r = fieldflow("batch " + std::string(FF_BASELINE_GRAPH) + " --input " + q(in) +
+                                   " --output " + q(dir / "out") + " --jobs " + jobs);
+        EXPECT_EQ(r.code, 2) << jobs;
+        EXPECT_TRUE(contains(r.text, std::string("--jobs ") + jobs + " is out of range: give a whole number from 1 to 256"))
+            << r.text;
+    }
+    EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
 TEST(BatchCli, OneBatchPerOutputFolder) {
     TempDir dir;
     const fs::path in = dir / "in", out = dir / "out";
     fs::create_directories(in);
     fs::create_directories(out);
     write_crop(in / "a.png", 1);
+    // The folder of an earlier batch of the same input, now locked as a running batch holds it.
+    write_text(out / ".fieldflow-batch", "fieldflow batch output\ninput " + in.string() + "\n");
     const int fd = ::open((out / ".lock").c_str(), O_RDWR | O_CREAT, 0644);
     ASSERT_GE(fd, 0);
     ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0); // as a running batch holds it
@@ -488,6 +590,10 @@ TEST(BatchCli, LakeGraphSummaryHasLearnedAndBilinearNumbers) {
                      own["psnr_learned"].get<double>() - own["psnr_bilinear"].get<double>());
     EXPECT_EQ(image["report"], "tiny/report.html");
     EXPECT_TRUE(contains(read_text(out / "index.html"), "<a href=\"tiny/report.html\">tiny</a>"));
+    // The log names where the report and the model are now, not the partial folder they were in.
+    const std::string log = read_text(out / "logs" / "tiny.log");
+    EXPECT_TRUE(contains(log, "report " + (out / "tiny" / "report.html").string())) << log;
+    EXPECT_FALSE(contains(log, ".partial")) << log;
 }
 #endif
 

@@ -230,6 +230,22 @@ TEST(BatchSummary, WritesCsvJsonHtmlAndReadsJsonBack) {
     EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 3);
 }
 
+TEST(BatchSummary, PageShowsOnlyTheColumnsTheGraphProduces) {
+    TempDir dir;
+    // A graph measuring only PSNR and SSIM (no training, no bilinear baseline).
+    std::vector<ImageResult> results = {sample("a", kStatusDone, 0), sample("b", kStatusFailed, 0)};
+    results[0].metrics = ImageMetrics{};
+    results[0].metrics.psnr = 26.5;
+    results[0].metrics.ssim = 0.75;
+    results[1].metrics = ImageMetrics{};
+    write_summary(dir.path(), results, SummaryInfo{"graphs/baseline.yaml", "", {}, false});
+    const std::string html = read_text(dir / "index.html");
+    EXPECT_TRUE(contains(html, "<th>image</th><th>status</th><th>PSNR</th><th>SSIM</th><th>wall s</th>")) << html;
+    for (const char* absent : {"PSNR gain", "PSNR bilinear", "SSIM learned", "<th>steps</th>", "model bytes"})
+        EXPECT_FALSE(contains(html, absent)) << absent;
+    EXPECT_TRUE(contains(html, "sortBy(2,true)")); // by PSNR, the first metric shown
+}
+
 TEST(BatchSummary, ReadingSomethingElseSaysWhatIsWrong) {
     TempDir dir;
     write_text(dir / "summary.json", R"({"images": []})");

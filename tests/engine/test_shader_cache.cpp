@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ff::engine {
@@ -24,6 +25,7 @@ protected:
         had_old_ = old != nullptr;
         if (old) old_ = old;
         setenv("FIELDFLOW_CACHE_DIR", dir_.c_str(), 1);
+        unsetenv("FIELDFLOW_SPIRV_CACHE_DIR"); // the program sets it; these tests use the default
     }
     void TearDown() override {
         if (had_old_) setenv("FIELDFLOW_CACHE_DIR", old_.c_str(), 1);
@@ -82,6 +84,47 @@ TEST_F(ShaderCache, CorruptedFileIsRecompiledNotFatal) {
     detail::CompileResult truncated = detail::compile_shader("optimizer.comp", defines());
     EXPECT_FALSE(truncated.from_cache);
     EXPECT_EQ(truncated.spirv, first.spirv);
+}
+
+TEST_F(ShaderCache, AnotherShadersFileUnderThisNameIsRecompiledNotServed) {
+    detail::CompileResult optimizer = detail::compile_shader("optimizer.comp", defines());
+    detail::CompileResult render = detail::compile_shader("render.comp", defines());
+    ASSERT_NE(optimizer.spirv, render.spirv);
+    fs::copy_file(optimizer.cache_path, render.cache_path, fs::copy_options::overwrite_existing);
+    detail::CompileResult again = detail::compile_shader("render.comp", defines());
+    EXPECT_FALSE(again.from_cache);
+    EXPECT_EQ(again.spirv, render.spirv);
+    ASSERT_EQ(again.warnings.size(), 1u);
+    EXPECT_NE(again.warnings[0].find("holds another shader"), std::string::npos) << again.warnings[0];
+    EXPECT_TRUE(detail::compile_shader("render.comp", defines()).from_cache); // rewritten
+}
+
+TEST_F(ShaderCache, AFolderOrFifoInTheFilesPlaceIsAWarningAndARecompile) {
+    detail::CompileResult first = detail::compile_shader("render.comp", defines());
+    fs::remove(first.cache_path);
+    fs::create_directory(first.cache_path);
+    detail::CompileResult dir = detail::compile_shader("render.comp", defines());
+    EXPECT_EQ(dir.spirv, first.spirv);
+    ASSERT_FALSE(dir.warnings.empty());
+    EXPECT_NE(dir.warnings[0].find(first.cache_path + " is a folder"), std::string::npos) << dir.warnings[0];
+    fs::remove(first.cache_path);
+    ASSERT_EQ(::mkfifo(first.cache_path.c_str(), 0600), 0);
+    detail::CompileResult fifo = detail::compile_shader("render.comp", defines()); // must not block
+    EXPECT_EQ(fifo.spirv, first.spirv);
+    ASSERT_FALSE(fifo.warnings.empty());
+    EXPECT_NE(fifo.warnings[0].find("is a FIFO"), std::string::npos) << fifo.warnings[0];
+}
+
+TEST_F(ShaderCache, AnEmptySpirvCacheDirTurnsTheCacheOff) {
+    setenv("FIELDFLOW_SPIRV_CACHE_DIR", "", 1);
+    detail::CompileResult r = detail::compile_shader("render.comp", defines());
+    EXPECT_TRUE(r.cache_path.empty());
+    EXPECT_FALSE(fs::exists(dir_));
+    const fs::path own = dir_ / "own";
+    setenv("FIELDFLOW_SPIRV_CACHE_DIR", own.c_str(), 1);
+    detail::CompileResult mine = detail::compile_shader("render.comp", defines());
+    EXPECT_EQ(fs::path(mine.cache_path).parent_path(), own);
+    unsetenv("FIELDFLOW_SPIRV_CACHE_DIR");
 }
 
 TEST_F(ShaderCache, UnwritableCacheIsAWarning) {

@@ -2,6 +2,9 @@
 #include "run_command.hpp"
 #include "test_support.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <sys/wait.h>
@@ -49,6 +52,206 @@ TEST(Cli, HelpAndVersion) {
     Output v = fieldflow("--version");
     EXPECT_EQ(v.code, 0);
     EXPECT_EQ(v.text, "fieldflow 0.1.0 (plugin ABI 1.1)\n");
+}
+
+TEST(Cli, SubcommandHelpIsWrappedForPeople) {
+    for (const char* form : {"help run", "run --help"}) {
+        Output h = fieldflow(form);
+        EXPECT_EQ(h.code, 0) << form;
+        EXPECT_TRUE(contains(h.text, "usage: fieldflow run GRAPH")) << h.text;
+        EXPECT_TRUE(contains(h.text, "  -j, --jobs N ")) << h.text;
+        EXPECT_TRUE(contains(h.text, "(default: auto)")) << h.text;
+        EXPECT_FALSE(contains(h.text, "[ --")) << "raw Boost formatting: " << h.text;
+        EXPECT_FALSE(contains(h.text, " arg ")) << h.text;
+        EXPECT_FALSE(contains(h.text, "--graph")) << "the positional shows as an option: " << h.text;
+        size_t start = 0;
+        while (start < h.text.size()) {
+            const size_t end = std::min(h.text.find('\n', start), h.text.size());
+            EXPECT_LE(end - start, 80u) << h.text.substr(start, end - start);
+            start = end + 1;
+        }
+    }
+    EXPECT_EQ(fieldflow("help frobnicate").code, 2);
+    Output general = fieldflow("help");
+    EXPECT_EQ(general.code, 0);
+    EXPECT_TRUE(contains(general.text, "usage: fieldflow COMMAND"));
+}
+
+TEST(Cli, RunWithoutAGraphNamesTheMissingGraph) {
+    Output run = fieldflow("run");
+    EXPECT_EQ(run.code, 2);
+    EXPECT_TRUE(contains(run.text, "no graph file given")) << run.text;
+    EXPECT_FALSE(contains(run.text, "'--graph'")) << run.text;
+    Output check = fieldflow("check");
+    EXPECT_EQ(check.code, 2);
+    EXPECT_TRUE(contains(check.text, "no graph file given")) << check.text;
+}
+
+TEST(Cli, NoPluginExitsTwoAndListsTheFoldersSearched) {
+    test::TempDir dir;
+    // A copy of the program in a folder without plugins/ next to it.
+    fs::copy_file(FF_FIELDFLOW_BIN, dir / "fieldflow");
+    fs::permissions(dir / "fieldflow", fs::perms::owner_exec, fs::perm_options::add);
+    const std::string nowhere = dir / "no-such-folder";
+    ff::test::CommandResult r = ff::test::run_command("env FIELDFLOW_PLUGIN_PATH=" + nowhere + " " +
+                                                      (dir / "fieldflow") + " nodes");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "no plugin was found")) << r.output;
+    EXPECT_TRUE(contains(r.output, (dir.path() / "plugins").string() + " (missing)")) << r.output;
+    EXPECT_TRUE(contains(r.output, nowhere + " (missing)")) << r.output;
+}
+
+TEST(Cli, JsonOutputs) {
+    Output nodes = fieldflow("nodes --json " + kPlugin);
+    EXPECT_EQ(nodes.code, 0) << nodes.text;
+    EXPECT_TRUE(contains(nodes.text, "\"name\": \"Constant\"")) << nodes.text;
+    EXPECT_TRUE(contains(nodes.text, "\"params\": [")) << nodes.text;
+    Output one = fieldflow("nodes Constant --json " + kPlugin);
+    EXPECT_EQ(one.code, 0);
+    EXPECT_EQ(one.text.front(), '{');
+    EXPECT_TRUE(contains(one.text, "\"choices\": [")) << one.text;
+
+    test::TempDir dir;
+    test::write_text(dir / "good.yaml", "fieldflow: 1\nnodes:\n  c: {op: Constant}\n");
+    test::write_text(dir / "bad.yaml", "fieldflow: 1\nnodes:\n  c: {op: Constnat}\n");
+    Output check = fieldflow("check --json " + (dir / "good.yaml") + " " + (dir / "bad.yaml") + " " + kPlugin);
+    EXPECT_EQ(check.code, 2) << check.text;
+    EXPECT_TRUE(contains(check.text, "\"ok\": false")) << check.text;
+    EXPECT_TRUE(contains(check.text, "\"line\": 3")) << check.text;
+    EXPECT_TRUE(contains(check.text, "\"column\": 11")) << check.text;
+    EXPECT_TRUE(contains(check.text, "\"nodes\": 1")) << check.text;
+
+    Output run = fieldflow("run --json -q --no-cache " + (dir / "good.yaml") + " " + kPlugin);
+    EXPECT_EQ(run.code, 0) << run.text;
+    EXPECT_TRUE(contains(run.text, "\"status\": \"ran\"")) << run.text;
+    EXPECT_TRUE(contains(run.text, "\"exit_code\": 0")) << run.text;
+}
+
+// A cache folder with every kind of entry, two of them abandoned 10 days ago, and a file of the
+// user's beside them that no action may touch.
+void fill_cache(const fs::path& dir) {
+    const auto days_ago = [](const fs::path& p, int days) {
+        fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::hours(24 * days));
+    };
+    for (const char* sub : {"v1/ab", "state/oldkey", "state/newkey", "spirv"}) fs::create_directories(dir / sub);
+    test::write_text(dir / "v1/ab/ab01.ffc", std::string(100, 'r'));
+    test::write_text(dir / "state/oldkey/checkpoint.ffk", std::string(50, 's'));
+    days_ago(dir / "state/oldkey/checkpoint.ffk", 10);
+    test::write_text(dir / "state/newkey/checkpoint.ffk", std::string(20, 's'));
+    test::write_text(dir / "spirv/render.comp-00.spv", std::string(30, 'k'));
+    test::write_text(dir / "spirv/render.comp-00.spv.tmp.1.2", std::string(5, 'k'));
+    days_ago(dir / "spirv/render.comp-00.spv.tmp.1.2", 10);
+    test::write_text(dir / "keep.txt", "the user's");
+}
+
+TEST(Cli, CacheListsSizesPrunesAndClears) {
+    test::TempDir dir;
+    fill_cache(dir.path());
+    const std::string c = " --cache " + dir.path().string();
+
+    Output size = fieldflow("cache size --json" + c);
+    EXPECT_EQ(size.code, 0) << size.text;
+    const nlohmann::json sizes = nlohmann::json::parse(size.text);
+    ASSERT_EQ(sizes["kinds"].size(), 3u) << size.text;
+    EXPECT_EQ(sizes["kinds"][0]["kind"], "results");
+    EXPECT_EQ(sizes["kinds"][0]["bytes"], 100);
+    EXPECT_EQ(sizes["kinds"][1]["bytes"], 70);
+    EXPECT_EQ(sizes["kinds"][1]["entries"], 2);
+    EXPECT_EQ(sizes["kinds"][2]["bytes"], 35);
+
+    Output list = fieldflow("cache" + c); // list is the default
+    EXPECT_EQ(list.code, 0) << list.text;
+    EXPECT_TRUE(contains(list.text, "oldkey  50 B, last written 10 days ago")) << list.text;
+    EXPECT_TRUE(contains(list.text, "total")) << list.text;
+
+    Output prune = fieldflow("cache prune --older-than 1" + c);
+    EXPECT_EQ(prune.code, 0) << prune.text;
+    EXPECT_TRUE(contains(prune.text, "pruned 2 abandoned entries")) << prune.text;
+    EXPECT_FALSE(fs::exists(dir.path() / "state/oldkey"));
+    EXPECT_FALSE(fs::exists(dir.path() / "spirv/render.comp-00.spv.tmp.1.2"));
+    EXPECT_TRUE(fs::exists(dir.path() / "state/newkey/checkpoint.ffk"));
+    EXPECT_TRUE(fs::exists(dir.path() / "spirv/render.comp-00.spv"));
+
+    Output kernels = fieldflow("cache clear kernels" + c);
+    EXPECT_EQ(kernels.code, 0) << kernels.text;
+    EXPECT_FALSE(fs::exists(dir.path() / "spirv"));
+    EXPECT_TRUE(fs::exists(dir.path() / "v1/ab/ab01.ffc"));
+
+    Output all = fieldflow("cache clear" + c);
+    EXPECT_EQ(all.code, 0) << all.text;
+    EXPECT_FALSE(fs::exists(dir.path() / "v1"));
+    EXPECT_FALSE(fs::exists(dir.path() / "state"));
+    EXPECT_EQ(test::read_text(dir.path() / "keep.txt"), "the user's");
+
+    EXPECT_EQ(fieldflow("cache clear everything" + c).code, 2);
+    EXPECT_EQ(fieldflow("cache tidy" + c).code, 2);
+    EXPECT_EQ(fieldflow("cache size state" + c).code, 2);
+}
+
+// What bash offers for the words typed so far, from the generated completion script.
+std::string bash_completes(const fs::path& script, const std::string& words, int word) {
+    return ff::test::run_command("bash -c 'source " + script.string() + "; COMP_WORDS=(" + words +
+                                 "); COMP_CWORD=" + std::to_string(word) +
+                                 "; _fieldflow; printf \"%s\\n\" \"${COMPREPLY[@]}\"'")
+        .output;
+}
+
+TEST(Cli, CompletionAndManPageComeFromTheOptionTables) {
+    test::TempDir dir;
+    Output bash = fieldflow("completion bash");
+    ASSERT_EQ(bash.code, 0) << bash.text;
+    test::write_text(dir / "fieldflow.bash", bash.text);
+    EXPECT_EQ(bash_completes(dir.path() / "fieldflow.bash", "fieldflow ca", 1), "cache\n");
+    EXPECT_TRUE(contains(bash_completes(dir.path() / "fieldflow.bash", "fieldflow run --jo", 2), "--jobs\n"));
+    EXPECT_TRUE(contains(bash_completes(dir.path() / "fieldflow.bash", "fieldflow cache --old", 2), "--older-than\n"));
+    EXPECT_EQ(bash_completes(dir.path() / "fieldflow.bash", "fieldflow help chec", 2), "check\n");
+
+    Output zsh = fieldflow("completion zsh");
+    EXPECT_EQ(zsh.code, 0);
+    EXPECT_EQ(zsh.text.rfind("#compdef fieldflow\n", 0), 0u) << zsh.text;
+    EXPECT_TRUE(contains(zsh.text, "'(-j --jobs)'{-j,--jobs}'[nodes run at the same time, 1 to 1024")) << zsh.text;
+
+    Output man = fieldflow("man");
+    EXPECT_EQ(man.code, 0);
+    EXPECT_EQ(man.text.rfind(".TH FIELDFLOW 1", 0), 0u);
+    EXPECT_TRUE(contains(man.text, ".SS run\n")) << man.text;
+    EXPECT_TRUE(contains(man.text, "\\fB\\-j, \\-\\-jobs\\fR \\fIN\\fR")) << man.text;
+
+    EXPECT_EQ(fieldflow("completion fish").code, 2);
+}
+
+TEST(Cli, CheckTakesSeveralGraphs) {
+    test::TempDir dir;
+    test::write_text(dir / "a.yaml", "fieldflow: 1\nnodes:\n  c: {op: Constant}\n");
+    test::write_text(dir / "b.yaml", "fieldflow: 1\nnodes:\n  c: {op: Constant}\n  d: {op: Constant}\n");
+    Output both = fieldflow("check " + (dir / "a.yaml") + " " + (dir / "b.yaml") + " " + kPlugin);
+    EXPECT_EQ(both.code, 0) << both.text;
+    EXPECT_EQ(both.text, dir / "a.yaml" + ": ok (1 node)\n" + dir / "b.yaml" + ": ok (2 nodes)\n" +
+                             "2 of 2 graphs valid\n");
+    Output one_bad = fieldflow("check " + (dir / "a.yaml") + " " + (dir / "missing.yaml") + " " + kPlugin);
+    EXPECT_EQ(one_bad.code, 2) << one_bad.text;
+    EXPECT_TRUE(contains(one_bad.text, "1 of 2 graphs valid")) << one_bad.text;
+}
+
+TEST(Cli, DryRunListsThePlanAndRunsNothing) {
+    test::TempDir dir;
+    test::write_text(dir / "g.yaml", "fieldflow: 1\nvars: {out: ~}\nnodes:\n"
+                                     "  c: {op: Constant, params: {value: 0.5}}\n"
+                                     "  w: {op: WriteNumber, inputs: {image: c}, params: {path: '${out}'}}\n");
+    Output run = fieldflow("run --dry-run " + (dir / "g.yaml") + " --set out=" + (dir / "mean.txt") + " " + kPlugin);
+    EXPECT_EQ(run.code, 0) << run.text;
+    EXPECT_TRUE(contains(run.text, "2 nodes would run")) << run.text;
+    EXPECT_TRUE(contains(run.text, "WriteNumber <- c")) << run.text;
+    EXPECT_FALSE(fs::exists(dir / "mean.txt"));
+}
+
+TEST(Cli, UnquotedVariableInAFlowMappingGetsAQuotingHint) {
+    test::TempDir dir;
+    test::write_text(dir / "g.yaml", "fieldflow: 1\nvars: {v: 2}\nnodes:\n"
+                                     "  c: {op: Constant, params: {value: ${v}}}\n");
+    Output check = fieldflow("check " + (dir / "g.yaml") + " " + kPlugin);
+    EXPECT_EQ(check.code, 2);
+    EXPECT_TRUE(contains(check.text, "must be quoted")) << check.text;
 }
 
 TEST(Cli, UsageErrorsExitTwo) {
@@ -140,14 +343,19 @@ TEST(Cli, FailedNodeExitsOne) {
 // Starts `fieldflow run` on a slow graph, sends `sig` once it is running, returns the exit code.
 int interrupted_exit_code(int sig, const fs::path& graph) {
     const std::string plugin = FF_TEST_PLUGIN;
+    const fs::path log = graph.parent_path() / ("log-" + std::to_string(sig) + ".txt");
     pid_t pid = ::fork();
     if (pid == 0) {
-        std::freopen("/dev/null", "w", stderr);
+        std::freopen(log.c_str(), "w", stderr);
         ::execl(FF_FIELDFLOW_BIN, FF_FIELDFLOW_BIN, "run", "--no-cache", graph.c_str(),
                 "--plugin", plugin.c_str(), static_cast<char*>(nullptr));
         ::_exit(127);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    // The sign: node 'c' has finished, so the run (and its signal handlers) is under way and the
+    // slow node is next. A fixed wait loses the race on a loaded machine.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!contains(test::read_text(log), "ran       c") && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
     ::kill(pid, sig);
     int status = 0;
     ::waitpid(pid, &status, 0);
@@ -163,6 +371,44 @@ TEST(Cli, InterruptExitCodes) {
     EXPECT_EQ(interrupted_exit_code(SIGINT, dir.path() / "slow.yaml"), 130);
     EXPECT_EQ(interrupted_exit_code(SIGTERM, dir.path() / "slow.yaml"), 143);
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+}
+
+TEST(Cli, InterruptNamesTheCheckpointAndTheCommandThatResumes) {
+    test::TempDir dir;
+    const fs::path cache = dir.path() / "cache";
+    test::write_text(dir / "g.yaml", "fieldflow: 1\nnodes:\n  c: {op: Constant}\n"
+                                     "  r: {op: Resumable, inputs: {image: c}, params: {sleep_ms: 60000}}\n");
+    const fs::path log = dir.path() / "log.txt";
+    const std::string plugin = FF_TEST_PLUGIN;
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        std::freopen(log.c_str(), "w", stderr);
+        ::execl(FF_FIELDFLOW_BIN, FF_FIELDFLOW_BIN, "run", (dir / "g.yaml").c_str(), "--cache",
+                cache.c_str(), "--plugin", plugin.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    // The sign: the node has written its count into its state folder.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    auto count_file = [&] {
+        std::error_code ec;
+        if (fs::is_directory(cache / "state", ec))
+            for (const auto& entry : fs::directory_iterator(cache / "state", ec))
+                if (fs::exists(entry.path() / "count")) return true;
+        return false;
+    };
+    while (!count_file() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_TRUE(count_file()) << test::read_text(log);
+    ::kill(pid, SIGINT);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+    const std::string text = test::read_text(log);
+    EXPECT_TRUE(contains(text, "node 'r': checkpoint kept in " + (cache / "state").string() + "/")) << text;
+    EXPECT_TRUE(contains(text, std::string("; to resume, run: ") + FF_FIELDFLOW_BIN + " run " +
+                                   (dir / "g.yaml") + " --cache " + cache.string() + " --plugin " + plugin))
+        << text;
 }
 
 } // namespace

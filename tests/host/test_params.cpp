@@ -37,7 +37,7 @@ TEST(Params, Integers) {
     EXPECT_EQ(parse_param(p, scalar("7.5")).error, "must be an integer, got '7.5'");
     EXPECT_EQ(parse_param(p, scalar("11")).error, "= 11 is out of range [1, 10]");
     EXPECT_EQ(parse_param(p, scalar("99999999999999999999")).error,
-              "must be an integer, got '99999999999999999999'");
+              "= 99999999999999999999 is out of range [1, 10]");
     EXPECT_EQ(parse_param(p, list({"1"})).error, "must be an int, not a list");
 }
 

@@ -15,18 +15,35 @@ TEST(Progress, LineShowsBarCountRateEtaAndDetail) {
     ProgressState s;
     const auto t0 = std::chrono::steady_clock::time_point{} + 100s;
     s.started = t0;
-    s.has_update = true;
-    s.first_update = t0;
-    s.first_done = 0;
-    s.done = 250;
     s.total = 1000;
     s.detail = "loss 0.0123";
+    for (int i = 0; i <= 10; ++i) note_progress(s, 25 * i, t0 + i * 1s); // a steady 25/s
     EXPECT_EQ(format_progress_line("train", s, t0 + 10s, 0),
               "train [######..................] 250/1000  25/s  ETA 30s  loss 0.0123");
     EXPECT_EQ(format_progress_line("train", s, t0 + 10s, 12), "train [#####");
     ProgressState idle;
     idle.started = t0;
     EXPECT_EQ(format_progress_line("load", idle, t0 + 75s, 0), "load  running 1m15s");
+}
+
+TEST(Progress, NoRateOrEtaUntilTheRateIsStable) {
+    ProgressState s;
+    const auto t0 = std::chrono::steady_clock::time_point{} + 100s;
+    s.started = t0;
+    s.total = 200;
+    // Warm-up: 1 step in the first 1.7 s (a 0.58/s rate would give an ETA of 5m43s), then 25/s.
+    note_progress(s, 0, t0);
+    note_progress(s, 1, t0 + 1700ms);
+    EXPECT_EQ(format_progress_line("t", s, t0 + 1700ms, 0), "t [........................] 1/200");
+    note_progress(s, 26, t0 + 2700ms); // the first fast window disagrees with the warm-up one
+    EXPECT_EQ(s.stable_rate, 0.0);
+    note_progress(s, 51, t0 + 3700ms); // the second agrees: stable
+    EXPECT_NEAR(s.stable_rate, 25.0, 1e-9);
+    EXPECT_EQ(format_progress_line("t", s, t0 + 3700ms, 0),
+              "t [######..................] 51/200  25/s  ETA 6s");
+    // Updates closer together than the window do not move the rate.
+    note_progress(s, 52, t0 + 3800ms);
+    EXPECT_NEAR(s.stable_rate, 25.0, 1e-9);
 }
 
 TEST(Progress, PlainModePrintsPeriodicLines) {

@@ -80,6 +80,24 @@ TEST(Validate, SetOfUndeclaredVariableIsReportedAgainstTheFile) {
               "test.yaml:1:1: error: --set value: the graph declares no variable 'value'; it has no vars\n");
 }
 
+TEST(Validate, ASyntaxErrorIsTheOnlyErrorEvenWithSetValues) {
+    OpRegistry registry = test::test_registry();
+    EXPECT_EQ(test::graph_errors("fieldflow: 1\nnodes: [\n", registry, {{"input", "x"}, {"output", "y"}}),
+              "test.yaml:3:1: error: YAML syntax: end of sequence flow not found\n");
+}
+
+TEST(Validate, VariablesThatReferToVariablesAndEmptyRootPathsAreErrors) {
+    OpRegistry registry = test::test_registry();
+    EXPECT_EQ(test::graph_errors("fieldflow: 1\nvars: {a: \"${a}\"}\nnodes:\n  c: {op: Constant}\n", registry),
+              "test.yaml:2:8: error: variable 'a' = '${a}' refers to itself: variable values are not expanded; "
+              "give the value itself (write '$${' for a literal '${')\n");
+    const std::string errors = test::graph_errors(
+        "fieldflow: 1\nvars: {out: ~}\nnodes:\n  c: {op: Fail, params: {message: \"${out}/x\"}}\n", registry,
+        {{"out", ""}});
+    EXPECT_NE(errors.find("variable 'out' is empty, so '${out}/x' resolves to '/x' in the root folder"),
+              std::string::npos) << errors;
+}
+
 TEST(Validate, ListParamFromAVariable) {
     OpRegistry registry = test::test_registry();
     Graph g = test::valid_graph("fieldflow: 1\nvars: {size: '[16, 9]'}\nnodes:\n"

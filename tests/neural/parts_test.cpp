@@ -9,6 +9,7 @@
 #include "snapshot_files.hpp"
 #include "training_checkpoint.hpp"
 #include "training_log.hpp"
+#include "training_progress_text.hpp"
 #include "training_schedule.hpp"
 
 #include <fieldflow/engine/model_file.hpp>
@@ -351,4 +352,20 @@ TEST(TrainingCheckpointFile, DamagedFilesAndProgressAreErrorsNamingWhy) {
     const TrainingProgress round = progress_from_json(progress_json(small_checkpoint().progress));
     EXPECT_EQ(round.log.size(), 3u);
     fs::remove_all(folder);
+}
+
+// The progress line's dB follows the loss between evaluations; the measured figure names its step.
+TEST(TrainingProgressText, LossDerivedDbMovesAndTheMeasuredOneNamesItsStep) {
+    ff::neural::TrainingProgressText text;
+    EXPECT_EQ(text.text(0.01), "loss 1.00e-02");
+    text.add_loss(0.01); // 20 dB
+    EXPECT_NEAR(*text.smoothed_loss_db(), 20.0, 1e-6);
+    text.add_eval(25.36, 337);
+    EXPECT_EQ(text.text(0.01), "loss 1.00e-02, ~20.00 dB (from the loss), 25.36 dB measured at step 337");
+    const double before = *text.smoothed_loss_db();
+    for (int i = 0; i < 5; ++i) text.add_loss(0.001); // the loss falls: the estimate rises
+    EXPECT_GT(*text.smoothed_loss_db(), before + 5.0);
+    EXPECT_LT(*text.smoothed_loss_db(), 30.0); // smoothed: not yet all the way to 30 dB
+    text.add_loss(std::nan(""));               // ignored
+    EXPECT_TRUE(std::isfinite(*text.smoothed_loss_db()));
 }

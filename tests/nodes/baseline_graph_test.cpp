@@ -75,12 +75,13 @@ TEST(BaselineGraph, MetricsMatchOpenCvOnTheWrittenFiles) {
     EXPECT_GT(strip.rows, 563);
 }
 
-TEST(BaselineGraph, MissingInputFailsTheNodeWithTheFileName) {
+// Validation looks for the file (what `fieldflow check` catches), so nothing runs.
+TEST(BaselineGraph, MissingInputIsRejectedBeforeAnythingRunsWithTheFileName) {
     ScratchDir dir;
     const Result run = run_fieldflow("run " + baseline_graph() + " --no-cache --set output=" +
                                      dir.file("out") + " --set input=" + dir.file("nothing.png"));
-    EXPECT_EQ(run.exit_code, 1) << run.output;
-    EXPECT_NE(run.output.find("file not found: '" + dir.file("nothing.png") + "'"), std::string::npos)
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("param 'path': file not found: '" + dir.file("nothing.png") + "'"), std::string::npos)
         << run.output;
     EXPECT_FALSE(fs::exists(dir.path() / "out" / "metrics.json"));
 }

@@ -7,6 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -38,6 +42,30 @@ TEST(AtomicWrite, WritesAndCreatesFolders) {
     ff::nodes::atomic_write_file(target, "second");
     EXPECT_EQ(ff::test::read_bytes(target.string()), "second");
     EXPECT_EQ(ff::test::folder_entries(target.parent_path()), std::vector<std::string>{"out.json"});
+}
+
+// A killed writer's temporary (its process gone, older than this one) is removed by the next
+// write of the same target; a live writer's and another target's are left alone.
+TEST(AtomicWrite, RemovesTheStaleTemporariesOfAKilledWriter) {
+    ScratchDir dir;
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    ASSERT_GT(child, 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child); // its pid now names no process
+    const std::string dead = std::to_string(child), live = std::to_string(::getppid());
+    const fs::path stale = dir.path() / (".image.tmp-" + dead + "-0-0000abcd.png");
+    const fs::path running = dir.path() / (".image.tmp-" + live + "-0-0000abcd.png");
+    const fs::path other = dir.path() / (".other.tmp-" + dead + "-0-0000abcd.png");
+    for (const fs::path& p : {stale, running, other}) {
+        ff::nodes::atomic_write_file(p.string() + ".x", "");
+        fs::rename(p.string() + ".x", p);
+        fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::hours(1));
+    }
+    ff::nodes::atomic_write_file(dir.path() / "image.png", "new");
+    EXPECT_FALSE(fs::exists(stale));
+    EXPECT_TRUE(fs::exists(running));
+    EXPECT_TRUE(fs::exists(other));
 }
 
 TEST(AtomicWrite, FailedWriteLeavesTargetAndFolderUntouched) {

@@ -1,4 +1,5 @@
-// Resize, BilinearBaseline, Grayscale, Downsample and Compare against OpenCV computations.
+// Resize, BilinearBaseline, Grayscale, Downsample, Compare, Crop, GaussianBlur, UnsharpMask,
+// Rotate, Flip, ColorConvert and Concat against OpenCV computations.
 #include "fake_host.hpp"
 #include "test_support.hpp"
 
@@ -178,4 +179,104 @@ TEST(Compare, NeedsTwoImagesAndMatchingLabels) {
     mismatch.input("image1", a).input("image2", a).param("labels", std::vector<std::string>{"x"});
     EXPECT_EQ(mismatch.execute(), FF_ERROR);
     EXPECT_EQ(mismatch.error_param(), "labels");
+}
+
+TEST(Crop, MatchesTheOpenCvRoiAndChecksTheBounds) {
+    const cv::Mat rgb = ff::test::test_picture(40, 30, 3);
+    FakeRun run = op_run("Crop", rgb);
+    run.param("x", 5).param("y", 7).param("width", 20).param("height", 10);
+    EXPECT_EQ(ff::test::max_abs_diff(run_ok(run), rgb(cv::Rect(5, 7, 20, 10))), 0.0);
+    FakeRun rest = op_run("Crop", rgb);
+    rest.param("x", 30);
+    EXPECT_EQ(ff::test::max_abs_diff(run_ok(rest), rgb(cv::Rect(30, 0, 10, 30))), 0.0);
+    FakeRun past = op_run("Crop", rgb);
+    past.param("x", 30).param("width", 11);
+    EXPECT_EQ(past.execute(), FF_ERROR);
+    EXPECT_EQ(past.error_param(), "width");
+}
+
+TEST(GaussianBlur, MatchesOpenCv) {
+    const cv::Mat rgb = ff::test::test_picture(33, 21, 5);
+    for (double sigma : {0.5, 2.0}) {
+        FakeRun run = op_run("GaussianBlur", rgb);
+        run.param("sigma", sigma);
+        cv::Mat expected;
+        cv::GaussianBlur(rgb, expected, cv::Size(0, 0), sigma, sigma, cv::BORDER_REFLECT_101);
+        const cv::Mat out = run_ok(run);
+        EXPECT_LE(ff::test::max_abs_diff(out, expected), 1e-6) << sigma;
+        EXPECT_GT(ff::test::max_abs_diff(out, rgb), 0.01) << sigma; // it really blurred
+    }
+}
+
+TEST(UnsharpMask, AddsBackTheDetailTheBlurRemoves) {
+    const cv::Mat rgb = ff::test::test_picture(33, 21, 6);
+    FakeRun run = op_run("UnsharpMask", rgb);
+    run.param("sigma", 1.5).param("amount", 0.7);
+    cv::Mat blurred;
+    cv::GaussianBlur(rgb, blurred, cv::Size(0, 0), 1.5, 1.5, cv::BORDER_REFLECT_101);
+    const cv::Mat expected = rgb + 0.7 * (rgb - blurred);
+    EXPECT_LE(ff::test::max_abs_diff(run_ok(run), expected), 1e-5);
+}
+
+TEST(RotateAndFlip, MatchOpenCv) {
+    const cv::Mat rgb = ff::test::test_picture(17, 11, 7);
+    const std::vector<std::pair<std::string, int>> angles = {
+        {"90", cv::ROTATE_90_CLOCKWISE}, {"180", cv::ROTATE_180}, {"270", cv::ROTATE_90_COUNTERCLOCKWISE}};
+    for (const auto& [angle, code] : angles) {
+        FakeRun run = op_run("Rotate", rgb);
+        run.param("angle", angle.c_str());
+        cv::Mat expected;
+        cv::rotate(rgb, expected, code);
+        const cv::Mat out = run_ok(run);
+        ASSERT_EQ(out.size(), expected.size()) << angle;
+        EXPECT_EQ(ff::test::max_abs_diff(out, expected), 0.0) << angle;
+    }
+    const std::vector<std::pair<std::string, int>> directions = {{"horizontal", 1}, {"vertical", 0}, {"both", -1}};
+    for (const auto& [direction, code] : directions) {
+        FakeRun run = op_run("Flip", rgb);
+        run.param("direction", direction.c_str());
+        cv::Mat expected;
+        cv::flip(rgb, expected, code);
+        EXPECT_EQ(ff::test::max_abs_diff(run_ok(run), expected), 0.0) << direction;
+    }
+}
+
+TEST(ColorConvert, MatchesOpenCvAndRoundTrips) {
+    const cv::Mat rgb = ff::test::test_picture(19, 13, 8);
+    for (const auto& [to, code] : std::vector<std::pair<std::string, int>>{{"hsv", cv::COLOR_RGB2HSV},
+                                                                           {"lab", cv::COLOR_RGB2Lab}}) {
+        FakeRun run = op_run("ColorConvert", rgb);
+        run.param("to", to.c_str());
+        cv::Mat expected;
+        cv::cvtColor(rgb, expected, code);
+        const cv::Mat converted = run_ok(run);
+        EXPECT_LE(ff::test::max_abs_diff(converted, expected), 1e-4) << to;
+        FakeRun back = op_run("ColorConvert", converted);
+        back.param("to", (to + "_to_rgb").c_str());
+        EXPECT_LE(ff::test::max_abs_diff(run_ok(back), rgb), 5e-3) << to; // OpenCV's float Lab is approximate
+    }
+    cv::Mat gray, expected;
+    cv::cvtColor(rgb, gray, cv::COLOR_RGB2GRAY);
+    cv::cvtColor(gray, expected, cv::COLOR_GRAY2RGB);
+    FakeRun run = op_run("ColorConvert", rgb);
+    EXPECT_LE(ff::test::max_abs_diff(run_ok(run), expected), 1e-6);
+}
+
+TEST(Concat, RowsColumnsAndGridsAtTheImagesOwnSize) {
+    const cv::Mat a = ff::test::test_picture(10, 8, 1), b = ff::test::test_picture(6, 12, 2),
+                  c = ff::test::test_picture(10, 12, 3);
+    FakeRun row(ff::test::core_plugin().op("Concat"));
+    row.input("image1", a).input("image2", b);
+    const cv::Mat out = run_ok(row);
+    ASSERT_EQ(out.size(), cv::Size(20, 12));
+    EXPECT_EQ(ff::test::max_abs_diff(out(cv::Rect(0, 0, 10, 8)), a), 0.0);
+    EXPECT_EQ(ff::test::max_abs_diff(out(cv::Rect(10, 0, 6, 12)), b), 0.0);
+    EXPECT_EQ(cv::norm(out(cv::Rect(0, 8, 10, 4)), cv::NORM_INF), 0.0); // background below a
+    FakeRun grid(ff::test::core_plugin().op("Concat"));
+    grid.input("image1", c).input("image2", c).input("image3", c).param("columns", 2);
+    cv::Mat top, bottom, expected;
+    cv::hconcat(c, c, top);
+    cv::hconcat(c, cv::Mat(c.size(), CV_32FC3, cv::Scalar::all(0)), bottom);
+    cv::vconcat(top, bottom, expected);
+    EXPECT_EQ(ff::test::max_abs_diff(run_ok(grid), expected), 0.0);
 }

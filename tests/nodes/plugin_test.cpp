@@ -21,7 +21,10 @@ TEST(CorePlugin, DescribesItsOps) {
         {"WriteJson", FF_OP_WRITES_OUTSIDE}, {"Resize", FF_OP_PURE},
         {"BilinearBaseline", FF_OP_PURE},    {"Grayscale", FF_OP_PURE},
         {"Downsample", FF_OP_PURE},          {"Metrics", FF_OP_PURE},
-        {"Compare", FF_OP_PURE},
+        {"Compare", FF_OP_PURE},             {"Crop", FF_OP_PURE},
+        {"GaussianBlur", FF_OP_PURE},        {"UnsharpMask", FF_OP_PURE},
+        {"Rotate", FF_OP_PURE},              {"Flip", FF_OP_PURE},
+        {"ColorConvert", FF_OP_PURE},        {"Concat", FF_OP_PURE},
     };
     std::map<std::string, uint32_t> actual;
     for (uint32_t i = 0; i < info.op_count; ++i) {

@@ -22,11 +22,23 @@ cd "$work" || exit 1
 : >"$results"
 failures=0
 
-# run_case NAME EXPECTED_RC MESSAGE_REGEX [ENV=VALUE...] -- FIELDFLOW_ARGS... [-- check FILE W H]
+# What the files under a folder are (paths and bytes), to compare before and after a case.
+snapshot() { (cd "$1" && find . -print0 | sort -z | xargs -0 -r sha256sum 2>/dev/null; find . | sort); }
+
+# A command run after the next case (eval'd in the work folder); the case fails if it fails.
+post=""
+
+# run_case NAME EXPECTED_RC MESSAGE_REGEX [ENV=VALUE...] [CACHE=DIR] -- FIELDFLOW_ARGS... [-- check FILE W H]
+# CACHE=DIR runs with `--cache DIR` instead of `--no-cache`; CACHE= with neither.
 run_case() {
     local name=$1 want_rc=$2 want=$3; shift 3
-    local envs=()
-    while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    local envs=() cache=(--no-cache)
+    while [ "$1" != "--" ]; do
+        if [ "$1" = CACHE= ]; then cache=() # a command without cache options (render)
+        elif [[ "$1" == CACHE=* ]]; then cache=(--cache "${1#CACHE=}")
+        else envs+=("$1"); fi
+        shift
+    done
     shift
     local args=() checks=()
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do args+=("$1"); shift; done
@@ -34,7 +46,7 @@ run_case() {
 
     local log="logs/$name.log"
     mkdir -p logs
-    env FIELDFLOW_VALIDATION=1 "${envs[@]}" "$fieldflow" "${args[@]}" --no-cache --quiet >"$log" 2>&1
+    env FIELDFLOW_VALIDATION=1 "${envs[@]}" "$fieldflow" "${args[@]}" "${cache[@]}" --quiet >"$log" 2>&1
     local rc=$?
 
     local message
@@ -46,9 +58,14 @@ run_case() {
         # The first error line: `error: node 'x' failed: ...`, or `FILE:L:C: error: ...`.
         message=$(grep -m1 -E '(^|: )error: ' "$log" || head -n1 "$log")
     fi
+    message=${message//$work\//} # batch messages name absolute paths: show them relative
+    # Cache keys change with every shader or op change: shown as <key>, so the table stays put.
+    message=$(sed -E 's#[0-9a-f]{2}/[0-9a-f]{32}#<k>/<key>#g; s/[0-9a-f]{32}/<key>/g' <<<"$message")
 
     local verdict=PASS why=""
     if [ "$rc" -ne "$want_rc" ]; then verdict=FAIL why="exit code $rc, expected $want_rc"; fi
+    if [ -n "$post" ] && ! eval "$post"; then verdict=FAIL why="$why${why:+; }check failed: $post"; fi
+    post=""
     if ! [[ "$message" =~ ^${want}$ ]]; then verdict=FAIL why="$why${why:+; }message does not match ^${want}\$"; fi
     if grep -q 'validation \(error\|warning\): ' "$log"; then
         verdict=FAIL why="$why${why:+; }the validation layer reported a message"
@@ -59,6 +76,7 @@ run_case() {
     fi
 
     local shown="fieldflow ${args[*]}"
+    [ "${cache[0]:-}" = --cache ] && shown="$shown --cache ${cache[1]}"
     [ ${#envs[@]} -gt 0 ] && shown="${envs[*]} $shown"
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$shown" "$want_rc" "$rc" "$message" "$verdict" >>"$results"
     if [ $verdict = PASS ]; then
@@ -157,18 +175,18 @@ run_diverge() {
 rw=graphs/read_write.yaml train=graphs/train.yaml infer=graphs/infer.yaml
 q="'" # message regexes quote file names
 
-# --- image files --------------------------------------------------------------------------------
-run_case missing_file 1 "error: node ${q}image${q} failed: file not found: ${q}inputs/missing.png${q}" \
+# --- image files (validation looks at each file without decoding it: what check catches exits 2) ---
+run_case missing_file 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}image${q}: param ${q}path${q}: file not found: ${q}inputs/missing.png${q}" \
     -- run $rw --set input=inputs/missing.png --set output=out/missing
-run_case zero_byte_file 1 "error: node ${q}image${q} failed: ${q}inputs/zero_bytes.png${q} is empty \(0 bytes\)" \
+run_case zero_byte_file 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}image${q}: param ${q}path${q}: ${q}inputs/zero_bytes.png${q} is empty \(0 bytes\)" \
     -- run $rw --set input=inputs/zero_bytes.png --set output=out/zero_bytes
 run_case corrupt_png 1 "error: node ${q}image${q} failed: cannot decode ${q}inputs/truncated.png${q}: not an image format this build reads, or the file is corrupt" \
     -- run $rw --set input=inputs/truncated.png --set output=out/truncated_png
-run_case corrupt_jpeg 1 "error: node ${q}image${q} failed: ${q}inputs/truncated.jpg${q} is a truncated JPEG \(its image data ends without an end-of-image marker\)" \
+run_case corrupt_jpeg 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}image${q}: param ${q}path${q}: ${q}inputs/truncated.jpg${q} is a truncated JPEG \(its image data ends without an end-of-image marker\)" \
     -- run $rw --set input=inputs/truncated.jpg --set output=out/truncated_jpg
-run_case not_an_image 1 "error: node ${q}image${q} failed: cannot decode ${q}inputs/not_an_image.png${q}: not an image format this build reads, or the file is corrupt" \
+run_case not_an_image 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}image${q}: param ${q}path${q}: cannot decode ${q}inputs/not_an_image.png${q}: not an image format this build reads \(its first bytes match no image format\)" \
     -- run $rw --set input=inputs/not_an_image.png --set output=out/not_an_image
-run_case zero_size_png 1 "error: node ${q}image${q} failed: ${q}inputs/zero_size.png${q} is a PNG of 0x0 pixels \(an image needs at least 1x1\)" \
+run_case zero_size_png 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}image${q}: param ${q}path${q}: ${q}inputs/zero_size.png${q} is a PNG of 0x0 pixels \(an image needs at least 1x1\)" \
     -- run $rw --set input=inputs/zero_size.png --set output=out/zero_size
 run_case one_pixel_image 0 "out/one_pixel/image.png: 1x1, 8-bit, 3 channels" \
     -- run $rw --set input=inputs/one_pixel.png --set output=out/one_pixel -- check out/one_pixel/image.png 1 1
@@ -228,6 +246,101 @@ run_case model_other_config 1 "error: node ${q}model${q} failed: inputs/other_co
     -- run $infer --set model=inputs/other_config.ffm --set output=out/other_config
 run_case model_valid 0 "out/model_valid/render.png: 16x12, 8-bit, 3 channels" \
     -- run $infer --set model=inputs/small.ffm --set output=out/model_valid -- check out/model_valid/render.png 16 12
+
+# --- issue 19: data safety, caches, bounded jobs, leftovers, messages -------------------------
+# 1. A batch never deletes or replaces what it did not write: an output folder that is the input
+#    folder, or an existing folder of the user's, is refused before anything is written, and
+#    the input (and that folder) keep every file and byte.
+mkdir -p bx/trip other/trip
+cp inputs/gray8.png bx/trip.png && cp inputs/rgba8.png bx/trip/precious_photo.png
+cp inputs/rgba8.png other/trip/precious_photo.png && echo "my page" >other/index.html && echo "my,table" >other/summary.csv
+bx_before=$(snapshot bx) other_before=$(snapshot other)
+post='[ "$(snapshot bx)" = "$bx_before" ]'
+run_case batch_output_is_input 2 "fieldflow batch: error: --output ${q}bx${q} is the input folder: give an output folder outside it" \
+    -- batch $rw --input bx --output bx --set steps=10
+post='[ "$(snapshot bx)" = "$bx_before" ] && [ "$(snapshot other)" = "$other_before" ]'
+run_case batch_existing_folder 2 "fieldflow batch: error: ${q}other${q} already holds files fieldflow batch did not write \(e.g. ${q}index.html${q}\); a batch writes only into a new or empty folder, which it marks as its own: give another --output" \
+    -- batch $rw --input bx --output other
+# 2. --jobs -1 is not 4294967295.
+run_case batch_jobs_negative 2 "fieldflow batch: error: --jobs -1 is out of range: give a whole number from 1 to 256 \(images in flight\)" \
+    -- batch $rw --input bx --output out/batch_jobs --jobs -1
+# 3. A cache entry replaced by a folder: a warning naming it, then a recompute.
+"$fieldflow" run $train --set input=inputs/gray8.png --set output=out/cache_fill --cache cache_entry --quiet >logs/cache_fill.log 2>&1
+for f in cache_entry/v1/*/*.ffc; do rm -f "$f" && mkdir "$f"; done
+run_case cache_entry_is_folder 0 "warning: node ${q}train${q}: cache entry cache_entry/v1/<k>/<key>\.ffc is a folder, not a file; recomputing" \
+    CACHE=cache_entry -- run $train --set input=inputs/gray8.png --set output=out/cache_entry
+# 4. The SPIR-V cache: --cache DIR governs it (DIR/spirv); another shader's file copied over an
+#    entry, or a folder in an entry's place, is a warning and a recompile, never served. Each
+#    run has its own steps, so Train runs (and compiles) instead of coming from the node cache.
+"$fieldflow" run $train --set input=inputs/gray8.png --set output=out/spirv_fill --cache spirv_cache --quiet >logs/spirv_fill.log 2>&1
+spv() { ls spirv_cache/spirv/"$1"-*.spv | head -n1; }
+cp "$(spv optimizer.comp)" "$(spv train_step.comp)"
+run_case spirv_swapped 0 "fieldflow engine: warning: SPIR-V cache file spirv_cache/spirv/train_step\.comp-<key>\.spv holds another shader or configuration \(its key <key> is not its name${q}s\); recompiling" \
+    CACHE=spirv_cache -- run $train --set input=inputs/gray8.png --set output=out/spirv_swapped --set steps=11
+target=$(spv train_step.comp); rm -f "$target" && mkdir "$target"
+run_case spirv_is_folder 0 "fieldflow engine: warning: SPIR-V cache path spirv_cache/spirv/train_step\.comp-<key>\.spv is a folder, not a file; recompiling \(not cached while it is there\)" \
+    CACHE=spirv_cache -- run $train --set input=inputs/gray8.png --set output=out/spirv_is_folder --set steps=12
+# 5. An empty output variable would put outputs at the root folder.
+run_case empty_output 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}save${q}: param ${q}path${q}: variable ${q}output${q} is empty, so ${q}\\$\{output\}/image.png${q} resolves to ${q}/image.png${q} in the root folder; give it a folder \(--set output=DIR\)" \
+    -- run $rw --set input=inputs/gray8.png --set output=
+# 6. Leftovers: a killed writer's temporary file is removed by the next write of the same file,
+#    and a batch removes its lock when it ends.
+mkdir -p out/stale_temp
+bash -c 'exit 0' & wait $!; dead=$!
+head -c 1000 /dev/zero >"out/stale_temp/.image.tmp-$dead-0-0000abcd.png" && touch -d '1 hour ago' "out/stale_temp/.image.tmp-$dead-0-0000abcd.png"
+run_case stale_temp_removed 0 "out/stale_temp/image.png: 40x30, 8-bit, 3 channels" \
+    -- run $rw --set input=inputs/gray8.png --set output=out/stale_temp -- check out/stale_temp/image.png 40 30
+post='[ ! -e out/batch_lock/.lock ] && [ -d out/batch_lock/trip ]'
+run_case batch_lock_removed 0 "ok" -- batch $rw --input bx --output out/batch_lock
+# 7. A size over max_pixels is refused from the file's header, before any decoding (so `check`
+#    catches it too), and nothing is written.
+post='[ ! -e out/huge_png ]'
+run_case huge_png_header 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}image${q}: param ${q}max_pixels${q}: ${q}inputs/huge_header.png${q} is 20000x20000 = 400000000 pixels \(from its header\), over max_pixels = 100000000" \
+    -- run $rw --set input=inputs/huge_header.png --set output=out/huge_png
+post='[ ! -e out/huge_jpeg ]'
+run_case huge_jpeg_header 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}image${q}: param ${q}max_pixels${q}: ${q}inputs/huge_header.jpg${q} is 12000x12000 = 144000000 pixels \(from its header\), over max_pixels = 100000000" \
+    -- run $rw --set input=inputs/huge_header.jpg --set output=out/huge_jpeg
+# 8. A variable that refers to itself.
+printf 'fieldflow: 1\nvars: {input: ~, output: "${output}"}\nnodes:\n  image: {op: ReadImage, params: {path: "${input}"}}\n' >graphs/self_reference.yaml
+run_case self_referencing_variable 2 "graphs/self_reference.yaml:[0-9]+:[0-9]+: error: variable ${q}output${q} = ${q}\\$\{output\}${q} refers to itself: variable values are not expanded; give the value itself \(write ${q}\\$\\$\{${q} for a literal ${q}\\$\{${q}\)" \
+    -- run graphs/self_reference.yaml --set input=inputs/gray8.png
+# 8. Non-finite pixels written to a format that cannot hold them: a warning that counts them,
+#    +inf written as full intensity (not black).
+post='[ -s out/nan_copy/image.png ]'
+run_case nan_pixels_copy 0 "\[save\] warning: image has 2 non-finite values \(1 NaN, 1 infinite\) that a png file cannot hold: written as 0 \(NaN, -inf\) and full intensity \(\+inf\); write \.exr to keep them" \
+    -- run $rw --set input=inputs/nan_pixels.pfm --set output=out/nan_copy
+#    JSON weights whose layer description contradicts the model, or whose render saturates.
+run_case json_layer_in 1 "error: node ${q}model${q} failed: inputs/layer_in.json: layers\[0\]\.in is 3, but the model${q}s configuration gives [0-9]+" \
+    CACHE= -- render --weights inputs/layer_in.json --output-image out/layer_in.png
+run_case json_layer_omega 1 "error: node ${q}model${q} failed: inputs/layer_omega.json: layers\[0\]\.omega is 10\.0, but the model gives [0-9.]+ \(first_omega\)" \
+    CACHE= -- render --weights inputs/layer_omega.json --output-image out/layer_omega.png
+post='[ ! -e out/huge_weights_siren.png ]'
+run_case json_weights_overflow 1 "error: node ${q}render${q} failed: the model renders [0-9]+ of [0-9]+ values as NaN or infinity: its weights overflow float arithmetic \(a damaged or hand-edited weights file\?\)" \
+    CACHE= -- render --weights inputs/huge_weights_siren.json --output-image out/huge_weights_siren.png
+post='[ -s out/huge_weights.png ]'
+run_case json_weights_saturate 0 "\[render\] warning: every rendered value is exactly 0 or 1 \(the output saturates everywhere\), so the picture is flat: the model${q}s weights are likely far too large \(largest \|weight\| 1e\+38\)" \
+    CACHE= -- render --weights inputs/huge_weights.json --output-image out/huge_weights.png
+run_case json_weights_valid 0 "out/json_valid.png: 16x12, 8-bit, 3 channels" \
+    CACHE= -- render --weights inputs/small.json --output-image out/json_valid.png -- check out/json_valid.png 16 12
+# 9. Messages that say what is wrong.
+run_case steps_too_large 2 "graphs/train.yaml:[0-9]+:[0-9]+: error: node ${q}train${q}: param ${q}steps${q} = 99999999999999999999 is out of range \[1, 100000000\]" \
+    -- run $train --set input=inputs/gray8.png --set steps=99999999999999999999
+run_case lr_underflow 2 "graphs/train.yaml:[0-9]+:[0-9]+: error: node ${q}train${q}: param ${q}lr_mlp${q} = 1e-400 underflows: it is too close to 0 for a double \(the smallest is about 2.2e-308\); the range is .*" \
+    -- run $train --set input=inputs/gray8.png --set lr=1e-400
+run_case render_negative_width 2 "fieldflow render:[0-9]+:[0-9]+: error: node ${q}render${q}: param ${q}width${q} = -5 is out of range .*" \
+    CACHE= -- render --weights inputs/small.ffm --width -5 --output-image out/render_negative.png
+run_case graph_is_folder 2 "graphs:1:1: error: the graph path is a folder, not a file; give a graph file \(.yaml\)" \
+    -- run graphs
+mkfifo inputs/fifo.ffm
+run_case model_is_fifo 1 "error: node ${q}model${q} failed: param ${q}path${q} .*: ${q}inputs/fifo.ffm${q} is a FIFO \(named pipe\), not a model file" \
+    -- run $infer --set model=inputs/fifo.ffm --set output=out/model_fifo
+{ printf 'fieldflow: 1\nnodes:\n  a: '; printf '[%.0s' $(seq 1200); printf ']%.0s' $(seq 1200); echo; } >graphs/deep.yaml
+run_case deep_nesting 2 "graphs/deep.yaml:[0-9]+:[0-9]+: error: YAML nesting deeper than [0-9]+ levels; a graph file needs only a few \(fieldflow > nodes > node > params\)" \
+    -- run graphs/deep.yaml
+printf 'fieldflow: 1\nnodes: [\n' >graphs/syntax_error.yaml
+post='[ "$(grep -c error: logs/yaml_syntax_error_with_set.log)" -eq 1 ]'
+run_case yaml_syntax_error_with_set 2 "graphs/syntax_error.yaml:[0-9]+:[0-9]+: error: YAML syntax: .*" \
+    -- run graphs/syntax_error.yaml --set input=inputs/gray8.png --set output=out/syntax
 
 # --- interrupts ---------------------------------------------------------------------------------
 run_interrupt sigint_during_training INT 130

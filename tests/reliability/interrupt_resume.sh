@@ -42,6 +42,8 @@ if [ -e out/resume/model.ffm ] && ! "$tool" check out/resume/model.ffm 40 30; th
     echo "interrupted run left a half-written model.ffm"; fail=1
 fi
 [ -n "$(checkpoints)" ] || { echo "no checkpoint in the disk cache after the interrupt"; fail=1; }
+# One line says where the checkpoint is and the exact command that resumes.
+grep -qF "; to resume, run: $fieldflow ${args[*]}" first.log || { echo "no resume hint after the interrupt"; fail=1; }
 
 FIELDFLOW_VALIDATION=1 "$fieldflow" "${args[@]}" >second.log 2>&1
 rc=$?

@@ -30,6 +30,18 @@ within a few dozen steps, so no test-only fault injection is needed): it must st
 naming the step and the likely cause, the last good snapshot it names must be a complete PNG, and
 no model file may be written.
 
+The data-safety cases check more too. `batch_output_is_input` and `batch_existing_folder` (a
+batch whose output folder is its input folder, which holds a folder `trip/` of the user's beside
+`trip.png`; and an existing output folder with a `trip/` folder, `index.html` and `summary.csv` of
+the user's) compare the paths and bytes of both folders before and after: nothing may change.
+`batch_lock_removed` checks that no `.lock` is left after a batch; `stale_temp_removed` starts
+with a 1-hour-old temporary file of a dead writer beside the output and fails if it is still there
+afterwards; `yaml_syntax_error_with_set` checks that the syntax error is the only error printed.
+`cache_entry_is_folder`, `spirv_swapped` and `spirv_is_folder` first fill a cache with one run
+(`--cache DIR` instead of `--no-cache`), then damage it: a node cache entry replaced by a folder,
+the optimizer's SPIR-V copied over the training kernel's, a SPIR-V entry replaced by a folder.
+Cache keys in their messages are shown as `<key>`.
+
 A device index past the devices present is a validation error (exit 2) when it is a node's `device`
 param (`unknown_device_param`: Train's and Infer's validate hooks list the Vulkan devices), but a
 node failure (exit 1) when it is the run-wide `--device` (`unknown_device`): a node's validate hook

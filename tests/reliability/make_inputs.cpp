@@ -2,12 +2,18 @@
 //   ff_reliability_inputs OUT_DIR
 // Images: a float image with NaN and infinite pixels, 8-bit gray, RGBA, 16-bit RGB and gray, 1x1, a PNG that declares 0x0 pixels (with valid
 // checksums, so the size is what the reader meets), a truncated PNG and JPEG, a zero-byte file.
+// PNG and JPEG headers declaring sizes over the default pixel limit.
 // Model files: a small valid one, one of another format version and one whose configuration this
-// engine cannot run (both with correct checksums, so the loader meets the header itself).
+// engine cannot run (both with correct checksums, so the loader meets the header itself); JSON
+// weights, valid, with a layer description that contradicts the model, and with overflowing weights.
 // Also checks an output of an accepted case:
 //   ff_reliability_inputs check FILE WIDTH HEIGHT   (exit 0 and "WxH, 8-bit RGB" if it is one)
 #include <fieldflow/engine/engine.hpp>
 #include <fieldflow/engine/model_file.hpp>
+
+#include "weights_json_format.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -74,14 +80,32 @@ void put_be32(Bytes& bytes, size_t at, uint32_t value) {
     for (int i = 0; i < 4; ++i) bytes[at + i] = (unsigned char)(value >> (24 - 8 * i));
 }
 
-// A valid PNG whose IHDR says 0 x 0 pixels, with the chunk's CRC fixed so only the size is wrong.
-Bytes zero_size_png() {
+// A valid PNG whose IHDR says `width` x `height` pixels, with the chunk's CRC fixed so only the
+// size is wrong (0x0; or huge, which only decoding would find out is not there).
+Bytes png_declaring(uint32_t width, uint32_t height) {
     Bytes png = encode(".png", gradient(1, 1, CV_8UC3));
     const size_t ihdr = 8; // after the signature: length(4) "IHDR"(4) width(4) height(4) ...
-    put_be32(png, ihdr + 8, 0);
-    put_be32(png, ihdr + 12, 0);
+    put_be32(png, ihdr + 8, width);
+    put_be32(png, ihdr + 12, height);
     put_be32(png, ihdr + 8 + 13, crc32(&png[ihdr + 4], 4 + 13));
     return png;
+}
+
+// A small JPEG whose frame header (SOF0) declares `width` x `height` pixels.
+Bytes jpeg_declaring(uint16_t width, uint16_t height) {
+    Bytes jpg = encode(".jpg", gradient(64, 48, CV_8UC3));
+    for (size_t i = 2; i + 9 < jpg.size(); ++i)
+        if (jpg[i] == 0xFF && jpg[i + 1] == 0xC0) { // marker, length(2), precision(1), height, width
+            jpg[i + 5] = (unsigned char)(height >> 8), jpg[i + 6] = (unsigned char)height;
+            jpg[i + 7] = (unsigned char)(width >> 8), jpg[i + 8] = (unsigned char)width;
+            return jpg;
+        }
+    throw std::runtime_error("the encoded JPEG has no SOF0 frame header");
+}
+
+void write_json(const std::string& path, const nlohmann::json& json) {
+    const std::string text = json.dump();
+    write_file(path, Bytes(text.begin(), text.end()));
 }
 
 Bytes to_bytes(const std::vector<std::byte>& in) {
@@ -172,7 +196,11 @@ int main(int argc, char** argv) {
         write_file(dir + "/rgb16.png", encode(".png", gradient(40, 30, CV_16UC3)));
         write_file(dir + "/gray16.png", encode(".png", gradient(40, 30, CV_16UC1)));
         write_file(dir + "/one_pixel.png", encode(".png", gradient(1, 1, CV_8UC3)));
-        write_file(dir + "/zero_size.png", zero_size_png());
+        write_file(dir + "/zero_size.png", png_declaring(0, 0));
+        // Sizes only a header read can refuse early: 400 and 144 megapixels, over the default
+        // max_pixels of 100 million.
+        write_file(dir + "/huge_header.png", png_declaring(20000, 20000));
+        write_file(dir + "/huge_header.jpg", jpeg_declaring(12000, 12000));
         write_file(dir + "/zero_bytes.png", {});
         Bytes png = encode(".png", gradient(64, 48, CV_8UC3));
         write_file(dir + "/truncated.png", Bytes(png.begin(), png.begin() + png.size() / 2));
@@ -196,6 +224,31 @@ int main(int argc, char** argv) {
                                      "version 2.0"));
         write_file(dir + "/other_config.ffm",
                    edit_model_header(model, "hidden_width 16", "hidden_width 48"));
+
+        // JSON weights: valid; a layer whose recorded input width or omega contradicts the
+        // model; weights so large that rendering overflows.
+        const nlohmann::json weights = ff::neural::weights_to_json(small_model());
+        write_json(dir + "/small.json", weights);
+        nlohmann::json edited = weights;
+        edited["layers"][0]["in"] = 3;
+        write_json(dir + "/layer_in.json", edited);
+        edited = weights;
+        edited["layers"][0]["omega"] = 10.0;
+        write_json(dir + "/layer_omega.json", edited);
+        // Weights of 1e38: a SIREN's sines of infinity render NaN; a grid model (grid values of 1)
+        // drives its sigmoid output to exactly 0 or 1 everywhere.
+        const auto huge = [](nlohmann::json j) {
+            for (auto& layer : j["layers"])
+                for (auto& row : layer["weights"])
+                    for (auto& w : row) w = 1e38;
+            for (auto& g : j["grid"]) g = 1.0;
+            return j;
+        };
+        write_json(dir + "/huge_weights.json", huge(weights));
+        fe::ModelFile siren = small_model();
+        siren.kind = fe::ModelKind::siren;
+        siren.model = fe::initial_model(fe::siren_config(16, 1), 7);
+        write_json(dir + "/huge_weights_siren.json", huge(ff::neural::weights_to_json(siren)));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "ff_reliability_inputs: %s\n", e.what());
         return 1;

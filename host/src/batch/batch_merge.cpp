@@ -4,6 +4,8 @@
 #include <fieldflow/host/batch/summary.hpp>
 #include <fieldflow/host/cli.hpp>
 
+#include "output_folder.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -104,11 +106,10 @@ int merge_batches(const std::vector<fs::path>& dirs, const fs::path& output) {
     std::sort(merged.begin(), merged.end(), [](const ImageResult& a, const ImageResult& b) {
         return a.input != b.input ? a.input < b.input : a.stem < b.stem;
     });
-    std::error_code ec;
-    fs::create_directories(output, ec);
-    if (ec) {
-        std::fprintf(stderr, "fieldflow batch: error: cannot create '%s': %s\n", output.c_str(),
-                     ec.message().c_str());
+    try {
+        own_merge_output(output);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "fieldflow batch: error: %s\n", e.what());
         return kExitInvalid;
     }
     info.interrupted = false;

@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <thread>
 
@@ -75,10 +76,32 @@ std::string failure_reason(const fs::path& log, const ChildExit& exit) {
     return line + " (" + exit.describe() + ")";
 }
 
+// The image's run wrote its log while its outputs were in the partial folder; once they are
+// moved, the paths the log names (the report, the model) are the final folder's. Best effort:
+// a log that cannot be rewritten keeps the old paths, and the image's result stands.
+void point_log_at_final(const fs::path& log, const fs::path& partial, const fs::path& final_folder) {
+    std::ifstream in(log, std::ios::binary);
+    if (!in) return;
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string from = partial.string(), to = final_folder.string();
+    size_t at = text.find(from);
+    if (at == std::string::npos) return;
+    for (; at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+    const fs::path temp = log.string() + ".tmp";
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        out << text;
+        if (!out) return;
+    }
+    std::error_code ec;
+    fs::rename(temp, log, ec);
+    if (ec) fs::remove(temp, ec);
+}
+
 class BatchRun {
 public:
     BatchRun(const BatchOptions& options, const std::vector<BatchInput>& inputs)
-        : o_(options), inputs_(inputs), folder_(options.output), exe_(self_executable()),
+        : o_(options), inputs_(inputs), folder_(options.output, options.input), exe_(self_executable()),
           results_(inputs.size()), per_device_(std::max<size_t>(1, options.devices.size()), 0) {}
 
     int run();
@@ -241,6 +264,7 @@ void BatchRun::finish(const InFlight& f, const ChildExit& exit) {
     try {
         r.metrics = read_metrics_file(f.partial / o_.metrics_file);
         folder_.move_into_place(f.partial, r.stem);
+        point_log_at_final(log, f.partial, folder_.final_for(r.stem));
     } catch (const std::exception& e) {
         folder_.discard_partial(f.partial);
         record_failure(r, e.what());

@@ -154,11 +154,14 @@ std::string last_line_of(const fs::path& file) {
 
 std::string failure_line_of(const fs::path& file) {
     const auto lines = tail_lines(file, 16384);
-    for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
-        std::string lower = *it;
-        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (lower.find("error") != std::string::npos) return strip_escapes(*it);
-    }
+    // A message line ("error: ...", "FILE:L:C: error: ...") first: a graph that fails validation
+    // ends its output with a count ("1 error") that names nothing.
+    for (const char* mark : {"error: ", "error"})
+        for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+            std::string lower = *it;
+            for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            if (lower.find(mark) != std::string::npos) return strip_escapes(*it);
+        }
     return lines.empty() ? std::string() : strip_escapes(lines.back());
 }
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,27 +34,87 @@ void sync_folder(const fs::path& dir) {
     ::close(fd);
 }
 
+// The mark's content: which input folder the batch writing this folder reads (a merge's mark
+// has no input line).
+std::string mark_text(const fs::path& input) {
+    return "fieldflow batch output\n" + (input.empty() ? std::string() : "input " + input.string() + "\n");
+}
+
+// Makes `root` the batch's own: creates it and marks it, or finds it empty (then marks it) or
+// marked for the same input folder (for a merge, `input` empty: marked by any batch). A folder
+// with anything else in it is refused untouched: the batch replaces its own image folders and
+// summaries, so a user's files of the same names must never be there.
+void take_ownership(const fs::path& root, const fs::path& input) {
+    std::error_code ec;
+    const fs::path mark = root / OutputFolder::kFolderMark;
+    if (fs::exists(root, ec)) {
+        if (!fs::is_directory(root, ec))
+            throw std::runtime_error("--output '" + root.string() + "' exists and is not a folder");
+        if (fs::is_regular_file(mark, ec) && input.empty()) return;
+        if (fs::is_regular_file(mark, ec)) {
+            std::ifstream in(mark, std::ios::binary);
+            std::string header, line;
+            std::getline(in, header);
+            std::getline(in, line);
+            if (line == "input " + input.string()) return;
+            throw std::runtime_error("'" + root.string() + "' holds the results of a batch of '" +
+                                     (line.rfind("input ", 0) == 0 ? line.substr(6) : "another folder") +
+                                     "', not of '" + input.string() +
+                                     "': give another --output (or delete that folder to start over)");
+        }
+        std::string first; // the first name in byte order, so the message is the same every time
+        for (const auto& entry : fs::directory_iterator(root, ec)) {
+            const std::string name = entry.path().filename().string();
+            if (first.empty() || name < first) first = name;
+        }
+        if (ec) throw std::runtime_error("cannot read output folder '" + root.string() + "': " + ec.message());
+        if (!first.empty())
+            throw std::runtime_error("'" + root.string() + "' already holds files fieldflow batch did not write "
+                                     "(e.g. '" + first + "'); a batch writes only into a new or empty folder, "
+                                     "which it marks as its own: give another --output");
+    }
+    fs::create_directories(root, ec);
+    if (ec) throw std::runtime_error("cannot create output folder '" + root.string() + "': " + ec.message());
+    std::ofstream out(mark, std::ios::binary | std::ios::trunc);
+    out << mark_text(input);
+    out.close();
+    if (!out) throw std::runtime_error("cannot write '" + mark.string() + "'");
+}
+
+// Locks OUTPUT/.lock. The file is removed when the batch ends, so a lock taken on a file that
+// was unlinked in between is no lock: retry until the locked file is the one at the path.
+int take_lock(const fs::path& lock, const fs::path& root) {
+    for (;;) {
+        // O_CLOEXEC: the images' processes must not hold the lock after the batch is gone.
+        const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) throw std::runtime_error("cannot create '" + lock.string() + "': " + std::strerror(errno));
+        if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            ::close(fd);
+            throw std::runtime_error("another batch is writing to '" + root.string() + "'");
+        }
+        struct stat held {}, named {};
+        if (::fstat(fd, &held) == 0 && ::stat(lock.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
+            held.st_dev == named.st_dev)
+            return fd;
+        ::close(fd);
+    }
+}
+
 } // namespace
 
-OutputFolder::OutputFolder(fs::path root) : root_(std::move(root)) {
+OutputFolder::OutputFolder(fs::path root, const fs::path& input) : root_(std::move(root)) {
+    take_ownership(root_, input);
     std::error_code ec;
     fs::create_directories(root_ / "logs", ec);
     if (!ec) fs::create_directories(root_ / ".partial", ec);
     if (ec) throw std::runtime_error("cannot create output folder '" + root_.string() + "': " + ec.message());
-    const fs::path lock = root_ / ".lock";
-    // O_CLOEXEC: the images' processes must not hold the lock after the batch is gone.
-    lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (lock_fd_ < 0)
-        throw std::runtime_error("cannot create '" + lock.string() + "': " + std::strerror(errno));
-    if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-        ::close(lock_fd_);
-        lock_fd_ = -1;
-        throw std::runtime_error("another batch is writing to '" + root_.string() + "'");
-    }
+    lock_fd_ = take_lock(root_ / ".lock", root_);
 }
 
 OutputFolder::~OutputFolder() {
-    if (lock_fd_ >= 0) ::close(lock_fd_);
+    if (lock_fd_ < 0) return;
+    ::unlink((root_ / ".lock").c_str()); // while still held: nothing is left behind
+    ::close(lock_fd_);
 }
 
 fs::path OutputFolder::log_for(const std::string& stem) const { return root_ / "logs" / (stem + ".log"); }
@@ -111,8 +172,14 @@ void OutputFolder::discard_partial(const fs::path& partial) const {
 void OutputFolder::move_into_place(const fs::path& partial, const std::string& stem) const {
     const fs::path target = final_for(stem);
     std::error_code ec;
+    std::ofstream(partial / kImageMark, std::ios::binary | std::ios::trunc) << stem << '\n';
+    if (!fs::is_regular_file(partial / kImageMark, ec))
+        throw std::runtime_error("cannot write '" + (partial / kImageMark).string() + "'");
     fs::path old;
     if (fs::exists(fs::symlink_status(target, ec))) {
+        if (!fs::is_directory(fs::symlink_status(target, ec)) || !fs::is_regular_file(target / kImageMark, ec))
+            throw std::runtime_error("'" + target.string() + "' exists and was not written by fieldflow batch; "
+                                     "it is left as it is: move it away to get this image's results there");
         // rename() will not replace a non-empty folder: move the old one aside first.
         old = root_ / ".partial" / (stem + ".old." + random_suffix());
         fs::rename(target, old, ec);
@@ -129,5 +196,7 @@ void OutputFolder::tidy() const {
     std::error_code ec;
     if (fs::is_empty(root_ / ".partial", ec) && !ec) fs::remove(root_ / ".partial", ec);
 }
+
+void own_merge_output(const fs::path& root) { take_ownership(root, fs::path()); }
 
 } // namespace fieldflow::host::batch

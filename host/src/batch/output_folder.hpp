@@ -1,6 +1,8 @@
-// The batch's output folder: an exclusive lock (one batch writes a folder at a time), the
-// .partial/ folder where images' outputs are written, and the move of a finished image's folder
-// into place.
+// The batch's output folder: ownership (a batch writes only into a folder it created or found
+// empty, marked as its own by OUTPUT/.fieldflow-batch, and replaces only image folders it wrote,
+// marked by <stem>/.fieldflow-batch-image), an exclusive lock (one batch writes a folder at a
+// time), the .partial/ folder where images' outputs are written, and the move of a finished
+// image's folder into place.
 #pragma once
 
 #include <filesystem>
@@ -11,10 +13,12 @@ namespace fieldflow::host::batch {
 
 class OutputFolder {
 public:
-    // Creates the folder, logs/ and .partial/ and takes the lock. What earlier batches left in
-    // .partial/ stays until adopt_leftovers. Throws std::runtime_error (also when another batch
-    // holds the lock).
-    explicit OutputFolder(std::filesystem::path root);
+    // Creates the folder (or takes an empty one) and marks it as the output of a batch of
+    // `input`, creates logs/ and .partial/ and takes the lock. What earlier batches left in
+    // .partial/ stays until adopt_leftovers. Throws std::runtime_error, touching nothing, when the
+    // folder holds files no batch wrote, holds another input folder's batch, or another batch
+    // holds the lock.
+    OutputFolder(std::filesystem::path root, const std::filesystem::path& input);
     ~OutputFolder();
     OutputFolder(const OutputFolder&) = delete;
     OutputFolder& operator=(const OutputFolder&) = delete;
@@ -39,17 +43,27 @@ public:
     // Deletes a partial folder and its note.
     void discard_partial(const std::filesystem::path& partial) const;
 
-    // Renames `partial` to <stem>/, replacing an earlier one, and drops its note; then syncs the
-    // folder, so the move survives a crash before the manifest says the image is done. Throws
-    // std::runtime_error.
+    // Marks `partial` as written by the batch, renames it to <stem>/, replacing an earlier one
+    // only when that one carries the mark, and drops its note; then syncs the folder, so the move
+    // survives a crash before the manifest says the image is done. Throws std::runtime_error
+    // (also, leaving it as it is, when <stem>/ exists and was not written by a batch).
     void move_into_place(const std::filesystem::path& partial, const std::string& stem) const;
 
     // Removes .partial/ when nothing is left in it.
     void tidy() const;
 
+    // The mark in a batch output folder and in each image folder a batch moved into place.
+    static constexpr const char* kFolderMark = ".fieldflow-batch";
+    static constexpr const char* kImageMark = ".fieldflow-batch-image";
+
 private:
     std::filesystem::path root_;
     int lock_fd_ = -1;
 };
+
+// For `--merge`: creates `root` and marks it as a batch's, or takes one a batch (or an earlier
+// merge) marked, or an empty one. Throws std::runtime_error, touching nothing, when it holds
+// files no batch wrote: the merge writes summary.json, summary.csv and index.html there.
+void own_merge_output(const std::filesystem::path& root);
 
 } // namespace fieldflow::host::batch

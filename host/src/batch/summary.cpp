@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -135,6 +136,45 @@ std::string cell(const std::string& shown, const std::optional<double>& key) {
     return std::string("<td data-v=\"") + buf + "\">" + html(shown) + "</td>";
 }
 
+// One metric column of the page: its heading, the value it shows and how (digits < 0: integer).
+struct MetricColumn {
+    const char* heading;
+    std::optional<double> (*value)(const ImageMetrics&);
+    int digits;
+};
+
+std::optional<double> as_double(const std::optional<uint64_t>& v) {
+    return v ? std::optional<double>(double(*v)) : std::nullopt;
+}
+
+const std::vector<MetricColumn>& metric_columns() {
+    static const std::vector<MetricColumn> columns = {
+        {"PSNR gain (dB)", [](const ImageMetrics& m) { return m.psnr_gain(); }, 2},
+        {"PSNR learned", [](const ImageMetrics& m) { return m.psnr_learned; }, 2},
+        {"PSNR bilinear", [](const ImageMetrics& m) { return m.psnr_bilinear; }, 2},
+        {"SSIM learned", [](const ImageMetrics& m) { return m.ssim_learned; }, 4},
+        {"SSIM bilinear", [](const ImageMetrics& m) { return m.ssim_bilinear; }, 4},
+        {"PSNR", [](const ImageMetrics& m) { return m.psnr; }, 2},
+        {"SSIM", [](const ImageMetrics& m) { return m.ssim; }, 4},
+        {"steps", [](const ImageMetrics& m) { return as_double(m.steps); }, -1},
+        {"train s", [](const ImageMetrics& m) { return m.train_seconds; }, 1},
+        {"model bytes", [](const ImageMetrics& m) { return as_double(m.model_bytes); }, -1},
+    };
+    return columns;
+}
+
+std::vector<MetricColumn> shown_columns(const std::vector<ImageResult>& results) {
+    std::vector<MetricColumn> shown;
+    for (const MetricColumn& c : metric_columns())
+        if (std::any_of(results.begin(), results.end(), [&](const ImageResult& r) { return c.value(r.metrics).has_value(); }))
+            shown.push_back(c);
+    return shown;
+}
+
+// How the page starts sorted: by the first metric shown, best first (PSNR gain when the graph
+// has a baseline), else by image name.
+const char* initial_sort(const std::vector<MetricColumn>& shown) { return shown.empty() ? "0,false" : "2,true"; }
+
 std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo& info) {
     const SummaryTotals t = summary_totals(results);
     std::ostringstream out;
@@ -172,30 +212,26 @@ std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo
     mean("PSNR", t.psnr, 2, " dB");
     mean("SSIM", t.ssim, 4, "");
     mean("training time", t.train_seconds, 1, " s");
-    out << "</p>\n<p>Click a column heading to sort by it.</p>\n<table>\n<thead><tr>"
-           "<th>image</th><th>status</th><th>PSNR gain (dB)</th><th>PSNR learned</th>"
-           "<th>PSNR bilinear</th><th>SSIM learned</th><th>SSIM bilinear</th><th>PSNR</th>"
-           "<th>SSIM</th><th>steps</th><th>train s</th><th>model bytes</th><th>wall s</th>"
-           "<th>log</th><th>error</th></tr></thead>\n<tbody>\n";
+    // The metric columns, each shown only when some image has a value for it: a graph without
+    // a bilinear baseline (or without training) gets no columns that are always empty.
+    const std::vector<MetricColumn> columns = shown_columns(results);
+    out << "</p>\n<p>Click a column heading to sort by it.</p>\n<table>\n<thead><tr><th>image</th><th>status</th>";
+    for (const MetricColumn& c : columns) out << "<th>" << c.heading << "</th>";
+    out << "<th>wall s</th><th>log</th><th>error</th></tr></thead>\n<tbody>\n";
     for (const ImageResult& r : results) {
-        const ImageMetrics& m = r.metrics;
         const std::string cls = r.status == kStatusFailed ? "failed" : r.status == kStatusNotRun ? "notrun" : "";
         out << "<tr" << (cls.empty() ? "" : " class=\"" + cls + "\"") << ">";
         const std::string link = !r.report.empty() ? r.report : r.folder.empty() ? "" : r.folder + "/";
         if (link.empty()) out << "<td>" << html(r.stem) << "</td>";
         else out << "<td><a href=\"" << html(href(link)) << "\">" << html(r.stem) << "</a></td>";
-        out << "<td class=\"s\">" << html(r.status) << "</td>"
-            << cell(fixed(m.psnr_gain(), 2), m.psnr_gain())
-            << cell(fixed(m.psnr_learned, 2), m.psnr_learned)
-            << cell(fixed(m.psnr_bilinear, 2), m.psnr_bilinear)
-            << cell(fixed(m.ssim_learned, 4), m.ssim_learned)
-            << cell(fixed(m.ssim_bilinear, 4), m.ssim_bilinear) << cell(fixed(m.psnr, 2), m.psnr)
-            << cell(fixed(m.ssim, 4), m.ssim)
-            << cell(integer(m.steps), m.steps ? std::optional<double>(double(*m.steps)) : std::nullopt)
-            << cell(fixed(m.train_seconds, 1), m.train_seconds)
-            << cell(integer(m.model_bytes),
-                    m.model_bytes ? std::optional<double>(double(*m.model_bytes)) : std::nullopt)
-            << cell(fixed(r.seconds, 1), r.seconds);
+        out << "<td class=\"s\">" << html(r.status) << "</td>";
+        for (const MetricColumn& c : columns) {
+            const std::optional<double> v = c.value(r.metrics);
+            out << cell(c.digits < 0 ? integer(v ? std::optional<uint64_t>(uint64_t(*v)) : std::nullopt)
+                                     : fixed(v, c.digits),
+                        v);
+        }
+        out << cell(fixed(r.seconds, 1), r.seconds);
         if (r.log.empty()) out << "<td></td>";
         else out << "<td><a href=\"" << html(href(r.log)) << "\">log</a></td>";
         out << "<td class=\"e\">" << html(r.error) << "</td></tr>\n";
@@ -211,7 +247,7 @@ std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo
            "return desc?-c:c;});rows.forEach(r=>tb.appendChild(r));}\n"
            "document.querySelectorAll('th').forEach((th,i)=>th.onclick=()=>{th.dataset.desc="
            "th.dataset.desc==='1'?'0':'1';sortBy(i,th.dataset.desc==='1');});\n"
-           "sortBy(2,true);\n</script>\n</body></html>\n";
+           "sortBy(" << initial_sort(columns) << ");\n</script>\n</body></html>\n";
     return out.str();
 }
 

@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -45,6 +46,23 @@ unsigned default_jobs(const std::vector<std::string>& devices) {
     return static_cast<unsigned>(devices.size());
 }
 
+// Whether `inner` is `outer` or a folder inside it (paths made canonical first, so a symlink or a
+// "../" does not hide it).
+bool same_or_inside(const fs::path& inner, const fs::path& outer) {
+    std::error_code ec;
+    const fs::path a = fs::weakly_canonical(inner, ec), b = fs::weakly_canonical(outer, ec);
+    auto ai = a.begin();
+    for (auto bi = b.begin(); bi != b.end(); ++bi, ++ai) {
+        if (bi->empty()) continue; // a trailing separator
+        if (ai == a.end() || *ai != *bi) return false;
+    }
+    return true;
+}
+
+// The most images in flight: each is a process with its own device queue and memory, so a few
+// hundred is already far past any machine's useful parallelism.
+constexpr long kMaxJobs = 256;
+
 int merge_main(const CommandLine& cl) {
     for (const char* option : {"graph", "input", "glob", "jobs", "devices", "shard", "resume", "set",
                                "plugin", "cache", "no-cache", "metrics"})
@@ -58,8 +76,8 @@ int merge_main(const CommandLine& cl) {
     return merge_batches(dirs, cl.values["output"].as<std::string>());
 }
 
-int batch_main(const std::vector<std::string>& args) {
-    CommandLine cl(
+std::unique_ptr<CommandLine> batch_table() {
+    auto table = std::make_unique<CommandLine>(
         "batch",
         "fieldflow batch GRAPH --input DIR --output DIR [--glob PATTERN] [--jobs N]\n"
         "                       [--devices LIST] [--shard I/N] [--resume] [--set NAME=VALUE]...\n"
@@ -72,16 +90,17 @@ int batch_main(const std::vector<std::string>& args) {
         "index.html list\nevery image. --shard I/N takes every N-th image from the I-th (for cluster "
         "array jobs);\n--merge combines the shards' folders into one summary. Exit code: 0 all done, "
         "1 an image\nfailed, 2 invalid graph or usage, 130/143 interrupted.");
-    cl.options.add_options()("graph", po::value<std::string>(), "graph file");
-    cl.positional.add("graph", 1);
+    CommandLine& cl = *table;
+    add_positional(cl, "graph", "graph file");
     cl.options.add_options()
         ("input", po::value<std::string>()->value_name("DIR"), "folder of images")
         ("output", po::value<std::string>()->value_name("DIR"), "folder for the results")
         ("glob", po::value<std::string>()->value_name("PATTERN"),
          "which files to take (default: image extensions, directly in DIR); a pattern with '/' "
          "searches subfolders")
-        ("jobs,j", po::value<unsigned>()->value_name("N"),
-         "images in flight (default: one per GPU in --devices, half the cores for cpu, else 1)")
+        ("jobs,j", po::value<std::string>()->value_name("N"),
+         "images in flight, 1 to 256 (default: one per GPU in --devices, half the cores for cpu, "
+         "else 1)")
         ("devices", po::value<std::string>()->value_name("LIST"),
          "devices the images' runs take in turn: GPU numbers (0,1) or cpu (default: each run's "
          "default device)")
@@ -97,10 +116,14 @@ int batch_main(const std::vector<std::string>& args) {
         ("quiet,q", "print only failures and the final summary");
     add_set_option(cl);
     add_plugin_option(cl);
-    if (auto code = cl.parse(args)) return *code;
+    return table;
+}
+
+int batch_main(CommandLine& cl, const std::vector<std::string>&) {
     if (cl.values.count("merge")) return merge_main(cl);
 
-    if (!cl.values.count("graph")) return cl.usage_error("no graph file given");
+    if (!cl.values.count("graph"))
+        return cl.usage_error("no graph file given: name the graph (a YAML file) to run on each image");
     if (!cl.values.count("input")) return cl.usage_error("--input DIR is required");
     if (!cl.values.count("output")) return cl.usage_error("--output DIR is required");
     auto sets = set_values(cl);
@@ -122,8 +145,12 @@ int batch_main(const std::vector<std::string>& args) {
     }
     options.jobs = default_jobs(options.devices);
     if (cl.values.count("jobs")) {
-        options.jobs = cl.values["jobs"].as<unsigned>();
-        if (options.jobs == 0) return cl.usage_error("--jobs must be at least 1");
+        const std::string text = cl.values["jobs"].as<std::string>();
+        const auto jobs = parse_count(text, kMaxJobs);
+        if (!jobs)
+            return cl.usage_error("--jobs " + text + " is out of range: give a whole number from 1 to " +
+                                  std::to_string(kMaxJobs) + " (images in flight)");
+        options.jobs = *jobs;
     }
     if (cl.values.count("shard")) {
         options.shard = parse_shard(cl.values["shard"].as<std::string>());
@@ -171,6 +198,18 @@ int batch_main(const std::vector<std::string>& args) {
 
     const fs::path input_dir = fs::absolute(cl.values["input"].as<std::string>()).lexically_normal();
     options.output = fs::absolute(cl.values["output"].as<std::string>()).lexically_normal();
+    options.input = input_dir;
+    // The batch replaces its image folders in the output folder: one that is the input folder or
+    // inside it (or holds it) would mix results with the user's photos.
+    if (same_or_inside(options.output, input_dir))
+        return cl.usage_error("--output '" + options.output.string() + "' is " +
+                              (same_or_inside(input_dir, options.output) ? "the input folder"
+                                                                         : "inside the input folder '" +
+                                                                               input_dir.string() + "'") +
+                              ": give an output folder outside it");
+    if (same_or_inside(input_dir, options.output))
+        return cl.usage_error("--input '" + input_dir.string() + "' is inside the output folder '" +
+                              options.output.string() + "': give an output folder outside it");
     const std::string glob = cl.values.count("glob") ? cl.values["glob"].as<std::string>() : "";
     std::vector<BatchInput> all;
     try {
@@ -184,13 +223,25 @@ int batch_main(const std::vector<std::string>& args) {
 
     OpRegistry registry;
     if (!load_registry(registry, cl)) return kExitInvalid;
-    VarOverrides probe = options.sets;
-    probe.emplace_back("input", fs::absolute(all.front().path).string());
-    probe.emplace_back("output", (options.output / all.front().stem).string());
-    if (options.declares_stem) probe.emplace_back("stem", all.front().stem);
-    Diagnostics diags(graph_path);
-    if (!load_graph_text(graph_text.str(), probe, registry, diags)) {
-        print_diagnostics(diags);
+    // Validation looks at the input file too (ReadImage checks that it is an image), so one bad
+    // image must not stop the batch: the graph is valid if it validates with any of the first
+    // few images; the bad ones fail on their own when their turn comes.
+    std::optional<Diagnostics> first_errors;
+    const size_t probes = std::min<size_t>(all.size(), 5);
+    for (size_t i = 0; i < probes; ++i) {
+        VarOverrides probe = options.sets;
+        probe.emplace_back("input", fs::absolute(all[i].path).string());
+        probe.emplace_back("output", (options.output / all[i].stem).string());
+        if (options.declares_stem) probe.emplace_back("stem", all[i].stem);
+        Diagnostics diags(graph_path);
+        if (load_graph_text(graph_text.str(), probe, registry, diags)) {
+            first_errors.reset();
+            break;
+        }
+        if (!first_errors) first_errors = std::move(diags);
+    }
+    if (first_errors) {
+        print_diagnostics(*first_errors);
         return kExitInvalid;
     }
 
@@ -210,8 +261,9 @@ int batch_main(const std::vector<std::string>& args) {
     }
 }
 
-const CommandRegistration registration{
-    {"batch", "run a graph once per image of a folder (resumable, parallel, shardable)", batch_main}};
+const TableCommandRegistration registration{
+    "batch", "run a graph once per image of a folder (resumable, parallel, shardable)", batch_table,
+    batch_main};
 
 } // namespace
 } // namespace fieldflow::host

@@ -1,39 +1,78 @@
-// `fieldflow check GRAPH`: validate a graph file without running anything.
+// `fieldflow check GRAPH...`: validate graph files without running anything.
 #include "graph_command.hpp"
 
 #include <fieldflow/host/cli.hpp>
 #include <fieldflow/host/command_support.hpp>
+#include <fieldflow/host/validate.hpp>
+
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
-
-namespace po = boost::program_options;
 
 namespace fieldflow::host {
 namespace {
 
-int check_main(const std::vector<std::string>& args) {
-    CommandLine cl("check", "fieldflow check GRAPH [--set NAME=VALUE]... [--plugin FILE]...",
-                   "Validates GRAPH (syntax, ops, params, inputs, types, cycles, variables) without "
-                   "running it. Every error is reported as FILE:LINE:COL: error: MESSAGE.");
-    cl.options.add_options()("graph", po::value<std::string>()->required(), "graph file");
-    cl.positional.add("graph", 1);
-    add_set_option(cl);
-    add_plugin_option(cl);
-    if (auto code = cl.parse(args)) return *code;
-    auto sets = set_values(cl);
-    if (!sets) return kExitInvalid;
-
-    OpRegistry registry;
-    const std::string path = cl.values["graph"].as<std::string>();
-    auto graph = load_command_graph(cl, registry, path, *sets);
-    if (!graph) return kExitInvalid;
-    std::printf("%s: ok (%zu node%s)\n", path.c_str(), graph->nodes.size(),
-                graph->nodes.size() == 1 ? "" : "s");
-    return kExitOk;
+std::unique_ptr<CommandLine> check_table() {
+    auto cl = std::make_unique<CommandLine>(
+        "check", "fieldflow check GRAPH... [--set NAME=VALUE]... [--plugin FILE]... [--json]",
+        "Validates each GRAPH file (syntax, ops, params, inputs, types, cycles, variables, and that "
+        "the images it reads exist and are images) without running it. Every error is reported as "
+        "FILE:LINE:COL: error: MESSAGE; the --set values apply to every graph. Exit code: 0 when "
+        "every graph is valid, 2 otherwise.");
+    add_positional(*cl, "graph", "graph files", -1);
+    add_set_option(*cl);
+    add_plugin_option(*cl);
+    add_json_option(*cl);
+    return cl;
 }
 
-const CommandRegistration registration{
-    {"check", "validate a graph file without running it", check_main}};
+nlohmann::json errors_json(const Diagnostics& diags) {
+    nlohmann::json errors = nlohmann::json::array();
+    for (const Diagnostic& d : diags.sorted())
+        errors.push_back({{"line", d.pos.line}, {"column", d.pos.column}, {"message", d.message}});
+    return errors;
+}
+
+int check_main(CommandLine& cl, const std::vector<std::string>&) {
+    if (!cl.values.count("graph"))
+        return cl.usage_error("no graph file given: name one or more graph files (YAML), e.g. "
+                              "`fieldflow check graphs/lake.yaml`");
+    auto sets = set_values(cl);
+    if (!sets) return kExitInvalid;
+    const bool json = cl.values.count("json") > 0;
+
+    OpRegistry registry;
+    if (!load_registry(registry, cl)) return kExitInvalid;
+    nlohmann::json report = {{"ok", true}, {"graphs", nlohmann::json::array()}};
+    size_t failed = 0;
+    const auto paths = cl.values["graph"].as<std::vector<std::string>>();
+    for (const std::string& path : paths) {
+        Diagnostics diags(path);
+        auto graph = load_graph(path, *sets, registry, diags);
+        if (!graph) ++failed;
+        if (json) {
+            nlohmann::json entry = {{"file", path}, {"ok", graph.has_value()}, {"errors", errors_json(diags)}};
+            if (graph) entry["nodes"] = graph->nodes.size();
+            report["graphs"].push_back(std::move(entry));
+        } else if (graph) {
+            std::printf("%s: ok (%zu node%s)\n", path.c_str(), graph->nodes.size(),
+                        graph->nodes.size() == 1 ? "" : "s");
+        } else {
+            print_diagnostics(diags);
+        }
+    }
+    if (json) {
+        report["ok"] = failed == 0;
+        std::printf("%s\n", report.dump(2).c_str());
+    } else if (paths.size() > 1) {
+        std::printf("%zu of %zu graphs valid\n", paths.size() - failed, paths.size());
+    }
+    std::fflush(stdout);
+    return failed == 0 ? kExitOk : kExitInvalid;
+}
+
+const TableCommandRegistration registration{
+    "check", "validate graph files without running them", check_table, check_main};
 
 } // namespace
 } // namespace fieldflow::host

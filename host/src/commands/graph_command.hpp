@@ -24,10 +24,22 @@ struct GraphCommandOptions {
 std::optional<Graph> load_command_graph(const CommandLine& cl, OpRegistry& registry,
                                         const std::string& path, const VarOverrides& sets);
 
+// How the end of a run is reported.
+struct SummaryStyle {
+    bool json = false; // the summary as JSON on stdout (the log stays on stderr)
+    // The command line that runs the same work again (shell-quoted), printed after an interrupt
+    // that left a checkpoint; "" for none.
+    std::string resume_command;
+};
+
 // Runs a validated graph with a fresh memory cache and Ctrl-C/SIGTERM handling (filling those in
 // `options`), then prints the summary and each failed node's message. Returns the exit code:
 // 0, 1 (a node failed) or the interrupt's (130/143).
-int run_and_summarise(const Graph& graph, RunOptions options, ProgressBoard& board, RunLog& log);
+int run_and_summarise(const Graph& graph, RunOptions options, ProgressBoard& board, RunLog& log,
+                      const SummaryStyle& style = {});
+
+// `args` as one line a POSIX shell reads back as the same words.
+std::string shell_command(const std::vector<std::string>& args);
 
 // Validates and runs `graph_text` (named `name` in messages) with `sets` as its variables, without
 // the disk cache. Returns the process exit code (as `fieldflow run`).

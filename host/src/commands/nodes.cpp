@@ -1,12 +1,13 @@
 // `fieldflow nodes [OP]`: the ops the loaded plugins provide.
 #include <fieldflow/host/cli.hpp>
 #include <fieldflow/host/command_support.hpp>
+#include <fieldflow/host/help_text.hpp>
 #include <fieldflow/host/names.hpp>
+
+#include <nlohmann/json.hpp>
 
 #include <cctype>
 #include <cstdio>
-
-namespace po = boost::program_options;
 
 namespace fieldflow::host {
 namespace {
@@ -27,25 +28,36 @@ std::string first_sentence(const std::string& doc) {
     return doc;
 }
 
-void list_ops(const OpRegistry& registry) {
-    std::string category;
-    for (const OpInfo* op : registry.by_category()) {
-        if (op->category != category) {
-            category = op->category;
-            std::printf("%s%s:\n", category == registry.by_category().front()->category ? "" : "\n",
-                        category.c_str());
-        }
-        std::printf("  %-20s %s\n", op->name.c_str(), first_sentence(op->doc).c_str());
-    }
-    if (registry.size() == 0) std::printf("no ops: no plugin was found\n");
+// "  NAME<pad>TEXT", TEXT wrapped with its continuation lines under its first word.
+std::string column_line(const std::string& name, size_t column, const std::string& text, size_t width) {
+    std::string line = "  " + name;
+    if (line.size() + 1 > column) return line + "\n" + wrap_text(text, width, column, column) + "\n";
+    line.resize(column, ' ');
+    return line + wrap_text(text, width, column, column).substr(column) + "\n";
 }
 
-void print_ports(const char* title, const std::vector<PortInfo>& ports) {
-    std::printf("\n%s:\n", title);
-    if (ports.empty()) std::printf("  (none)\n");
-    for (const PortInfo& p : ports)
-        std::printf("  %-16s %-8s%s %s\n", p.name.c_str(), p.type.c_str(),
-                    p.optional ? " (optional)" : "", p.doc.c_str());
+void list_ops(const OpRegistry& registry, size_t width) {
+    std::string category, out;
+    for (const OpInfo* op : registry.by_category()) {
+        if (op->category != category) {
+            out += (category.empty() ? "" : "\n") + op->category + ":\n";
+            category = op->category;
+        }
+        out += column_line(op->name, 23, first_sentence(op->doc), width);
+    }
+    std::fputs(out.c_str(), stdout);
+}
+
+std::string ports_text(const char* title, const std::vector<PortInfo>& ports, size_t width) {
+    std::string out = std::string("\n") + title + ":\n";
+    if (ports.empty()) out += "  (none)\n";
+    for (const PortInfo& p : ports) {
+        char head[128];
+        std::snprintf(head, sizeof head, "%-16s %-8s%s", p.name.c_str(), p.type.c_str(),
+                      p.optional ? " (optional)" : "");
+        out += column_line(head, std::string(head).size() + 3, p.doc, width);
+    }
+    return out;
 }
 
 std::string flags_text(uint32_t flags) {
@@ -57,38 +69,79 @@ std::string flags_text(uint32_t flags) {
     return join(parts, "; ");
 }
 
-void describe_op(const OpInfo& op) {
-    std::printf("%s  (category %s; plugin %s %s; op version %u)\n", op.name.c_str(),
-                op.category.c_str(), op.plugin_name.c_str(), op.plugin_version.c_str(), op.version);
-    if (!op.doc.empty()) std::printf("\n%s\n", op.doc.c_str());
-    print_ports("inputs", op.inputs);
-    print_ports("outputs", op.outputs);
-    std::printf("\nparams:\n");
-    if (op.params.empty()) std::printf("  (none)\n");
-    for (const ParamInfo& p : op.params) {
-        std::string kind = kind_name(p.kind);
-        if (p.kind == FF_PARAM_ENUM) kind += " " + join(p.choices, "|");
-        if (p.has_range) kind += " " + range_text(p);
-        std::string def = p.default_value ? "default " + p.default_text : "required";
-        std::printf("  %-16s %s, %s\n", p.name.c_str(), kind.c_str(), def.c_str());
-        if (!p.doc.empty()) std::printf("  %-16s %s\n", "", p.doc.c_str());
-    }
-    std::printf("\ncaching: %s\n", flags_text(op.flags).c_str());
+std::string param_kind_text(const ParamInfo& p) {
+    std::string kind = kind_name(p.kind);
+    if (p.kind == FF_PARAM_ENUM) kind += " " + join(p.choices, "|");
+    if (p.has_range) kind += " " + range_text(p);
+    return kind;
 }
 
-int nodes_main(const std::vector<std::string>& args) {
-    CommandLine cl("nodes", "fieldflow nodes [OP] [--plugin FILE]...",
-                   "Lists the ops of the loaded plugins, grouped by category. With OP: its ports "
-                   "with types, its params with kind, default, range, choices and docs.");
-    cl.options.add_options()("op", po::value<std::string>(), "op to describe");
-    cl.positional.add("op", 1);
-    add_plugin_option(cl);
-    if (auto code = cl.parse(args)) return *code;
+void describe_op(const OpInfo& op, size_t width) {
+    std::string out = op.name + "  (category " + op.category + "; plugin " + op.plugin_name + " " +
+                      op.plugin_version + "; op version " + std::to_string(op.version) + ")\n";
+    if (!op.doc.empty()) out += "\n" + wrap_text(op.doc, width) + "\n";
+    out += ports_text("inputs", op.inputs, width);
+    out += ports_text("outputs", op.outputs, width);
+    out += "\nparams:\n";
+    if (op.params.empty()) out += "  (none)\n";
+    for (const ParamInfo& p : op.params) {
+        const std::string def = p.default_value ? "default " + p.default_text : "required";
+        out += column_line(p.name, 19, param_kind_text(p) + ", " + def, width);
+        if (!p.doc.empty()) out += column_line("", 19, p.doc, width);
+    }
+    out += "\ncaching: " + flags_text(op.flags) + "\n";
+    std::fputs(out.c_str(), stdout);
+}
 
+nlohmann::json ports_json(const std::vector<PortInfo>& ports) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const PortInfo& p : ports)
+        out.push_back({{"name", p.name}, {"type", p.type}, {"optional", p.optional}, {"doc", p.doc}});
+    return out;
+}
+
+nlohmann::json op_json(const OpInfo& op) {
+    nlohmann::json params = nlohmann::json::array();
+    for (const ParamInfo& p : op.params) {
+        nlohmann::json param = {{"name", p.name}, {"kind", kind_name(p.kind)}, {"doc", p.doc},
+                                {"required", !p.default_value.has_value()}};
+        if (p.default_value) param["default"] = p.default_text;
+        if (p.kind == FF_PARAM_ENUM) param["choices"] = p.choices;
+        if (p.has_range) param["range"] = {p.min, p.max};
+        params.push_back(std::move(param));
+    }
+    return {{"name", op.name},       {"category", op.category},
+            {"doc", op.doc},         {"plugin", op.plugin_name},
+            {"plugin_version", op.plugin_version}, {"version", op.version},
+            {"caching", flags_text(op.flags)},     {"inputs", ports_json(op.inputs)},
+            {"outputs", ports_json(op.outputs)},   {"params", std::move(params)}};
+}
+
+std::unique_ptr<CommandLine> nodes_table() {
+    auto cl = std::make_unique<CommandLine>(
+        "nodes", "fieldflow nodes [OP] [--plugin FILE]... [--json]",
+        "Lists the ops of the loaded plugins, grouped by category. With OP: its ports with types, "
+        "its params with kind, default, range, choices and docs. Exit code 2 when no plugin is "
+        "found (the folders searched are listed).");
+    add_positional(*cl, "op", "op to describe");
+    add_plugin_option(*cl);
+    add_json_option(*cl);
+    return cl;
+}
+
+int nodes_main(CommandLine& cl, const std::vector<std::string>&) {
     OpRegistry registry;
     const bool plugins_ok = load_registry(registry, cl);
+    const bool json = cl.values.count("json") > 0;
+    const size_t width = text_width(stdout);
     if (!cl.values.count("op")) {
-        list_ops(registry);
+        if (json) {
+            nlohmann::json ops = nlohmann::json::array();
+            for (const OpInfo* op : registry.by_category()) ops.push_back(op_json(*op));
+            std::printf("%s\n", nlohmann::json({{"ops", ops}}).dump(2).c_str());
+        } else {
+            list_ops(registry, width);
+        }
         return plugins_ok ? kExitOk : kExitInvalid;
     }
     const std::string name = cl.values["op"].as<std::string>();
@@ -98,12 +151,13 @@ int nodes_main(const std::vector<std::string>& args) {
                      did_you_mean(name, registry.names()).c_str());
         return kExitInvalid;
     }
-    describe_op(*op);
+    if (json) std::printf("%s\n", op_json(*op).dump(2).c_str());
+    else describe_op(*op, width);
     return plugins_ok ? kExitOk : kExitInvalid;
 }
 
-const CommandRegistration registration{
-    {"nodes", "list the available ops, or describe one", nodes_main}};
+const TableCommandRegistration registration{
+    "nodes", "list the available ops, or describe one", nodes_table, nodes_main};
 
 } // namespace
 } // namespace fieldflow::host

@@ -1,9 +1,11 @@
-// `fieldflow run GRAPH`: validate, then run a graph.
+// `fieldflow run GRAPH`: validate, then run a graph (or with --dry-run, show what would run).
 #include "graph_command.hpp"
 
 #include <fieldflow/host/cache.hpp>
 #include <fieldflow/host/cli.hpp>
 #include <fieldflow/host/command_support.hpp>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -20,28 +22,67 @@ bool valid_device(const std::string& d) {
            std::all_of(d.begin(), d.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
-int run_main(const std::vector<std::string>& args) {
-    CommandLine cl("run",
-                   "fieldflow run GRAPH [--set NAME=VALUE]... [--device auto|cpu|N] [--jobs N]\n"
-                   "                     [--cache DIR | --no-cache] [--plugin FILE]... [--quiet]",
-                   "Validates GRAPH, then runs it: nodes in dependency order, independent branches "
-                   "in parallel,\nresults of expensive ops reused from the disk cache. Exit code: 0 "
-                   "success, 1 a node failed,\n2 invalid graph or usage, 130/143 interrupted.");
-    cl.options.add_options()("graph", po::value<std::string>()->required(), "graph file");
-    cl.positional.add("graph", 1);
-    add_set_option(cl);
-    cl.options.add_options()
+std::unique_ptr<CommandLine> run_table() {
+    auto cl = std::make_unique<CommandLine>(
+        "run",
+        "fieldflow run GRAPH [--set NAME=VALUE]... [--device auto|cpu|N]\n"
+        "                     [--jobs N] [--cache DIR | --no-cache] [--plugin FILE]...\n"
+        "                     [--quiet] [--json] [--dry-run]",
+        "Validates GRAPH, then runs it: nodes in dependency order, independent branches in "
+        "parallel, results of expensive ops reused from the disk cache. Progress and the log go to "
+        "stderr. An interrupted run (Ctrl-C) keeps its training checkpoint: the same command "
+        "resumes it.\n\n"
+        "Example:\n"
+        "  fieldflow run graphs/lake.yaml --set input=photo.jpg --set output=out/photo\n\n"
+        "Exit code: 0 success, 1 a node failed, 2 invalid graph or usage, 130/143 interrupted.");
+    add_positional(*cl, "graph", "graph file");
+    add_set_option(*cl);
+    cl->options.add_options()
         ("device", po::value<std::string>()->default_value("auto")->value_name("auto|cpu|N"),
          "compute device for nodes that use one")
-        ("jobs,j", po::value<unsigned>()->value_name("N"),
-         "nodes run at the same time (default: hardware threads)")
+        ("jobs,j", po::value<std::string>()->value_name("N"),
+         "nodes run at the same time, 1 to 1024 (default: hardware threads)")
         ("cache", po::value<std::string>()->value_name("DIR"),
          "disk cache folder (default: $FIELDFLOW_CACHE_DIR, $XDG_CACHE_HOME/fieldflow or "
          "~/.cache/fieldflow)")
         ("no-cache", "do not read or write the disk cache")
-        ("quiet,q", "print only warnings, errors and failures");
-    add_plugin_option(cl);
-    if (auto code = cl.parse(args)) return *code;
+        ("quiet,q", "print only warnings, errors and failures")
+        ("dry-run,n", "validate and list the nodes in the order they would run; run nothing");
+    add_json_option(*cl);
+    add_plugin_option(*cl);
+    return cl;
+}
+
+// --dry-run: the plan, as text or JSON.
+void print_plan(const Graph& graph, const std::string& path, bool json) {
+    if (json) {
+        nlohmann::json nodes = nlohmann::json::array();
+        for (size_t i : graph.order) {
+            const PlannedNode& n = graph.nodes[i];
+            nlohmann::json inputs = nlohmann::json::object();
+            for (const InputEdge& e : n.inputs)
+                inputs[e.port] = graph.nodes[e.source].name + "." + e.source_port;
+            nodes.push_back({{"name", n.name}, {"op", n.op->name}, {"inputs", inputs}});
+        }
+        std::printf("%s\n", nlohmann::json({{"ok", true}, {"dry_run", true}, {"file", path},
+                                            {"nodes", nodes}}).dump(2).c_str());
+        return;
+    }
+    std::printf("%s: valid; %zu node%s would run in this order (nothing was run):\n", path.c_str(),
+                graph.nodes.size(), graph.nodes.size() == 1 ? "" : "s");
+    for (size_t i : graph.order) {
+        const PlannedNode& n = graph.nodes[i];
+        std::string inputs;
+        for (const InputEdge& e : n.inputs)
+            inputs += (inputs.empty() ? " <- " : ", ") + graph.nodes[e.source].name;
+        std::printf("  %-16s %s%s\n", n.name.c_str(), n.op->name.c_str(), inputs.c_str());
+    }
+}
+
+int run_main(CommandLine& cl, const std::vector<std::string>& args) {
+    if (!cl.values.count("graph"))
+        return cl.usage_error("no graph file given: name the graph (a YAML file) to run, e.g. "
+                              "`fieldflow run graphs/lake.yaml --set input=photo.jpg`");
     auto sets = set_values(cl);
     if (!sets) return kExitInvalid;
     const std::string device = cl.values["device"].as<std::string>();
@@ -51,14 +92,22 @@ int run_main(const std::vector<std::string>& args) {
         return cl.usage_error("--cache and --no-cache exclude each other");
     unsigned jobs = 0;
     if (cl.values.count("jobs")) {
-        jobs = cl.values["jobs"].as<unsigned>();
-        if (jobs == 0) return cl.usage_error("--jobs must be at least 1");
+        const std::string text = cl.values["jobs"].as<std::string>();
+        const auto count = parse_count(text, 1024);
+        if (!count) return cl.usage_error("--jobs " + text + " is out of range: give a whole number from 1 to 1024");
+        jobs = *count;
     }
     const bool quiet = cl.values.count("quiet") > 0;
+    const bool json = cl.values.count("json") > 0;
 
     OpRegistry registry;
-    auto graph = load_command_graph(cl, registry, cl.values["graph"].as<std::string>(), *sets);
+    const std::string path = cl.values["graph"].as<std::string>();
+    auto graph = load_command_graph(cl, registry, path, *sets);
     if (!graph) return kExitInvalid;
+    if (cl.values.count("dry-run")) {
+        print_plan(*graph, path, json);
+        return kExitOk;
+    }
 
     ProgressBoard board(stderr, ProgressBoard::is_terminal(stderr), !quiet);
     RunLog log(board, quiet);
@@ -70,14 +119,21 @@ int run_main(const std::vector<std::string>& args) {
         if (dir.empty()) log.warning("no cache folder (set FIELDFLOW_CACHE_DIR or HOME); disk cache off");
         else disk.emplace(dir);
     }
+    use_shader_cache(disk ? disk->dir() : "");
     RunOptions options;
     options.jobs = jobs;
     options.device = device;
     options.disk = disk ? &*disk : nullptr;
-    return run_and_summarise(*graph, options, board, log);
+    SummaryStyle style;
+    style.json = json;
+    std::vector<std::string> words = {invoked_as(), "run"};
+    words.insert(words.end(), args.begin(), args.end());
+    style.resume_command = shell_command(words);
+    return run_and_summarise(*graph, options, board, log, style);
 }
 
-const CommandRegistration registration{{"run", "validate and run a graph file", run_main}};
+const TableCommandRegistration registration{
+    "run", "validate and run a graph file", run_table, run_main};
 
 } // namespace
 } // namespace fieldflow::host

@@ -58,8 +58,8 @@ std::string text(double v) {
     return std::string(buffer, end);
 }
 
-int train_main(const std::vector<std::string>& args) {
-    CommandLine cl("train",
+std::unique_ptr<CommandLine> train_table() {
+    auto table = std::make_unique<CommandLine>("train",
                    "fieldflow train --input IMAGE [--weights FILE.json] [--output-image FILE.png]\n"
                    "                       [--steps N] [--log-interval N] [--eval-interval N] "
                    "[--lr LR]\n                       [--limit N] [--train-batch N] [--model "
@@ -68,38 +68,43 @@ int train_main(const std::vector<std::string>& args) {
                    "grid + MLP)\non one image and writes its JSON weights and the reconstructed "
                    "image, reporting loss,\nPSNR and timing. `fieldflow render --weights FILE.json` "
                    "renders the weights again.");
+    CommandLine& cl = *table;
     cl.options.add_options()
         ("input", po::value<std::string>()->required()->value_name("IMAGE"), "image to learn")
         ("weights", po::value<std::string>()->default_value("trained_siren.json")->value_name("FILE"),
          "JSON weights to write")
         ("output-image", po::value<std::string>()->default_value("trained_output.png")->value_name("FILE"),
          "reconstruction to write")
-        ("steps", po::value<unsigned>()->default_value(500), "training steps")
-        ("log-interval", po::value<unsigned>()->default_value(50), "print the loss every N steps (0: never)")
-        ("eval-interval", po::value<unsigned>()->default_value(50),
+        ("steps", po::value<long long>()->default_value(500), "training steps")
+        ("log-interval", po::value<long long>()->default_value(50), "print the loss every N steps (0: never)")
+        ("eval-interval", po::value<long long>()->default_value(50),
          "measure the full-image PSNR every N steps (0: only at the end)")
         ("lr", po::value<double>()->default_value(1e-3), "Adam learning rate")
         ("limit", po::value<unsigned long long>()->default_value(0),
          "train on the first N pixels only (row order, whole rows; 0: all)")
-        ("train-batch", po::value<unsigned>()->default_value(2048), "random pixels per step")
+        ("train-batch", po::value<long long>()->default_value(2048), "random pixels per step")
         ("model", po::value<std::string>()->default_value("siren")->value_name("siren|grid"),
          "representation")
-        ("hidden-width", po::value<unsigned>()->default_value(64), "MLP width: 16, 32, 64 or 128")
-        ("hidden-layers", po::value<unsigned>()->default_value(3), "MLP hidden layers")
+        ("hidden-width", po::value<long long>()->default_value(64), "MLP width: 16, 32, 64 or 128")
+        ("hidden-layers", po::value<long long>()->default_value(3), "MLP hidden layers")
         ("omega", po::value<double>()->default_value(30.0), "SIREN frequency factor")
         ("seed", po::value<unsigned long long>()->default_value(1), "initialisation and sampling seed");
     add_graph_command_options(cl);
-    if (auto code = cl.parse(args)) return *code;
+    return table;
+}
+
+int train_main(CommandLine& cl, const std::vector<std::string>&) {
     const std::string model = cl.values["model"].as<std::string>();
     if (model != "siren" && model != "grid")
         return cl.usage_error("--model '" + model + "': expected siren or grid");
-    const unsigned steps = cl.values["steps"].as<unsigned>();
-    if (steps == 0) return cl.usage_error("--steps must be at least 1");
-    if (cl.values["train-batch"].as<unsigned>() == 0) return cl.usage_error("--train-batch must be at least 1");
+    // Signed options: a negative value reaches Train's range check as itself, not wrapped around.
+    const long long steps = cl.values["steps"].as<long long>();
+    if (steps <= 0) return cl.usage_error("--steps must be at least 1");
+    if (cl.values["train-batch"].as<long long>() <= 0) return cl.usage_error("--train-batch must be at least 1");
     const double lr = cl.values["lr"].as<double>();
     if (!(lr > 0)) return cl.usage_error("--lr must be positive");
 
-    auto u = [&](const char* key) { return std::to_string(cl.values[key].as<unsigned>()); };
+    auto u = [&](const char* key) { return std::to_string(cl.values[key].as<long long>()); };
     VarOverrides sets = {
         {"input", cl.values["input"].as<std::string>()},
         {"weights", cl.values["weights"].as<std::string>()},
@@ -122,8 +127,8 @@ int train_main(const std::vector<std::string>& args) {
     return run_graph_command(cl, "fieldflow train", kTrainGraph, sets, graph_command_options(cl));
 }
 
-const CommandRegistration registration{
-    {"train", "train a SIREN (or grid model) on an image; JSON weights", train_main}};
+const TableCommandRegistration registration{
+    "train", "train a SIREN (or grid model) on an image; JSON weights", train_table, train_main};
 
 } // namespace
 } // namespace fieldflow::host

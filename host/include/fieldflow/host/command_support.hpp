@@ -9,6 +9,8 @@
 
 #include <boost/program_options.hpp>
 
+#include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,7 +32,21 @@ struct CommandLine {
     std::optional<int> parse(const std::vector<std::string>& args);
 
     int usage_error(const std::string& message) const; // prints it with the usage line; 2
-    void print_help() const;
+    void print_help(FILE* out = stdout) const;         // usage, text and options, wrapped
+};
+
+// Declares the command's positional argument `name` (shown as `shown` in messages, e.g. GRAPH),
+// taking `count` values (-1: any number).
+void add_positional(CommandLine& cl, const char* name, const char* doc, int count = 1);
+
+// Adds --json: machine-readable output on stdout.
+void add_json_option(CommandLine& cl);
+
+// Registers a command whose options come from `table` (also used by help, completion and man).
+struct TableCommandRegistration {
+    TableCommandRegistration(std::string name, std::string summary,
+                             std::unique_ptr<CommandLine> (*table)(),
+                             int (*main)(CommandLine& cl, const std::vector<std::string>& args));
 };
 
 // Adds `--plugin FILE` (repeatable).
@@ -46,5 +62,9 @@ bool load_registry(OpRegistry& registry, const CommandLine& cl);
 std::optional<VarOverrides> set_values(const CommandLine& cl);
 
 void print_diagnostics(const Diagnostics& diags);
+
+// A count option given as text (--jobs): a whole number from 1 to `max`, else nullopt. Read as
+// text because an unsigned option would take "-1" as 4294967295.
+std::optional<unsigned> parse_count(const std::string& text, long max);
 
 } // namespace fieldflow::host

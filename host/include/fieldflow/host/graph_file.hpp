@@ -59,6 +59,8 @@ struct GraphAst {
     std::string description;
     std::vector<VarAst> vars;
     std::vector<NodeAst> nodes; // in file order (the order has no meaning)
+    bool yaml_ok = true;        // false: the file could not be read or is not YAML (nothing else
+                                // about it is known, so nothing else is reported)
 };
 
 // Parses YAML (or JSON) text. Every problem is added to `diags`; the returned tree holds what

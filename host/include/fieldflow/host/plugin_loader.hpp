@@ -22,6 +22,10 @@ std::string load_plugin_file(const std::string& path, OpRegistry& registry);
 // The folder of the running executable.
 std::string executable_dir();
 
+// Every folder plugins are looked for in, whether it exists or not: <exe dir>/plugins,
+// <exe dir>/../lib/fieldflow/plugins, then each folder of FIELDFLOW_PLUGIN_PATH (':'-separated).
+std::vector<std::string> plugin_search_candidates();
+
 // Built-in folders (<exe dir>/plugins, <exe dir>/../lib/fieldflow/plugins), then each folder of
 // FIELDFLOW_PLUGIN_PATH (':'-separated). Only folders that exist.
 std::vector<std::string> plugin_search_dirs();

@@ -24,9 +24,23 @@ struct ProgressState {
     uint64_t first_done = 0;
     bool has_update = false;
     std::chrono::steady_clock::time_point last_plain_print;
+    // The rate is measured over windows of at least kRateWindow; it is shown, with an ETA, only
+    // once two windows in a row agree within kRateTolerance (the first steps of a run include
+    // warm-up: compiling kernels, filling caches), so the ETA does not swing at the start.
+    std::chrono::steady_clock::time_point window_start;
+    uint64_t window_done = 0;
+    double window_rate = 0; // of the last finished window; 0: none yet
+    double stable_rate = 0; // items/s, smoothed; 0: not stable yet
 };
 
-// "name [#######.....]  1200/40000  250/s  ETA 2m35s  loss 0.0123", cut to `width` columns.
+inline constexpr std::chrono::milliseconds kRateWindow{1000};
+inline constexpr double kRateTolerance = 0.25;
+
+// Records that `state` reached `done` at `now`: the first update, and the rate windows.
+void note_progress(ProgressState& state, uint64_t done, std::chrono::steady_clock::time_point now);
+
+// "name [#######.....]  1200/40000  250/s  ETA 2m35s  loss 0.0123", cut to `width` columns;
+// rate and ETA only once the rate is stable.
 std::string format_progress_line(const std::string& name, const ProgressState& state,
                                  std::chrono::steady_clock::time_point now, size_t width);
 

@@ -17,7 +17,8 @@ namespace fieldflow::host::batch {
 struct BatchOptions {
     std::filesystem::path graph;  // absolute
     std::string graph_hash;       // hex, of the graph text and the --set values
-    std::filesystem::path output; // absolute
+    std::filesystem::path input;  // absolute: the folder the images come from
+    std::filesystem::path output; // absolute; neither inside the input folder nor holding it
     unsigned jobs = 1;
     std::vector<std::string> devices; // children take these round-robin; empty: the default
     std::optional<Shard> shard;
