@@ -1,5 +1,6 @@
 #include <fieldflow/host/cli.hpp>
 #include <fieldflow/plugin.h>
+#include <fieldflow/versions.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -24,14 +25,14 @@ void print_usage(FILE* out) {
     for (const Command& c : sorted) std::fprintf(out, "  %-10s %s\n", c.name.c_str(), c.summary.c_str());
     std::fprintf(out, "\noptions:\n"
                       "  -h, --help   show this help (`fieldflow COMMAND --help` for a command's)\n"
-                      "  --version    show the version\n\n"
+                      "  --version    show the program, plugin ABI, model-format and engine versions\n\n"
                       "exit codes: 0 success, 1 a node failed, 2 invalid graph or usage,\n"
                       "            130/143 interrupted (SIGINT/SIGTERM)\n");
 }
 
 } // namespace
 
-const char* version() { return FIELDFLOW_VERSION; }
+const char* version() { return versions::kProgram; }
 
 void register_command(Command command) {
     auto& all = registry();
@@ -54,7 +55,7 @@ int run_cli(int argc, char** argv) {
         return kExitOk;
     }
     if (first == "--version") {
-        std::printf("fieldflow %s (plugin ABI %u.%u)\n", version(), FF_ABI_MAJOR, FF_ABI_MINOR);
+        std::fputs(version_text().c_str(), stdout);
         return kExitOk;
     }
     for (const Command& c : registry()) {

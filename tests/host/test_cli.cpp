@@ -2,6 +2,8 @@
 #include "run_command.hpp"
 #include "test_support.hpp"
 
+#include <fieldflow/versions.hpp>
+
 #include <csignal>
 #include <cstdio>
 #include <sys/wait.h>
@@ -48,7 +50,20 @@ TEST(Cli, HelpAndVersion) {
     EXPECT_TRUE(contains(fieldflow("run --help").text, "--no-cache"));
     Output v = fieldflow("--version");
     EXPECT_EQ(v.code, 0);
-    EXPECT_EQ(v.text, "fieldflow 0.1.0 (plugin ABI 1.1)\n");
+    // Every number from its own definition: project(), plugin.h and the engine's headers.
+    using namespace versions;
+    auto pair = [](uint32_t a, uint32_t b) { return std::to_string(a) + "." + std::to_string(b); };
+    const std::string expected = std::string("fieldflow ") + kProgram + "\nplugin ABI " +
+                                 pair(FF_ABI_MAJOR, FF_ABI_MINOR) + "\nmodel format " +
+                                 pair(ff::engine::kModelFormatMajor, ff::engine::kModelFormatMinor) +
+                                 "\ncheckpoint format " +
+                                 pair(ff::engine::kCheckpointFormatMajor, ff::engine::kCheckpointFormatMinor) +
+                                 "\nengine " + std::to_string(ff::engine::kVersion) + "\n";
+    EXPECT_EQ(v.text, expected);
+    EXPECT_TRUE(v.text.starts_with("fieldflow " FIELDFLOW_VERSION "\n")) << v.text;
+    Output command = fieldflow("version");
+    EXPECT_EQ(command.code, 0);
+    EXPECT_EQ(command.text, expected);
 }
 
 TEST(Cli, UsageErrorsExitTwo) {

@@ -34,4 +34,8 @@ int run_cli(int argc, char** argv);
 
 const char* version();
 
+// `fieldflow --version` / `fieldflow version`: the program version on the first line, then the
+// plugin ABI, model-format, checkpoint-format and engine versions, one per line.
+std::string version_text();
+
 } // namespace fieldflow::host
