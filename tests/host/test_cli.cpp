@@ -84,9 +84,14 @@ TEST(Cli, NodesListsAndDescribesOps) {
     Output list = fieldflow("nodes " + kPlugin);
     EXPECT_EQ(list.code, 0) << list.text;
     EXPECT_TRUE(contains(list.text, "test:\n"));
-    EXPECT_TRUE(contains(list.text, "  Constant             An image filled with one value.\n"));
+    EXPECT_TRUE(contains(list.text, "  Constant             test       An image filled with one value.\n"))
+        << list.text;
+    // Which file each plugin came from.
+    EXPECT_TRUE(contains(list.text, "\nplugins:\n")) << list.text;
+    EXPECT_TRUE(contains(list.text, "\n  test 1.0.0           " FF_TEST_PLUGIN "\n")) << list.text;
     Output one = fieldflow("nodes Constant " + kPlugin);
     EXPECT_EQ(one.code, 0);
+    EXPECT_TRUE(contains(one.text, "\nplugin file: " FF_TEST_PLUGIN "\n")) << one.text;
     EXPECT_TRUE(contains(one.text, "  width            int [1, 4096], default 4\n")) << one.text;
     EXPECT_TRUE(contains(one.text, "  mode             enum flat|ramp, default flat\n"));
     EXPECT_TRUE(contains(one.text, "  image            image    the image\n"));

@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <map>
 
 namespace po = boost::program_options;
 
@@ -27,17 +28,32 @@ std::string first_sentence(const std::string& doc) {
     return doc;
 }
 
+// Where an op came from: the plugin file, or "(built into the program)" for in-process ops.
+std::string origin(const OpInfo& op) {
+    return op.plugin_file.empty() ? "(built into the program)" : op.plugin_file;
+}
+
+// Each op with the plugin it came from, then each plugin with its version and file, so an op
+// that behaves unexpectedly can be traced to the library that provided it.
 void list_ops(const OpRegistry& registry) {
     std::string category;
+    std::map<std::string, std::string> plugins; // "name version" -> file
     for (const OpInfo* op : registry.by_category()) {
         if (op->category != category) {
             category = op->category;
             std::printf("%s%s:\n", category == registry.by_category().front()->category ? "" : "\n",
                         category.c_str());
         }
-        std::printf("  %-20s %s\n", op->name.c_str(), first_sentence(op->doc).c_str());
+        std::printf("  %-20s %-10s %s\n", op->name.c_str(), op->plugin_name.c_str(),
+                    first_sentence(op->doc).c_str());
+        plugins[op->plugin_name + " " + op->plugin_version] = origin(*op);
     }
-    if (registry.size() == 0) std::printf("no ops: no plugin was found\n");
+    if (registry.size() == 0) {
+        std::printf("no ops: no plugin was found\n");
+        return;
+    }
+    std::printf("\nplugins:\n");
+    for (const auto& [name, file] : plugins) std::printf("  %-20s %s\n", name.c_str(), file.c_str());
 }
 
 void print_ports(const char* title, const std::vector<PortInfo>& ports) {
@@ -60,6 +76,7 @@ std::string flags_text(uint32_t flags) {
 void describe_op(const OpInfo& op) {
     std::printf("%s  (category %s; plugin %s %s; op version %u)\n", op.name.c_str(),
                 op.category.c_str(), op.plugin_name.c_str(), op.plugin_version.c_str(), op.version);
+    std::printf("plugin file: %s\n", origin(op).c_str());
     if (!op.doc.empty()) std::printf("\n%s\n", op.doc.c_str());
     print_ports("inputs", op.inputs);
     print_ports("outputs", op.outputs);
