@@ -12,14 +12,9 @@ src=$PWD
 
 fail() { echo "package: FAIL: $*" >&2; exit 1; }
 
-deb=$(scripts/build-deb.sh | tail -n 1)
-echo "package: built $deb ($(du -h "$deb" | cut -f1))"
+deb=$(scripts/install-deb.sh | tail -n 1)
+echo "package: built and installed $deb ($(du -h "$deb" | cut -f1))"
 dpkg-deb -f "$deb" Depends Recommends
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-$sudo apt-get update -qq
-# --reinstall: a package of the same version built from other sources is replaced too.
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --reinstall "$src/$deb" >/dev/null
 [ "$(command -v fieldflow)" = /usr/bin/fieldflow ] || fail "fieldflow is not /usr/bin/fieldflow"
 
 work=$(mktemp -d)
