@@ -157,20 +157,36 @@ TEST(Cli, FailedNodeExitsOne) {
     EXPECT_TRUE(contains(run.text, "input 'f' failed"));
 }
 
-// Starts `fieldflow run` on a slow graph, sends `sig` once it is running, returns the exit code.
+// Starts `fieldflow run` on a slow graph, sends `sig` once it is running (its first line, "ran c",
+// comes after the interrupt handlers are installed and before the slow node), returns the exit code.
 int interrupted_exit_code(int sig, const fs::path& graph) {
     const std::string plugin = FF_TEST_PLUGIN;
+    int fds[2];
+    if (::pipe(fds) != 0) return -2;
     pid_t pid = ::fork();
     if (pid == 0) {
-        std::freopen("/dev/null", "w", stderr);
+        ::dup2(fds[1], STDERR_FILENO);
+        ::close(fds[0]);
+        ::close(fds[1]);
         ::execl(FF_FIELDFLOW_BIN, FF_FIELDFLOW_BIN, "run", "--no-cache", graph.c_str(),
                 "--plugin", plugin.c_str(), static_cast<char*>(nullptr));
         ::_exit(127);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(700));
-    ::kill(pid, sig);
+    ::close(fds[1]);
+    FILE* err = ::fdopen(fds[0], "r");
+    char line[512];
+    bool signalled = false;
+    // Read to the end, so the child never writes into a closed pipe.
+    while (std::fgets(line, sizeof line, err)) {
+        if (!signalled && std::string(line).starts_with("ran ")) {
+            ::kill(pid, sig);
+            signalled = true;
+        }
+    }
+    std::fclose(err);
     int status = 0;
     ::waitpid(pid, &status, 0);
+    if (!signalled) return -3; // it ended without starting the graph
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
