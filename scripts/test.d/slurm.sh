@@ -56,17 +56,20 @@ on_exit() {
       [ -f "$log" ] && { echo "---- $log"; tail -n 30 "$log"; }
     done
   fi
-  rm -rf "$work"
+  $sudo rm -rf "$work"
 }
 trap on_exit EXIT
 
-mkdir -p "$work"/{munge,state,spool,jobs}
-dd if=/dev/urandom of="$work/munge/munge.key" bs=1024 count=1 status=none
-chmod 700 "$work/munge"
-chmod 400 "$work/munge/munge.key"
+mkdir -p "$work"/{state,spool,jobs}
+# munged (root) keeps its key readable by root alone, and its socket where every user can reach it
+# (the jobs and the commands run as the user running this stage).
+$sudo install -d -m 700 "$work/munge-key"
+$sudo dd if=/dev/urandom of="$work/munge-key/munge.key" bs=1024 count=1 status=none
+$sudo chmod 400 "$work/munge-key/munge.key"
+$sudo install -d -m 755 "$work/munge"
 socket=$work/munge/munge.socket
-$sudo /usr/sbin/munged --key-file="$work/munge/munge.key" --socket="$socket" \
-  --pid-file="$work/munge/munged.pid" --log-file="$work/munge.log" --seed-file="$work/munge/seed" --force
+$sudo /usr/sbin/munged --key-file="$work/munge-key/munge.key" --socket="$socket" \
+  --pid-file="$work/munge/munged.pid" --log-file="$work/munge.log" --seed-file="$work/munge-key/seed" --force
 wait_for 30 test -s "$work/munge/munged.pid" || fail "munged did not start"
 pids+=("$(cat "$work/munge/munged.pid")")
 
