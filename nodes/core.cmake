@@ -26,5 +26,5 @@ fieldflow_add_plugin(ff_core SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/metrics/metrics.cpp)
 target_include_directories(ff_core PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 # ff_engine: the GPU paths of Grayscale and Downsample (`device: gpu`).
-target_link_libraries(ff_core PRIVATE ff_engine ff_nodes_common ff_image_metrics nlohmann_json::nlohmann_json
+target_link_libraries(ff_core PRIVATE ff_engine ff_versions ff_nodes_common ff_image_metrics nlohmann_json::nlohmann_json
                       opencv_core opencv_imgproc opencv_imgcodecs)

@@ -2,6 +2,7 @@
 #include <fieldflow/host/command_support.hpp>
 #include <fieldflow/host/help_text.hpp>
 #include <fieldflow/plugin.h>
+#include <fieldflow/versions.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -43,7 +44,7 @@ const CommandRegistration help_registration{
 
 } // namespace
 
-const char* version() { return FIELDFLOW_VERSION; }
+const char* version() { return versions::kProgram; }
 
 void print_usage(FILE* out) {
     const size_t width = text_width(out);
@@ -62,7 +63,7 @@ void print_usage(FILE* out) {
     }
     text += "\noptions:\n"
             "  -h, --help    show this help (`fieldflow help COMMAND` for a command's)\n"
-            "  --version     show the version\n\n"
+            "  --version     show the program, plugin ABI, model-format and engine versions\n\n"
             "exit codes: 0 success, 1 a node failed, 2 invalid graph or usage,\n"
             "            130/143 interrupted (SIGINT/SIGTERM)\n";
     std::fputs(text.c_str(), out);
@@ -98,7 +99,7 @@ int run_cli(int argc, char** argv) {
         return kExitOk;
     }
     if (first == "--version") {
-        std::printf("fieldflow %s (plugin ABI %u.%u)\n", version(), FF_ABI_MAJOR, FF_ABI_MINOR);
+        std::fputs(version_text().c_str(), stdout);
         return kExitOk;
     }
     if (const Command* c = find_command(first)) {

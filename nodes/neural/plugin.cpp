@@ -1,4 +1,6 @@
 // The "neural" plugin: Train, Infer, SaveModel, LoadModel and Report (one file each).
+// Built-in plugins carry the program's version (part of every cache key of their ops).
 #include <fieldflow/node.hpp>
+#include <fieldflow/versions.hpp>
 
-FF_PLUGIN("neural", "1.0.0")
+FF_PLUGIN("neural", FIELDFLOW_VERSION)

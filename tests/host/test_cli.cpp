@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <fieldflow/versions.hpp>
+
 #include <csignal>
 #include <cstdio>
 #include <sys/wait.h>
@@ -51,7 +53,20 @@ TEST(Cli, HelpAndVersion) {
     EXPECT_TRUE(contains(fieldflow("run --help").text, "--no-cache"));
     Output v = fieldflow("--version");
     EXPECT_EQ(v.code, 0);
-    EXPECT_EQ(v.text, "fieldflow 0.1.0 (plugin ABI 1.1)\n");
+    // Every number from its own definition: project(), plugin.h and the engine's headers.
+    using namespace versions;
+    auto pair = [](uint32_t a, uint32_t b) { return std::to_string(a) + "." + std::to_string(b); };
+    const std::string expected = std::string("fieldflow ") + kProgram + "\nplugin ABI " +
+                                 pair(FF_ABI_MAJOR, FF_ABI_MINOR) + "\nmodel format " +
+                                 pair(ff::engine::kModelFormatMajor, ff::engine::kModelFormatMinor) +
+                                 "\ncheckpoint format " +
+                                 pair(ff::engine::kCheckpointFormatMajor, ff::engine::kCheckpointFormatMinor) +
+                                 "\nengine " + std::to_string(ff::engine::kVersion) + "\n";
+    EXPECT_EQ(v.text, expected);
+    EXPECT_TRUE(v.text.starts_with("fieldflow " FIELDFLOW_VERSION "\n")) << v.text;
+    Output command = fieldflow("version");
+    EXPECT_EQ(command.code, 0);
+    EXPECT_EQ(command.text, expected);
 }
 
 TEST(Cli, SubcommandHelpIsWrappedForPeople) {
@@ -272,9 +287,14 @@ TEST(Cli, NodesListsAndDescribesOps) {
     Output list = fieldflow("nodes " + kPlugin);
     EXPECT_EQ(list.code, 0) << list.text;
     EXPECT_TRUE(contains(list.text, "test:\n"));
-    EXPECT_TRUE(contains(list.text, "  Constant             An image filled with one value.\n"));
+    EXPECT_TRUE(contains(list.text, "  Constant             test       An image filled with one value.\n"))
+        << list.text;
+    // Which file each plugin came from.
+    EXPECT_TRUE(contains(list.text, "\nplugins:\n")) << list.text;
+    EXPECT_TRUE(contains(list.text, "\n  test 1.0.0           " FF_TEST_PLUGIN "\n")) << list.text;
     Output one = fieldflow("nodes Constant " + kPlugin);
     EXPECT_EQ(one.code, 0);
+    EXPECT_TRUE(contains(one.text, "\nplugin file: " FF_TEST_PLUGIN "\n")) << one.text;
     EXPECT_TRUE(contains(one.text, "  width            int [1, 4096], default 4\n")) << one.text;
     EXPECT_TRUE(contains(one.text, "  mode             enum flat|ramp, default flat\n"));
     EXPECT_TRUE(contains(one.text, "  image            image    the image\n"));
@@ -340,25 +360,36 @@ TEST(Cli, FailedNodeExitsOne) {
     EXPECT_TRUE(contains(run.text, "input 'f' failed"));
 }
 
-// Starts `fieldflow run` on a slow graph, sends `sig` once it is running, returns the exit code.
+// Starts `fieldflow run` on a slow graph, sends `sig` once it is running (its first line, "ran c",
+// comes after the interrupt handlers are installed and before the slow node), returns the exit code.
 int interrupted_exit_code(int sig, const fs::path& graph) {
     const std::string plugin = FF_TEST_PLUGIN;
-    const fs::path log = graph.parent_path() / ("log-" + std::to_string(sig) + ".txt");
+    int fds[2];
+    if (::pipe(fds) != 0) return -2;
     pid_t pid = ::fork();
     if (pid == 0) {
-        std::freopen(log.c_str(), "w", stderr);
+        ::dup2(fds[1], STDERR_FILENO);
+        ::close(fds[0]);
+        ::close(fds[1]);
         ::execl(FF_FIELDFLOW_BIN, FF_FIELDFLOW_BIN, "run", "--no-cache", graph.c_str(),
                 "--plugin", plugin.c_str(), static_cast<char*>(nullptr));
         ::_exit(127);
     }
-    // The sign: node 'c' has finished, so the run (and its signal handlers) is under way and the
-    // slow node is next. A fixed wait loses the race on a loaded machine.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (!contains(test::read_text(log), "ran       c") && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    ::kill(pid, sig);
+    ::close(fds[1]);
+    FILE* err = ::fdopen(fds[0], "r");
+    char line[512];
+    bool signalled = false;
+    // Read to the end, so the child never writes into a closed pipe.
+    while (std::fgets(line, sizeof line, err)) {
+        if (!signalled && std::string(line).starts_with("ran ")) {
+            ::kill(pid, sig);
+            signalled = true;
+        }
+    }
+    std::fclose(err);
     int status = 0;
     ::waitpid(pid, &status, 0);
+    if (!signalled) return -3; // it ended without starting the graph
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

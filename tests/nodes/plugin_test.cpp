@@ -1,6 +1,7 @@
 // The core plugin as the host sees it: one entry point, the expected ops with their flags.
 #include "fake_host.hpp"
 
+#include <fieldflow/versions.hpp>
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
@@ -15,6 +16,7 @@ TEST(CorePlugin, DescribesItsOps) {
     EXPECT_EQ(info.abi_major, FF_ABI_MAJOR);
     EXPECT_EQ(info.abi_minor, FF_ABI_MINOR);
     EXPECT_STREQ(info.name, "core");
+    EXPECT_STREQ(info.version, fieldflow::versions::kProgram); // the program's, not a literal
 
     const std::map<std::string, uint32_t> expected = {
         {"ReadImage", FF_OP_READS_OUTSIDE},  {"WriteImage", FF_OP_WRITES_OUTSIDE},

@@ -8,6 +8,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <map>
 
 namespace fieldflow::host {
 namespace {
@@ -36,14 +37,29 @@ std::string column_line(const std::string& name, size_t column, const std::strin
     return line + wrap_text(text, width, column, column).substr(column) + "\n";
 }
 
+// Where an op came from: the plugin file, or "(built into the program)" for in-process ops.
+std::string origin(const OpInfo& op) {
+    return op.plugin_file.empty() ? "(built into the program)" : op.plugin_file;
+}
+
+// Each op with the plugin it came from, then each plugin with its version and file, so an op
+// that behaves unexpectedly can be traced to the library that provided it.
 void list_ops(const OpRegistry& registry, size_t width) {
     std::string category, out;
+    std::map<std::string, std::string> plugins; // "name version" -> file
     for (const OpInfo* op : registry.by_category()) {
         if (op->category != category) {
             out += (category.empty() ? "" : "\n") + op->category + ":\n";
             category = op->category;
         }
-        out += column_line(op->name, 23, first_sentence(op->doc), width);
+        std::string name = op->name;
+        name.resize(std::max<size_t>(20, name.size()), ' ');
+        out += column_line(name + " " + op->plugin_name, 34, first_sentence(op->doc), width);
+        plugins[op->plugin_name + " " + op->plugin_version] = origin(*op);
+    }
+    if (!plugins.empty()) {
+        out += "\nplugins:\n";
+        for (const auto& [plugin, file] : plugins) out += column_line(plugin, 23, file, width);
     }
     std::fputs(out.c_str(), stdout);
 }
@@ -79,6 +95,7 @@ std::string param_kind_text(const ParamInfo& p) {
 void describe_op(const OpInfo& op, size_t width) {
     std::string out = op.name + "  (category " + op.category + "; plugin " + op.plugin_name + " " +
                       op.plugin_version + "; op version " + std::to_string(op.version) + ")\n";
+    out += "plugin file: " + origin(op) + "\n";
     if (!op.doc.empty()) out += "\n" + wrap_text(op.doc, width) + "\n";
     out += ports_text("inputs", op.inputs, width);
     out += ports_text("outputs", op.outputs, width);
@@ -112,7 +129,8 @@ nlohmann::json op_json(const OpInfo& op) {
     }
     return {{"name", op.name},       {"category", op.category},
             {"doc", op.doc},         {"plugin", op.plugin_name},
-            {"plugin_version", op.plugin_version}, {"version", op.version},
+            {"plugin_version", op.plugin_version}, {"plugin_file", origin(op)},
+            {"version", op.version},
             {"caching", flags_text(op.flags)},     {"inputs", ports_json(op.inputs)},
             {"outputs", ports_json(op.outputs)},   {"params", std::move(params)}};
 }

@@ -51,4 +51,8 @@ const Command* find_command(const std::string& name);
 
 const char* version();
 
+// `fieldflow --version` / `fieldflow version`: the program version on the first line, then the
+// plugin ABI, model-format, checkpoint-format and engine versions, one per line.
+std::string version_text();
+
 } // namespace fieldflow::host

@@ -20,7 +20,8 @@ namespace ff::engine {
 // inputs; nodes fold it into their cache keys so a disk cache never returns a stale model.
 // 3: the SIREN initialisation of sine models; Train writes model file 1.1.
 // 4: learning-rate warm-up and positive ReLU biases at initialisation.
-inline constexpr uint32_t kVersion = 4;
+// 5: persistent training workgroups (gradient sums in another order); model file 1.2 (hash grid).
+inline constexpr uint32_t kVersion = 5;
 
 // Every engine failure: what is wrong, in the user's terms ("no Vulkan driver found (...)",
 // "device 'llvmpipe' lacks shaderBufferFloat32AtomicAdd", "out of device memory allocating ...").
