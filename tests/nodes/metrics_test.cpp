@@ -107,6 +107,31 @@ TEST(ImageMetrics, SsimMatchesADirectComputation) {
     EXPECT_NEAR(ff::metrics::ssim(a8, a8), 1.0, 1e-12);
 }
 
+TEST(ImageMetrics, TiledSsimEqualsTheDirectComputationAcrossTileEdges) {
+    // 300x270 valid centres span 3x3 tiles of 128 with ragged last tiles.
+    const cv::Mat a = ff::test::test_picture(310, 280, 4), b = degraded(a);
+    const cv::Mat a8 = quantised(a), b8 = quantised(b);
+    size_t last_done = 0, last_total = 0, calls = 0;
+    const double tiled = ff::metrics::ssim(a8, b8, [&](size_t done, size_t total) {
+        EXPECT_GT(done, last_done);
+        last_done = done, last_total = total, ++calls;
+    });
+    EXPECT_NEAR(tiled, direct_ssim(a8, b8, 255.0), 1e-9);
+    EXPECT_GE(calls, 1u);
+    EXPECT_EQ(last_done, last_total); // the check saw the whole image done
+}
+
+TEST(ImageMetrics, SsimStopsWhenTheCheckThrows) {
+    const cv::Mat a = quantised(ff::test::test_picture(2100, 1100, 5));
+    size_t calls = 0;
+    EXPECT_THROW(ff::metrics::ssim(a, a, [&](size_t, size_t) {
+                     ++calls;
+                     throw std::runtime_error("stop");
+                 }),
+                 std::runtime_error);
+    EXPECT_EQ(calls, 1u); // the first batch of tiles, not the whole image
+}
+
 TEST(ImageMetrics, SsimOfTinyImagesIsDefined) {
     const cv::Mat a = quantised(ff::test::test_picture(6, 5, 1));
     EXPECT_NEAR(ff::metrics::ssim(a, a), 1.0, 1e-12);
