@@ -225,9 +225,24 @@ TEST(BatchSummary, WritesCsvJsonHtmlAndReadsJsonBack) {
     EXPECT_TRUE(contains(html, "<a href=\"a/\">a</a>"));
     EXPECT_TRUE(contains(html, "&quot;bad&quot;"));             // escaped
     EXPECT_TRUE(contains(html, "not the PSNR of the pooled error")); // says what the mean is
-    EXPECT_TRUE(contains(html, "sortBy(2,true)"));                 // sorted by PSNR gain
+    EXPECT_TRUE(contains(html, "sortBy(3,true)"));                 // sorted by PSNR gain
+    EXPECT_FALSE(contains(html, "<img"));                          // no thumbnail.png files here
     // Nothing but the three files (temp files were renamed).
     EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 3);
+}
+
+TEST(BatchSummary, IndexShowsTheReportsThumbnailSortedWithTheGain) {
+    TempDir dir;
+    std::vector<ImageResult> results = {sample("a", kStatusDone, 20), sample("c", kStatusDone, 30)};
+    results[0].folder = "a", results[1].folder = "c";
+    fs::create_directories(dir / "c");
+    write_text(dir / "c" / "thumbnail.png", "png");
+    write_summary(dir.path(), results, SummaryInfo{"graphs/lake.yaml", "", {}, false});
+    const std::string html = read_text(dir / "index.html");
+    EXPECT_TRUE(contains(html, "<td class=\"p\" data-v=")) << html;
+    EXPECT_TRUE(contains(html, "<img src=\"c/thumbnail.png\" alt=\"c: learned, and its gain on bilinear\">")) << html;
+    EXPECT_FALSE(contains(html, "a/thumbnail.png")); // a has no picture: no broken image
+    EXPECT_TRUE(contains(html, "<th>picture</th><th>PSNR gain (dB)</th>"));
 }
 
 TEST(BatchSummary, ReadingSomethingElseSaysWhatIsWrong) {

@@ -135,7 +135,17 @@ std::string cell(const std::string& shown, const std::optional<double>& key) {
     return std::string("<td data-v=\"") + buf + "\">" + html(shown) + "</td>";
 }
 
-std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo& info) {
+// The picture the Report leaves next to an image's outputs (graphs/lake.yaml: thumbnail.png), as
+// an href from the summary's folder; empty when the image has none.
+std::string thumbnail_of(const fs::path& dir, const ImageResult& r) {
+    if (r.folder.empty()) return {};
+    const std::string file = r.folder + "/thumbnail.png";
+    std::error_code ec;
+    return fs::is_regular_file(dir / file, ec) ? file : std::string();
+}
+
+std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo& info,
+                      const fs::path& dir) {
     const SummaryTotals t = summary_totals(results);
     std::ostringstream out;
     std::string title = "fieldflow batch: " + info.graph;
@@ -145,7 +155,8 @@ std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo
            "body{font-family:system-ui,sans-serif;margin:2em;color:#222}\n"
            "table{border-collapse:collapse}th,td{padding:.25em .6em;border-bottom:1px solid #ddd;"
            "text-align:right}\n"
-           "th{cursor:pointer;background:#f4f4f4;position:sticky;top:0}th:first-child,td:first-"
+           "th{cursor:pointer;background:#f4f4f4;position:sticky;top:0}td.p{padding:2px .3em}td.p img{display:block;height:72px}"
+           "th:first-child,td:first-"
            "child,td.s,td.e{text-align:left}\n"
            "tr.failed td{background:#fff0f0}tr.notrun td{color:#888}td.e{max-width:40em;"
            "white-space:pre-wrap;font-size:.9em}\n"
@@ -172,8 +183,10 @@ std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo
     mean("PSNR", t.psnr, 2, " dB");
     mean("SSIM", t.ssim, 4, "");
     mean("training time", t.train_seconds, 1, " s");
-    out << "</p>\n<p>Click a column heading to sort by it.</p>\n<table>\n<thead><tr>"
-           "<th>image</th><th>status</th><th>PSNR gain (dB)</th><th>PSNR learned</th>"
+    out << "</p>\n<p>Click a column heading to sort by it. The picture: the learned image, and where it "
+           "is closer to the truth than bilinear (green) or further (magenta); sorting by it sorts "
+           "by the gain.</p>\n<table>\n<thead><tr>"
+           "<th>image</th><th>status</th><th>picture</th><th>PSNR gain (dB)</th><th>PSNR learned</th>"
            "<th>PSNR bilinear</th><th>SSIM learned</th><th>SSIM bilinear</th><th>PSNR</th>"
            "<th>SSIM</th><th>steps</th><th>train s</th><th>model bytes</th><th>wall s</th>"
            "<th>log</th><th>error</th></tr></thead>\n<tbody>\n";
@@ -184,8 +197,16 @@ std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo
         const std::string link = !r.report.empty() ? r.report : r.folder.empty() ? "" : r.folder + "/";
         if (link.empty()) out << "<td>" << html(r.stem) << "</td>";
         else out << "<td><a href=\"" << html(href(link)) << "\">" << html(r.stem) << "</a></td>";
-        out << "<td class=\"s\">" << html(r.status) << "</td>"
-            << cell(fixed(m.psnr_gain(), 2), m.psnr_gain())
+        out << "<td class=\"s\">" << html(r.status) << "</td>";
+        if (const std::string picture = thumbnail_of(dir, r); picture.empty()) {
+            out << cell("", m.psnr_gain());
+        } else {
+            char key[64] = "";
+            if (m.psnr_gain()) std::snprintf(key, sizeof key, " data-v=\"%.17g\"", *m.psnr_gain());
+            out << "<td class=\"p\"" << key << "><img src=\"" << html(href(picture)) << "\" alt=\""
+                << html(r.stem) << ": learned, and its gain on bilinear\"></td>";
+        }
+        out << cell(fixed(m.psnr_gain(), 2), m.psnr_gain())
             << cell(fixed(m.psnr_learned, 2), m.psnr_learned)
             << cell(fixed(m.psnr_bilinear, 2), m.psnr_bilinear)
             << cell(fixed(m.ssim_learned, 4), m.ssim_learned)
@@ -201,7 +222,7 @@ std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo
         out << "<td class=\"e\">" << html(r.error) << "</td></tr>\n";
     }
     // Sorting: numeric columns by data-v (blanks last), others by text; a second click reverses.
-    // The table starts sorted by PSNR gain, best first.
+    // The table starts sorted by PSNR gain (column 3), best first.
     out << "</tbody></table>\n<script>\n"
            "const tb=document.querySelector('tbody');\n"
            "function key(td){return td.dataset.v!==undefined?parseFloat(td.dataset.v):td.textContent;}\n"
@@ -211,7 +232,7 @@ std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo
            "return desc?-c:c;});rows.forEach(r=>tb.appendChild(r));}\n"
            "document.querySelectorAll('th').forEach((th,i)=>th.onclick=()=>{th.dataset.desc="
            "th.dataset.desc==='1'?'0':'1';sortBy(i,th.dataset.desc==='1');});\n"
-           "sortBy(2,true);\n</script>\n</body></html>\n";
+           "sortBy(3,true);\n</script>\n</body></html>\n";
     return out.str();
 }
 
@@ -276,7 +297,7 @@ void write_summary(const fs::path& dir, const std::vector<ImageResult>& results,
                    const SummaryInfo& info) {
     write_file_atomically(dir / "summary.csv", csv_text(results));
     write_file_atomically(dir / "summary.json", json_text(results, info));
-    write_file_atomically(dir / "index.html", html_text(results, info));
+    write_file_atomically(dir / "index.html", html_text(results, info, dir));
 }
 
 SummaryFile read_summary_json(const fs::path& file) {
