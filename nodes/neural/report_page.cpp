@@ -26,7 +26,7 @@ table.strip img { width: 100%; height: auto; display: block; }
 table.strip img.feature { image-rendering: pixelated; }
 .curve img { max-width: 100%; }
 .note { color: #555; font-size: 0.9em; }
-.crops { display: flex; flex-direction: column; gap: 1em; }
+.crops { display: flex; flex-wrap: wrap; gap: 1em 2em; }
 .crop-images { display: flex; gap: 6px; flex-wrap: wrap; }
 .crop-images figure { margin: 0; }
 .crop-images img { display: block; image-rendering: pixelated; }
@@ -158,10 +158,10 @@ std::string render_report_html(const ReportPage& page) {
         view_labels.push_back("Error map, bilinear");
         view_labels.push_back("Error map, learned");
     }
-    // A/B starts on bilinear | learned: the pair the page is about.
-    if (image_views >= 2) html += ab_view_section(view_labels, image_views - 2, image_views - 1);
     if (!page.crops.empty()) html += crops_html(page.crops);
     if (page.error_maps) html += error_maps_html(*page.error_maps, image_views);
+    // A/B starts on bilinear | learned: the pair the page is about.
+    if (image_views >= 2) html += ab_view_section(view_labels, image_views - 2, image_views - 1);
 
     if (!page.snapshots.empty()) {
         html += "<h2>Training snapshots</h2>\n<p>Top row: the prediction; bottom row: the learned "

@@ -146,13 +146,13 @@ class Page:
                       text=key if kind == "keyDown" and len(key) == 1 else "")
 
 
-def start_chromium(binary, profile):
+def start_chromium(binary, profile, window):
     """Chromium with DevTools on a free port; returns (process, browser WebSocket URL) once it
     prints the URL (the sign that it is listening)."""
     process = subprocess.Popen(
         [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
          "--disable-extensions", "--disable-background-networking", "--remote-debugging-port=0",
-         f"--user-data-dir={profile}", "--window-size=1400,1000", "about:blank"],
+         f"--user-data-dir={profile}", f"--window-size={window}", "about:blank"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + TIMEOUT
     seen = []
@@ -250,6 +250,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chromium", default="chromium")
     parser.add_argument("--out", required=True, help="folder for the screenshots")
+    parser.add_argument("--window", default="1400,1000", help="window size W,H (the screenshot's)")
     parser.add_argument("pages", nargs="+", help="HTML files; PAGE@ab also drives the A/B control")
     args = parser.parse_args()
     pathlib.Path(args.out).mkdir(parents=True, exist_ok=True)
@@ -257,7 +258,7 @@ def main():
     failed = False
     process = None
     try:
-        process, browser_ws = start_chromium(args.chromium, profile)
+        process, browser_ws = start_chromium(args.chromium, profile, args.window)
         for spec in args.pages:
             path, _, mode = spec.partition("@")
             if not os.path.isfile(path):
