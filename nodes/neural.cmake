@@ -13,6 +13,7 @@ add_library(ff_neural_support STATIC
   ${FF_NEURAL_DIR}/model_input.cpp
   ${FF_NEURAL_DIR}/neural_images.cpp
   ${FF_NEURAL_DIR}/output_size.cpp
+  ${FF_NEURAL_DIR}/png_size.cpp
   ${FF_NEURAL_DIR}/png_thumbnail.cpp
   ${FF_NEURAL_DIR}/report_ab_view.cpp
   ${FF_NEURAL_DIR}/report_page.cpp

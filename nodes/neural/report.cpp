@@ -2,6 +2,7 @@
 // where the two differ most, error maps, the snapshot strip, the training curve, timings, device
 // and model size, as one self-contained HTML page; and the numbers as metrics.json.
 #include "model_input.hpp"
+#include "png_size.hpp"
 #include "png_thumbnail.hpp"
 #include "neural_images.hpp"
 #include "report_page.hpp"
@@ -22,6 +23,7 @@
 #include <opencv2/core/utility.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -72,48 +74,6 @@ std::string link_from(const std::string& page_path, const fs::path& target) {
     fs::path file = fs::absolute(target, ec);
     if (ec) return {};
     return file.lexically_normal().lexically_relative(base.lexically_normal()).generic_string();
-}
-
-// The image's size as a PNG at maximum compression: the honest size to compare a model with.
-// Up to kExactPngPixels it is encoded whole; above, in strips of kPngStripRows rows encoded in
-// parallel (deflate's 32 KB window sees little across a strip's edge, so the sum is within a
-// fraction of a percent), with `check` between batches: one whole-image encode of a large photo
-// takes minutes on one core and could not be interrupted.
-constexpr size_t kExactPngPixels = 4'000'000;
-constexpr int kPngStripRows = 256;
-
-struct PngSize {
-    size_t bytes = 0;
-    bool estimated = false;
-};
-
-size_t png_size(const cv::Mat& rgb8) {
-    cv::Mat bgr;
-    cv::cvtColor(rgb8, bgr, cv::COLOR_RGB2BGR);
-    PngBytes out;
-    if (!cv::imencode(".png", bgr, out, {cv::IMWRITE_PNG_COMPRESSION, 9}))
-        throw Error("PNG encoding of the ground truth failed");
-    return out.size();
-}
-
-PngSize smallest_png_size(const cv::Mat& rgb8, const ff::metrics::WorkCheck& check) {
-    if (rgb8.total() <= kExactPngPixels) return {png_size(rgb8), false};
-    const int strips = (rgb8.rows + kPngStripRows - 1) / kPngStripRows;
-    std::vector<size_t> sizes(size_t(strips), 0);
-    const int batch = std::max(2, cv::getNumThreads());
-    for (int first = 0; first < strips; first += batch) {
-        const int last = std::min(strips, first + batch);
-        cv::parallel_for_(cv::Range(first, last), [&](const cv::Range& range) {
-            for (int i = range.start; i < range.end; ++i)
-                sizes[size_t(i)] = png_size(rgb8.rowRange(i * kPngStripRows,
-                                                          std::min(rgb8.rows, (i + 1) * kPngStripRows)));
-        });
-        check(size_t(last), size_t(strips));
-    }
-    // Each strip carries its own signature, IHDR and IEND chunks (45 bytes); one file has them once.
-    size_t total = 0;
-    for (size_t size : sizes) total += size - 45;
-    return {total + 45, true};
 }
 
 // Training facts: from the Train node's stats when connected, else from the model file's header.
@@ -315,7 +275,9 @@ void execute_report(Node& node) {
     if (model_bytes) add("Model size", bytes_text(double(*model_bytes)) + " (" + std::to_string(*model_bytes) + " bytes)");
     add("Ground truth as PNG", bytes_text(double(truth_png.bytes)) + " (" +
                                    std::to_string(truth_png.bytes) + " bytes, maximum compression" +
-                                   (truth_png.estimated ? ", summed over 256-row strips)" : ")"));
+                                   (truth_png.estimated ? ", estimated from " + std::to_string(PngSizeSampling{}.strips) +
+                                                                 " strips of the image)"
+                                                           : std::string(")")));
     if (compression > 0)
         add("Compression (PNG size / model size)", fixed(compression, 2) + "x");
 
