@@ -2,6 +2,7 @@
 
 #include "base64.hpp"
 #include "report_ab_view.hpp"
+#include "report_crops.hpp"
 
 #include <cstdio>
 
@@ -26,11 +27,6 @@ table.strip img { width: 100%; height: auto; display: block; }
 table.strip img.feature { image-rendering: pixelated; }
 .curve img { max-width: 100%; }
 .note { color: #555; font-size: 0.9em; }
-.crops { display: flex; flex-wrap: wrap; gap: 1em 2em; }
-.crop-images { display: flex; gap: 6px; flex-wrap: wrap; }
-.crop-images figure { margin: 0; }
-.crop-images img { display: block; image-rendering: pixelated; }
-.crop-images figcaption { font-size: 0.85em; }
 .legend { max-width: 40em; margin: 0.5em 0 1.5em 0; }
 .legend-bar { height: 14px; border: 1px solid #999; }
 .legend-ticks { display: flex; justify-content: space-between; font-size: 0.85em; color: #444; }
@@ -46,34 +42,7 @@ std::string data_uri(const PngBytes& png) {
     return "data:image/png;base64," + base64_encode(png);
 }
 
-std::string img(const PngBytes& png, const std::string& alt, const std::string& cls = {},
-                const std::string& attributes = {}) {
-    return "<img src=\"" + data_uri(png) + "\" alt=\"" + html_escape(alt) + "\"" +
-           (cls.empty() ? "" : " class=\"" + cls + "\"") + attributes + ">";
-}
-
 std::string view_attribute(size_t index) { return " data-view=\"" + std::to_string(index) + "\""; }
-
-std::string crops_html(const std::vector<ReportCrop>& crops) {
-    std::string html = "<h2>1:1 crops where learned and bilinear differ most</h2>\n<p class=\"note\">"
-                       "Full-resolution pixels of the regions whose mean squared error differs most "
-                       "between the two, one pixel per screen pixel.</p>\n<div class=\"crops\">\n";
-    for (const ReportCrop& c : crops) {
-        const std::string where = std::to_string(c.width) + "x" + std::to_string(c.height) + " at (" +
-                                  std::to_string(c.x) + ", " + std::to_string(c.y) + ")";
-        const std::string size = " width=\"" + std::to_string(c.width) + "\" height=\"" +
-                                  std::to_string(c.height) + "\"";
-        auto one = [&](const PngBytes& png, const std::string& label) {
-            return "<figure>" + img(png, label + ", " + where, "", size) + "<figcaption>" +
-                   html_escape(label) + "</figcaption></figure>";
-        };
-        html += "<div class=\"crop\"><div class=\"crop-images\">" + one(c.truth, "Ground truth") +
-                one(c.bilinear, "Bilinear " + fixed(c.bilinear_psnr, 2) + " dB") +
-                one(c.learned, "Learned " + fixed(c.learned_psnr, 2) + " dB") +
-                "</div><div class=\"note\">Region " + html_escape(where) + "</div></div>\n";
-    }
-    return html + "</div>\n";
-}
 
 std::string error_maps_html(const ReportErrorMaps& maps, size_t first_view) {
     const double levels = maps.scale * 255.0;
@@ -83,7 +52,7 @@ std::string error_maps_html(const ReportErrorMaps& maps, size_t first_view) {
                        "pixels of both maps lie below the top of the scale).</p>\n"
                        "<div class=\"side-by-side\">\n";
     auto figure = [&](const PngBytes& png, const std::string& label, double mean, size_t view) {
-        html += "<figure>" + img(png, "error map: " + label, "", view_attribute(view)) +
+        html += "<figure>" + embedded_img(png, "error map: " + label, "", view_attribute(view)) +
                 "<figcaption><b>|" + html_escape(label) + " - ground truth|</b><br><span "
                 "class=\"numbers\">mean " + fixed(mean * 255.0, 2) + " levels</span></figcaption>"
                 "</figure>\n";
@@ -109,6 +78,12 @@ std::string rows_table(const std::vector<ReportRow>& rows) {
 }
 
 } // namespace
+
+std::string embedded_img(const PngBytes& png, const std::string& alt, const std::string& cls,
+                         const std::string& attributes) {
+    return "<img src=\"" + data_uri(png) + "\" alt=\"" + html_escape(alt) + "\"" +
+           (cls.empty() ? "" : " class=\"" + cls + "\"") + attributes + ">";
+}
 
 std::string html_escape(const std::string& text) {
     std::string out;
@@ -137,7 +112,7 @@ std::string render_report_html(const ReportPage& page) {
     html += "<div class=\"side-by-side\">\n";
     std::vector<std::string> view_labels;
     for (const ReportImage& image : page.images) {
-        html += "<figure>" + img(image.png, image.label, "", view_attribute(view_labels.size())) +
+        html += "<figure>" + embedded_img(image.png, image.label, "", view_attribute(view_labels.size())) +
                 "<figcaption><b>" +
                 html_escape(image.label) + "</b>";
         if (image.psnr || image.ssim) {
@@ -158,7 +133,7 @@ std::string render_report_html(const ReportPage& page) {
         view_labels.push_back("Error map, bilinear");
         view_labels.push_back("Error map, learned");
     }
-    if (!page.crops.empty()) html += crops_html(page.crops);
+    if (!page.crops.empty()) html += crops_section(page.crops);
     if (page.error_maps) html += error_maps_html(*page.error_maps, image_views);
     // A/B starts on bilinear | learned: the pair the page is about.
     if (image_views >= 2) html += ab_view_section(view_labels, image_views - 2, image_views - 1);
@@ -177,7 +152,7 @@ std::string render_report_html(const ReportPage& page) {
                 const std::string& href = feature ? s.feature_href : s.prediction_href;
                 html += "<td>";
                 if (png) {
-                    std::string picture = img(*png, std::string(name) + " at step " + std::to_string(s.step),
+                    std::string picture = embedded_img(*png, std::string(name) + " at step " + std::to_string(s.step),
                                               feature ? "feature" : "");
                     html += href.empty() ? picture
                                          : "<a href=\"" + html_escape(href) + "\">" + picture + "</a>";
@@ -192,10 +167,11 @@ std::string render_report_html(const ReportPage& page) {
     }
     if (page.training_curve)
         html += "<h2>Training curve</h2>\n<div class=\"curve\">" +
-                img(*page.training_curve, "training loss and PSNR") + "</div>\n";
+                embedded_img(*page.training_curve, "training loss and PSNR") + "</div>\n";
     if (!page.quality.empty()) html += "<h2>Metrics</h2>\n" + rows_table(page.quality);
     if (!page.training.empty()) html += "<h2>Training, device and model</h2>\n" + rows_table(page.training);
     if (image_views >= 2) html += ab_view_script();
+    if (!page.crops.empty()) html += crops_script();
     html += "</body>\n</html>\n";
     return html;
 }

@@ -61,6 +61,11 @@ struct ReportPage {
 
 std::string render_report_html(const ReportPage& page);
 
+// An <img> with the PNG embedded as a data: URI; `attributes` (" name=\"value\"...") go into the
+// tag as given.
+std::string embedded_img(const PngBytes& png, const std::string& alt, const std::string& cls = {},
+                         const std::string& attributes = {});
+
 // Text made safe for HTML element content and attribute values.
 std::string html_escape(const std::string& text);
 

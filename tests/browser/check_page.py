@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Opens HTML pages in headless Chromium through the DevTools protocol and fails on any console
 error, uncaught exception or failed resource; optionally drives the report's A/B control once
-(keyboard: the split slider and the F key) and checks that the page's state changed; saves a
-screenshot of each page.
+(keyboard: the split slider and the F key) and zooms its first crop (Enter), and checks that the
+page's state changed; saves a screenshot of each page.
 
     check_page.py --chromium chromium --out DIR PAGE[@ab] ...
 
-PAGE@ab also drives the A/B control. Standard library only: the WebSocket client is below.
+PAGE@ab also drives the A/B control and the crop zoom. Standard library only: the WebSocket client is below.
 Exit 0 when every page is clean, 1 otherwise (each problem printed), 2 on a usage error.
 """
 import argparse
@@ -216,6 +216,22 @@ def drive_ab(page):
     return out
 
 
+def drive_crops(page):
+    """Zooms the first crop region with Enter on it; returns problems."""
+    if not page.evaluate("!!document.querySelector('.crop-images')"):
+        return ["the report has no crops (.crop-images)"]
+    width = "document.querySelector('.crop-images img').getBoundingClientRect().width"
+    before = page.evaluate(width)
+    page.evaluate("document.querySelector('.crop-images').focus()")
+    page.key("Enter", "Enter", 13)
+    zoom = page.evaluate("document.querySelector('.crop-images').dataset.zoom")
+    after = page.evaluate(width)
+    print(f"  crop zoom: {before:.0f} px -> {after:.0f} px (zoom {zoom})")
+    if zoom != "2" or abs(after - 2 * before) > 1:
+        return [f"Enter on a crop did not zoom it to 2x: {before} px -> {after} px, zoom {zoom}"]
+    return []
+
+
 def check(browser_ws, path, drive, out_dir):
     url = pathlib.Path(path).resolve().as_uri()
     target = Page(browser_ws)
@@ -237,6 +253,7 @@ def check(browser_ws, path, drive, out_dir):
     problems = [f"image failed to decode: {b}" for b in broken]
     if drive:
         problems += drive_ab(page)
+        problems += drive_crops(page)
     shot = page.call("Page.captureScreenshot", format="png", captureBeyondViewport=False)
     name = pathlib.Path(path).parent.name + "_" + pathlib.Path(path).stem + ".png"
     (pathlib.Path(out_dir) / name).write_bytes(base64.b64decode(shot["data"]))

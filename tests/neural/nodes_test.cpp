@@ -387,6 +387,8 @@ TEST(Report, WritesPageAndMetricsMatchingAnIndependentComputation) {
     EXPECT_NE(html.find("|Learned - ground truth|"), std::string::npos);
     EXPECT_NE(html.find("class=\"legend-bar\""), std::string::npos);
     EXPECT_NE(html.find("id=\"ab-split\""), std::string::npos);
+    EXPECT_NE(html.find("<div class=\"crop-images\" tabindex=\"0\" role=\"button\" data-zoom=\"1\""),
+              std::string::npos); // zoomable from the keyboard
     EXPECT_NE(html.find(t.stats["device"].get<std::string>()), std::string::npos);
 
     // Different sizes cannot be compared.
