@@ -17,16 +17,19 @@ namespace {
 // IDAT chunk's length, type and CRC (12) and the zlib header and Adler-32 (6).
 constexpr size_t kPngFileOverhead = 45 + 12 + 6;
 
-size_t png_size(const cv::Mat& rgb8) {
+size_t png_size(const cv::Mat& rgb8) { return encode_rgb8_png(rgb8, 9).size(); }
+
+} // namespace
+
+std::vector<unsigned char> encode_rgb8_png(const cv::Mat& rgb8, int level) {
+    CV_Assert(rgb8.type() == CV_8UC3);
     cv::Mat bgr;
     cv::cvtColor(rgb8, bgr, cv::COLOR_RGB2BGR);
     std::vector<unsigned char> out;
-    if (!cv::imencode(".png", bgr, out, {cv::IMWRITE_PNG_COMPRESSION, 9}))
-        throw std::runtime_error("PNG encoding of the ground truth failed");
-    return out.size();
+    if (!cv::imencode(".png", bgr, out, {cv::IMWRITE_PNG_COMPRESSION, level}))
+        throw std::runtime_error("PNG encoding of an image for the report failed");
+    return out;
 }
-
-} // namespace
 
 PngSize smallest_png_size(const cv::Mat& rgb8, const ff::metrics::WorkCheck& check,
                           const PngSizeSampling& sampling) {

@@ -8,8 +8,12 @@
 #include <opencv2/core.hpp>
 
 #include <cstddef>
+#include <vector>
 
 namespace ff::neural {
+
+// 8-bit RGB -> PNG bytes at zlib `level` (0-9).
+std::vector<unsigned char> encode_rgb8_png(const cv::Mat& rgb8, int level);
 
 struct PngSize {
     size_t bytes = 0;

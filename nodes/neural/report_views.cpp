@@ -1,6 +1,7 @@
 #include "report_views.hpp"
 
 #include "metrics/error_map.hpp"
+#include "png_size.hpp"
 #include "psnr.hpp"
 
 #include <opencv2/core/utility.hpp>
@@ -111,14 +112,6 @@ PngBytes index_thumbnail(const ReportImages& images, int height) {
     return rgb8_png(picture);
 }
 
-PngBytes rgb8_png(const cv::Mat& rgb8) {
-    CV_Assert(rgb8.type() == CV_8UC3);
-    cv::Mat bgr;
-    cv::cvtColor(rgb8, bgr, cv::COLOR_RGB2BGR);
-    PngBytes out;
-    if (!cv::imencode(".png", bgr, out, {cv::IMWRITE_PNG_COMPRESSION, 3}))
-        throw std::runtime_error("PNG encoding of a report image failed");
-    return out;
-}
+PngBytes rgb8_png(const cv::Mat& rgb8) { return encode_rgb8_png(rgb8, 3); }
 
 } // namespace ff::neural
