@@ -21,7 +21,7 @@ TEST(CorePlugin, DescribesItsOps) {
         {"WriteJson", FF_OP_WRITES_OUTSIDE}, {"Resize", FF_OP_PURE},
         {"BilinearBaseline", FF_OP_PURE},    {"Grayscale", FF_OP_PURE},
         {"Downsample", FF_OP_PURE},          {"Metrics", FF_OP_PURE},
-        {"Compare", FF_OP_PURE},
+        {"Compare", FF_OP_PURE},             {"ErrorMap", FF_OP_PURE},
     };
     std::map<std::string, uint32_t> actual;
     for (uint32_t i = 0; i < info.op_count; ++i) {
