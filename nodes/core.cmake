@@ -23,7 +23,8 @@ fieldflow_add_plugin(ff_core SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/image/grayscale.cpp
   ${CMAKE_CURRENT_LIST_DIR}/neural/device_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/resize.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/metrics/metrics.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/metrics/metrics.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/metrics/error_map_node.cpp)
 target_include_directories(ff_core PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 # ff_engine: the GPU paths of Grayscale and Downsample (`device: gpu`).
 target_link_libraries(ff_core PRIVATE ff_engine ff_versions ff_nodes_common ff_image_metrics nlohmann_json::nlohmann_json

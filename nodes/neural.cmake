@@ -13,8 +13,12 @@ add_library(ff_neural_support STATIC
   ${FF_NEURAL_DIR}/model_input.cpp
   ${FF_NEURAL_DIR}/neural_images.cpp
   ${FF_NEURAL_DIR}/output_size.cpp
+  ${FF_NEURAL_DIR}/png_size.cpp
   ${FF_NEURAL_DIR}/png_thumbnail.cpp
+  ${FF_NEURAL_DIR}/report_ab_view.cpp
+  ${FF_NEURAL_DIR}/report_crops.cpp
   ${FF_NEURAL_DIR}/report_page.cpp
+  ${FF_NEURAL_DIR}/report_views.cpp
   ${FF_NEURAL_DIR}/snapshot_files.cpp
   ${FF_NEURAL_DIR}/train_params.cpp
   ${FF_NEURAL_DIR}/train_splats.cpp

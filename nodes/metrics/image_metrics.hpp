@@ -13,6 +13,9 @@
 
 #include <opencv2/core.hpp>
 
+#include <cstddef>
+#include <functional>
+
 namespace ff::metrics {
 
 struct ImageMetrics {
@@ -23,11 +26,17 @@ struct ImageMetrics {
 
 double mse(const cv::Mat& reference, const cv::Mat& image);
 double psnr(const cv::Mat& reference, const cv::Mat& image);
-double ssim(const cv::Mat& reference, const cv::Mat& image);
+// Called between parts of a long computation with the parts done and their total, for progress
+// and cancellation: it may throw to stop the work (the exception propagates to the caller).
+using WorkCheck = std::function<void(size_t done, size_t total)>;
+
+// SSIM runs in parallel tiles (cv::parallel_for_), with `check` between batches of ~1 M pixels.
+double ssim(const cv::Mat& reference, const cv::Mat& image, const WorkCheck& check = {});
 
 // All three. With `quantize`, float images in [0, 1] are first rounded to 8 bits exactly as
 // WriteImage saves them (ff::nodes::to_8bit), so the numbers equal what any tool computes from
 // the saved 8-bit files; without it, they are computed on the float values (peak 1).
-ImageMetrics compare(const cv::Mat& reference, const cv::Mat& image, bool quantize = true);
+ImageMetrics compare(const cv::Mat& reference, const cv::Mat& image, bool quantize = true,
+                     const WorkCheck& check = {});
 
 } // namespace ff::metrics

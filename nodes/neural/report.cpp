@@ -1,15 +1,18 @@
-// Report: ground truth | bilinear | learned side by side with PSNR/SSIM, the snapshot strip, the
-// training curve, timings, device and model size, as one self-contained HTML page; and the
-// numbers as metrics.json.
+// Report: ground truth | bilinear | learned side by side with PSNR/SSIM, an A/B view, 1:1 crops
+// where the two differ most, error maps, the snapshot strip, the training curve, timings, device
+// and model size, as one self-contained HTML page; and the numbers as metrics.json.
 #include "model_input.hpp"
+#include "png_size.hpp"
 #include "png_thumbnail.hpp"
 #include "neural_images.hpp"
 #include "report_page.hpp"
+#include "report_views.hpp"
 #include "snapshot_files.hpp"
 #include "training_log.hpp"
 
 #include "common/atomic_write.hpp"
 #include "common/image_mat.hpp"
+#include "metrics/error_map.hpp"
 #include "metrics/image_metrics.hpp"
 
 #include <fieldflow/node.hpp>
@@ -17,8 +20,10 @@
 #include <nlohmann/json.hpp>
 
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/core/utility.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -52,8 +57,14 @@ std::optional<PngBytes> read_png_file(const fs::path& path) {
     return bytes;
 }
 
-// Wide enough for a strip column on a high-density screen.
-constexpr int kStripImageWidth = 320;
+// The page stays under this size at any image size (the views and strip shrink until it does).
+constexpr size_t kPageBudget = 10'000'000;
+// Sizes tried in turn: the longest side of the shown images, and the snapshot strip's width
+// (wide enough for a strip column on a high-density screen at first).
+constexpr int kViewSides[] = {1280, 1024, 768, 512, 384, 256};
+constexpr int kStripWidths[] = {320, 320, 240, 160, 120, 80};
+constexpr int kCropCount = 3;
+constexpr int kThumbnailHeight = 72;
 
 // `target` relative to the folder of the page at `page_path`, for a link; empty when it has none.
 std::string link_from(const std::string& page_path, const fs::path& target) {
@@ -63,16 +74,6 @@ std::string link_from(const std::string& page_path, const fs::path& target) {
     fs::path file = fs::absolute(target, ec);
     if (ec) return {};
     return file.lexically_normal().lexically_relative(base.lexically_normal()).generic_string();
-}
-
-// The image at maximum PNG compression: the honest size to compare a model with.
-PngBytes smallest_png(const cv::Mat& rgb) {
-    cv::Mat bgr;
-    cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
-    PngBytes out;
-    if (!cv::imencode(".png", ff::nodes::to_8bit(bgr), out, {cv::IMWRITE_PNG_COMPRESSION, 9}))
-        throw Error("PNG encoding of the ground truth failed");
-    return out;
 }
 
 // Training facts: from the Train node's stats when connected, else from the model file's header.
@@ -116,6 +117,7 @@ void execute_report(Node& node) {
     const std::string metrics_path = node.string("metrics");
     const std::string snapshots = node.string("snapshots");
     const std::string title = node.string("title");
+    const std::string thumbnail_path = node.string("thumbnail");
 
     const ImageView truth_view = node.image("ground_truth");
     const cv::Mat truth = ff::nodes::rgb_mat(truth_view, "ground_truth");
@@ -129,8 +131,40 @@ void execute_report(Node& node) {
     };
     const cv::Mat bilinear = compared("bilinear");
     const cv::Mat learned = compared("learned");
-    const ff::metrics::ImageMetrics m_bilinear = ff::metrics::compare(truth, bilinear, true);
-    const ff::metrics::ImageMetrics m_learned = ff::metrics::compare(truth, learned, true);
+
+    // Progress in parts of 1000: SSIM of each image (the long part on large images), then the
+    // error maps and crops, then the page. Every check also answers an interrupt.
+    constexpr uint64_t kParts = 1000;
+    auto phase = [&](uint64_t from, uint64_t to, const char* what) -> ff::metrics::WorkCheck {
+        return [&node, from, to, what](size_t done, size_t total) {
+            node.throw_if_cancelled();
+            node.progress(from + (to - from) * done / std::max<size_t>(total, 1), kParts, what);
+        };
+    };
+    ReportImages images;
+    images.truth = ff::nodes::to_8bit(truth);
+    images.bilinear = ff::nodes::to_8bit(bilinear);
+    images.learned = ff::nodes::to_8bit(learned);
+    node.throw_if_cancelled();
+    const ff::metrics::ImageMetrics m_bilinear =
+        ff::metrics::compare(images.truth, images.bilinear, false, phase(0, 400, "SSIM of bilinear"));
+    const ff::metrics::ImageMetrics m_learned =
+        ff::metrics::compare(images.truth, images.learned, false, phase(400, 800, "SSIM of learned"));
+    // Each step below takes up to about a second on a 67-megapixel image on 2 cores: a check
+    // after each keeps an interrupt's answer within a second.
+    images.bilinear_error = ff::metrics::absolute_error(images.truth, images.bilinear);
+    node.throw_if_cancelled();
+    images.learned_error = ff::metrics::absolute_error(images.truth, images.learned);
+    node.throw_if_cancelled();
+    ReportErrorMaps error_maps;
+    error_maps.scale = shared_error_scale(images);
+    node.throw_if_cancelled();
+    error_maps.colours = ff::metrics::error_colour_steps(16);
+    error_maps.bilinear_mean = cv::mean(images.bilinear_error)[0];
+    error_maps.learned_mean = cv::mean(images.learned_error)[0];
+    std::vector<ReportCrop> crops = most_different_regions(images, crop_side(truth.size()), kCropCount);
+    node.progress(850, kParts, "error maps and crops");
+    node.throw_if_cancelled();
 
     std::optional<ff::engine::ModelFile> model;
     std::optional<size_t> model_bytes;
@@ -141,9 +175,10 @@ void execute_report(Node& node) {
     const json facts = training_facts(node, model);
     if (!model_bytes && facts.contains("model_bytes")) model_bytes = fact<size_t>(facts, "model_bytes", 0);
 
-    const PngBytes truth_png = smallest_png(truth);
+    const PngSize truth_png = smallest_png_size(images.truth, phase(850, 900, "PNG size of the ground truth"));
+    node.throw_if_cancelled();
     const double compression =
-        model_bytes && *model_bytes > 0 ? double(truth_png.size()) / double(*model_bytes) : 0.0;
+        model_bytes && *model_bytes > 0 ? double(truth_png.bytes) / double(*model_bytes) : 0.0;
 
     json metrics = {
         {"psnr_learned", m_learned.psnr},
@@ -162,7 +197,8 @@ void execute_report(Node& node) {
         {"kernel_path", fact<std::string>(facts, "kernel_path", "")},
         {"parameter_count", fact<uint64_t>(facts, "parameter_count", 0)},
         {"model_bytes", model_bytes.value_or(0)},
-        {"png_bytes", truth_png.size()},
+        {"png_bytes", truth_png.bytes},
+        {"png_bytes_estimated", truth_png.estimated},
         {"compression_ratio", compression},
     };
     if (facts.contains("final_psnr")) metrics["final_training_psnr"] = facts["final_psnr"];
@@ -176,11 +212,7 @@ void execute_report(Node& node) {
         page.subtitle += ", " + std::to_string(steps) + " training steps in " +
                          fixed(metrics["train_seconds"].get<double>(), 1) + " s";
     if (std::string device = metrics["device"]; !device.empty()) page.subtitle += " on " + device;
-    page.images = {
-        {"Ground truth", png_bytes(truth), std::nullopt, std::nullopt},
-        {"Bilinear", png_bytes(bilinear), m_bilinear.psnr, m_bilinear.ssim},
-        {"Learned", png_bytes(learned), m_learned.psnr, m_learned.ssim},
-    };
+    page.crops = std::move(crops);
 
     if (!snapshots.empty()) {
         std::set<uint32_t> wanted;
@@ -191,10 +223,11 @@ void execute_report(Node& node) {
             if (!wanted.empty() && !wanted.count(step)) continue; // left over from another run
             ReportSnapshot shot{step, read_png_file(files.prediction), read_png_file(files.feature),
                                 link_from(path, files.prediction), link_from(path, files.feature)};
-            // The strip shows each snapshot small: full-size predictions would make the page
-            // ~10 MB for a 40k-step run; the thumbnails link to the full-size files.
-            if (shot.prediction) shot.prediction = png_thumbnail(*shot.prediction, kStripImageWidth);
+            // The strip shows each snapshot small (png_thumbnail below, per size level): full-size
+            // predictions would make the page ~10 MB for a 40k-step run; the thumbnails link to
+            // the full-size files.
             if (shot.prediction || shot.feature) page.snapshots.push_back(std::move(shot));
+            node.throw_if_cancelled();
         }
         page.training_curve = read_png_file(TrainingLog::curve_path(fs::path(snapshots) / "training_log.csv"));
     }
@@ -237,12 +270,49 @@ void execute_report(Node& node) {
     if (metrics["parameter_count"].get<uint64_t>() > 0)
         add("Parameters", std::to_string(metrics["parameter_count"].get<uint64_t>()));
     if (model_bytes) add("Model size", bytes_text(double(*model_bytes)) + " (" + std::to_string(*model_bytes) + " bytes)");
-    add("Ground truth as PNG", bytes_text(double(truth_png.size())) + " (" +
-                                   std::to_string(truth_png.size()) + " bytes, maximum compression)");
+    add("Ground truth as PNG", bytes_text(double(truth_png.bytes)) + " (" +
+                                   std::to_string(truth_png.bytes) + " bytes, maximum compression" +
+                                   (truth_png.estimated ? ", estimated from " + std::to_string(PngSizeSampling{}.strips) +
+                                                                 " strips of the image)"
+                                                           : std::string(")")));
     if (compression > 0)
         add("Compression (PNG size / model size)", fixed(compression, 2) + "x");
 
-    const std::string html = render_report_html(page);
+    // The page at the largest sizes that keep it within the budget.
+    const std::vector<ReportSnapshot> full_snapshots = page.snapshots;
+    std::string html;
+    for (size_t level = 0; level < std::size(kViewSides); ++level) {
+        const int side = kViewSides[level];
+        const cv::Mat view_truth = view_of(images.truth, side);
+        auto checked = [&node](PngBytes png) { node.throw_if_cancelled(); return png; };
+        page.images = {
+            {"Ground truth", checked(rgb8_png(view_truth)), std::nullopt, std::nullopt},
+            {"Bilinear", checked(rgb8_png(view_of(images.bilinear, side))), m_bilinear.psnr, m_bilinear.ssim},
+            {"Learned", checked(rgb8_png(view_of(images.learned, side))), m_learned.psnr, m_learned.ssim},
+        };
+        error_maps.bilinear = checked(error_view_png(images.bilinear_error, side, float(error_maps.scale)));
+        error_maps.learned = checked(error_view_png(images.learned_error, side, float(error_maps.scale)));
+        page.error_maps = error_maps;
+        page.view_note = view_truth.size() == truth.size()
+                             ? std::string()
+                             : "Shown at " + ff::nodes::size_text(view_truth.size()) +
+                                   ", scaled down (area average) from " + ff::nodes::size_text(truth.size()) +
+                                   "; the crops below show full-resolution pixels.";
+        page.snapshots = full_snapshots;
+        for (ReportSnapshot& shot : page.snapshots)
+            if (shot.prediction) shot.prediction = png_thumbnail(*shot.prediction, kStripWidths[level]);
+        html = render_report_html(page);
+        node.progress(900 + 100 * (level + 1) / std::size(kViewSides), kParts, "page");
+        node.throw_if_cancelled();
+        if (html.size() <= kPageBudget) break;
+    }
+    if (html.size() > kPageBudget)
+        node.warn("report page is " + bytes_text(double(html.size())) + ", above the " +
+                  bytes_text(double(kPageBudget)) + " aimed at, even with the smallest views");
+    const std::optional<PngBytes> thumbnail =
+        thumbnail_path.empty() ? std::nullopt : std::optional<PngBytes>(index_thumbnail(images, kThumbnailHeight));
+    node.throw_if_cancelled(); // the last point where stopping leaves no output at all
+    if (thumbnail) ff::nodes::atomic_write_file(thumbnail_path, std::string(thumbnail->begin(), thumbnail->end()));
     ff::nodes::atomic_write_file(path, html);
     const std::string metrics_text = metrics.dump(2) + "\n";
     if (!metrics_path.empty()) ff::nodes::atomic_write_file(metrics_path, metrics_text);
@@ -256,9 +326,10 @@ void execute_report(Node& node) {
 FF_NODE(report) =
     ff::op("Report", "neural")
         .doc("Compares a learned image with the bilinear baseline against the ground truth: one "
-             "self-contained HTML page (images embedded) with the three side by side and their "
-             "PSNR/SSIM, the training snapshot strip and curve, timings, device and model size "
-             "next to the PNG size; and metrics.json (psnr_learned, psnr_bilinear, ssim_learned, "
+             "self-contained HTML page (images embedded, at most 10 MB at any image size) with the "
+             "three side by side and their PSNR/SSIM, an A/B view with zoom, 1:1 crops where the "
+             "two differ most, both error maps on one colour scale, the training snapshot strip "
+             "and curve, timings, device and model size next to the PNG size; and metrics.json (psnr_learned, psnr_bilinear, ssim_learned, "
              "ssim_bilinear, steps, train_seconds, device, ...). Metrics use 8-bit values, as "
              "saved to PNG.")
         .flags(FF_OP_WRITES_OUTSIDE)
@@ -275,6 +346,9 @@ FF_NODE(report) =
                       "Train's snapshot folder, for the snapshot strip and training curve")
         .param_string("title", std::string("Learned image vs bilinear baseline"),
                       "page title")
+        .param_string("thumbnail", std::string(""),
+                      "PNG to write for the batch index: the learned image and where it gains "
+                      "(green) or loses (magenta) against bilinear; empty = none")
         .execute(execute_report);
 
 } // namespace ff::neural

@@ -1,6 +1,8 @@
 #include "report_page.hpp"
 
 #include "base64.hpp"
+#include "report_ab_view.hpp"
+#include "report_crops.hpp"
 
 #include <cstdio>
 
@@ -24,21 +26,47 @@ table.strip td { padding: 2px; }
 table.strip img { width: 100%; height: auto; display: block; }
 table.strip img.feature { image-rendering: pixelated; }
 .curve img { max-width: 100%; }
+.note { color: #555; font-size: 0.9em; }
+.legend { max-width: 40em; margin: 0.5em 0 1.5em 0; }
+.legend-bar { height: 14px; border: 1px solid #999; }
+.legend-ticks { display: flex; justify-content: space-between; font-size: 0.85em; color: #444; }
 )";
-
-std::string data_uri(const PngBytes& png) {
-    return "data:image/png;base64," + base64_encode(png);
-}
-
-std::string img(const PngBytes& png, const std::string& alt, const std::string& cls = {}) {
-    return "<img src=\"" + data_uri(png) + "\" alt=\"" + html_escape(alt) + "\"" +
-           (cls.empty() ? "" : " class=\"" + cls + "\"") + ">";
-}
 
 std::string fixed(double value, int digits) {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
     return buffer;
+}
+
+std::string data_uri(const PngBytes& png) {
+    return "data:image/png;base64," + base64_encode(png);
+}
+
+std::string view_attribute(size_t index) { return " data-view=\"" + std::to_string(index) + "\""; }
+
+std::string error_maps_html(const ReportErrorMaps& maps, size_t first_view) {
+    const double levels = maps.scale * 255.0;
+    std::string html = "<h2>Error maps</h2>\n<p class=\"note\">|image - ground truth| per pixel, "
+                       "the mean over R, G, B, on one colour scale for both: black is no error, "
+                       "pale yellow " + fixed(levels, 1) + " 8-bit levels or more (99.5% of the "
+                       "pixels of both maps lie below the top of the scale).</p>\n"
+                       "<div class=\"side-by-side\">\n";
+    auto figure = [&](const PngBytes& png, const std::string& label, double mean, size_t view) {
+        html += "<figure>" + embedded_img(png, "error map: " + label, "", view_attribute(view)) +
+                "<figcaption><b>|" + html_escape(label) + " - ground truth|</b><br><span "
+                "class=\"numbers\">mean " + fixed(mean * 255.0, 2) + " levels</span></figcaption>"
+                "</figure>\n";
+    };
+    figure(maps.bilinear, "Bilinear", maps.bilinear_mean, first_view);
+    figure(maps.learned, "Learned", maps.learned_mean, first_view + 1);
+    html += "</div>\n<div class=\"legend\" role=\"img\" aria-label=\"colour scale from 0 to " +
+            fixed(levels, 1) + " 8-bit levels\"><div class=\"legend-bar\" style=\"background: "
+            "linear-gradient(to right";
+    for (const auto& c : maps.colours)
+        html += ", rgb(" + std::to_string(c[0]) + "," + std::to_string(c[1]) + "," + std::to_string(c[2]) + ")";
+    html += ")\"></div><div class=\"legend-ticks\"><span>0</span><span>" + fixed(levels / 2, 1) +
+            "</span><span>&ge; " + fixed(levels, 1) + " levels</span></div></div>\n";
+    return html;
 }
 
 std::string rows_table(const std::vector<ReportRow>& rows) {
@@ -50,6 +78,12 @@ std::string rows_table(const std::vector<ReportRow>& rows) {
 }
 
 } // namespace
+
+std::string embedded_img(const PngBytes& png, const std::string& alt, const std::string& cls,
+                         const std::string& attributes) {
+    return "<img src=\"" + data_uri(png) + "\" alt=\"" + html_escape(alt) + "\"" +
+           (cls.empty() ? "" : " class=\"" + cls + "\"") + attributes + ">";
+}
 
 std::string html_escape(const std::string& text) {
     std::string out;
@@ -73,9 +107,13 @@ std::string render_report_html(const ReportPage& page) {
     html += "</head>\n<body>\n<h1>" + html_escape(page.title) + "</h1>\n";
     if (!page.subtitle.empty()) html += "<p class=\"subtitle\">" + html_escape(page.subtitle) + "</p>\n";
 
-    html += "<h2>Comparison</h2>\n<div class=\"side-by-side\">\n";
+    html += "<h2>Comparison</h2>\n";
+    if (!page.view_note.empty()) html += "<p class=\"note\">" + html_escape(page.view_note) + "</p>\n";
+    html += "<div class=\"side-by-side\">\n";
+    std::vector<std::string> view_labels;
     for (const ReportImage& image : page.images) {
-        html += "<figure>" + img(image.png, image.label) + "<figcaption><b>" +
+        html += "<figure>" + embedded_img(image.png, image.label, "", view_attribute(view_labels.size())) +
+                "<figcaption><b>" +
                 html_escape(image.label) + "</b>";
         if (image.psnr || image.ssim) {
             html += "<br><span class=\"numbers\">";
@@ -87,8 +125,18 @@ std::string render_report_html(const ReportPage& page) {
             html += "<br><span class=\"numbers\">reference</span>";
         }
         html += "</figcaption></figure>\n";
+        view_labels.push_back(image.label);
     }
     html += "</div>\n";
+    const size_t image_views = view_labels.size();
+    if (page.error_maps) {
+        view_labels.push_back("Error map, bilinear");
+        view_labels.push_back("Error map, learned");
+    }
+    if (!page.crops.empty()) html += crops_section(page.crops);
+    if (page.error_maps) html += error_maps_html(*page.error_maps, image_views);
+    // A/B starts on bilinear | learned: the pair the page is about.
+    if (image_views >= 2) html += ab_view_section(view_labels, image_views - 2, image_views - 1);
 
     if (!page.snapshots.empty()) {
         html += "<h2>Training snapshots</h2>\n<p>Top row: the prediction; bottom row: the learned "
@@ -104,7 +152,7 @@ std::string render_report_html(const ReportPage& page) {
                 const std::string& href = feature ? s.feature_href : s.prediction_href;
                 html += "<td>";
                 if (png) {
-                    std::string picture = img(*png, std::string(name) + " at step " + std::to_string(s.step),
+                    std::string picture = embedded_img(*png, std::string(name) + " at step " + std::to_string(s.step),
                                               feature ? "feature" : "");
                     html += href.empty() ? picture
                                          : "<a href=\"" + html_escape(href) + "\">" + picture + "</a>";
@@ -119,9 +167,11 @@ std::string render_report_html(const ReportPage& page) {
     }
     if (page.training_curve)
         html += "<h2>Training curve</h2>\n<div class=\"curve\">" +
-                img(*page.training_curve, "training loss and PSNR") + "</div>\n";
+                embedded_img(*page.training_curve, "training loss and PSNR") + "</div>\n";
     if (!page.quality.empty()) html += "<h2>Metrics</h2>\n" + rows_table(page.quality);
     if (!page.training.empty()) html += "<h2>Training, device and model</h2>\n" + rows_table(page.training);
+    if (image_views >= 2) html += ab_view_script();
+    if (!page.crops.empty()) html += crops_script();
     html += "</body>\n</html>\n";
     return html;
 }

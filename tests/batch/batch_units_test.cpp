@@ -225,7 +225,9 @@ TEST(BatchSummary, WritesCsvJsonHtmlAndReadsJsonBack) {
     EXPECT_TRUE(contains(html, "<a href=\"a/\">a</a>"));
     EXPECT_TRUE(contains(html, "&quot;bad&quot;"));             // escaped
     EXPECT_TRUE(contains(html, "not the PSNR of the pooled error")); // says what the mean is
-    EXPECT_TRUE(contains(html, "sortBy(2,true)"));                 // sorted by PSNR gain
+    EXPECT_TRUE(contains(html, "sortBy(2,true)"));                 // by PSNR gain (no picture column)
+    EXPECT_FALSE(contains(html, "<th>picture</th>"));             // no image has a thumbnail
+    EXPECT_FALSE(contains(html, "<img"));                          // no thumbnail.png files here
     // Nothing but the three files (temp files were renamed).
     EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 3);
 }
@@ -244,6 +246,21 @@ TEST(BatchSummary, PageShowsOnlyTheColumnsTheGraphProduces) {
     for (const char* absent : {"PSNR gain", "PSNR bilinear", "SSIM learned", "<th>steps</th>", "model bytes"})
         EXPECT_FALSE(contains(html, absent)) << absent;
     EXPECT_TRUE(contains(html, "sortBy(2,true)")); // by PSNR, the first metric shown
+}
+
+TEST(BatchSummary, IndexShowsTheReportsThumbnailSortedWithTheGain) {
+    TempDir dir;
+    std::vector<ImageResult> results = {sample("a", kStatusDone, 20), sample("c", kStatusDone, 30)};
+    results[0].folder = "a", results[1].folder = "c";
+    fs::create_directories(dir / "c");
+    write_text(dir / "c" / "thumbnail.png", "png");
+    write_summary(dir.path(), results, SummaryInfo{"graphs/lake.yaml", "", {}, false});
+    const std::string html = read_text(dir / "index.html");
+    EXPECT_TRUE(contains(html, "<td class=\"p\" data-v=")) << html;
+    EXPECT_TRUE(contains(html, "<img src=\"c/thumbnail.png\" alt=\"c: learned, and its gain on bilinear\">")) << html;
+    EXPECT_FALSE(contains(html, "a/thumbnail.png")); // a has no picture: no broken image
+    EXPECT_TRUE(contains(html, "<th>picture</th><th>PSNR gain (dB)</th>"));
+    EXPECT_TRUE(contains(html, "sortBy(3,true)")); // by PSNR gain, after the picture column
 }
 
 TEST(BatchSummary, ReadingSomethingElseSaysWhatIsWrong) {

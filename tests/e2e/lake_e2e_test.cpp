@@ -157,9 +157,13 @@ TEST_F(LakeGraph, ReportIsSelfContained) {
     size_t images = 0;
     for (size_t at = 0; (at = html.find("<img src=\"data:image/png;base64,", at)) != std::string::npos; ++at)
         ++images;
-    EXPECT_EQ(images, 3u + 2u * 4u + 1u); // side by side, 4 snapshot steps x 2 rows, the curve
+    // Side by side, the 1:1 crops (a 188x141 image has room for one 141x141 region, 3 pictures),
+    // the 2 error maps, 4 snapshot steps x 2 rows, the curve.
+    EXPECT_EQ(images, 3u + 3u + 2u + 2u * 4u + 1u);
+    EXPECT_NE(html.find("Region 141x141 at ("), std::string::npos);
     EXPECT_EQ(html.find("src=\"http"), std::string::npos);
     for (const char* text : {"Ground truth", "Bilinear", "Learned", "Feature grid", "llvmpipe",
-                             "Model size", "Ground truth as PNG"})
+                             "Model size", "Ground truth as PNG", "|Learned - ground truth|",
+                             "id=\"ab-split\""})
         EXPECT_NE(html.find(text), std::string::npos) << text;
 }

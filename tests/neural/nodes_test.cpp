@@ -341,8 +341,15 @@ TEST(Report, WritesPageAndMetricsMatchingAnIndependentComputation) {
         .param("path", (folder / "report.html").string())
         .param("metrics", (folder / "metrics.json").string())
         .param("snapshots", t.snapshots.string())
+        .param("thumbnail", (folder / "thumbnail.png").string())
         .param("title", "Tiny lake");
     ASSERT_EQ(run.execute(), FF_OK) << run.error();
+
+    // The batch index's picture: the learned image and its gain map, 72 pixels high.
+    const cv::Mat thumbnail = cv::imread((folder / "thumbnail.png").string(), cv::IMREAD_UNCHANGED);
+    ASSERT_FALSE(thumbnail.empty());
+    EXPECT_EQ(thumbnail.rows, 72);
+    EXPECT_EQ(thumbnail.cols, 2 * 96);
 
     json metrics = json::parse(read_text(folder / "metrics.json"));
     EXPECT_EQ(json::parse(run.output_text("metrics")), metrics);
@@ -370,11 +377,18 @@ TEST(Report, WritesPageAndMetricsMatchingAnIndependentComputation) {
         EXPECT_NE(html.find(label), std::string::npos) << label;
     for (int step : {1, 10, 100, kSteps})
         EXPECT_NE(html.find("<th>Step " + std::to_string(step) + "</th>"), std::string::npos) << step;
-    // 3 side by side + 4 snapshots x 2 rows + the training curve, all embedded.
+    // 3 side by side + 2 error maps + 3 per crop + 4 snapshots x 2 rows + the training curve, all
+    // embedded; a 96x72 image has room for one 72x72 crop.
     size_t images = 0;
     for (size_t at = 0; (at = html.find("<img src=\"data:image/png;base64,", at)) != std::string::npos; ++at)
         ++images;
-    EXPECT_EQ(images, 3u + 8u + 1u);
+    EXPECT_NE(html.find("Region 72x72 at (12, 0)"), std::string::npos);
+    EXPECT_EQ(images, 3u + 2u + 3u + 8u + 1u);
+    EXPECT_NE(html.find("|Learned - ground truth|"), std::string::npos);
+    EXPECT_NE(html.find("class=\"legend-bar\""), std::string::npos);
+    EXPECT_NE(html.find("id=\"ab-split\""), std::string::npos);
+    EXPECT_NE(html.find("<div class=\"crop-images\" tabindex=\"0\" role=\"button\" data-zoom=\"1\""),
+              std::string::npos); // zoomable from the keyboard
     EXPECT_NE(html.find(t.stats["device"].get<std::string>()), std::string::npos);
 
     // Different sizes cannot be compared.
@@ -386,5 +400,43 @@ TEST(Report, WritesPageAndMetricsMatchingAnIndependentComputation) {
     EXPECT_EQ(mismatch.execute(), FF_ERROR);
     EXPECT_NE(mismatch.error().find("48x36"), std::string::npos) << mismatch.error();
     EXPECT_FALSE(fs::exists(folder / "other.html"));
+    fs::remove_all(folder);
+}
+
+// A large, incompressible image (noise): the page still stays within 10 MB, built from scaled-down
+// views, with full-resolution crops.
+TEST(Report, PageStaysWithinTenMegabytesForALargeNoisyImage) {
+    cv::Mat truth(2400, 3200, CV_32FC3), noise(truth.size(), CV_32FC3);
+    cv::RNG(3).fill(truth, cv::RNG::UNIFORM, 0.0, 1.0);
+    cv::RNG(4).fill(noise, cv::RNG::NORMAL, 0.0, 0.05);
+    const cv::Mat learned = truth + noise, bilinear = truth + 2 * noise;
+    fs::path folder = fresh_folder("report_large");
+    OpRun run("Report");
+    run.image("ground_truth", truth).image("bilinear", bilinear).image("learned", learned)
+        .param("path", (folder / "report.html").string());
+    ASSERT_EQ(run.execute(), FF_OK) << run.error();
+    const std::string html = read_text(folder / "report.html");
+    EXPECT_LE(html.size(), 10'000'000u);
+    EXPECT_GT(html.size(), 1'000'000u); // not emptied to get there
+    EXPECT_NE(html.find("scaled down (area average) from 3200x2400"), std::string::npos);
+    EXPECT_NE(html.find("Region 160x160 at"), std::string::npos); // crops at full resolution
+    fs::remove_all(folder);
+}
+
+// An interrupt during the metrics stops the report at its next check and leaves no file.
+TEST(Report, InterruptStopsItAndWritesNothing) {
+    cv::Mat truth(1500, 2000, CV_32FC3);
+    cv::RNG(5).fill(truth, cv::RNG::UNIFORM, 0.0, 1.0);
+    fs::path folder = fresh_folder("report_cancel");
+    OpRun run("Report");
+    int reports = 0;
+    run.image("ground_truth", truth).image("bilinear", truth).image("learned", truth)
+        .param("path", (folder / "report.html").string())
+        .param("metrics", (folder / "metrics.json").string())
+        .on_progress([&](const ff::test::ProgressEvent&) { return ++reports >= 2; });
+    EXPECT_EQ(run.execute(), FF_CANCELLED) << run.error();
+    EXPECT_EQ(reports, 2); // stopped at the check after the flag went up
+    EXPECT_FALSE(fs::exists(folder / "report.html"));
+    EXPECT_FALSE(fs::exists(folder / "metrics.json"));
     fs::remove_all(folder);
 }

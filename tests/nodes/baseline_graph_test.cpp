@@ -38,7 +38,7 @@ TEST(BaselineGraph, MetricsMatchOpenCvOnTheWrittenFiles) {
     const Result run = run_fieldflow("run " + baseline_graph() + " --no-cache --set output=" + out.string());
     ASSERT_EQ(run.exit_code, 0) << run.output;
 
-    for (const char* name : {"ground_truth.png", "bilinear.png", "compare.png", "metrics.json"})
+    for (const char* name : {"ground_truth.png", "bilinear.png", "compare.png", "metrics.json", "error_map.png"})
         EXPECT_TRUE(fs::is_regular_file(out / name)) << name;
     const cv::Mat truth = cv::imread((out / "ground_truth.png").string(), cv::IMREAD_UNCHANGED);
     const cv::Mat bilinear = cv::imread((out / "bilinear.png").string(), cv::IMREAD_UNCHANGED);
@@ -73,6 +73,19 @@ TEST(BaselineGraph, MetricsMatchOpenCvOnTheWrittenFiles) {
     const cv::Mat strip = cv::imread((out / "compare.png").string(), cv::IMREAD_UNCHANGED);
     EXPECT_GT(strip.cols, 2 * 751);
     EXPECT_GT(strip.rows, 563);
+
+    // The error map: the image's size; black (inferno's first colour) where the baseline is exact.
+    const cv::Mat map = cv::imread((out / "error_map.png").string(), cv::IMREAD_COLOR);
+    ASSERT_EQ(map.size(), truth.size());
+    cv::Mat exact;
+    cv::compare(cv::Mat(truth.reshape(1) == bilinear.reshape(1)).reshape(3), cv::Scalar::all(255), exact, cv::CMP_EQ);
+    std::vector<cv::Mat> planes;
+    cv::split(exact, planes);
+    cv::Mat all = planes[0] & planes[1] & planes[2];
+    cv::Point where;
+    ASSERT_GT(cv::countNonZero(all), 0);
+    cv::minMaxLoc(all, nullptr, nullptr, nullptr, &where);
+    EXPECT_LE(cv::norm(map.at<cv::Vec3b>(where), cv::NORM_INF), 5.0) << where;
 }
 
 // Validation looks for the file (what `fieldflow check` catches), so nothing runs.

@@ -107,6 +107,31 @@ TEST(ImageMetrics, SsimMatchesADirectComputation) {
     EXPECT_NEAR(ff::metrics::ssim(a8, a8), 1.0, 1e-12);
 }
 
+TEST(ImageMetrics, TiledSsimEqualsTheDirectComputationAcrossTileEdges) {
+    // 300x270 valid centres span 3x3 tiles of 128 with ragged last tiles.
+    const cv::Mat a = ff::test::test_picture(310, 280, 4), b = degraded(a);
+    const cv::Mat a8 = quantised(a), b8 = quantised(b);
+    size_t last_done = 0, last_total = 0, calls = 0;
+    const double tiled = ff::metrics::ssim(a8, b8, [&](size_t done, size_t total) {
+        EXPECT_GT(done, last_done);
+        last_done = done, last_total = total, ++calls;
+    });
+    EXPECT_NEAR(tiled, direct_ssim(a8, b8, 255.0), 1e-9);
+    EXPECT_GE(calls, 1u);
+    EXPECT_EQ(last_done, last_total); // the check saw the whole image done
+}
+
+TEST(ImageMetrics, SsimStopsWhenTheCheckThrows) {
+    const cv::Mat a = quantised(ff::test::test_picture(2100, 1100, 5));
+    size_t calls = 0;
+    EXPECT_THROW(ff::metrics::ssim(a, a, [&](size_t, size_t) {
+                     ++calls;
+                     throw std::runtime_error("stop");
+                 }),
+                 std::runtime_error);
+    EXPECT_EQ(calls, 1u); // the first batch of tiles, not the whole image
+}
+
 TEST(ImageMetrics, SsimOfTinyImagesIsDefined) {
     const cv::Mat a = quantised(ff::test::test_picture(6, 5, 1));
     EXPECT_NEAR(ff::metrics::ssim(a, a), 1.0, 1e-12);
@@ -153,6 +178,83 @@ TEST(MetricsNode, SizeMismatchNamesBothSizes) {
     EXPECT_EQ(run.execute(), FF_ERROR);
     EXPECT_NE(run.error().find("8x10"), std::string::npos) << run.error();
     EXPECT_NE(run.error().find("10x8"), std::string::npos) << run.error();
+}
+
+// The error map computed directly with OpenCV: |a - b| per channel, the channels' mean on the
+// [0, 1] scale, scaled to 8 bits, through COLORMAP_INFERNO.
+cv::Mat direct_error_map(const cv::Mat& a8, const cv::Mat& b8, double scale) {
+    cv::Mat diff, summed, levels, bgr, rgb;
+    cv::absdiff(a8, b8, diff);
+    diff.convertTo(diff, CV_32F);
+    cv::transform(diff, summed, cv::Matx13f(1.f / 3 / 255, 1.f / 3 / 255, 1.f / 3 / 255));
+    summed.convertTo(levels, CV_8U, 255.0 / scale);
+    cv::applyColorMap(levels, bgr, cv::COLORMAP_INFERNO);
+    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+    return rgb;
+}
+
+TEST(ErrorMapNode, MatchesADirectOpenCvComputation) {
+    const cv::Mat reference = ff::test::test_picture(64, 40, 9), image = degraded(reference);
+    FakeRun run(ff::test::core_plugin().op("ErrorMap"));
+    run.input("reference", reference).input("image", image).param("scale", ff::test::ParamValue(0.05));
+    ASSERT_EQ(run.execute(), FF_OK) << run.error();
+    const cv::Mat expected = direct_error_map(quantised(reference), quantised(image), 0.05);
+    const cv::Mat got = quantised(run.output_mat("image"));
+    ASSERT_EQ(got.size(), expected.size());
+    cv::Mat diff;
+    cv::absdiff(got, expected, diff);
+    double worst = 0;
+    cv::minMaxLoc(diff.reshape(1), nullptr, &worst);
+    // A level may round the other way where the scaled error lies on a half level (float sums in
+    // another order): at most one colour step there, and exact almost everywhere.
+    EXPECT_LE(worst, 8.0);
+    cv::Mat differs;
+    cv::transform(diff, differs, cv::Matx13f(1, 1, 1));
+    EXPECT_LE(cv::countNonZero(differs), int(got.total() / 100));
+    // Somewhere the blur moved a pixel a lot: the map is not uniformly dark.
+    double brightest = 0;
+    cv::minMaxLoc(got.reshape(1), nullptr, &brightest);
+    EXPECT_GT(brightest, 200.0);
+
+    const auto json = nlohmann::json::parse(run.output_text("json"));
+    cv::Mat d;
+    cv::absdiff(quantised(reference), quantised(image), d);
+    const cv::Scalar m = cv::mean(d);
+    EXPECT_NEAR(json.at("mean_error").get<double>(), (m[0] + m[1] + m[2]) / 3 / 255.0, 1e-5);
+    EXPECT_NEAR(json.at("scale").get<double>(), 0.05, 1e-7);
+}
+
+TEST(ErrorMapNode, GrayMapIsTheErrorOverTheScaleAndIdenticalImagesAreBlack) {
+    const cv::Mat reference = ff::test::test_picture(20, 16, 3), image = degraded(reference);
+    FakeRun run(ff::test::core_plugin().op("ErrorMap"));
+    run.input("reference", reference).input("image", image).param("colour", ff::test::ParamValue(false))
+        .param("scale", ff::test::ParamValue(0.1)).param("quantize", ff::test::ParamValue(false));
+    ASSERT_EQ(run.execute(), FF_OK) << run.error();
+    const cv::Mat got = run.output_mat("image");
+    for (int y = 0; y < got.rows; y += 5)
+        for (int x = 0; x < got.cols; x += 3) {
+            const cv::Vec3f a = reference.at<cv::Vec3f>(y, x), b = image.at<cv::Vec3f>(y, x);
+            const float error = (std::abs(a[0] - b[0]) + std::abs(a[1] - b[1]) + std::abs(a[2] - b[2])) / 3;
+            EXPECT_NEAR(got.at<cv::Vec3f>(y, x)[1], std::min(error / 0.1f, 1.f), 1e-5);
+        }
+
+    FakeRun same(ff::test::core_plugin().op("ErrorMap"));
+    same.input("reference", reference).input("image", reference);
+    ASSERT_EQ(same.execute(), FF_OK) << same.error();
+    // Every pixel has the colour of zero error (inferno starts at a near-black blue).
+    const cv::Mat none = quantised(same.output_mat("image"));
+    const cv::Vec3b zero = direct_error_map(cv::Mat::zeros(1, 1, CV_8UC3), cv::Mat::zeros(1, 1, CV_8UC3), 0.1).at<cv::Vec3b>(0, 0);
+    cv::Mat other;
+    cv::inRange(none, zero, zero, other);
+    EXPECT_EQ(cv::countNonZero(other), int(none.total()));
+    EXPECT_LT(zero[0] + zero[1] + zero[2], 12);
+}
+
+TEST(ErrorMapNode, SizeMismatchNamesBothSizes) {
+    FakeRun run(ff::test::core_plugin().op("ErrorMap"));
+    run.input("reference", ff::test::test_picture(10, 8)).input("image", ff::test::test_picture(8, 10));
+    EXPECT_EQ(run.execute(), FF_ERROR);
+    EXPECT_NE(run.error().find("8x10"), std::string::npos) << run.error();
 }
 
 TEST(WriteJson, WritesPrettyJsonAtomically) {

@@ -24,6 +24,7 @@ TEST(CorePlugin, DescribesItsOps) {
         {"BilinearBaseline", FF_OP_PURE},    {"Grayscale", FF_OP_PURE},
         {"Downsample", FF_OP_PURE},          {"Metrics", FF_OP_PURE},
         {"Compare", FF_OP_PURE},             {"Crop", FF_OP_PURE},
+        {"ErrorMap", FF_OP_PURE},
         {"GaussianBlur", FF_OP_PURE},        {"UnsharpMask", FF_OP_PURE},
         {"Rotate", FF_OP_PURE},              {"Flip", FF_OP_PURE},
         {"ColorConvert", FF_OP_PURE},        {"Concat", FF_OP_PURE},

@@ -171,11 +171,23 @@ std::vector<MetricColumn> shown_columns(const std::vector<ImageResult>& results)
     return shown;
 }
 
-// How the page starts sorted: by the first metric shown, best first (PSNR gain when the graph
-// has a baseline), else by image name.
-const char* initial_sort(const std::vector<MetricColumn>& shown) { return shown.empty() ? "0,false" : "2,true"; }
+// How the page starts sorted: by the first metric shown (column `first_metric`), best first (PSNR
+// gain when the graph has a baseline), else by image name.
+std::string initial_sort(const std::vector<MetricColumn>& shown, int first_metric) {
+    return shown.empty() ? "0,false" : std::to_string(first_metric) + ",true";
+}
 
-std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo& info) {
+// The picture the Report leaves next to an image's outputs (graphs/lake.yaml: thumbnail.png), as
+// an href from the summary's folder; empty when the image has none.
+std::string thumbnail_of(const fs::path& dir, const ImageResult& r) {
+    if (r.folder.empty()) return {};
+    const std::string file = r.folder + "/thumbnail.png";
+    std::error_code ec;
+    return fs::is_regular_file(dir / file, ec) ? file : std::string();
+}
+
+std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo& info,
+                      const fs::path& dir) {
     const SummaryTotals t = summary_totals(results);
     std::ostringstream out;
     std::string title = "fieldflow batch: " + info.graph;
@@ -185,7 +197,8 @@ std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo
            "body{font-family:system-ui,sans-serif;margin:2em;color:#222}\n"
            "table{border-collapse:collapse}th,td{padding:.25em .6em;border-bottom:1px solid #ddd;"
            "text-align:right}\n"
-           "th{cursor:pointer;background:#f4f4f4;position:sticky;top:0}th:first-child,td:first-"
+           "th{cursor:pointer;background:#f4f4f4;position:sticky;top:0}td.p{padding:2px .3em}td.p img{display:block;height:72px}"
+           "th:first-child,td:first-"
            "child,td.s,td.e{text-align:left}\n"
            "tr.failed td{background:#fff0f0}tr.notrun td{color:#888}td.e{max-width:40em;"
            "white-space:pre-wrap;font-size:.9em}\n"
@@ -213,9 +226,17 @@ std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo
     mean("SSIM", t.ssim, 4, "");
     mean("training time", t.train_seconds, 1, " s");
     // The metric columns, each shown only when some image has a value for it: a graph without
-    // a bilinear baseline (or without training) gets no columns that are always empty.
+    // a bilinear baseline (or without training) gets no columns that are always empty. The
+    // picture column likewise appears only when some image has a thumbnail.
     const std::vector<MetricColumn> columns = shown_columns(results);
-    out << "</p>\n<p>Click a column heading to sort by it.</p>\n<table>\n<thead><tr><th>image</th><th>status</th>";
+    const bool pictures = std::any_of(results.begin(), results.end(),
+                                      [&](const ImageResult& r) { return !thumbnail_of(dir, r).empty(); });
+    out << "</p>\n<p>Click a column heading to sort by it.";
+    if (pictures)
+        out << " The picture: the learned image, and where it is closer to the truth than bilinear "
+               "(green) or further (magenta); sorting by it sorts by the gain.";
+    out << "</p>\n<table>\n<thead><tr><th>image</th><th>status</th>";
+    if (pictures) out << "<th>picture</th>";
     for (const MetricColumn& c : columns) out << "<th>" << c.heading << "</th>";
     out << "<th>wall s</th><th>log</th><th>error</th></tr></thead>\n<tbody>\n";
     for (const ImageResult& r : results) {
@@ -225,8 +246,20 @@ std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo
         if (link.empty()) out << "<td>" << html(r.stem) << "</td>";
         else out << "<td><a href=\"" << html(href(link)) << "\">" << html(r.stem) << "</a></td>";
         out << "<td class=\"s\">" << html(r.status) << "</td>";
+        const ImageMetrics& m = r.metrics;
+        if (pictures) {
+            const std::string picture = thumbnail_of(dir, r);
+            if (picture.empty()) {
+                out << cell("", m.psnr_gain());
+            } else {
+                char key[64] = "";
+                if (m.psnr_gain()) std::snprintf(key, sizeof key, " data-v=\"%.17g\"", *m.psnr_gain());
+                out << "<td class=\"p\"" << key << "><img src=\"" << html(href(picture)) << "\" alt=\""
+                    << html(r.stem) << ": learned, and its gain on bilinear\"></td>";
+            }
+        }
         for (const MetricColumn& c : columns) {
-            const std::optional<double> v = c.value(r.metrics);
+            const std::optional<double> v = c.value(m);
             out << cell(c.digits < 0 ? integer(v ? std::optional<uint64_t>(uint64_t(*v)) : std::nullopt)
                                      : fixed(v, c.digits),
                         v);
@@ -237,7 +270,7 @@ std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo
         out << "<td class=\"e\">" << html(r.error) << "</td></tr>\n";
     }
     // Sorting: numeric columns by data-v (blanks last), others by text; a second click reverses.
-    // The table starts sorted by PSNR gain, best first.
+    // The table starts sorted by its first metric column, best first.
     out << "</tbody></table>\n<script>\n"
            "const tb=document.querySelector('tbody');\n"
            "function key(td){return td.dataset.v!==undefined?parseFloat(td.dataset.v):td.textContent;}\n"
@@ -247,7 +280,7 @@ std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo
            "return desc?-c:c;});rows.forEach(r=>tb.appendChild(r));}\n"
            "document.querySelectorAll('th').forEach((th,i)=>th.onclick=()=>{th.dataset.desc="
            "th.dataset.desc==='1'?'0':'1';sortBy(i,th.dataset.desc==='1');});\n"
-           "sortBy(" << initial_sort(columns) << ");\n</script>\n</body></html>\n";
+           "sortBy(" << initial_sort(columns, pictures ? 3 : 2) << ");\n</script>\n</body></html>\n";
     return out.str();
 }
 
@@ -312,7 +345,7 @@ void write_summary(const fs::path& dir, const std::vector<ImageResult>& results,
                    const SummaryInfo& info) {
     write_file_atomically(dir / "summary.csv", csv_text(results));
     write_file_atomically(dir / "summary.json", json_text(results, info));
-    write_file_atomically(dir / "index.html", html_text(results, info));
+    write_file_atomically(dir / "index.html", html_text(results, info, dir));
 }
 
 SummaryFile read_summary_json(const fs::path& file) {

@@ -1,0 +1,84 @@
+#include "report_crops.hpp"
+
+#include <cstdio>
+
+namespace ff::neural {
+
+namespace {
+
+constexpr const char* kStyle = R"(<style>
+.crops { display: flex; flex-wrap: wrap; gap: 1em 2em; }
+.crop-images { display: flex; gap: 6px; flex-wrap: wrap; cursor: zoom-in; }
+.crop-images[data-zoom="4"] { cursor: zoom-out; }
+.crop-images:focus { outline: 2px solid #36c; outline-offset: 2px; }
+.crop-images figure { margin: 0; }
+.crop-images img { display: block; image-rendering: pixelated; }
+.crop-images figcaption { font-size: 0.85em; }
+</style>
+)";
+
+// Each region's three images zoom together; the zoom is mirrored in the group's data-zoom so a
+// test can read it. Sizes come from the images' width/height attributes (their full-resolution
+// pixels), so zooming works before the pictures have decoded.
+constexpr const char* kScript = R"(<script>
+(function () {
+  const zooms = [1, 2, 4];
+  document.querySelectorAll('.crop-images').forEach((group) => {
+    function set(zoom) {
+      group.dataset.zoom = zoom;
+      group.querySelectorAll('img').forEach((img) => {
+        img.style.width = (+img.getAttribute('width') * zoom) + 'px';
+        img.style.height = (+img.getAttribute('height') * zoom) + 'px';
+      });
+    }
+    const at = () => zooms.indexOf(+group.dataset.zoom);
+    group.addEventListener('click', () => set(zooms[(at() + 1) % zooms.length]));
+    group.addEventListener('keydown', (event) => {
+      const key = event.key;
+      if (key === 'Enter' || key === ' ') set(zooms[(at() + 1) % zooms.length]);
+      else if (key === '+' || key === '=') set(zooms[Math.min(zooms.length - 1, at() + 1)]);
+      else if (key === '-') set(zooms[Math.max(0, at() - 1)]);
+      else return;
+      event.preventDefault();
+    });
+  });
+})();
+</script>
+)";
+
+std::string db(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.2f dB", value);
+    return buffer;
+}
+
+} // namespace
+
+std::string crops_section(const std::vector<ReportCrop>& crops) {
+    std::string html = kStyle;
+    html += "<h2>1:1 crops where learned and bilinear differ most</h2>\n<p class=\"note\">"
+            "Full-resolution pixels of the regions whose mean squared error differs most between "
+            "the two, one pixel per screen pixel. Click a region (or focus it and press Enter, "
+            "<b>+</b> or <b>-</b>) to zoom its three pictures together to 2x and 4x.</p>\n"
+            "<div class=\"crops\">\n";
+    for (const ReportCrop& c : crops) {
+        const std::string where = std::to_string(c.width) + "x" + std::to_string(c.height) + " at (" +
+                                  std::to_string(c.x) + ", " + std::to_string(c.y) + ")";
+        const std::string size = " width=\"" + std::to_string(c.width) + "\" height=\"" +
+                                 std::to_string(c.height) + "\"";
+        auto one = [&](const PngBytes& png, const std::string& label) {
+            return "<figure>" + embedded_img(png, label + ", " + where, "", size) + "<figcaption>" +
+                   html_escape(label) + "</figcaption></figure>";
+        };
+        html += "<div class=\"crop\"><div class=\"crop-images\" tabindex=\"0\" role=\"button\" "
+                "data-zoom=\"1\" aria-label=\"zoom region " + html_escape(where) + "\">" +
+                one(c.truth, "Ground truth") + one(c.bilinear, "Bilinear " + db(c.bilinear_psnr)) +
+                one(c.learned, "Learned " + db(c.learned_psnr)) + "</div><div class=\"note\">Region " +
+                html_escape(where) + "</div></div>\n";
+    }
+    return html + "</div>\n";
+}
+
+std::string crops_script() { return kScript; }
+
+} // namespace ff::neural

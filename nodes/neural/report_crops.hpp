@@ -1,0 +1,19 @@
+// The report's 1:1 crops: for each region where learned and bilinear differ most, the ground
+// truth's, bilinear's and learned's full-resolution pixels side by side, zoomable together (click,
+// or Enter, + and - on the focused region: 1x, 2x, 4x, pixels kept sharp). Plain HTML/CSS/JS.
+#pragma once
+
+#include "report_page.hpp"
+
+#include <string>
+#include <vector>
+
+namespace ff::neural {
+
+// The section's styles and HTML.
+std::string crops_section(const std::vector<ReportCrop>& crops);
+
+// The script that zooms the crops: place it after the section (end of the body).
+std::string crops_script();
+
+} // namespace ff::neural

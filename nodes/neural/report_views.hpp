@@ -1,0 +1,49 @@
+// What the report shows of the images, computed from the full-resolution 8-bit images: views
+// scaled down to a bounded size (the page's size must not grow with the image), the error maps on
+// one shared colour scale, the 1:1 crops where learned and bilinear differ most, and the small
+// picture the batch index shows.
+#pragma once
+
+#include "report_page.hpp"
+
+#include <opencv2/core.hpp>
+
+#include <functional>
+
+namespace ff::neural {
+
+// The three images the report compares, 8-bit RGB of one size, and their per-pixel absolute
+// errors against the truth (CV_32FC1, [0, 1], see ff::metrics::absolute_error).
+struct ReportImages {
+    cv::Mat truth, bilinear, learned;
+    cv::Mat bilinear_error, learned_error;
+};
+
+// The top of the shared colour scale of both error maps: the error 99.5% of their pixels stay
+// below.
+float shared_error_scale(const ReportImages& images);
+
+// `count` non-overlapping square regions (side `side`, clipped to the image) where the per-region
+// mean squared errors of bilinear and learned differ most, largest difference first, each with
+// the three images' full-resolution pixels and their PSNRs there.
+std::vector<ReportCrop> most_different_regions(const ReportImages& images, int side, int count);
+
+// The side of the crops for an image of this size: 160 pixels, less for small images.
+int crop_side(cv::Size image);
+
+// The image scaled (area averaging) so its longer side is at most `max_side`; unchanged when it
+// already is.
+cv::Mat view_of(const cv::Mat& image, int max_side);
+
+// The error map shown in the page: the error scaled down like the views, then coloured.
+PngBytes error_view_png(const cv::Mat& error, int max_side, float scale);
+
+// The batch index's picture of one image: the learned image and, right of it, where it gained on
+// bilinear (green: the learned pixel is closer to the truth; magenta: the bilinear one is), each
+// `height` pixels high. PNG bytes.
+PngBytes index_thumbnail(const ReportImages& images, int height);
+
+// 8-bit RGB -> PNG bytes (fast compression: the page is built once and read by a browser).
+PngBytes rgb8_png(const cv::Mat& rgb8);
+
+} // namespace ff::neural
