@@ -1,4 +1,5 @@
 #include <fieldflow/host/cli.hpp>
+#include <fieldflow/host/interrupt.hpp>
 #include <fieldflow/plugin.h>
 
 #include <algorithm>
@@ -44,6 +45,10 @@ void register_command(Command command) {
 const std::vector<Command>& commands() { return registry(); }
 
 int run_cli(int argc, char** argv) {
+    // First, before loading plugins, Vulkan or a graph (slow under ASan or on a loaded machine): a
+    // SIGINT/SIGTERM that arrives at any point after this is a clean 130/143, never the default
+    // action killing the process.
+    install_interrupt_handlers();
     if (argc < 2) {
         print_usage(stderr);
         return kExitInvalid;
@@ -61,7 +66,9 @@ int run_cli(int argc, char** argv) {
         if (c.name != first) continue;
         std::vector<std::string> args(argv + 2, argv + argc);
         try {
-            return c.main(args);
+            const int code = c.main(args);
+            // A command that finished although it was interrupted (e.g. `check`) still says so.
+            return interrupt_exit_code() ? interrupt_exit_code() : code;
         } catch (const std::exception& e) {
             std::fprintf(stderr, "fieldflow %s: error: %s\n", first.c_str(), e.what());
             return kExitInvalid;

@@ -31,9 +31,10 @@ void require_consistent(const Model& model);
 // and the model fits their shared memory, else the portable kernels.
 TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config);
 
-// The fused training kernel for a model on this device (EXPLICIT_SAMPLES for tests).
+// The fused training kernel for a model on this device (EXPLICIT_SAMPLES for tests; IMAGE_RGBA16
+// for a target kept at 16 bits per channel).
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
-                           bool explicit_samples);
+                           bool explicit_samples, bool image_rgba16 = false);
 
 // Renders width x height pixel centres of the model held in `mlp` / `grid` (one dispatch) and
 // returns config.output_dims floats per pixel.

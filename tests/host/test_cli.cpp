@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 
 namespace fieldflow::host {
 namespace {
@@ -48,7 +49,7 @@ TEST(Cli, HelpAndVersion) {
     EXPECT_TRUE(contains(fieldflow("run --help").text, "--no-cache"));
     Output v = fieldflow("--version");
     EXPECT_EQ(v.code, 0);
-    EXPECT_EQ(v.text, "fieldflow 0.1.0 (plugin ABI 1.1)\n");
+    EXPECT_EQ(v.text, "fieldflow 0.1.0 (plugin ABI 1.2)\n");
 }
 
 TEST(Cli, UsageErrorsExitTwo) {
@@ -137,20 +138,38 @@ TEST(Cli, FailedNodeExitsOne) {
     EXPECT_TRUE(contains(run.text, "input 'f' failed"));
 }
 
-// Starts `fieldflow run` on a slow graph, sends `sig` once it is running, returns the exit code.
+// Starts `fieldflow run` on a slow graph, sends `sig` once the log says the slow node's input is
+// done (so the run is under way: no fixed wait that a loaded machine could outlast), returns the
+// exit code. The log is read to its end, so the process never meets a closed pipe.
 int interrupted_exit_code(int sig, const fs::path& graph) {
     const std::string plugin = FF_TEST_PLUGIN;
+    int log[2];
+    if (::pipe(log) != 0) return -2;
     pid_t pid = ::fork();
     if (pid == 0) {
-        std::freopen("/dev/null", "w", stderr);
+        ::dup2(log[1], STDERR_FILENO);
+        ::close(log[0]);
+        ::close(log[1]);
         ::execl(FF_FIELDFLOW_BIN, FF_FIELDFLOW_BIN, "run", "--no-cache", graph.c_str(),
                 "--plugin", plugin.c_str(), static_cast<char*>(nullptr));
         ::_exit(127);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(700));
-    ::kill(pid, sig);
+    ::close(log[1]);
+    std::string text;
+    bool signalled = false;
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::read(log[0], buffer, sizeof buffer)) > 0) {
+        text.append(buffer, size_t(n));
+        if (!signalled && contains(text, "ran       c")) {
+            ::kill(pid, sig);
+            signalled = true;
+        }
+    }
+    ::close(log[0]);
     int status = 0;
     ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(signalled) << "the run ended without logging its first node:\n" << text;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

@@ -17,13 +17,18 @@ The table below is generated from the test run (`tests/reliability/bad_inputs.sh
 file). Each case runs the real `fieldflow` binary on the CPU Vulkan driver (lavapipe) with the
 Khronos validation layer on, from a folder holding the graphs of `tests/reliability/graphs/` and the
 inputs written by `ff_reliability_inputs` (`tests/reliability/make_inputs.cpp`); `--no-cache
---quiet` are added to every command. The message is the first error line; for accepted inputs it
-is the check of the written output (size, bit depth, channels). Each case must match its expected
+--quiet` are added to every command (`--quiet` not to the interrupts, whose log line `ran image`
+is the sign that training started). The message is the first error line; for accepted inputs it
+is the check of the written output (size, bit depth, channels: an image is written at its
+source's depth with its channels, gray stays gray and alpha is kept; for metrics, that the JSON
+is valid and a PSNR is a number, or null with `identical: true` when the image equals its
+reference). Each case must match its expected
 exit code and message exactly (an anchored pattern in `bad_inputs.sh`) and print no validation
 message.
 
 Two kinds of case check more than the message. The interrupts (`sigint_during_training`,
-`sigterm_during_training`) must exit within 10 s of the signal and leave no model file or a
+`sigterm_during_training`) are sent once the log shows training starting (no fixed wait: a loaded
+machine starts slowly) and must exit within 10 s of the signal and leave no model file or a
 complete one. `diverging_training` drives a real run to a non-finite loss with values every param
 range allows (a SIREN of 8 hidden layers of 64, omega 1000, lr_siren 10: the parameters overflow
 within a few dozen steps, so no test-only fault injection is needed): it must stop with exit 1
@@ -66,4 +71,15 @@ deliberately invalid call (`ff_validation_layer_test`), no test process printed 
 message (`validation.sh`), the unit tests are clean under AddressSanitizer and
 UndefinedBehaviorSanitizer (`asan.sh`), and the graph-file and model-file loaders survive 60 s of
 libFuzzer each plus every saved crash input (`fuzz.sh`, `tests/fuzz/`).
+
+A graph that writes a file it also reads (`overwrites_input`) or has two writers of one file
+(`two_writers`) is refused by `fieldflow check` and `run` before anything runs, at the writing
+param's FILE:LINE:COL, naming the other node and its position; a writer may replace its input on
+purpose with `overwrite: true` on the node. Output folders of `fieldflow batch` are checked by
+`batch` itself ([batch.md](batch.md)).
+
+A cached run writes exactly the files of a run that computed (CTest `ff_e2e_lake_fidelity_test`:
+the lake graph run, its output folder deleted, run again from the disk cache: same file names and
+bytes, snapshots and training log included; the output folder changed: the cached model is
+reused).
 TAIL

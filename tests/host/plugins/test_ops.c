@@ -12,7 +12,8 @@
 #define COUNT(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 #define PORT(n, t, d) {sizeof(ff_port_decl), n, t, d, 0}
 #define OPTIONAL_PORT(n, t, d) {sizeof(ff_port_decl), n, t, d, 1}
-#define PARAM(n, k, def, lo, hi, ch, d) {sizeof(ff_param_decl), n, k, def, lo, hi, ch, d}
+#define PARAM(n, k, def, lo, hi, ch, d) {sizeof(ff_param_decl), n, k, def, lo, hi, ch, d, 0}
+#define PATH_PARAM(n, flags, d) {sizeof(ff_param_decl), n, FF_PARAM_STRING, NULL, 0, -1, NULL, d, flags}
 #define EMPTY_IMAGE {sizeof(ff_image), 0, 0, 0, NULL}
 
 /* How often each op executed, for the tests' "computed once" and caching checks. */
@@ -290,7 +291,7 @@ static ff_status read_number_execute(const ff_host_api* host, ff_context* ctx, v
 
 static const ff_port_decl read_number_out[] = {PORT("image", FF_TYPE_IMAGE, "2x2 of the number")};
 static const ff_param_decl read_number_params[] = {
-    PARAM("path", FF_PARAM_STRING, NULL, 0, -1, NULL, "text file holding a number")};
+    PATH_PARAM("path", FF_PARAM_READS_FILE, "text file holding a number")};
 static const ff_op_decl read_number_op = {
     sizeof(ff_op_decl), "ReadNumber", "test", "Reads a number from a text file.",
     FF_OP_READS_OUTSIDE, 1, NULL, 0, read_number_out, COUNT(read_number_out), read_number_params,
@@ -320,7 +321,7 @@ static ff_status write_number_execute(const ff_host_api* host, ff_context* ctx, 
 
 static const ff_port_decl write_number_in[] = {PORT("image", FF_TYPE_IMAGE, "image to measure")};
 static const ff_param_decl write_number_params[] = {
-    PARAM("path", FF_PARAM_STRING, NULL, 0, -1, NULL, "file to write the mean to")};
+    PATH_PARAM("path", FF_PARAM_WRITES_FILE, "file to write the mean to")};
 static const ff_op_decl write_number_op = {
     sizeof(ff_op_decl), "WriteNumber", "test", "Writes the mean of an image to a text file.",
     FF_OP_WRITES_OUTSIDE, 1, write_number_in, COUNT(write_number_in), NULL, 0,
