@@ -442,6 +442,19 @@ TEST(BatchCli, UsageAndGraphErrorsExitTwo) {
     EXPECT_TRUE(contains(r.text, "unknown op 'ReadImg'")) << r.text;
     EXPECT_FALSE(fs::exists(dir / "out")) << "nothing may run (or be created) for an invalid graph";
 
+    // Output and input folders that contain each other: refused before anything is created.
+    r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(in / "results"));
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "is inside --input")) << r.text;
+    EXPECT_FALSE(fs::exists(in / "results"));
+    r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(dir.path()));
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "is inside --output")) << r.text;
+    r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(in));
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "are the same folder")) << r.text;
+    EXPECT_EQ(std::distance(fs::directory_iterator(in), fs::directory_iterator()), 1) << "only a.png";
+
     r = fieldflow("batch --merge " + q(dir / "nowhere") + " --output " + q(dir / "m"));
     EXPECT_EQ(r.code, 2);
     EXPECT_TRUE(contains(r.text, "holds no batch")) << r.text;

@@ -55,6 +55,31 @@ TEST(BatchInputs, GlobWithSlashSearchesSubfoldersButNotTheOutput) {
     EXPECT_EQ(stems_of(deep), (std::vector<std::string>{"x_one", "x_y_two"}));
 }
 
+TEST(BatchInputs, OutputAndInputFoldersMayNotContainEachOther) {
+    TempDir dir;
+    fs::create_directories(dir / "photos" / "sub");
+    fs::create_directories(dir / "results");
+    EXPECT_EQ(folder_overlap(dir / "photos", dir / "results"), std::nullopt);
+    EXPECT_EQ(folder_overlap(dir / "photos", dir / "photos2"), std::nullopt); // a prefix is not a parent
+
+    const auto same = folder_overlap(dir / "photos", dir / "photos" / "sub" / ".." / "");
+    ASSERT_TRUE(same);
+    EXPECT_TRUE(same->find("are the same folder") != std::string::npos) << *same;
+    const auto out_in = folder_overlap(dir / "photos", dir / "photos" / "new" / "out"); // not there yet
+    ASSERT_TRUE(out_in);
+    EXPECT_TRUE(out_in->find("is inside --input") != std::string::npos) << *out_in;
+    const auto in_out = folder_overlap(dir / "results" / "x", dir / "results");
+    ASSERT_TRUE(in_out);
+    EXPECT_TRUE(in_out->find("--input '" + (dir / "results" / "x").string() + "' is inside --output") !=
+                std::string::npos) << *in_out;
+
+    // A symbolic link to a folder is that folder.
+    fs::create_directory_symlink(dir / "photos", dir / "link");
+    const auto through_link = folder_overlap(dir / "link", dir / "photos" / "out");
+    ASSERT_TRUE(through_link);
+    EXPECT_TRUE(through_link->find("is inside --input") != std::string::npos) << *through_link;
+}
+
 TEST(BatchInputs, MissingFolderIsAnError) {
     EXPECT_THROW(list_batch_inputs("/nonexistent/folder/for/batch", ""), std::runtime_error);
 }

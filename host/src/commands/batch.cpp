@@ -171,6 +171,8 @@ int batch_main(const std::vector<std::string>& args) {
 
     const fs::path input_dir = fs::absolute(cl.values["input"].as<std::string>()).lexically_normal();
     options.output = fs::absolute(cl.values["output"].as<std::string>()).lexically_normal();
+    if (auto overlap = folder_overlap(cl.values["input"].as<std::string>(), cl.values["output"].as<std::string>()))
+        return cl.usage_error(*overlap);
     const std::string glob = cl.values.count("glob") ? cl.values["glob"].as<std::string>() : "";
     std::vector<BatchInput> all;
     try {
