@@ -2,8 +2,9 @@
 //  - a run that takes Train from the disk cache writes exactly the files (names and bytes) of the
 //    run that computed it, snapshots and training log included, and changing only the output
 //    folder reuses the cached model;
-//  - a 16-bit PNG gives 16-bit PNGs and metrics on 16-bit values; gray stays one channel; RGBA
-//    keeps its alpha in every image written.
+//  - a 16-bit PNG gives 16-bit PNGs and metrics on 16-bit values; an EXR gives float EXRs (with
+//    `format=exr`) and metrics on the float values; gray stays one channel; RGBA keeps its alpha
+//    in every image written.
 #include "run_command.hpp"
 
 #include <gtest/gtest.h>
@@ -58,11 +59,13 @@ protected:
     void TearDown() override { fs::remove_all(folder_); }
 
     // Runs the lake graph on `input` into `output`; "" for cache means --no-cache.
-    ff::test::CommandResult lake(const fs::path& input, const fs::path& output, const fs::path& cache) {
+    ff::test::CommandResult lake(const fs::path& input, const fs::path& output, const fs::path& cache,
+                                 const std::string& more = "") {
         const std::string command = std::string(FF_FIELDFLOW_EXE) + " run " + FF_LAKE_GRAPH +
                                     " --set input=" + input.string() + " --set output=" +
                                     output.string() + " --set steps=60 --set batch=512 --device cpu " +
-                                    (cache.empty() ? std::string("--no-cache") : "--cache " + cache.string());
+                                    (cache.empty() ? std::string("--no-cache") : "--cache " + cache.string()) +
+                                    more;
         return ff::test::run_command(command);
     }
 
@@ -154,6 +157,27 @@ TEST_F(LakeFidelity, SixteenBitGrayAndAlphaAreKept) {
         EXPECT_EQ(saved.at<cv::Vec4b>(10, 5)[3], 255) << name;
         EXPECT_EQ(saved.at<cv::Vec4b>(10, 60)[3], 0) << name;
     }
+}
+
+TEST_F(LakeFidelity, FloatExrGivesFloatExrsAndMetricsOnFloats) {
+    cv::Mat linear;
+    small_.convertTo(linear, CV_32F, 1.0 / 255.0);
+    linear.at<cv::Vec3f>(0, 0) = cv::Vec3f(0.123456789f, 1e-6f, 0.5f); // no 8- or 16-bit value
+    const fs::path exr = folder_ / "linear.exr", out = folder_ / "exr";
+    ASSERT_TRUE(cv::imwrite(exr.string(), linear));
+    const auto run = lake(exr, out, "", " --set format=exr");
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_EQ(run.output.find("warning: the image came from"), std::string::npos) << run.output;
+    for (const char* name : {"ground_truth.exr", "prediction.exr", "bilinear.exr"})
+        EXPECT_EQ(cv::imread((out / name).string(), cv::IMREAD_UNCHANGED).type(), CV_32FC3) << name;
+    // The ground truth comes back bit for bit.
+    const cv::Mat truth = cv::imread((out / "ground_truth.exr").string(), cv::IMREAD_UNCHANGED);
+    ASSERT_EQ(truth.size(), linear.size());
+    EXPECT_EQ(cv::norm(truth, linear, cv::NORM_INF), 0.0);
+    const json metrics = json::parse(read_bytes(out / "metrics.json"));
+    EXPECT_EQ(metrics["metrics_on"], "32-bit float values, as saved");
+    const cv::Mat learned = cv::imread((out / "prediction.exr").string(), cv::IMREAD_UNCHANGED);
+    EXPECT_NEAR(metrics["psnr_learned"].get<double>(), cv::PSNR(truth, learned, 1.0), 1e-4);
 }
 
 } // namespace
