@@ -59,9 +59,6 @@ fe::ImageData image_data(const ImageView& view, const Node& node) {
     if (view.channels == 4)
         node.warn("the image's alpha channel is not learned: the model learns RGB; connect the "
                   "image to Infer's 'like' input to carry the alpha through");
-    if (view.bits == 32)
-        node.warn("the image has 32-bit float samples; training keeps them at 16 bits per channel "
-                  "(values outside [0, 1] are clamped)");
     cv::Mat rgb = ff::nodes::rgb_mat(view, "image");
     fe::ImageData data;
     data.width = view.width;
@@ -78,9 +75,13 @@ fe::ImageData image_data(const ImageView& view, const Node& node) {
             data.rgb[i] = c;
         }
     }
-    if (clamped > 0)
-        node.warn("input image has " + std::to_string(clamped) +
-                  " values outside [0, 1] (or not finite); they were clamped for training");
+    // One warning for everything the training target changes.
+    const std::string outside = std::to_string(clamped) + " values outside [0, 1] (or not finite)";
+    if (view.bits == 32)
+        node.warn("the image has 32-bit float samples; training keeps them at 16 bits per channel" +
+                  (clamped > 0 ? ", and its " + outside + " were clamped" : std::string(" in [0, 1]")));
+    else if (clamped > 0)
+        node.warn("input image has " + outside + "; they were clamped for training");
     return data;
 }
 

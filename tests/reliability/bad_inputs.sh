@@ -205,7 +205,7 @@ run_case overwrites_input 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node $
 run_case two_writers 2 "graphs/two_writers.yaml:[0-9]+:[0-9]+: error: node ${q}save_again${q}: param ${q}path${q}: ${q}out/two_writers/image.png${q} is also written by node ${q}save${q} \(graphs/two_writers.yaml:[0-9]+:[0-9]+\); two writers of one file race, give each its own path" \
     -- run graphs/two_writers.yaml --set input=inputs/gray8.png --set output=out/two_writers
 
-run_case nan_pixels_train 0 "\[train\] warning: input image has 2 values outside \[0, 1\] \(or not finite\); they were clamped for training" \
+run_case nan_pixels_train 0 "\[train\] warning: the image has 32-bit float samples; training keeps them at 16 bits per channel, and its 2 values outside \[0, 1\] \(or not finite\) were clamped" \
     -- run $train --set input=inputs/nan_pixels.pfm --set output=out/nan_pixels
 
 # --- params -------------------------------------------------------------------------------------
