@@ -69,9 +69,28 @@ protected:
         return ff::test::run_command(command);
     }
 
+    // Saves `image` as folder_/`file`, runs the lake graph on it without a cache into a folder of
+    // the file's stem, and returns that folder (empty when the run failed).
+    fs::path lake_on(const cv::Mat& image, const std::string& file, const std::string& more = "") {
+        const fs::path input = folder_ / file, output = folder_ / fs::path(file).stem();
+        EXPECT_TRUE(cv::imwrite(input.string(), image)) << file;
+        last_run_ = lake(input, output, "", more);
+        EXPECT_EQ(last_run_.exit_code, 0) << last_run_.output;
+        return last_run_.exit_code == 0 ? output : fs::path();
+    }
+
     fs::path folder_;
     cv::Mat small_; // 8-bit BGR
+    ff::test::CommandResult last_run_;
 };
+
+// The three images the lake graph writes, each read back as it is on disk.
+void expect_images_of_type(const fs::path& out, const std::string& extension, int type) {
+    for (const char* stem : {"ground_truth", "prediction", "bilinear"}) {
+        const fs::path file = out / (stem + extension);
+        EXPECT_EQ(cv::imread(file.string(), cv::IMREAD_UNCHANGED).type(), type) << file;
+    }
+}
 
 bool train_was_cached(const std::string& log) {
     return log.find("cached    train") != std::string::npos;
@@ -115,12 +134,9 @@ TEST_F(LakeFidelity, SixteenBitGrayAndAlphaAreKept) {
     cv::Mat deep;
     small_.convertTo(deep, CV_16U, 257.0);
     deep.at<cv::Vec3w>(0, 0) = cv::Vec3w(1, 2, 3); // values an 8-bit copy cannot hold
-    const fs::path deep_png = folder_ / "deep.png", deep_out = folder_ / "deep";
-    ASSERT_TRUE(cv::imwrite(deep_png.string(), deep));
-    const auto deep_run = lake(deep_png, deep_out, "");
-    ASSERT_EQ(deep_run.exit_code, 0) << deep_run.output;
-    for (const char* name : {"ground_truth.png", "prediction.png", "bilinear.png"})
-        EXPECT_EQ(cv::imread((deep_out / name).string(), cv::IMREAD_UNCHANGED).type(), CV_16UC3) << name;
+    const fs::path deep_out = lake_on(deep, "deep.png");
+    ASSERT_FALSE(deep_out.empty());
+    expect_images_of_type(deep_out, ".png", CV_16UC3);
     EXPECT_EQ(cv::imread((deep_out / "ground_truth.png").string(), cv::IMREAD_UNCHANGED).at<cv::Vec3w>(0, 0),
               cv::Vec3w(1, 2, 3));
     const json metrics = json::parse(read_bytes(deep_out / "metrics.json"));
@@ -133,12 +149,9 @@ TEST_F(LakeFidelity, SixteenBitGrayAndAlphaAreKept) {
     // Gray: one channel in, one channel out.
     cv::Mat gray;
     cv::cvtColor(small_, gray, cv::COLOR_BGR2GRAY);
-    const fs::path gray_png = folder_ / "gray.png", gray_out = folder_ / "gray";
-    ASSERT_TRUE(cv::imwrite(gray_png.string(), gray));
-    const auto gray_run = lake(gray_png, gray_out, "");
-    ASSERT_EQ(gray_run.exit_code, 0) << gray_run.output;
-    for (const char* name : {"ground_truth.png", "prediction.png", "bilinear.png"})
-        EXPECT_EQ(cv::imread((gray_out / name).string(), cv::IMREAD_UNCHANGED).type(), CV_8UC1) << name;
+    const fs::path gray_out = lake_on(gray, "gray.png");
+    ASSERT_FALSE(gray_out.empty());
+    expect_images_of_type(gray_out, ".png", CV_8UC1);
 
     // RGBA with a transparent half: the alpha is carried into the prediction, and Train says it
     // does not learn it.
@@ -146,11 +159,9 @@ TEST_F(LakeFidelity, SixteenBitGrayAndAlphaAreKept) {
     cv::cvtColor(small_, bgra, cv::COLOR_BGR2BGRA);
     for (int y = 0; y < bgra.rows; ++y)
         for (int x = bgra.cols / 2; x < bgra.cols; ++x) bgra.at<cv::Vec4b>(y, x)[3] = 0;
-    const fs::path rgba_png = folder_ / "rgba.png", rgba_out = folder_ / "rgba";
-    ASSERT_TRUE(cv::imwrite(rgba_png.string(), bgra));
-    const auto rgba_run = lake(rgba_png, rgba_out, "");
-    ASSERT_EQ(rgba_run.exit_code, 0) << rgba_run.output;
-    EXPECT_NE(rgba_run.output.find("alpha channel is not learned"), std::string::npos) << rgba_run.output;
+    const fs::path rgba_out = lake_on(bgra, "rgba.png");
+    ASSERT_FALSE(rgba_out.empty());
+    EXPECT_NE(last_run_.output.find("alpha channel is not learned"), std::string::npos) << last_run_.output;
     for (const char* name : {"ground_truth.png", "prediction.png", "bilinear.png"}) {
         const cv::Mat saved = cv::imread((rgba_out / name).string(), cv::IMREAD_UNCHANGED);
         ASSERT_EQ(saved.type(), CV_8UC4) << name;
@@ -163,13 +174,10 @@ TEST_F(LakeFidelity, FloatExrGivesFloatExrsAndMetricsOnFloats) {
     cv::Mat linear;
     small_.convertTo(linear, CV_32F, 1.0 / 255.0);
     linear.at<cv::Vec3f>(0, 0) = cv::Vec3f(0.123456789f, 1e-6f, 0.5f); // no 8- or 16-bit value
-    const fs::path exr = folder_ / "linear.exr", out = folder_ / "exr";
-    ASSERT_TRUE(cv::imwrite(exr.string(), linear));
-    const auto run = lake(exr, out, "", " --set format=exr");
-    ASSERT_EQ(run.exit_code, 0) << run.output;
-    EXPECT_EQ(run.output.find("warning: the image came from"), std::string::npos) << run.output;
-    for (const char* name : {"ground_truth.exr", "prediction.exr", "bilinear.exr"})
-        EXPECT_EQ(cv::imread((out / name).string(), cv::IMREAD_UNCHANGED).type(), CV_32FC3) << name;
+    const fs::path out = lake_on(linear, "linear.exr", " --set format=exr");
+    ASSERT_FALSE(out.empty());
+    EXPECT_EQ(last_run_.output.find("warning: the image came from"), std::string::npos) << last_run_.output;
+    expect_images_of_type(out, ".exr", CV_32FC3);
     // The ground truth comes back bit for bit.
     const cv::Mat truth = cv::imread((out / "ground_truth.exr").string(), cv::IMREAD_UNCHANGED);
     ASSERT_EQ(truth.size(), linear.size());

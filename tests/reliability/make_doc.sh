@@ -75,11 +75,43 @@ libFuzzer each plus every saved crash input (`fuzz.sh`, `tests/fuzz/`).
 A graph that writes a file it also reads (`overwrites_input`) or has two writers of one file
 (`two_writers`) is refused by `fieldflow check` and `run` before anything runs, at the writing
 param's FILE:LINE:COL, naming the other node and its position; a writer may replace its input on
-purpose with `overwrite: true` on the node. Output folders of `fieldflow batch` are checked by
-`batch` itself ([batch.md](batch.md)).
+purpose with `overwrite: true` on the node. `fieldflow batch` refuses (exit 2, before anything
+is created) an output folder inside its input folder, an input folder inside its output, and one
+folder for both, with links and `..` resolved ([batch.md](batch.md); CTest
+`BatchInputs.OutputAndInputFoldersMayNotContainEachOther`, `BatchCli.UsageAndGraphErrorsExitTwo`).
+
+Images keep what their file has (the `accepted_*` cases above; end to end through the lake graph in
+CTest `ff_e2e_lake_fidelity_test`): a 16-bit PNG gives 16-bit PNGs and metrics on 16-bit values,
+an EXR gives float EXRs (`--set format=exr`) and metrics on the floats, gray stays one channel,
+and RGBA keeps its alpha in every image written while Train warns that it learns RGB only. Each
+conversion a format forces (float into PNG, alpha into JPEG) is one warning (`exr_to_png`).
+Degenerate images (`metrics_*` above; CTest `Report.IdenticalImagesAreSaidSoAndTheJsonStaysValid`
+for 1x1, 1x7 and 20x12 images of one colour) give valid JSON with only finite numbers: an image
+equal to its reference has PSNR `null` and `identical: true`, and the report page says "identical
+to the ground truth (PSNR infinite)".
 
 A cached run writes exactly the files of a run that computed (CTest `ff_e2e_lake_fidelity_test`:
 the lake graph run, its output folder deleted, run again from the disk cache: same file names and
 bytes, snapshots and training log included; the output folder changed: the cached model is
 reused).
+
+## Tests that wait for a process
+
+No test waits a fixed time for a process to get somewhere: each waits for a sign, and bounds only
+what follows the sign. `fieldflow` installs its SIGINT/SIGTERM handlers first thing in `main`,
+before plugins, Vulkan or the graph load, so a signal sent early still ends the run with 130/143.
+
+| test | waits for | then |
+|---|---|---|
+| `Cli.InterruptExitCodes` | the log line `ran c` (the node before a 60 s Sleep) | signal; exit 130/143 within 30 s of the signal |
+| `Scheduler.InterruptStopsRunningNodesAndStartsNoNewOnes` | the Sleep op's run counter | cancel; the run ends within 10 s (the node sleeps 20 s) |
+| `sigint_during_training`, `sigterm_during_training` | the log line `ran image` (training starts next) | signal; exit within 10 s |
+| `reliability_interrupt_resume` | `checkpoint.ffckpt` in the disk cache (written under a hidden name and renamed) | SIGINT at once |
+| `BatchCli.SigkillThenResumeSkipsFinishedImagesAndMatchesAnUninterruptedRun` | a `done` line in `manifest.jsonl` | SIGKILL |
+
+Measured on the shared 2-core development machine (lavapipe, Debian 12) on 2026-11-23, with the
+other work on it keeping the load average between 5.3 and 6.7: the tests above that wait for a
+process or a signal (CTest `-R '^(Cli\.|Scheduler\.|BatchCli\.|reliability_interrupt_resume|ff_e2e_lake_fidelity_test)'`,
+29 tests, `-j2`) ran three times in a row, all green (75 s, 44 s, 47 s). The whole README test command (`scripts/test.sh`, all stages) was
+not run three times beside a CPU hog there: it takes over 15 minutes a run on 2 cores.
 TAIL
