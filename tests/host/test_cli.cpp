@@ -90,20 +90,34 @@ TEST(Cli, BadPluginIsAnError) {
     EXPECT_TRUE(contains(out.text, "ABI 2.0 is not supported")) << out.text;
 }
 
-TEST(Cli, CheckReportsEveryErrorWithThePathAsGiven) {
-    const fs::path bad = fs::path(FF_HOST_TEST_DIR) / "graphs" / "bad" / "several_errors.yaml";
+// `fieldflow check` on a graph of tests/host/graphs/bad: exit 2, and its expected messages (which
+// name the graph by its file name) with the path as given, then the count line.
+void expect_check_fails_as_expected(const std::string& name, const std::string& count_line) {
+    const fs::path bad = fs::path(FF_HOST_TEST_DIR) / "graphs" / "bad" / (name + ".yaml");
     Output out = fieldflow("check " + bad.string() + " " + kPlugin);
-    EXPECT_EQ(out.code, 2);
-    std::string expected = test::read_text(fs::path(bad).replace_extension(".expected"));
-    // The expected file names the graph by its file name; the CLI uses the path it was given.
-    std::string with_path;
-    size_t start = 0;
-    while (start < expected.size()) {
-        size_t end = expected.find('\n', start);
-        with_path += bad.parent_path().string() + "/" + expected.substr(start, end - start + 1);
-        start = end + 1;
+    EXPECT_EQ(out.code, 2) << name;
+    std::string with_path = test::read_text(fs::path(bad).replace_extension(".expected"));
+    const std::string file_name = name + ".yaml:";
+    for (size_t at = 0; (at = with_path.find(file_name, at)) != std::string::npos;) {
+        if (at == 0 || with_path[at - 1] == '\n' || with_path[at - 1] == '(') {
+            with_path.replace(at, file_name.size(), bad.string() + ":");
+            at += bad.string().size();
+        } else {
+            at += file_name.size();
+        }
     }
-    EXPECT_EQ(out.text, with_path + "7 errors\n");
+    EXPECT_EQ(out.text, with_path + count_line) << name;
+}
+
+TEST(Cli, CheckReportsEveryErrorWithThePathAsGiven) {
+    expect_check_fails_as_expected("several_errors", "7 errors\n");
+}
+
+// A graph that would overwrite its own input, or write one file from two nodes, fails `check`
+// (exit 2) at the writing param's FILE:LINE:COL, naming the other node and its position.
+TEST(Cli, CheckRefusesOverwritingTheInputAndTwoWritersOfOneFile) {
+    expect_check_fails_as_expected("overwrites_input", "1 error\n");
+    expect_check_fails_as_expected("two_writers", "1 error\n");
 }
 
 TEST(Cli, CheckAndRunAGoodGraph) {

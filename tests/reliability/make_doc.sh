@@ -75,7 +75,8 @@ libFuzzer each plus every saved crash input (`fuzz.sh`, `tests/fuzz/`).
 A graph that writes a file it also reads (`overwrites_input`) or has two writers of one file
 (`two_writers`) is refused by `fieldflow check` and `run` before anything runs, at the writing
 param's FILE:LINE:COL, naming the other node and its position; a writer may replace its input on
-purpose with `overwrite: true` on the node. `fieldflow batch` refuses (exit 2, before anything
+purpose with `overwrite: true` on the node (`check` exits 2 for both: CTest
+`Cli.CheckRefusesOverwritingTheInputAndTwoWritersOfOneFile`). `fieldflow batch` refuses (exit 2, before anything
 is created) an output folder inside its input folder, an input folder inside its output, and one
 folder for both, with links and `..` resolved ([batch.md](batch.md); CTest
 `BatchInputs.OutputAndInputFoldersMayNotContainEachOther`, `BatchCli.UsageAndGraphErrorsExitTwo`).
