@@ -14,7 +14,7 @@
 #define OPTIONAL_PORT(n, t, d) {sizeof(ff_port_decl), n, t, d, 1}
 #define PARAM(n, k, def, lo, hi, ch, d) {sizeof(ff_param_decl), n, k, def, lo, hi, ch, d, 0}
 #define PATH_PARAM(n, flags, d) {sizeof(ff_param_decl), n, FF_PARAM_STRING, NULL, 0, -1, NULL, d, flags}
-#define EMPTY_IMAGE {sizeof(ff_image), 0, 0, 0, NULL}
+#define EMPTY_IMAGE {sizeof(ff_image), 0, 0, 0, NULL, 0}
 
 /* How often each op executed, for the tests' "computed once" and caching checks. */
 enum { RUN_CONSTANT, RUN_FIT, RUN_READ_NUMBER, RUN_SLEEP, RUN_KINDS };
@@ -72,6 +72,11 @@ static const ff_param_decl constant_params[] = {
     PARAM("height", FF_PARAM_INT, "4", 1, 4096, NULL, "height in pixels"),
     PARAM("value", FF_PARAM_FLOAT, "0.5", -1000, 1000, NULL, "the value of every channel"),
     PARAM("mode", FF_PARAM_ENUM, "flat", 0, -1, "flat|ramp", "flat, or a ramp from 0 to value"),
+    /* Unused by execute; for the cache-key tests. */
+    {sizeof(ff_param_decl), "log_every", FF_PARAM_INT, "0", 0, 1000000, NULL,
+     "a cadence: left out of the cache key", FF_PARAM_NOT_IN_KEY},
+    {sizeof(ff_param_decl), "notes", FF_PARAM_STRING, "", 0, -1, NULL,
+     "a side-output folder: only set or unset is in the cache key", FF_PARAM_SIDE_OUTPUT},
 };
 static const ff_op_decl constant_op = {
     sizeof(ff_op_decl), "Constant", "test", "An image filled with one value. Used by the tests.",
