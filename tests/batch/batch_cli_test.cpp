@@ -98,13 +98,14 @@ bool wait_for_done(const fs::path& manifest, size_t count, double seconds) {
     return false;
 }
 
-// Waits until an image not yet done is in flight (its partial folder exists); false after `seconds`.
-bool wait_for_in_flight(const fs::path& out, double seconds) {
+// Waits until an image not yet done, and not one of `earlier`, is in flight (its partial folder
+// exists); false after `seconds`.
+bool wait_for_in_flight(const fs::path& out, const std::set<std::string>& earlier, double seconds) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     while (std::chrono::steady_clock::now() < deadline) {
         const std::set<std::string> done = done_stems(out / "manifest.jsonl");
         for (const std::string& stem : partial_stems(out))
-            if (!done.count(stem)) return true;
+            if (!done.count(stem) && !earlier.count(stem)) return true;
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return false;
@@ -290,8 +291,11 @@ TEST(BatchCli, SigtermStopsCleanlyAndResumeFinishes) {
                                          out.string(), "--jobs", "2", "--no-cache", "--plugin", kTestPlugin,
                                          "--set", "sleep=1500"},
                                         dir / "term.log");
-    // Stopped while an image is in flight: when the first finishes, the next may not have started.
-    const bool started = wait_for_done(out / "manifest.jsonl", 1, 60) && wait_for_in_flight(out, 60);
+    // Stopped while an image is in flight with its whole sleep ahead of it: one launched after the
+    // first finished. (The image launched beside the first finishes with it, so seeing it in
+    // flight says nothing: it may be done before the signal lands, leaving nothing to stop.)
+    const bool first_done = wait_for_done(out / "manifest.jsonl", 1, 60);
+    const bool started = first_done && wait_for_in_flight(out, partial_stems(out), 60);
     ::kill(batch, SIGTERM);
     EXPECT_EQ(wait_exit(batch), 143) << read_text(dir / "term.log");
     ASSERT_TRUE(started) << read_text(dir / "term.log");

@@ -205,6 +205,14 @@ TEST(BatchManifest, MetricsFileReadsLakeAndBaselineFields) {
     EXPECT_EQ(base.psnr, 26.0);
     EXPECT_EQ(base.ssim, 0.63);
     EXPECT_FALSE(base.psnr_gain());
+    // An image identical to its reference: PSNR null (infinite), left empty, and no gain.
+    write_text(dir / "same.json", R"({"psnr_learned": null, "learned_identical": true,
+        "psnr_bilinear": 27.0, "ssim_learned": 1.0})");
+    const ImageMetrics same = read_metrics_file(dir / "same.json");
+    EXPECT_FALSE(same.psnr_learned);
+    EXPECT_FALSE(same.psnr_gain());
+    EXPECT_EQ(same.psnr_bilinear, 27.0);
+    EXPECT_EQ(same.ssim_learned, 1.0);
     EXPECT_EQ(read_metrics_file(dir / "missing.json"), ImageMetrics{});
     write_text(dir / "bad.json", "[1, 2");
     EXPECT_THROW(read_metrics_file(dir / "bad.json"), std::runtime_error);

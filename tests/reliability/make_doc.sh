@@ -109,10 +109,14 @@ before plugins, Vulkan or the graph load, so a signal sent early still ends the 
 | `sigint_during_training`, `sigterm_during_training` | the log line `ran image` (training starts next) | signal; exit within 10 s |
 | `reliability_interrupt_resume` | `checkpoint.ffckpt` in the disk cache (written under a hidden name and renamed) | SIGINT at once |
 | `BatchCli.SigkillThenResumeSkipsFinishedImagesAndMatchesAnUninterruptedRun` | a `done` line in `manifest.jsonl` | SIGKILL |
+| `BatchCli.SigtermStopsCleanlyAndResumeFinishes` | a `done` line, then the partial folder of an image launched after it (so it has its whole 1.5 s node ahead) | SIGTERM; that image is stopped, not failed, and `--resume` finishes it |
 
 Measured on the shared 2-core development machine (lavapipe, Debian 12) on 2026-11-23, with the
 other work on it keeping the load average between 5.3 and 6.7: the tests above that wait for a
 process or a signal (CTest `-R '^(Cli\.|Scheduler\.|BatchCli\.|reliability_interrupt_resume|ff_e2e_lake_fidelity_test)'`,
-29 tests, `-j2`) ran three times in a row, all green (75 s, 44 s, 47 s). The whole README test command (`scripts/test.sh`, all stages) was
+29 tests, `-j2`) ran three times in a row, all green (75 s, 44 s, 47 s). The whole CTest suite
+(`ctest -j2`, 274 tests) then found one more: `BatchCli.SigtermStopsCleanlyAndResumeFinishes` took
+the image launched beside the first one, which finishes with it, as its sign, and sometimes had
+nothing left to stop; it now waits for an image launched after the first finished. The whole README test command (`scripts/test.sh`, all stages) was
 not run three times beside a CPU hog there: it takes over 15 minutes a run on 2 cores.
 TAIL
