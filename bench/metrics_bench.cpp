@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     ff::metrics::ImageMetrics m;
     for (uint32_t i = 0; i < repeat; ++i) {
         auto start = std::chrono::steady_clock::now();
-        m = ff::metrics::compare(truth, image, true);
+        m = ff::metrics::compare(truth, image, 8);
         best_metrics = std::min(best_metrics, seconds_since(start));
         start = std::chrono::steady_clock::now();
         const cv::Mat error = ff::metrics::absolute_error(truth, image);

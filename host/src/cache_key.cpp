@@ -38,10 +38,18 @@ void hash_param(Hasher& h, const ResolvedParam& p) {
 Hash128 node_key(const PlannedNode& node, const InputKeys& inputs) {
     const OpInfo& op = *node.op;
     Hasher h;
-    h.text("fieldflow node key v1");
+    // v2: params that only set a cadence are left out, side-output paths count only as set/unset.
+    h.text("fieldflow node key v2");
     h.text(op.name).u64(op.version).text(op.plugin_name).text(op.plugin_version);
-    h.u64(node.params.size());
-    for (const ResolvedParam& p : node.params) hash_param(h, p);
+    for (const ResolvedParam& p : node.params) {
+        if (p.info->flags & FF_PARAM_NOT_IN_KEY) continue;
+        if (p.info->flags & FF_PARAM_SIDE_OUTPUT) {
+            const auto* path = std::get_if<std::string>(&p.value);
+            h.text(p.info->name).text(path && !path->empty() ? "side output: set" : "side output: unset");
+            continue;
+        }
+        hash_param(h, p);
+    }
     h.u64(inputs.size());
     for (const auto& [port, key] : inputs) h.text(port).hash(key);
     return h.finish();

@@ -1,6 +1,7 @@
 #include <fieldflow/host/cli.hpp>
 #include <fieldflow/host/command_support.hpp>
 #include <fieldflow/host/help_text.hpp>
+#include <fieldflow/host/interrupt.hpp>
 #include <fieldflow/plugin.h>
 #include <fieldflow/versions.hpp>
 
@@ -89,6 +90,10 @@ const std::string& invoked_as() { return program_name(); }
 
 int run_cli(int argc, char** argv) {
     if (argc >= 1 && argv[0] && *argv[0]) program_name() = argv[0];
+    // First, before loading plugins, Vulkan or a graph (slow under ASan or on a loaded machine): a
+    // SIGINT/SIGTERM that arrives at any point after this is a clean 130/143, never the default
+    // action killing the process.
+    install_interrupt_handlers();
     if (argc < 2) {
         print_usage(stderr);
         return kExitInvalid;
@@ -105,7 +110,9 @@ int run_cli(int argc, char** argv) {
     if (const Command* c = find_command(first)) {
         std::vector<std::string> args(argv + 2, argv + argc);
         try {
-            return c->main(args);
+            const int code = c->main(args);
+            // A command that finished although it was interrupted (e.g. `check`) still says so.
+            return interrupt_exit_code() ? interrupt_exit_code() : code;
         } catch (const std::exception& e) {
             std::fprintf(stderr, "fieldflow %s: error: %s\n", first.c_str(), e.what());
             return kExitInvalid;

@@ -20,11 +20,12 @@ namespace fs = std::filesystem;
 // Entry layout (little-endian, as written by this machine; a foreign entry fails the checks and
 // is recomputed):
 //   "FFCACHE1" | u32 format | u32 output count | key (u64 high, u64 low)
-//   per output: text name | text type | u8 is_image | u32 w, h, c | u64 size | size bytes
+//   per output: text name | text type | u8 is_image | u32 w, h, c, bits | u64 size | size bytes
+//   (format 1, still read, had no bits)
 //   u64 XXH3-64 of everything before it
 // where text = u32 length + bytes.
 constexpr char kMagic[8] = {'F', 'F', 'C', 'A', 'C', 'H', 'E', '1'};
-constexpr uint32_t kFormat = 1;
+constexpr uint32_t kFormat = 2;
 
 class Writer {
 public:
@@ -95,7 +96,7 @@ std::optional<OutputMap> decode(const std::string& text, const Hash128& key,
         why = "not a fieldflow cache entry";
         return std::nullopt;
     }
-    if (!r.num(format) || format != kFormat) {
+    if (!r.num(format) || (format != kFormat && format != 1)) {
         why = "unknown entry format " + std::to_string(format);
         return std::nullopt;
     }
@@ -111,7 +112,8 @@ std::optional<OutputMap> decode(const std::string& text, const Hash128& key,
         uint8_t is_image = 0;
         uint64_t size = 0;
         if (!r.text(name) || !r.text(value->type) || !r.num(is_image) || !r.num(value->width) ||
-            !r.num(value->height) || !r.num(value->channels) || !r.num(size) || size > r.left()) {
+            !r.num(value->height) || !r.num(value->channels) ||
+            (format >= 2 && !r.num(value->bits)) || !r.num(size) || size > r.left()) {
             why = "output " + std::to_string(i) + " is malformed";
             return std::nullopt;
         }
@@ -211,6 +213,7 @@ bool DiskCache::store(const Hash128& key, const OutputMap& outputs, std::string&
         w.num<uint32_t>(value->width);
         w.num<uint32_t>(value->height);
         w.num<uint32_t>(value->channels);
+        w.num<uint32_t>(value->bits);
         w.num<uint64_t>(value->byte_size());
         if (value->is_image) w.raw(value->pixels.data(), value->byte_size());
         else w.raw(value->bytes.data(), value->bytes.size());

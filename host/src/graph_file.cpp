@@ -153,7 +153,7 @@ void parse_inputs(const YAML::Node& inputs, NodeAst& node, Diagnostics& diags) {
     });
 }
 
-const std::vector<std::string> kNodeKeys = {"op", "params", "inputs"};
+const std::vector<std::string> kNodeKeys = {"op", "params", "inputs", "overwrite"};
 
 void parse_node(const std::string& name, const YAML::Node& key, const YAML::Node& body,
                 GraphAst& graph, Diagnostics& diags) {
@@ -186,10 +186,17 @@ void parse_node(const std::string& name, const YAML::Node& key, const YAML::Node
             parse_params(value, node, diags);
         } else if (field == "inputs") {
             parse_inputs(value, node, diags);
+        } else if (field == "overwrite") {
+            if (!value.IsScalar() || (value.Scalar() != "true" && value.Scalar() != "false")) {
+                diags.error(value.IsNull() ? pos_of(field_key) : pos_of(value),
+                            what + ": 'overwrite' must be true or false");
+                return;
+            }
+            node.overwrite = value.Scalar() == "true";
         } else {
             diags.error(pos_of(field_key), what + ": unknown key '" + field + "'" +
                                                did_you_mean(field, kNodeKeys) +
-                                               "; a node has op, params, inputs");
+                                               "; a node has op, params, inputs, overwrite");
         }
     });
     if (!node.has_op && body.IsMap()) {

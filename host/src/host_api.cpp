@@ -80,6 +80,7 @@ int32_t api_input_image(ff_context* ctx, const char* port, ff_image* out) {
     out->height = v->height;
     out->channels = v->channels;
     out->pixels = v->pixels.data();
+    if (out->struct_size >= offsetof(ff_image, bits) + sizeof(out->bits)) out->bits = v->bits;
     return 1;
     FF_GUARD_END(ctx, 0)
 }
@@ -197,6 +198,9 @@ float* api_output_image(ff_context* ctx, const char* port, uint32_t width, uint3
     value->width = width;
     value->height = height;
     value->channels = channels;
+    // An op that transforms images keeps their source's precision unless it says otherwise.
+    for (const auto& [name, input] : ctx->inputs)
+        if (input && input->is_image) value->bits = std::max(value->bits, input->bits);
     value->pixels.assign(size_t(width) * height * channels, 0.0f);
     float* data = value->pixels.data();
     ctx->outputs.emplace(info->name, std::move(value));
@@ -288,13 +292,47 @@ const char* api_state_dir(ff_context* ctx) {
     FF_GUARD_END(ctx, nullptr)
 }
 
+void api_set_output_bits(ff_context* ctx, const char* port, uint32_t bits) {
+    if (!ctx) return;
+    FF_GUARD_BEGIN
+    auto it = ctx->outputs.find(port_name(port));
+    if (it == ctx->outputs.end() || !it->second->is_image) {
+        note_misuse(ctx, "set_output_bits: output '" + port_name(port) +
+                             "' is not an image written so far");
+        return;
+    }
+    if (bits != 0 && bits != 8 && bits != 16 && bits != 32) {
+        note_misuse(ctx, "set_output_bits: " + std::to_string(bits) + " is not 0, 8, 16 or 32");
+        return;
+    }
+    it->second->bits = bits;
+    FF_GUARD_END(ctx, )
+}
+
+void api_side_file(ff_context* ctx, const char* param, const char* path) {
+    if (!ctx || ctx->validating) return;
+    FF_GUARD_BEGIN
+    const ResolvedParam* p = find_param(ctx, param, "side_file");
+    if (!p) return;
+    if (!(p->info->flags & FF_PARAM_SIDE_OUTPUT)) {
+        note_misuse(ctx, "side_file: param '" + p->info->name + "' is not declared a side output");
+        return;
+    }
+    if (!path || !*path) {
+        note_misuse(ctx, "side_file: no path");
+        return;
+    }
+    ctx->side_files[p->info->name].insert(path);
+    FF_GUARD_END(ctx, )
+}
+
 const ff_host_api kHostApi = {
     sizeof(ff_host_api), FF_ABI_MAJOR,       FF_ABI_MINOR,      api_input_image,
     api_input_blob,      api_param_int,      api_param_float,   api_param_bool,
     api_param_string,    api_param_int_list, api_param_string_list, api_output_image,
     api_output_blob,     api_set_error,      api_set_error_param, api_log,
     api_progress,        api_cancelled,      api_device,        api_node_name,
-    api_state_dir,
+    api_state_dir,       api_set_output_bits, api_side_file,
 };
 
 } // namespace

@@ -78,7 +78,13 @@ std::string read_ports(const ff_port_decl* decls, uint32_t count, const char* wh
     return {};
 }
 
-std::string read_params(const ff_param_decl* decls, uint32_t count, std::vector<ParamInfo>& out) {
+// ff_param_decl.flags (ABI 1.2) counts only where the plugin says 1.2 and its decls are that large.
+constexpr size_t kParamV2 = offsetof(ff_param_decl, flags) + sizeof(uint32_t);
+constexpr uint32_t kParamFlagsKnown =
+    FF_PARAM_NOT_IN_KEY | FF_PARAM_SIDE_OUTPUT | FF_PARAM_READS_FILE | FF_PARAM_WRITES_FILE;
+
+std::string read_params(const ff_param_decl* decls, uint32_t count, uint32_t abi_minor,
+                        std::vector<ParamInfo>& out) {
     std::vector<const ff_param_decl*> items;
     if (std::string e = read_array(decls, count, kParamV1, "params", items); !e.empty()) return e;
     std::set<std::string> seen;
@@ -96,6 +102,14 @@ std::string read_params(const ff_param_decl* decls, uint32_t count, std::vector<
         p.has_range = ranged && d->min <= d->max;
         p.min = d->min;
         p.max = d->max;
+        if (abi_minor >= 2 && d->struct_size >= kParamV2) {
+            if (d->flags & ~kParamFlagsKnown)
+                return "param '" + p.name + "' has unknown flags " + std::to_string(d->flags);
+            const uint32_t path_flags = FF_PARAM_SIDE_OUTPUT | FF_PARAM_READS_FILE | FF_PARAM_WRITES_FILE;
+            if ((d->flags & path_flags) && p.kind != FF_PARAM_STRING)
+                return "param '" + p.name + "' is flagged as a path but is not a string";
+            p.flags = d->flags;
+        }
         if (p.kind == FF_PARAM_ENUM) {
             for (const std::string& choice : split(str(d->choices), '|')) p.choices.push_back(choice);
             if (p.choices.empty()) return "enum param '" + p.name + "' has no choices";
@@ -119,7 +133,7 @@ std::string read_params(const ff_param_decl* decls, uint32_t count, std::vector<
     return {};
 }
 
-std::string read_op(const ff_op_decl* d, OpInfo& op) {
+std::string read_op(const ff_op_decl* d, uint32_t abi_minor, OpInfo& op) {
     if (d->struct_size < kOpV1)
         return "an op's struct_size " + std::to_string(d->struct_size) +
                " is smaller than ABI 1.0's " + std::to_string(kOpV1);
@@ -138,7 +152,7 @@ std::string read_op(const ff_op_decl* d, OpInfo& op) {
         return what + e;
     if (std::string e = read_ports(d->outputs, d->output_count, "output", op.outputs); !e.empty())
         return what + e;
-    if (std::string e = read_params(d->params, d->param_count, op.params); !e.empty())
+    if (std::string e = read_params(d->params, d->param_count, abi_minor, op.params); !e.empty())
         return what + e;
     return {};
 }
@@ -168,7 +182,7 @@ std::string read_plugin_info(const ff_plugin_info* info, const std::string& file
         const ff_op_decl* decl = info->ops[i];
         if (!decl) return "op " + std::to_string(i) + " is NULL";
         OpInfo op;
-        if (std::string e = read_op(decl, op); !e.empty()) return e;
+        if (std::string e = read_op(decl, info->abi_minor, op); !e.empty()) return e;
         op.plugin_name = plugin_name;
         op.plugin_version = str(info->version);
         op.plugin_file = file;

@@ -2,6 +2,8 @@
 #include <fieldflow/host/run_log.hpp>
 #include <fieldflow/host/scheduler.hpp>
 
+#include "side_files.hpp"
+
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
@@ -136,7 +138,13 @@ private:
         const bool cacheable = !reads_outside && !writes_outside;
         const bool on_disk = cacheable && (op.flags & FF_OP_CACHE_ON_DISK) && options_.disk;
 
-        if (cacheable && lookup_caches(node, out, on_disk)) return finish(out);
+        if (cacheable && lookup_caches(node, out, on_disk)) {
+            if (std::string why = materialise_side_files(node, out.outputs); !why.empty()) {
+                out.status = NodeStatus::Failed;
+                out.message = "writing the cached result's side files: " + why;
+            }
+            return finish(out);
+        }
 
         if (options_.log) options_.log->node_started(node.name);
         ff_context ctx;
@@ -177,6 +185,14 @@ private:
         }
         for (const auto& [port, value] : out.outputs)
             out.output_keys[port] = reads_outside ? value->content_hash() : output_key(out.key, port);
+        if (cacheable) {
+            // Side files go with the result, so a cached run writes them too.
+            if (std::string why = collect_side_files(node, ctx.side_files, out.outputs); !why.empty()) {
+                out.status = NodeStatus::Failed;
+                out.message = why;
+                return finish(out);
+            }
+        }
         out.status = NodeStatus::Ran;
 
         if (cacheable && options_.memory) options_.memory->store(out.key, out.outputs);
@@ -225,7 +241,9 @@ private:
     }
 
     static bool outputs_match(const PlannedNode& node, const OutputMap& outputs) {
-        if (outputs.size() != node.op->outputs.size()) return false;
+        size_t ports = 0;
+        for (const auto& [name, value] : outputs) ports += is_side_file_entry(name) ? 0 : 1;
+        if (ports != node.op->outputs.size()) return false;
         for (const PortInfo& port : node.op->outputs) {
             auto it = outputs.find(port.name);
             if (it == outputs.end()) return false;

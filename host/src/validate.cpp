@@ -2,6 +2,8 @@
 #include <fieldflow/host/names.hpp>
 #include <fieldflow/host/validate.hpp>
 
+#include "file_path_checks.hpp"
+
 #include <algorithm>
 #include <deque>
 #include <functional>
@@ -343,6 +345,7 @@ std::optional<Graph> validate_graph(const GraphAst& ast, const Variables& vars,
                                              "FIELDFLOW_PLUGIN_PATH)");
         }
         node.op = op;
+        node.overwrite = node_ast.overwrite;
         const size_t before = diags.size();
         if (op && !resolve_params(node_ast, *op, vars, node, diags)) node_ok[i] = false;
         resolve_inputs(node_ast, op, ast.nodes, index, registry, node, diags);
@@ -356,6 +359,7 @@ std::optional<Graph> validate_graph(const GraphAst& ast, const Variables& vars,
 
     for (size_t i = 0; i < graph.nodes.size(); ++i)
         if (node_ok[i]) run_op_validate(graph.nodes[i], diags);
+    check_file_paths(graph, diags);
 
     if (diags.size() != errors_before) return std::nullopt;
     return graph;

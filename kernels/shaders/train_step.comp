@@ -40,7 +40,8 @@ layout(std430, binding = 6) readonly buffer SampleUv { vec2 sample_uv[]; };
 layout(std430, binding = 7) readonly buffer SampleTarget { float sample_target[]; };
 layout(std430, binding = 8) writeonly buffer SampleOut { float sample_out[]; };
 #else
-layout(std430, binding = 6) readonly buffer Image { uint image_rgba8[]; };
+// RGBA8 (one uint a pixel), or RGBA16 (two: RG, BA) for sources deeper than 8 bits.
+layout(std430, binding = 6) readonly buffer Image { uint image_rgba[]; };
 #if OUT_DIM != 3
 #error "training on an image needs OUT_DIM == 3"
 #endif
@@ -89,8 +90,13 @@ void train_tile(uint tile, bool first, bool last) {
         uint pixel = rng_index(pc.seed_lo, pc.seed_hi, pc.step, s, pc.width * pc.height);
         uint px = pixel % pc.width, py = pixel / pc.width;
         uv = (vec2(px, py) + 0.5) / vec2(pc.width, pc.height);
-        vec4 rgba = unpackUnorm4x8(image_rgba8[pixel]);
+#ifdef IMAGE_RGBA16
+        vec2 rg = unpackUnorm2x16(image_rgba[2 * pixel]), ba = unpackUnorm2x16(image_rgba[2 * pixel + 1]);
+        target[0] = rg.x; target[1] = rg.y; target[2] = ba.x;
+#else
+        vec4 rgba = unpackUnorm4x8(image_rgba[pixel]);
         target[0] = rgba.r; target[1] = rgba.g; target[2] = rgba.b;
+#endif
 #endif
     }
 

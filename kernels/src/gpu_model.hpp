@@ -35,9 +35,10 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
 // partial rows (one per workgroup, mlp_floats each) do not grow with the batch. At most `tiles`.
 uint32_t persistent_groups(const DeviceImpl& device, uint32_t tiles, uint32_t mlp_floats);
 
-// The fused training kernel for a model on this device (EXPLICIT_SAMPLES for tests).
+// The fused training kernel for a model on this device (EXPLICIT_SAMPLES for tests; IMAGE_RGBA16
+// for a target kept at 16 bits per channel).
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
-                           bool explicit_samples);
+                           bool explicit_samples, bool image_rgba16 = false);
 
 // Renders width x height pixel centres of the model held in `mlp` / `encoding` (one dispatch) and
 // returns config.output_dims floats per pixel.

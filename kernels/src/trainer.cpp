@@ -139,19 +139,28 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     encoding_v_ = local(encoding_floats * 4, "encoding Adam v");
     encoding_grad_ = local(encoding_floats * 4, "encoding gradients");
     encoding_touched_ = local(size_t(cells_) * 4, "encoding touched flags");
-    image_buf_ = local(size_t(image.width) * image.height * 4, "image (RGBA8)");
+    const bool rgba16 = image.source_bits > 8;
+    image_buf_ = local(size_t(image.width) * image.height * (rgba16 ? 8 : 4),
+                       rgba16 ? "image (RGBA16)" : "image (RGBA8)");
     loss_readback_ = Buffer(dev_, kStepsPerSubmit * 4, MemoryKind::readback, "loss readback");
 
-    // The image travels as RGBA8 (4x smaller than float; the sources are 8-bit anyway).
-    std::vector<uint32_t> packed(size_t(image.width) * image.height);
-    for (size_t p = 0; p < packed.size(); ++p) {
-        uint32_t v = 0;
-        for (int c = 0; c < 3; ++c) {
-            float f = image.rgb[p * 3 + c];
-            f = std::isfinite(f) ? std::clamp(f, 0.0f, 1.0f) : 0.0f;
-            v |= uint32_t(std::lround(f * 255.0f)) << (8 * c);
+    // The image travels as RGBA8 (4x smaller than float) for 8-bit sources, as RGBA16 (two uints
+    // a pixel, the shader's unpackUnorm2x16) for deeper ones, so their precision is learned.
+    const size_t pixels = size_t(image.width) * image.height;
+    std::vector<uint32_t> packed(rgba16 ? 2 * pixels : pixels);
+    const float unit = rgba16 ? 65535.0f : 255.0f;
+    auto quantised = [&](size_t p, int c) {
+        float f = image.rgb[p * 3 + c];
+        f = std::isfinite(f) ? std::clamp(f, 0.0f, 1.0f) : 0.0f;
+        return uint32_t(std::lround(f * unit));
+    };
+    for (size_t p = 0; p < pixels; ++p) {
+        if (rgba16) {
+            packed[2 * p] = quantised(p, 0) | quantised(p, 1) << 16;
+            packed[2 * p + 1] = quantised(p, 2) | 0xFFFF0000u;
+        } else {
+            packed[p] = quantised(p, 0) | quantised(p, 1) << 8 | quantised(p, 2) << 16 | 0xFF000000u;
         }
-        packed[p] = v | 0xFF000000u;
     }
     upload(dev_, runner_, image_buf_, packed.data(), packed.size() * 4);
     fill_zero(runner_, {&mlp_m_, &mlp_v_, &partials_, &loss_partials_, &loss_log_, &encoding_m_,
@@ -164,7 +173,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
         step_ = resume->step;
     }
 
-    const Kernel& train = train_kernel(dev_, config, tiling_, false);
+    const Kernel& train = train_kernel(dev_, config, tiling_, false, rgba16);
     Defines optimizer_defines = model_defines(config);
     optimizer_defines.emplace_back("GRID_DENSE_ADAM", options.grid_adam == GridAdam::dense ? "1" : "0");
     const Kernel& optimizer = dev_.kernel("optimizer.comp", optimizer_defines, 11);

@@ -3,6 +3,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <cstring>
+#include <vector>
 
 namespace ff::nodes {
 
@@ -36,6 +37,54 @@ cv::Mat rgb_mat(const ImageView& image, const char* port) {
         throw Error(std::string("input '") + port + "' has " + std::to_string(image.channels) +
                     " channels; expected 1 (gray), 3 (RGB) or 4 (RGBA)");
     }
+}
+
+cv::Mat native_mat(const ImageView& image, const char* port) {
+    if (image.channels != 1 && image.channels != 3 && image.channels != 4) return rgb_mat(image, port);
+    if (image.width == 0 || image.height == 0 || !image.pixels)
+        throw Error(std::string("input '") + port + "' is an empty image");
+    // Read-only wrapper over the host's buffer, as in rgb_mat.
+    return cv::Mat(int(image.height), int(image.width), CV_32FC(int(image.channels)),
+                   const_cast<float*>(image.pixels));
+}
+
+cv::Mat like_layout(const cv::Mat& rgb, const ImageView& like) {
+    if (like.channels == 1) {
+        cv::Mat gray;
+        cv::transform(rgb, gray, cv::Matx13f(1.0f / 3, 1.0f / 3, 1.0f / 3));
+        return gray;
+    }
+    if (like.channels != 4) return rgb;
+    cv::Mat alpha, resized, rgba;
+    cv::extractChannel(native_mat(like, "like"), alpha, 3);
+    if (alpha.size() != rgb.size()) cv::resize(alpha, resized, rgb.size(), 0, 0, cv::INTER_LINEAR);
+    else resized = alpha;
+    std::vector<cv::Mat> planes;
+    cv::split(rgb, planes);
+    planes.push_back(resized);
+    cv::merge(planes, rgba);
+    return rgba;
+}
+
+void output_native(Node& node, const char* port, const cv::Mat& image) {
+    const int channels = image.channels();
+    if (image.depth() != CV_32F || image.empty() || (channels != 1 && channels != 3 && channels != 4))
+        throw Error(std::string("internal error: output '") + port +
+                    "' expects a non-empty float image of 1, 3 or 4 channels");
+    float* pixels = node.output_image(port, uint32_t(image.cols), uint32_t(image.rows), uint32_t(channels));
+    image.copyTo(cv::Mat(image.size(), image.type(), pixels));
+}
+
+cv::Mat at_depth(const cv::Mat& float_image, uint32_t bits) {
+    if (bits == 8) return to_8bit(float_image);
+    if (bits == 16) return to_16bit(float_image);
+    return float_image;
+}
+
+std::string depth_text(uint32_t bits) {
+    if (bits == 32) return "32-bit float";
+    if (bits == 0) return "float";
+    return std::to_string(bits) + "-bit";
 }
 
 cv::Mat bgr_mat(const ImageView& image, const char* port) {

@@ -14,6 +14,25 @@ namespace ff::nodes {
 // (gray + alpha) and 4-channel (RGBA) lose their alpha. `port` names the input in errors.
 cv::Mat rgb_mat(const ImageView& image, const char* port);
 
+// The image as it is: CV_32FC1 (gray), CV_32FC3 (RGB) or CV_32FC4 (RGBA), wrapped without a copy
+// (read-only, as rgb_mat's).
+cv::Mat native_mat(const ImageView& image, const char* port);
+
+// A 3-channel RGB result laid out like `like`: gray stays one channel (the mean of R, G and B, as
+// a model learns gray as three equal channels), RGBA gets like's alpha, resized to the result's
+// size (alpha is carried through, not learned). Other layouts: the RGB result as it is.
+cv::Mat like_layout(const cv::Mat& rgb, const ImageView& like);
+
+// Allocates output `port` and copies a CV_32FC1/3/4 Mat (gray, RGB, RGBA) into it.
+void output_native(Node& node, const char* port, const cv::Mat& image);
+
+// Float [0, 1] samples as the integer depth a file of `bits` stores (8 or 16), or the floats
+// themselves for 32 and 0 (unknown) -- the one quantisation writers and metrics share.
+cv::Mat at_depth(const cv::Mat& float_image, uint32_t bits);
+
+// "8-bit", "16-bit", "32-bit float" for messages and metrics.json.
+std::string depth_text(uint32_t bits);
+
 // A copy of the image as CV_32FC3 in BGR order (for OpenCV codecs and drawing).
 cv::Mat bgr_mat(const ImageView& image, const char* port);
 

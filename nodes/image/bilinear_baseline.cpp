@@ -12,7 +12,8 @@ FF_NODE(bilinear_baseline) =
         .doc("The baseline a learned model must beat: the image shrunk to the feature-grid size "
              "with area averaging (INTER_AREA), then scaled back to its own size bilinearly "
              "(INTER_LINEAR). With grid 'auto' the grid is the size the Train node uses: the "
-             "image size / 4, rounded down.")
+             "image size / 4, rounded down. Gray, RGB and RGBA keep their channels (alpha is scaled "
+             "like the colours).")
         .input("image", ff::kImage, "image to approximate")
         .output("image", ff::kImage, "baseline reconstruction, same size as the input")
         .param_string("grid", "auto", "grid size: 'auto' (image / 4), or 'WxH' / 'W,H'")
@@ -24,7 +25,8 @@ FF_NODE(bilinear_baseline) =
             }
         })
         .execute([](ff::Node& node) {
-            const cv::Mat in = ff::nodes::rgb_mat(node.image("image"), "image");
+            // Every channel as it is: gray stays gray, alpha is scaled like the colours.
+            const cv::Mat in = ff::nodes::native_mat(node.image("image"), "image");
             ff::nodes::GridSize grid;
             try {
                 grid = ff::nodes::resolve_grid_size(node.string("grid"), uint32_t(in.cols),
@@ -34,7 +36,8 @@ FF_NODE(bilinear_baseline) =
             }
             cv::Mat small;
             cv::resize(in, small, cv::Size(int(grid.width), int(grid.height)), 0, 0, cv::INTER_AREA);
-            cv::Mat out = ff::nodes::output_mat(node, "image", in.size());
+            cv::Mat out;
             cv::resize(small, out, in.size(), 0, 0, cv::INTER_LINEAR);
+            ff::nodes::output_native(node, "image", out);
             node.log("grid " + std::to_string(grid.width) + "x" + std::to_string(grid.height));
         });

@@ -9,13 +9,14 @@ namespace ff::nodes {
 
 namespace {
 
+// extension, samples, 16 bits, alpha, gray
 constexpr ImageFormat kFormats[] = {
-    {".png", SampleFormat::integer, true},   {".jpg", SampleFormat::integer, false},
-    {".jpeg", SampleFormat::integer, false}, {".ppm", SampleFormat::integer, true},
-    {".pnm", SampleFormat::integer, true},   {".tif", SampleFormat::integer, true},
-    {".tiff", SampleFormat::integer, true},  {".bmp", SampleFormat::integer, false},
-    {".webp", SampleFormat::integer, false}, {".exr", SampleFormat::floating, false},
-    {".hdr", SampleFormat::floating, false},
+    {".png", SampleFormat::integer, true, true, true},     {".jpg", SampleFormat::integer, false, false, true},
+    {".jpeg", SampleFormat::integer, false, false, true},  {".ppm", SampleFormat::integer, true, false, false},
+    {".pnm", SampleFormat::integer, true, false, true},    {".tif", SampleFormat::integer, true, true, true},
+    {".tiff", SampleFormat::integer, true, true, true},    {".bmp", SampleFormat::integer, false, false, true},
+    {".webp", SampleFormat::integer, false, true, false},  {".exr", SampleFormat::floating, false, true, true},
+    {".hdr", SampleFormat::floating, false, false, false},
 };
 
 } // namespace

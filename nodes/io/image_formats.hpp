@@ -14,6 +14,8 @@ struct ImageFormat {
     const char* extension; // lower case, with the dot
     SampleFormat samples;
     bool allows_16_bits;
+    bool holds_alpha; // an RGBA image keeps its alpha channel
+    bool holds_gray;  // a one-channel image stays one channel
 };
 
 // The format for `path`'s extension (case-insensitive), or nullptr if WriteImage does not write it.

@@ -14,6 +14,7 @@ FF_NODE(write_json) =
         .input("json", ff::kJson, "JSON text to save")
         .output("json", ff::kJson, "the same JSON, for chaining")
         .param_string("path", std::nullopt, "file to write")
+        .param_flags(FF_PARAM_WRITES_FILE)
         .param_int("indent", 2, -1, 16, "spaces per indent level; -1 writes everything on one line")
         .validate([](ff::Node& node) {
             if (node.string("path").empty()) throw ff::ParamError("path", "path is empty");

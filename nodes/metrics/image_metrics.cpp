@@ -37,11 +37,13 @@ void check_pair(const cv::Mat& reference, const cv::Mat& image) {
         throw std::invalid_argument("image and reference differ in pixel type");
     if (reference.channels() > 4) throw std::invalid_argument("metrics take 1 to 4 channels");
     const int depth = reference.depth();
-    if (depth != CV_8U && depth != CV_32F && depth != CV_64F)
-        throw std::invalid_argument("metrics take 8-bit or float images");
+    if (depth != CV_8U && depth != CV_16U && depth != CV_32F && depth != CV_64F)
+        throw std::invalid_argument("metrics take 8-bit, 16-bit or float images");
 }
 
-double peak_of(const cv::Mat& image) { return image.depth() == CV_8U ? 255.0 : 1.0; }
+double peak_of(const cv::Mat& image) {
+    return image.depth() == CV_8U ? 255.0 : image.depth() == CV_16U ? 65535.0 : 1.0;
+}
 
 // Mean squared error in the image's own units.
 double raw_mse(const cv::Mat& reference, const cv::Mat& image) {
@@ -155,13 +157,16 @@ double ssim(const cv::Mat& reference, const cv::Mat& image, const WorkCheck& che
     return total / reference.channels();
 }
 
-ImageMetrics compare(const cv::Mat& reference, const cv::Mat& image, bool quantize,
+ImageMetrics compare(const cv::Mat& reference, const cv::Mat& image, uint32_t bits,
                      const WorkCheck& check) {
     check_pair(reference, image);
-    if (quantize && reference.depth() != CV_8U) {
-        return compare(ff::nodes::to_8bit(reference), ff::nodes::to_8bit(image), false, check);
-    }
-    return {psnr(reference, image), ssim(reference, image, check), mse(reference, image)};
+    const bool is_float = reference.depth() == CV_32F || reference.depth() == CV_64F;
+    if ((bits == 8 || bits == 16) && is_float)
+        return compare(ff::nodes::at_depth(reference, bits), ff::nodes::at_depth(image, bits), 0, check);
+    const double error = mse(reference, image);
+    return {psnr(reference, image), ssim(reference, image, check), error, error == 0.0};
 }
+
+uint32_t metrics_bits(uint32_t source_bits) { return source_bits == 0 ? 8 : source_bits; }
 
 } // namespace ff::metrics

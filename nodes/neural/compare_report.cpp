@@ -121,7 +121,9 @@ FF_NODE(compare_report) =
         .optional_input("bilinear", kImage, "the bilinear baseline")
         .output("metrics", kJson, "the table as JSON")
         .param_string("path", std::string(""), "Markdown file to write; empty = none")
+        .param_flags(FF_PARAM_WRITES_FILE)
         .param_string("metrics", std::string(""), "JSON file to write; empty = none")
+        .param_flags(FF_PARAM_WRITES_FILE)
         .param_string("bilinear_grid", std::string("auto"),
                       "the baseline's grid (as BilinearBaseline), for its parameter count")
         .param_string("title", std::string("Model comparison"), "table heading")

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include "common/image_mat.hpp"
+
 #include <cstring>
 #include <string>
 
@@ -54,6 +56,12 @@ void execute_infer(Node& node) {
         node.warn("every rendered value is exactly 0 or 1 (the output saturates everywhere), so the "
                   "picture is flat: the model's weights are likely far too large (largest |weight| " +
                   largest_weight_text(file) + ")");
+    if (auto like = node.optional_image("like")) {
+        // The source's layout and precision (the host gives the output like's bits).
+        const cv::Mat rendered(int(size.height), int(size.width), CV_32FC3, rgb.data());
+        ff::nodes::output_native(node, "image", ff::nodes::like_layout(rendered, *like));
+        return;
+    }
     float* out = node.output_image("image", size.width, size.height, 3);
     std::memcpy(out, rgb.data(), rgb.size() * sizeof(float));
 }
@@ -67,6 +75,10 @@ FF_NODE(infer) =
              "other follows the aspect ratio), or a scale of the training size.")
         .version(ff::engine::kVersion)
         .input("model", kModel, "model from Train or LoadModel")
+        .optional_input("like", kImage,
+                        "the training image: the render takes its layout and precision (gray "
+                        "stays one channel, RGBA gets its alpha resized to the render, a 16-bit "
+                        "source gives a 16-bit-tagged render)")
         .output("image", kImage, "the rendered RGB image")
         .param_int("width", 0, 0, 65536, "output width; 0 = from height or the training size")
         .param_int("height", 0, 0, 65536, "output height; 0 = from width or the training size")

@@ -67,6 +67,7 @@ FF_NODE(load_model) =
         .version(1)
         .output("model", kModel, "the model")
         .param_string("path", std::nullopt, "model file to read, e.g. out/lake/model.ffm")
+        .param_flags(FF_PARAM_READS_FILE)
         .execute(execute_load_model);
 
 } // namespace ff::neural

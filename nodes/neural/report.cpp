@@ -146,10 +146,22 @@ void execute_report(Node& node) {
     images.bilinear = ff::nodes::to_8bit(bilinear);
     images.learned = ff::nodes::to_8bit(learned);
     node.throw_if_cancelled();
+    // Scored at the ground truth's source depth (16-bit PNG: 16-bit values), as the images are
+    // saved; the page's pictures are 8-bit views.
+    const uint32_t bits = ff::metrics::metrics_bits(truth_view.bits);
+    const std::string computed_on = ff::nodes::depth_text(bits) + " values, as saved";
     const ff::metrics::ImageMetrics m_bilinear =
-        ff::metrics::compare(images.truth, images.bilinear, false, phase(0, 400, "SSIM of bilinear"));
+        ff::metrics::compare(truth, bilinear, bits, phase(0, 400, "SSIM of bilinear"));
     const ff::metrics::ImageMetrics m_learned =
-        ff::metrics::compare(images.truth, images.learned, false, phase(400, 800, "SSIM of learned"));
+        ff::metrics::compare(truth, learned, bits, phase(400, 800, "SSIM of learned"));
+    // An image equal to the ground truth has an infinite PSNR: null in JSON, "identical" on the page.
+    auto psnr_json = [](const ff::metrics::ImageMetrics& m) { return m.identical ? json(nullptr) : json(m.psnr); };
+    auto psnr_text = [](const ff::metrics::ImageMetrics& m) {
+        return m.identical ? std::string("identical to the ground truth (PSNR infinite)") : fixed(m.psnr, 2) + " dB";
+    };
+    auto psnr_shown = [](const ff::metrics::ImageMetrics& m) {
+        return m.identical ? std::optional<double>() : std::optional<double>(m.psnr);
+    };
     // Each step below takes up to about a second on a 67-megapixel image on 2 cores: a check
     // after each keeps an interrupt's answer within a second.
     images.bilinear_error = ff::metrics::absolute_error(images.truth, images.bilinear);
@@ -181,13 +193,16 @@ void execute_report(Node& node) {
         model_bytes && *model_bytes > 0 ? double(truth_png.bytes) / double(*model_bytes) : 0.0;
 
     json metrics = {
-        {"psnr_learned", m_learned.psnr},
-        {"psnr_bilinear", m_bilinear.psnr},
+        {"psnr_learned", psnr_json(m_learned)},
+        {"psnr_bilinear", psnr_json(m_bilinear)},
+        {"learned_identical", m_learned.identical},
+        {"bilinear_identical", m_bilinear.identical},
         {"ssim_learned", m_learned.ssim},
         {"ssim_bilinear", m_bilinear.ssim},
         {"mse_learned", m_learned.mse},
         {"mse_bilinear", m_bilinear.mse},
-        {"metrics_on", "8-bit values, as saved to PNG"},
+        {"metrics_on", computed_on},
+        {"image_channels", truth_view.channels},
         {"image_width", truth.cols},
         {"image_height", truth.rows},
         {"steps", fact<uint64_t>(facts, "steps", 0)},
@@ -233,13 +248,15 @@ void execute_report(Node& node) {
     }
 
     const double gain = m_learned.psnr - m_bilinear.psnr;
+    const bool any_identical = m_learned.identical || m_bilinear.identical;
     page.quality = {
-        {"PSNR, learned", fixed(m_learned.psnr, 2) + " dB"},
-        {"PSNR, bilinear", fixed(m_bilinear.psnr, 2) + " dB"},
-        {"Learned minus bilinear", (gain >= 0 ? "+" : "") + fixed(gain, 2) + " dB"},
+        {"PSNR, learned", psnr_text(m_learned)},
+        {"PSNR, bilinear", psnr_text(m_bilinear)},
+        {"Learned minus bilinear", any_identical ? std::string("not a number (an image is identical to the ground truth)")
+                                                 : (gain >= 0 ? "+" : "") + fixed(gain, 2) + " dB"},
         {"SSIM, learned", fixed(m_learned.ssim, 4)},
         {"SSIM, bilinear", fixed(m_bilinear.ssim, 4)},
-        {"Computed on", "8-bit values, as saved to PNG"},
+        {"Computed on", computed_on + (truth_view.channels == 4 ? " (RGB; alpha is carried through, not scored)" : "")},
     };
     auto add = [&](const char* name, const std::string& value) { page.training.push_back({name, value}); };
     if (metrics["steps"].get<uint64_t>() > 0) {
@@ -287,8 +304,8 @@ void execute_report(Node& node) {
         auto checked = [&node](PngBytes png) { node.throw_if_cancelled(); return png; };
         page.images = {
             {"Ground truth", checked(rgb8_png(view_truth)), std::nullopt, std::nullopt},
-            {"Bilinear", checked(rgb8_png(view_of(images.bilinear, side))), m_bilinear.psnr, m_bilinear.ssim},
-            {"Learned", checked(rgb8_png(view_of(images.learned, side))), m_learned.psnr, m_learned.ssim},
+            {"Bilinear", checked(rgb8_png(view_of(images.bilinear, side))), psnr_shown(m_bilinear), m_bilinear.ssim},
+            {"Learned", checked(rgb8_png(view_of(images.learned, side))), psnr_shown(m_learned), m_learned.ssim},
         };
         error_maps.bilinear = checked(error_view_png(images.bilinear_error, side, float(error_maps.scale)));
         error_maps.learned = checked(error_view_png(images.learned_error, side, float(error_maps.scale)));
@@ -316,8 +333,7 @@ void execute_report(Node& node) {
     ff::nodes::atomic_write_file(path, html);
     const std::string metrics_text = metrics.dump(2) + "\n";
     if (!metrics_path.empty()) ff::nodes::atomic_write_file(metrics_path, metrics_text);
-    node.log("report " + path + ": learned " + fixed(m_learned.psnr, 2) + " dB, bilinear " +
-             fixed(m_bilinear.psnr, 2) + " dB");
+    node.log("report " + path + ": learned " + psnr_text(m_learned) + ", bilinear " + psnr_text(m_bilinear));
     node.output_text("metrics", metrics_text);
 }
 
@@ -329,9 +345,11 @@ FF_NODE(report) =
              "self-contained HTML page (images embedded, at most 10 MB at any image size) with the "
              "three side by side and their PSNR/SSIM, an A/B view with zoom, 1:1 crops where the "
              "two differ most, both error maps on one colour scale, the training snapshot strip "
-             "and curve, timings, device and model size next to the PNG size; and metrics.json (psnr_learned, psnr_bilinear, ssim_learned, "
-             "ssim_bilinear, steps, train_seconds, device, ...). Metrics use 8-bit values, as "
-             "saved to PNG.")
+             "and curve, timings, device and model size next to the PNG size; and metrics.json "
+             "(psnr_learned, psnr_bilinear, ssim_learned, ssim_bilinear, steps, train_seconds, "
+             "device, ...). Metrics use the ground truth's source depth (8- or 16-bit values, or "
+             "floats), as the images are saved; a PSNR of an image identical to the ground truth "
+             "is null in metrics.json and \"identical\" on the page.")
         .flags(FF_OP_WRITES_OUTSIDE)
         .version(1)
         .input("ground_truth", kImage, "the original image")
@@ -341,7 +359,9 @@ FF_NODE(report) =
         .optional_input("model", kModel, "the model, for its size and configuration")
         .output("metrics", kJson, "the metrics.json content")
         .param_string("path", std::nullopt, "HTML file to write, e.g. out/lake/report.html")
+        .param_flags(FF_PARAM_WRITES_FILE)
         .param_string("metrics", std::string(""), "metrics JSON file to write; empty = none")
+        .param_flags(FF_PARAM_WRITES_FILE)
         .param_string("snapshots", std::string(""),
                       "Train's snapshot folder, for the snapshot strip and training curve")
         .param_string("title", std::string("Learned image vs bilinear baseline"),

@@ -36,6 +36,7 @@ FF_NODE(save_model) =
         .input("model", kModel, "model to save")
         .output("model", kModel, "the same model")
         .param_string("path", std::nullopt, "file to write, e.g. out/lake/model.ffm")
+        .param_flags(FF_PARAM_WRITES_FILE)
         .execute(execute_save_model);
 
 } // namespace ff::neural

@@ -55,10 +55,16 @@ fe::ImageData limited(fe::ImageData image, uint64_t limit, const Node& node) {
 }
 
 fe::ImageData image_data(const ImageView& view, const Node& node) {
+    // The model learns RGB: gray is learned as three equal channels (Infer's `like` input turns it
+    // back into gray) and alpha is not learned (Infer's `like` carries it through).
+    if (view.channels == 4)
+        node.warn("the image's alpha channel is not learned: the model learns RGB; connect the "
+                  "image to Infer's 'like' input to carry the alpha through");
     cv::Mat rgb = ff::nodes::rgb_mat(view, "image");
     fe::ImageData data;
     data.width = view.width;
     data.height = view.height;
+    data.source_bits = view.bits == 0 ? 8 : view.bits;
     data.rgb.resize(size_t(view.width) * view.height * 3);
     size_t clamped = 0, i = 0;
     for (int y = 0; y < rgb.rows; ++y) {
@@ -70,9 +76,13 @@ fe::ImageData image_data(const ImageView& view, const Node& node) {
             data.rgb[i] = c;
         }
     }
-    if (clamped > 0)
-        node.warn("input image has " + std::to_string(clamped) +
-                  " values outside [0, 1] (or not finite); they were clamped for training");
+    // One warning for everything the training target changes.
+    const std::string outside = std::to_string(clamped) + " values outside [0, 1] (or not finite)";
+    if (view.bits == 32)
+        node.warn("the image has 32-bit float samples; training keeps them at 16 bits per channel" +
+                  (clamped > 0 ? ", and its " + outside + " were clamped" : std::string(" in [0, 1]")));
+    else if (clamped > 0)
+        node.warn("input image has " + outside + "; they were clamped for training");
     return data;
 }
 
@@ -161,11 +171,17 @@ private:
             if (!files.prediction.empty()) fs::remove(files.prediction, error);
             if (!files.feature.empty()) fs::remove(files.feature, error);
         }
-        for (uint32_t step : kept)
+        for (uint32_t step : kept) {
+            if (auto it = found.find(step); it != found.end()) {
+                // Written before the interrupt: side files of this work all the same.
+                for (const fs::path& file : {it->second.prediction, it->second.feature})
+                    if (!file.empty()) node_.side_file("snapshots", file.string());
+            }
             if (auto it = found.find(step); it == found.end() || it->second.prediction.empty())
                 node_.warn("the snapshot at step " + std::to_string(step) +
                            " written before the interrupt is no longer in '" + params_.snapshots +
                            "'");
+        }
         if (!kept.empty()) last_snapshot_ = kept.back();
     }
 
@@ -253,9 +269,13 @@ private:
         write_png(folder / ("prediction" + suffix),
                   rgb_from_render(trainer_->render(image_.width, image_.height), image_.width,
                                   image_.height));
+        // Side files: kept with the cached result, so a cached run writes them too.
+        node_.side_file("snapshots", (folder / ("prediction" + suffix)).string());
         // The feature image shows a dense grid's cells; a hash table has no picture of its own.
-        if (config_.encoding.kind == fe::EncodingKind::dense_grid)
+        if (config_.encoding.kind == fe::EncodingKind::dense_grid) {
             write_png(folder / ("feature" + suffix), feature_image(trainer_->model()));
+            node_.side_file("snapshots", (folder / ("feature" + suffix)).string());
+        }
         last_snapshot_ = step;
         progress_.snapshots.push_back(step);
     }
@@ -266,6 +286,9 @@ private:
             TrainingLog log;
             for (const TrainingLogRow& row : progress_.log) log.add(row);
             log.write(params_.log);
+            const char* param = node_.string("log").empty() ? "snapshots" : "log";
+            node_.side_file(param, params_.log);
+            node_.side_file(param, TrainingLog::curve_path(params_.log).string());
         } catch (const std::exception& e) {
             node_.warn(std::string("could not write the training log: ") + e.what());
         }

@@ -89,7 +89,9 @@ OpBuilder& declare_train_params(OpBuilder& op) {
         .param_string("snapshots", std::string(""),
                       "folder for prediction_at_<step>.png, feature_at_<step>.png and the training "
                       "log (snapshots of an earlier run there are replaced; a run resumed from a "
-                      "checkpoint keeps its own); empty = none")
+                      "checkpoint keeps its own); empty = none. Where they go is not part of the "
+                      "cache key: a cached result writes the same files here")
+        .param_flags(FF_PARAM_SIDE_OUTPUT)
         .param_int_list("snapshot_steps", std::string("[]"), 0, 100000000,
                         "steps to snapshot (0 = before training); empty = 1, 10, 100, ..., last")
         .param_int("eval_interval", 1000, 0, 100000000,
@@ -97,16 +99,19 @@ OpBuilder& declare_train_params(OpBuilder& op) {
                    "only there")
         .param_int("log_interval", 0, 0, 100000000,
                    "log the training loss every N steps; 0 = none (progress only)")
+        .param_flags(FF_PARAM_NOT_IN_KEY)
         .param_int("checkpoint_interval", 5000, 0, 100000000,
                    "save the training state every N steps (and when interrupted) in the node's "
                    "state folder in the disk cache, so an interrupted run of the same work resumes "
                    "there; 0 = never. Needs the disk cache (not with --no-cache)")
+        .param_flags(FF_PARAM_NOT_IN_KEY)
         .param_int("limit", 0, 0, INT64_MAX,
                    "train on the first N pixels in row order, rounded up to whole rows (a smaller "
                    "dataset); 0 = the whole image")
         .param_string("log", std::string(""),
                       "training log CSV path (a loss/PSNR curve .png is written beside it); empty "
-                      "= <snapshots>/training_log.csv when snapshots is set");
+                      "= <snapshots>/training_log.csv when snapshots is set")
+        .param_flags(FF_PARAM_SIDE_OUTPUT | FF_PARAM_WRITES_FILE);
 }
 
 fe::Activation activation_from_name(const std::string& name) {

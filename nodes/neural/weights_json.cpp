@@ -57,6 +57,7 @@ FF_NODE(save_weights_json) =
         .input("model", kModel, "model to save")
         .output("model", kModel, "the same model")
         .param_string("path", std::nullopt, "JSON file to write, e.g. out/siren.json")
+        .param_flags(FF_PARAM_WRITES_FILE)
         .execute(execute_save);
 
 FF_NODE(load_weights_json) =
@@ -67,6 +68,7 @@ FF_NODE(load_weights_json) =
         .version(1)
         .output("model", kModel, "the model")
         .param_string("path", std::nullopt, "JSON weights file")
+        .param_flags(FF_PARAM_READS_FILE)
         .execute(execute_load);
 
 } // namespace ff::neural

@@ -25,7 +25,7 @@ std::optional<ImageView> Node::optional_image(const char* port) const {
         throw Error(std::string("input '") + port + "' is an empty image (" +
                     std::to_string(image.width) + "x" + std::to_string(image.height) + "x" +
                     std::to_string(image.channels) + ")");
-    return ImageView{image.width, image.height, image.channels, image.pixels};
+    return ImageView{image.width, image.height, image.channels, image.pixels, image.bits};
 }
 
 ImageView Node::image(const char* port) const {
@@ -124,6 +124,22 @@ void Node::log(std::string_view message, ff_log_level level) const {
 void Node::progress(uint64_t done, uint64_t total, std::string_view detail) const {
     std::string text(detail);
     host_->progress(ctx_, done, total, text.c_str());
+}
+
+// True when the host's table (its struct_size) reaches the entry at `offset`: an older host's
+// table ends before the entries added after it.
+static bool host_has(const ff_host_api* host, size_t offset) {
+    return host->struct_size >= offset + sizeof(void*);
+}
+
+void Node::set_output_bits(const char* port, uint32_t bits) {
+    if (host_has(host_, offsetof(ff_host_api, set_output_bits)) && host_->set_output_bits)
+        host_->set_output_bits(ctx_, port, bits);
+}
+
+void Node::side_file(const char* param, const std::string& path) const {
+    if (host_has(host_, offsetof(ff_host_api, side_file)) && host_->side_file)
+        host_->side_file(ctx_, param, path.c_str());
 }
 
 std::optional<std::string> Node::state_dir() const {

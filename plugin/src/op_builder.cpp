@@ -3,6 +3,7 @@
 #include <fieldflow/node.hpp>
 
 #include <charconv>
+#include <stdexcept>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -90,6 +91,12 @@ OpBuilder& OpBuilder::add_param(std::string name, ff_param_kind kind, std::optio
     param.choices = choices.empty() ? nullptr : strings_->emplace_back(std::move(choices)).c_str();
     param.doc = strings_->emplace_back(std::move(doc)).c_str();
     params_.push_back(param);
+    return *this;
+}
+
+OpBuilder& OpBuilder::param_flags(uint32_t flags) {
+    if (params_.empty()) throw std::logic_error("param_flags() before any param");
+    params_.back().flags = flags;
     return *this;
 }
 

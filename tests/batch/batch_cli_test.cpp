@@ -98,13 +98,14 @@ bool wait_for_done(const fs::path& manifest, size_t count, double seconds) {
     return false;
 }
 
-// Waits until an image not yet done is in flight (its partial folder exists); false after `seconds`.
-bool wait_for_in_flight(const fs::path& out, double seconds) {
+// Waits until an image not yet done, and not one of `earlier`, is in flight (its partial folder
+// exists); false after `seconds`.
+bool wait_for_in_flight(const fs::path& out, const std::set<std::string>& earlier, double seconds) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     while (std::chrono::steady_clock::now() < deadline) {
         const std::set<std::string> done = done_stems(out / "manifest.jsonl");
         for (const std::string& stem : partial_stems(out))
-            if (!done.count(stem)) return true;
+            if (!done.count(stem) && !earlier.count(stem)) return true;
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return false;
@@ -290,8 +291,11 @@ TEST(BatchCli, SigtermStopsCleanlyAndResumeFinishes) {
                                          out.string(), "--jobs", "2", "--no-cache", "--plugin", kTestPlugin,
                                          "--set", "sleep=1500"},
                                         dir / "term.log");
-    // Stopped while an image is in flight: when the first finishes, the next may not have started.
-    const bool started = wait_for_done(out / "manifest.jsonl", 1, 60) && wait_for_in_flight(out, 60);
+    // Stopped while an image is in flight with its whole sleep ahead of it: one launched after the
+    // first finished. (The image launched beside the first finishes with it, so seeing it in
+    // flight says nothing: it may be done before the signal lands, leaving nothing to stop.)
+    const bool first_done = wait_for_done(out / "manifest.jsonl", 1, 60);
+    const bool started = first_done && wait_for_in_flight(out, partial_stems(out), 60);
     ::kill(batch, SIGTERM);
     EXPECT_EQ(wait_exit(batch), 143) << read_text(dir / "term.log");
     ASSERT_TRUE(started) << read_text(dir / "term.log");
@@ -456,6 +460,19 @@ TEST(BatchCli, UsageAndGraphErrorsExitTwo) {
     EXPECT_TRUE(contains(r.text, "unknown op 'ReadImg'")) << r.text;
     EXPECT_FALSE(fs::exists(dir / "out")) << "nothing may run (or be created) for an invalid graph";
 
+    // Output and input folders that contain each other: refused before anything is created.
+    r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(in / "results"));
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "is inside --input")) << r.text;
+    EXPECT_FALSE(fs::exists(in / "results"));
+    r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(dir.path()));
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "is inside --output")) << r.text;
+    r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(in));
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(contains(r.text, "are the same folder")) << r.text;
+    EXPECT_EQ(std::distance(fs::directory_iterator(in), fs::directory_iterator()), 1) << "only a.png";
+
     r = fieldflow("batch --merge " + q(dir / "nowhere") + " --output " + q(dir / "m"));
     EXPECT_EQ(r.code, 2);
     EXPECT_TRUE(contains(r.text, "holds no batch")) << r.text;
@@ -488,13 +505,13 @@ TEST(BatchCli, NeverDeletesOrReplacesTheUsersFiles) {
 
     Output r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(in) + " --no-cache");
     EXPECT_EQ(r.code, 2);
-    EXPECT_TRUE(contains(r.text, "is the input folder: give an output folder outside it")) << r.text;
+    EXPECT_TRUE(contains(r.text, "are the same folder; give the results a folder of their own")) << r.text;
     r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(in / "results") + " --no-cache");
     EXPECT_EQ(r.code, 2);
-    EXPECT_TRUE(contains(r.text, "is inside the input folder")) << r.text;
+    EXPECT_TRUE(contains(r.text, "is inside --input")) << r.text;
     r = fieldflow("batch " + g + " --input " + q(in) + " --output " + q(dir.path()) + " --no-cache");
     EXPECT_EQ(r.code, 2);
-    EXPECT_TRUE(contains(r.text, "is inside the output folder")) << r.text;
+    EXPECT_TRUE(contains(r.text, "is inside --output")) << r.text;
     EXPECT_EQ(snapshot(in), input_before);
 
     fs::create_directories(other / "trip");

@@ -55,6 +55,31 @@ TEST(BatchInputs, GlobWithSlashSearchesSubfoldersButNotTheOutput) {
     EXPECT_EQ(stems_of(deep), (std::vector<std::string>{"x_one", "x_y_two"}));
 }
 
+TEST(BatchInputs, OutputAndInputFoldersMayNotContainEachOther) {
+    TempDir dir;
+    fs::create_directories(dir / "photos" / "sub");
+    fs::create_directories(dir / "results");
+    EXPECT_EQ(folder_overlap(dir / "photos", dir / "results"), std::nullopt);
+    EXPECT_EQ(folder_overlap(dir / "photos", dir / "photos2"), std::nullopt); // a prefix is not a parent
+
+    const auto same = folder_overlap(dir / "photos", dir / "photos" / "sub" / ".." / "");
+    ASSERT_TRUE(same);
+    EXPECT_TRUE(same->find("are the same folder") != std::string::npos) << *same;
+    const auto out_in = folder_overlap(dir / "photos", dir / "photos" / "new" / "out"); // not there yet
+    ASSERT_TRUE(out_in);
+    EXPECT_TRUE(out_in->find("is inside --input") != std::string::npos) << *out_in;
+    const auto in_out = folder_overlap(dir / "results" / "x", dir / "results");
+    ASSERT_TRUE(in_out);
+    EXPECT_TRUE(in_out->find("--input '" + (dir / "results" / "x").string() + "' is inside --output") !=
+                std::string::npos) << *in_out;
+
+    // A symbolic link to a folder is that folder.
+    fs::create_directory_symlink(dir / "photos", dir / "link");
+    const auto through_link = folder_overlap(dir / "link", dir / "photos" / "out");
+    ASSERT_TRUE(through_link);
+    EXPECT_TRUE(through_link->find("is inside --input") != std::string::npos) << *through_link;
+}
+
 TEST(BatchInputs, MissingFolderIsAnError) {
     EXPECT_THROW(list_batch_inputs("/nonexistent/folder/for/batch", ""), std::runtime_error);
 }
@@ -180,6 +205,14 @@ TEST(BatchManifest, MetricsFileReadsLakeAndBaselineFields) {
     EXPECT_EQ(base.psnr, 26.0);
     EXPECT_EQ(base.ssim, 0.63);
     EXPECT_FALSE(base.psnr_gain());
+    // An image identical to its reference: PSNR null (infinite), left empty, and no gain.
+    write_text(dir / "same.json", R"({"psnr_learned": null, "learned_identical": true,
+        "psnr_bilinear": 27.0, "ssim_learned": 1.0})");
+    const ImageMetrics same = read_metrics_file(dir / "same.json");
+    EXPECT_FALSE(same.psnr_learned);
+    EXPECT_FALSE(same.psnr_gain());
+    EXPECT_EQ(same.psnr_bilinear, 27.0);
+    EXPECT_EQ(same.ssim_learned, 1.0);
     EXPECT_EQ(read_metrics_file(dir / "missing.json"), ImageMetrics{});
     write_text(dir / "bad.json", "[1, 2");
     EXPECT_THROW(read_metrics_file(dir / "bad.json"), std::runtime_error);

@@ -121,5 +121,32 @@ TEST(Training, BadInputsAreClearErrors) {
     EXPECT_THROW(Trainer(test::device(), c, o, img, &other), EngineError);
 }
 
+// A 16-bit source is learned at 16 bits: a constant target between two 8-bit levels is reached
+// with source_bits = 16, while with source_bits = 8 the trainer sees (and learns) the nearest 8-bit
+// level, 0.45/255 away.
+TEST(Training, DeepSourcesAreLearnedAtSixteenBits) {
+    size_t messages = test::device().validation_messages().size();
+    const float value = 127.55f / 255.0f, level8 = 128.0f / 255.0f;
+    ImageData img{8, 8, std::vector<float>(8 * 8 * 3, value)};
+    ModelConfig c = test::default_config(4, 4);
+    TrainOptions o;
+    o.batch = 256;
+    o.steps = 600;
+    o.seed = 3;
+    auto learned_mean = [&](uint32_t bits) {
+        ImageData source = img;
+        source.source_bits = bits;
+        Trainer t(test::device(), c, o, source);
+        t.train(o.steps);
+        const std::vector<float> out = t.render(8, 8);
+        double sum = 0;
+        for (float v : out) sum += v;
+        return sum / double(out.size());
+    };
+    EXPECT_NEAR(learned_mean(16), value, 0.15 / 255.0);
+    EXPECT_NEAR(learned_mean(8), level8, 0.15 / 255.0);
+    test::expect_validation_clean(messages);
+}
+
 } // namespace
 } // namespace ff::engine

@@ -28,7 +28,8 @@ TEST(BadGraphs, EveryErrorKindHasAFile) {
           "out_of_range", "nan", "bad_enum", "unknown_input_node", "unknown_port",
           "unknown_input_port", "ambiguous_port", "type_mismatch", "cycle", "duplicate_node",
           "unset_variable", "unknown_variable", "format_version", "missing_nodes",
-          "missing_input", "validate_callback", "several_errors"})
+          "missing_input", "validate_callback", "several_errors", "overwrites_input",
+          "two_writers"})
         EXPECT_TRUE(have.count(kind)) << "missing tests/host/graphs/bad/" << kind << ".yaml";
 }
 

@@ -60,6 +60,22 @@ TEST(CacheKeys, SpellingAndDefaultsDoNotMatter) {
     EXPECT_NE(node_key(a.nodes[0], {{"a", k1}}), node_key(a.nodes[0], {{"b", k1}}));
 }
 
+// The key is exactly what determines the result: a cadence param (FF_PARAM_NOT_IN_KEY) is left
+// out, and a side-output path (FF_PARAM_SIDE_OUTPUT) counts only as set or unset, so changing
+// where side files go (Train's snapshots under the output folder) reuses the cached result.
+TEST(CacheKeys, CadenceParamsAreLeftOutAndSideOutputPathsCountOnlyAsSetOrUnset) {
+    OpRegistry registry = test::test_registry();
+    auto key = [&](const std::string& params) {
+        Graph g = test::valid_graph("fieldflow: 1\nnodes:\n  c: {op: Constant, params: {" + params + "}}\n",
+                                    registry);
+        return node_key(g.nodes[0], {});
+    };
+    EXPECT_EQ(key(""), key("log_every: 100"));
+    EXPECT_EQ(key("notes: out/a/notes"), key("notes: out/b/notes, log_every: 7"));
+    EXPECT_NE(key(""), key("notes: out/a/notes")); // side files asked for or not: a different run
+    EXPECT_NE(key(""), key("value: 0.25"));
+}
+
 // A run with a fresh memory cache (as a new process would have) and the given disk cache, its
 // log captured in `log_text`.
 struct Runner {

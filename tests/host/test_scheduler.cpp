@@ -134,12 +134,16 @@ TEST(Scheduler, InterruptStopsRunningNodesAndStartsNoNewOnes) {
     std::atomic<bool> cancel{false};
     RunOptions options;
     options.cancel = &cancel;
+    // Interrupts once the slow node is executing (a sign, not a guess at how long starting takes).
+    const int sleeps = test::plugin_runs("Sleep");
+    std::atomic<bool> finished{false};
     std::thread interrupter([&] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        while (test::plugin_runs("Sleep") == sleeps && !finished) std::this_thread::yield();
         cancel = true;
     });
     const auto start = std::chrono::steady_clock::now();
     RunResult r = run_graph(g, options);
+    finished = true;
     interrupter.join();
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
     EXPECT_TRUE(r.interrupted);

@@ -52,6 +52,25 @@ TEST(Validate, OpValidateCallbackAcceptsGoodParams) {
                       registry);
 }
 
+TEST(Validate, OverwritingAnInputNeedsOverwriteTrue) {
+    OpRegistry registry = test::test_registry();
+    const std::string nodes = "fieldflow: 1\nnodes:\n"
+                              "  n: {op: ReadNumber, params: {path: in/x.txt}}\n"
+                              "  w:\n    op: WriteNumber\n";
+    const std::string rest = "    inputs: {image: n}\n    params: {path: in/x.txt}\n";
+    EXPECT_NE(test::graph_errors(nodes + rest, registry).find("would overwrite the file node 'n' reads"),
+              std::string::npos);
+    test::valid_graph(nodes + "    overwrite: true\n" + rest, registry);
+    EXPECT_EQ(test::graph_errors(nodes + "    overwrite: yes please\n" + rest, registry).rfind(
+                  "test.yaml:6:16: error: node 'w': 'overwrite' must be true or false\n", 0),
+              0u);
+    // Different files are fine; so is reading a file another graph writes.
+    test::valid_graph("fieldflow: 1\nnodes:\n"
+                      "  n: {op: ReadNumber, params: {path: in/x.txt}}\n"
+                      "  w: {op: WriteNumber, inputs: {image: n}, params: {path: out/x.txt}}\n",
+                      registry);
+}
+
 TEST(Validate, SelfReferenceIsACycle) {
     OpRegistry registry = test::test_registry();
     EXPECT_EQ(test::graph_errors("fieldflow: 1\nnodes:\n"

@@ -438,5 +438,39 @@ TEST(Report, InterruptStopsItAndWritesNothing) {
     EXPECT_EQ(reports, 2); // stopped at the check after the flag went up
     EXPECT_FALSE(fs::exists(folder / "report.html"));
     EXPECT_FALSE(fs::exists(folder / "metrics.json"));
+}
+
+// Degenerate images (1x1, 1xN, one colour): a learned image equal to the ground truth has an
+// infinite PSNR. metrics.json holds valid JSON with null there (never cv::PSNR's ~361 dB stand-in)
+// and the page and the log say "identical"; every other number stays finite.
+TEST(Report, IdenticalImagesAreSaidSoAndTheJsonStaysValid) {
+    const fs::path folder = fresh_folder("report_identical");
+    for (const cv::Size size : {cv::Size(1, 1), cv::Size(1, 7), cv::Size(20, 12)}) {
+        SCOPED_TRACE(std::to_string(size.width) + "x" + std::to_string(size.height));
+        const cv::Mat truth(size, CV_32FC3, cv::Scalar(0.2, 0.4, 0.6)); // one colour
+        const cv::Mat bilinear(size, CV_32FC3, cv::Scalar(0.2, 0.4, 0.5));
+        OpRun run("Report");
+        run.image("ground_truth", truth).image("bilinear", bilinear).image("learned", truth)
+            .param("path", (folder / "report.html").string())
+            .param("metrics", (folder / "metrics.json").string());
+        ASSERT_EQ(run.execute(), FF_OK) << run.error();
+
+        const std::string text = read_text(folder / "metrics.json");
+        const json metrics = json::parse(text); // throws on invalid JSON
+        EXPECT_TRUE(metrics["psnr_learned"].is_null()) << text;
+        EXPECT_EQ(metrics["learned_identical"], true);
+        EXPECT_NEAR(metrics["psnr_bilinear"].get<double>(), psnr_8bit(truth, bilinear), 1e-6);
+        EXPECT_EQ(metrics["bilinear_identical"], false);
+        for (const auto& [key, value] : metrics.items())
+            if (value.is_number()) EXPECT_TRUE(std::isfinite(value.get<double>())) << key;
+        EXPECT_EQ(text.find("361."), std::string::npos) << text;
+
+        const std::string html = read_text(folder / "report.html");
+        EXPECT_NE(html.find("identical to the ground truth (PSNR infinite)"), std::string::npos);
+        EXPECT_NE(html.find("not a number (an image is identical to the ground truth)"), std::string::npos);
+        ASSERT_FALSE(run.logs().empty());
+        EXPECT_NE(run.logs().back().find("learned identical to the ground truth"), std::string::npos)
+            << run.logs().back();
+    }
     fs::remove_all(folder);
 }

@@ -183,6 +183,7 @@ struct HostCallbacks {
         out->height = image.height;
         out->channels = image.channels;
         out->pixels = image.pixels.data();
+        if (out->struct_size >= offsetof(ff_image, bits) + sizeof(out->bits)) out->bits = image.bits;
         return 1;
     }
     static const void* input_blob(ff_context* ctx, const char* port, size_t* size) {
@@ -239,6 +240,10 @@ struct HostCallbacks {
         out.image = Image{w, h, c, std::vector<float>(size_t(w) * h * c, -12345.0f)};
         return out.image.pixels.data();
     }
+    static void set_output_bits(ff_context* ctx, const char* port, uint32_t bits) {
+        auto it = run(ctx).outputs_.find(port ? port : "");
+        if (it != run(ctx).outputs_.end()) it->second.image.bits = bits;
+    }
     static void* output_blob(ff_context* ctx, const char* port, size_t size) {
         FakeRun& r = run(ctx);
         const ff_port_decl* decl = output_port(r, port);
@@ -286,6 +291,7 @@ struct HostCallbacks {
             t.cancelled = cancelled;
             t.device = device;
             t.node_name = node_name;
+            t.set_output_bits = set_output_bits;
             return t;
         }();
         return table;

@@ -19,6 +19,7 @@ struct Image {
     uint32_t height = 0;
     uint32_t channels = 0;
     std::vector<float> pixels;
+    uint32_t bits = 0; // bits per sample of the source (ff_image.bits)
 };
 
 // CV_32FC3 RGB <-> Image (a copy either way).

@@ -140,10 +140,10 @@ TEST(ImageMetrics, SsimOfTinyImagesIsDefined) {
 
 TEST(ImageMetrics, CompareQuantisesAsSavedFiles) {
     const cv::Mat a = ff::test::test_picture(50, 30, 1), b = degraded(a);
-    const ff::metrics::ImageMetrics q = ff::metrics::compare(a, b, true);
+    const ff::metrics::ImageMetrics q = ff::metrics::compare(a, b, 8);
     EXPECT_NEAR(q.psnr, cv::PSNR(quantised(a), quantised(b)), 1e-9);
     EXPECT_NEAR(q.ssim, direct_ssim(quantised(a), quantised(b), 255.0), 1e-9);
-    const ff::metrics::ImageMetrics f = ff::metrics::compare(a, b, false);
+    const ff::metrics::ImageMetrics f = ff::metrics::compare(a, b, 0);
     EXPECT_NEAR(f.psnr, cv::PSNR(a, b, 1.0), 1e-9);
     EXPECT_NE(q.psnr, f.psnr);
 }
@@ -275,4 +275,30 @@ TEST(WriteJson, InvalidJsonWritesNothing) {
     EXPECT_EQ(run.execute(), FF_ERROR);
     EXPECT_NE(run.error().find("not valid JSON"), std::string::npos) << run.error();
     EXPECT_TRUE(ff::test::folder_entries(dir.path()).empty());
+}
+
+TEST(ImageMetrics, SixteenBitSourcesAreScoredOnSixteenBitValues) {
+    const cv::Mat a = ff::test::test_picture(50, 30, 1), b = degraded(a);
+    const ff::metrics::ImageMetrics m = ff::metrics::compare(a, b, 16);
+    cv::Mat a16, b16;
+    a.convertTo(a16, CV_16U, 65535.0);
+    b.convertTo(b16, CV_16U, 65535.0);
+    EXPECT_NEAR(m.psnr, cv::PSNR(a16, b16, 65535.0), 1e-9);
+    EXPECT_NE(m.psnr, ff::metrics::compare(a, b, 8).psnr);
+    EXPECT_EQ(ff::metrics::metrics_bits(0), 8u);
+    EXPECT_EQ(ff::metrics::metrics_bits(16), 16u);
+}
+
+TEST(ImageMetrics, IdenticalImagesAreFlaggedAndTheNodeWritesNullPsnr) {
+    const cv::Mat a = ff::test::test_picture(1, 1, 3);
+    EXPECT_TRUE(ff::metrics::compare(a, a, 8).identical);
+    EXPECT_FALSE(ff::metrics::compare(a, cv::Mat(a * 0.5), 8).identical);
+    FakeRun run(ff::test::core_plugin().op("Metrics"));
+    run.input("reference", a).input("image", a);
+    ASSERT_EQ(run.execute(), FF_OK) << run.error();
+    const nlohmann::json j = nlohmann::json::parse(run.output_text("json"));
+    EXPECT_TRUE(j["psnr"].is_null()) << j.dump();
+    EXPECT_EQ(j["identical"], true);
+    EXPECT_TRUE(std::isfinite(j["ssim"].get<double>()));
+    EXPECT_EQ(j["computed_on"], "8-bit values");
 }

@@ -1,5 +1,5 @@
-// ReadImage: every supported pixel layout ends up as float RGB [0, 1]; every broken file gets an
-// error that says what is wrong with it.
+// ReadImage: every supported pixel layout ends up as float [0, 1] with the file's channels (gray,
+// RGB, RGBA) and bits per sample; every broken file gets an error that says what is wrong with it.
 #include "fake_host.hpp"
 #include "test_support.hpp"
 
@@ -25,6 +25,13 @@ cv::Mat read_ok(const std::string& path) {
     EXPECT_EQ(run.execute(), FF_OK) << run.error();
     if (!run.has_output("image")) return {};
     return run.output_mat("image");
+}
+
+// The bits per sample the node says its output stands for (ff_image.bits).
+uint32_t read_bits(const std::string& path) {
+    FakeRun run = read_run(path);
+    EXPECT_EQ(run.execute(), FF_OK) << run.error();
+    return run.has_output("image") ? run.output_image("image").bits : 0;
 }
 
 // The node's error for `path` (empty if it succeeded).
@@ -63,6 +70,7 @@ TEST(ReadImage, Rgb8BitPngBecomesUnitFloatRgb) {
     EXPECT_LE(ff::test::max_abs_diff(out, expected), 1e-7);
     // Spot-check the channel order on one pixel: first channel is red (BGR's last).
     EXPECT_FLOAT_EQ(out.at<cv::Vec3f>(2, 3)[0], bgr.at<cv::Vec3b>(2, 3)[2] / 255.0f);
+    EXPECT_EQ(read_bits(dir.file("a.png")), 8u);
 }
 
 TEST(ReadImage, SixteenBitPngKeepsItsPrecision) {
@@ -78,29 +86,31 @@ TEST(ReadImage, SixteenBitPngKeepsItsPrecision) {
     EXPECT_LE(ff::test::max_abs_diff(out, expected), 1e-7);
     EXPECT_FLOAT_EQ(out.at<cv::Vec3f>(0, 0)[0], 1.0f);
     EXPECT_FLOAT_EQ(out.at<cv::Vec3f>(0, 0)[1], 1.0f / 65535.0f); // not representable in 8 bits
+    EXPECT_EQ(read_bits(dir.file("deep.png")), 16u); // so WriteImage and the metrics keep 16 bits
 }
 
-TEST(ReadImage, GrayIsReplicatedToThreeChannels) {
+TEST(ReadImage, GrayStaysOneChannel) {
     ScratchDir dir;
     const cv::Mat gray = pattern8(1);
     ASSERT_TRUE(cv::imwrite(dir.file("g.png"), gray));
     const cv::Mat out = read_ok(dir.file("g.png"));
-    ASSERT_EQ(out.channels(), 3);
+    ASSERT_EQ(out.type(), CV_32FC1);
     for (int y = 0; y < gray.rows; ++y)
         for (int x = 0; x < gray.cols; ++x)
-            for (int c = 0; c < 3; ++c)
-                ASSERT_FLOAT_EQ(out.at<cv::Vec3f>(y, x)[c], gray.at<uchar>(y, x) / 255.0f);
+            ASSERT_FLOAT_EQ(out.at<float>(y, x), gray.at<uchar>(y, x) / 255.0f);
 }
 
-TEST(ReadImage, RgbaDropsAlpha) {
+TEST(ReadImage, RgbaKeepsItsAlpha) {
     ScratchDir dir;
     const cv::Mat bgra = pattern8(4);
     ASSERT_TRUE(cv::imwrite(dir.file("rgba.png"), bgra));
     ASSERT_EQ(cv::imread(dir.file("rgba.png"), cv::IMREAD_UNCHANGED).channels(), 4); // really RGBA
     cv::Mat expected;
-    cv::cvtColor(bgra, expected, cv::COLOR_BGRA2RGB);
+    cv::cvtColor(bgra, expected, cv::COLOR_BGRA2RGBA);
     expected.convertTo(expected, CV_32F, 1.0 / 255.0);
-    EXPECT_LE(ff::test::max_abs_diff(read_ok(dir.file("rgba.png")), expected), 1e-7);
+    const cv::Mat out = read_ok(dir.file("rgba.png"));
+    ASSERT_EQ(out.type(), CV_32FC4);
+    EXPECT_LE(ff::test::max_abs_diff(out, expected), 1e-7);
 }
 
 TEST(ReadImage, JpegMatchesOpenCvDecode) {
@@ -132,6 +142,7 @@ TEST(ReadImage, FloatExrKeepsItsValues) {
     cv::Mat expected;
     cv::cvtColor(bgr, expected, cv::COLOR_BGR2RGB);
     EXPECT_LE(ff::test::max_abs_diff(read_ok(dir.file("hdr.exr")), expected), 1e-6);
+    EXPECT_EQ(read_bits(dir.file("hdr.exr")), 32u);
 }
 
 TEST(ReadImage, BrokenFilesGetSpecificErrors) {

@@ -15,10 +15,18 @@ using ff::test::ScratchDir;
 
 namespace {
 
-FakeRun write_run(const cv::Mat& rgb, const std::string& path) {
+FakeRun write_run(const cv::Mat& rgb, const std::string& path, uint32_t source_bits = 0) {
     FakeRun run(ff::test::core_plugin().op("WriteImage"));
-    run.input("image", rgb).param("path", path);
+    ff::test::Image image = ff::test::image_from_mat(rgb);
+    image.bits = source_bits;
+    run.input("image", std::move(image)).param("path", path);
     return run;
+}
+
+bool has_warning(const FakeRun& run, const std::string& part) {
+    for (const std::string& line : run.logs())
+        if (line.find(part) != std::string::npos) return true;
+    return false;
 }
 
 // What an 8- or 16-bit file must hold for float RGB input: BGR order, round(clamp(v) * max).
@@ -56,7 +64,7 @@ TEST(WriteImage, SixteenBitPngAndTiff) {
     const cv::Mat rgb = ff::test::test_picture(23, 11, 3);
     for (const char* name : {"deep.png", "deep.tif", "deep.ppm"}) {
         FakeRun run = write_run(rgb, dir.file(name));
-        run.param("bits", 16);
+        run.param("bits", "16");
         ASSERT_EQ(run.execute(), FF_OK) << name << ": " << run.error();
         const cv::Mat saved = cv::imread(dir.file(name), cv::IMREAD_UNCHANGED);
         ASSERT_EQ(saved.type(), CV_16UC3) << name;
@@ -136,14 +144,9 @@ TEST(WriteImage, BadParamsAreRefusedBeforeRunning) {
     EXPECT_EQ(no_extension.validate(), FF_ERROR);
 
     FakeRun deep_jpeg = write_run(rgb, "out/picture.jpg");
-    deep_jpeg.param("bits", 16);
+    deep_jpeg.param("bits", "16");
     EXPECT_EQ(deep_jpeg.validate(), FF_ERROR);
     EXPECT_EQ(deep_jpeg.error_param(), "bits");
-
-    FakeRun twelve = write_run(rgb, "out/picture.png");
-    twelve.param("bits", 12);
-    EXPECT_EQ(twelve.validate(), FF_ERROR);
-    EXPECT_EQ(twelve.error_param(), "bits");
 }
 
 TEST(WriteImage, UnwritableFolderIsAClearError) {
@@ -175,10 +178,62 @@ TEST(WriteImage, RoundTripThroughReadImage) {
     ScratchDir dir;
     const cv::Mat rgb = ff::test::test_picture(40, 30, 9);
     FakeRun write = write_run(rgb, dir.file("rt.png"));
-    write.param("bits", 16);
+    write.param("bits", "16");
     ASSERT_EQ(write.execute(), FF_OK) << write.error();
     FakeRun read(ff::test::core_plugin().op("ReadImage"));
     read.param("path", dir.file("rt.png"));
     ASSERT_EQ(read.execute(), FF_OK) << read.error();
     EXPECT_LE(ff::test::max_abs_diff(read.output_mat("image"), rgb), 0.5 / 65535.0 + 1e-7);
+}
+
+TEST(WriteImage, SourceDepthByDefault) {
+    ScratchDir dir;
+    const cv::Mat rgb = ff::test::test_picture(12, 9, 4);
+    struct Case {
+        const char* name;
+        uint32_t source_bits;
+        int type;
+        const char* warning; // "" for none
+    };
+    for (const Case& c : {Case{"unknown.png", 0, CV_8UC3, ""}, Case{"eight.png", 8, CV_8UC3, ""},
+                          Case{"deep.png", 16, CV_16UC3, ""}, Case{"deep.tif", 16, CV_16UC3, ""},
+                          Case{"deep.jpg", 16, CV_8UC3, "stores at most 8 bits"},
+                          Case{"float.png", 32, CV_16UC3, "use .exr to keep floats"},
+                          Case{"eight.exr", 8, CV_32FC3, ""}, Case{"float.exr", 32, CV_32FC3, ""}}) {
+        FakeRun run = write_run(rgb, dir.file(c.name), c.source_bits);
+        ASSERT_EQ(run.execute(), FF_OK) << c.name << ": " << run.error();
+        EXPECT_EQ(cv::imread(dir.file(c.name), cv::IMREAD_UNCHANGED).type(), c.type) << c.name;
+        if (*c.warning) EXPECT_TRUE(has_warning(run, c.warning)) << c.name;
+        else EXPECT_TRUE(run.logs().empty()) << c.name << ": " << run.logs().front();
+    }
+    // An explicit depth wins over the source's.
+    FakeRun eight = write_run(rgb, dir.file("forced.png"), 16);
+    eight.param("bits", "8");
+    ASSERT_EQ(eight.execute(), FF_OK) << eight.error();
+    EXPECT_EQ(cv::imread(dir.file("forced.png"), cv::IMREAD_UNCHANGED).type(), CV_8UC3);
+}
+
+TEST(WriteImage, GrayAndAlphaAreKeptWhereTheFormatHoldsThem) {
+    ScratchDir dir;
+    cv::Mat gray(6, 5, CV_32FC1), rgba(6, 5, CV_32FC4);
+    cv::randu(gray, 0.0, 1.0);
+    cv::randu(rgba, 0.0, 1.0);
+    FakeRun gray_png = write_run(gray, dir.file("gray.png"), 16);
+    ASSERT_EQ(gray_png.execute(), FF_OK) << gray_png.error();
+    EXPECT_EQ(cv::imread(dir.file("gray.png"), cv::IMREAD_UNCHANGED).type(), CV_16UC1);
+    EXPECT_EQ(gray_png.output_image("image").channels, 1u);
+
+    FakeRun rgba_png = write_run(rgba, dir.file("rgba.png"), 8);
+    ASSERT_EQ(rgba_png.execute(), FF_OK) << rgba_png.error();
+    const cv::Mat saved = cv::imread(dir.file("rgba.png"), cv::IMREAD_UNCHANGED);
+    ASSERT_EQ(saved.type(), CV_8UC4);
+    // Alpha is the fourth channel in both orders (BGRA on disk, RGBA in fieldflow).
+    EXPECT_EQ(saved.at<cv::Vec4b>(2, 3)[3], cvRound(rgba.at<cv::Vec4f>(2, 3)[3] * 255.0f));
+    EXPECT_TRUE(rgba_png.logs().empty());
+
+    FakeRun rgba_jpg = write_run(rgba, dir.file("rgba.jpg"), 8);
+    ASSERT_EQ(rgba_jpg.execute(), FF_OK) << rgba_jpg.error();
+    EXPECT_EQ(cv::imread(dir.file("rgba.jpg"), cv::IMREAD_UNCHANGED).channels(), 3);
+    EXPECT_TRUE(has_warning(rgba_jpg, "holds no alpha channel")) << rgba_jpg.logs().size();
+    EXPECT_EQ(rgba_jpg.logs().size(), 1u); // one warning per conversion
 }

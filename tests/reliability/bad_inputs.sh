@@ -96,9 +96,14 @@ run_interrupt() {
     local log="logs/$name.log" out="out/$name"
     mkdir -p logs
     FIELDFLOW_VALIDATION=1 "$fieldflow" run graphs/train.yaml --set input=inputs/gray8.png \
-        --set steps=100000000 --set output="$out" --no-cache --quiet >"$log" 2>&1 &
+        --set steps=100000000 --set output="$out" --no-cache >"$log" 2>&1 &
     local pid=$!
-    sleep 3
+    # The sign that training is under way: the log line of the node before it (not --quiet here,
+    # so that line is printed). No fixed wait: a loaded machine may take long to start.
+    local polls=0
+    until grep -q '^ran  *image ' "$log" || ! kill -0 "$pid" 2>/dev/null || [ $polls -ge 1200 ]; do
+        sleep 0.1; polls=$((polls + 1))
+    done
     kill -"$signal" "$pid"
     local start=$SECONDS waited=0
     while kill -0 "$pid" 2>/dev/null && [ $waited -lt 60 ]; do sleep 0.2; waited=$((SECONDS - start)); done
@@ -121,7 +126,7 @@ run_interrupt() {
     fi
     grep -q 'validation \(error\|warning\): ' "$log" && { verdict=FAIL why="$why${why:+; }the validation layer reported a message"; }
 
-    local shown="fieldflow run graphs/train.yaml --set input=inputs/gray8.png --set steps=100000000 --set output=$out, then SIG$signal after 3 s"
+    local shown="fieldflow run graphs/train.yaml --set input=inputs/gray8.png --set steps=100000000 --set output=$out, then SIG$signal once training starts"
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$shown" "$want_rc" "$rc" "$message" "$verdict" >>"$results"
     if [ $verdict = PASS ]; then
         printf 'PASS  %-22s exit %s  %s\n' "$name" "$rc" "$message"
@@ -172,7 +177,7 @@ run_diverge() {
     fi
 }
 
-rw=graphs/read_write.yaml train=graphs/train.yaml infer=graphs/infer.yaml
+rw=graphs/read_write.yaml train=graphs/train.yaml infer=graphs/infer.yaml metrics=graphs/metrics.yaml
 q="'" # message regexes quote file names
 
 # --- image files (validation looks at each file without decoding it: what check catches exits 2) ---
@@ -192,12 +197,33 @@ run_case one_pixel_image 0 "out/one_pixel/image.png: 1x1, 8-bit, 3 channels" \
     -- run $rw --set input=inputs/one_pixel.png --set output=out/one_pixel -- check out/one_pixel/image.png 1 1
 run_case one_pixel_train 0 "out/one_pixel_train/model.ffm: model of a 1x1 image, grid 2x2" \
     -- run $train --set input=inputs/one_pixel.png --set output=out/one_pixel_train -- check out/one_pixel_train/model.ffm 1 1
-for kind in gray8 rgba8 rgb16 gray16; do
-    run_case "accepted_$kind" 0 "out/$kind/image.png: 40x30, 8-bit, 3 channels" \
-        -- run $rw --set input=inputs/$kind.png --set output=out/$kind -- check out/$kind/image.png 40 30
+# Written at the source's depth with the source's channels (gray stays gray, alpha is kept).
+for case in "gray8 8 1" "rgba8 8 4" "rgb16 16 3" "gray16 16 1"; do
+    read -r kind bits channels <<<"$case"
+    [ "$channels" = 1 ] && unit=channel || unit=channels
+    run_case "accepted_$kind" 0 "out/$kind/image.png: 40x30, $bits-bit, $channels $unit" \
+        -- run $rw --set input=inputs/$kind.png --set output=out/$kind -- check out/$kind/image.png 40 30 $bits $channels
+done
+run_case accepted_exr 0 "out/rgb32/image.exr: 40x30, 32-bit float, 3 channels" \
+    -- run $rw --set input=inputs/rgb32.exr --set output=out/rgb32 --set file=image.exr -- check out/rgb32/image.exr 40 30 32 3
+run_case exr_to_png 0 "\[save\] warning: the image came from a 32-bit float file; png stores at most 16 bits per sample, so it is saved at 16 \(use \.exr to keep floats\)" \
+    -- run $rw --set input=inputs/rgb32.exr --set output=out/rgb32_png
+
+# Degenerate images: finite, valid metrics JSON; an image equal to its reference is "identical"
+# (PSNR null), not a large number.
+for case in "one_pixel psnr null, identical true" "constant psnr null, identical true" "one_by_n psnr [0-9.]+ dB, identical false"; do
+    read -r kind expected <<<"$case"
+    run_case "metrics_$kind" 0 "out/metrics_$kind/metrics.json: valid JSON, $expected" \
+        -- run $metrics --set input=inputs/$kind.png --set output=out/metrics_$kind -- check out/metrics_$kind/metrics.json
 done
 
-run_case nan_pixels_train 0 "\[train\] warning: input image has 2 values outside \[0, 1\] \(or not finite\); they were clamped for training" \
+# --- graphs that would destroy their own input or race ------------------------------------------
+run_case overwrites_input 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}save${q}: param ${q}path${q}: writing ${q}inputs/gray8.png${q} would overwrite the file node ${q}image${q} reads \(graphs/read_write.yaml:[0-9]+:[0-9]+\); write elsewhere, or add \`overwrite: true\` to node ${q}save${q} to replace it on purpose" \
+    -- run $rw --set input=inputs/gray8.png --set output=inputs --set file=gray8.png
+run_case two_writers 2 "graphs/two_writers.yaml:[0-9]+:[0-9]+: error: node ${q}save_again${q}: param ${q}path${q}: ${q}out/two_writers/image.png${q} is also written by node ${q}save${q} \(graphs/two_writers.yaml:[0-9]+:[0-9]+\); two writers of one file race, give each its own path" \
+    -- run graphs/two_writers.yaml --set input=inputs/gray8.png --set output=out/two_writers
+
+run_case nan_pixels_train 0 "\[train\] warning: the image has 32-bit float samples; training keeps them at 16 bits per channel, and its 2 values outside \[0, 1\] \(or not finite\) were clamped" \
     -- run $train --set input=inputs/nan_pixels.pfm --set output=out/nan_pixels
 
 # --- params -------------------------------------------------------------------------------------
@@ -256,7 +282,7 @@ cp inputs/gray8.png bx/trip.png && cp inputs/rgba8.png bx/trip/precious_photo.pn
 cp inputs/rgba8.png other/trip/precious_photo.png && echo "my page" >other/index.html && echo "my,table" >other/summary.csv
 bx_before=$(snapshot bx) other_before=$(snapshot other)
 post='[ "$(snapshot bx)" = "$bx_before" ]'
-run_case batch_output_is_input 2 "fieldflow batch: error: --output ${q}bx${q} is the input folder: give an output folder outside it" \
+run_case batch_output_is_input 2 "fieldflow batch: error: --input ${q}bx${q} and --output ${q}bx${q} are the same folder; give the results a folder of their own, outside the input folder" \
     -- batch $rw --input bx --output bx --set steps=10
 post='[ "$(snapshot bx)" = "$bx_before" ] && [ "$(snapshot other)" = "$other_before" ]'
 run_case batch_existing_folder 2 "fieldflow batch: error: ${q}other${q} already holds files fieldflow batch did not write \(e.g. ${q}index.html${q}\); a batch writes only into a new or empty folder, which it marks as its own: give another --output" \

@@ -18,6 +18,8 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include <nlohmann/json.hpp>
+
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -165,26 +167,52 @@ int check_model(const std::string& path, int width, int height) {
     }
 }
 
-// An accepted input must come out as an 8-bit, 3-channel image of its own size.
-int check_output(const std::string& path, int width, int height) {
+std::string layout_text(int bits, int channels) {
+    return (bits == 32 ? std::string("32-bit float") : std::to_string(bits) + "-bit") + ", " +
+           std::to_string(channels) + (channels == 1 ? " channel" : " channels");
+}
+
+// An accepted input must come out as an image of its own size with the expected depth and
+// channels (by default 8-bit RGB).
+int check_output(const std::string& path, int width, int height, int bits, int channels) {
     if (path.size() > 4 && path.substr(path.size() - 4) == ".ffm") return check_model(path, width, height);
     cv::Mat image = cv::imread(path, cv::IMREAD_UNCHANGED);
     if (image.empty()) {
         std::printf("%s: missing or unreadable\n", path.c_str());
         return 1;
     }
-    bool ok = image.cols == width && image.rows == height && image.depth() == CV_8U &&
-              image.channels() == 3;
-    std::printf("%s: %dx%d, %d-bit, %d channels%s\n", path.c_str(), image.cols, image.rows,
-                image.depth() == CV_8U ? 8 : 16, image.channels(),
+    const int depth = image.depth() == CV_8U ? 8 : image.depth() == CV_16U ? 16 : 32;
+    bool ok = image.cols == width && image.rows == height && depth == bits && image.channels() == channels;
+    std::printf("%s: %dx%d, %s%s\n", path.c_str(), image.cols, image.rows,
+                layout_text(depth, image.channels()).c_str(),
                 ok ? "" : (" (expected " + std::to_string(width) + "x" + std::to_string(height) +
-                           ", 8-bit, 3 channels)").c_str());
+                           ", " + layout_text(bits, channels) + ")").c_str());
+    return ok ? 0 : 1;
+}
+
+// Metrics JSON must parse, and a PSNR is a finite number or null with identical: true.
+int check_metrics(const std::string& path) {
+    std::ifstream in(path);
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("psnr")) {
+        std::printf("%s: not valid metrics JSON\n", path.c_str());
+        return 1;
+    }
+    const bool identical = j.value("identical", false);
+    const bool ok = identical ? j["psnr"].is_null() : j["psnr"].is_number();
+    char psnr[64] = "null";
+    if (j["psnr"].is_number()) std::snprintf(psnr, sizeof psnr, "%.2f dB", j["psnr"].get<double>());
+    std::printf("%s: valid JSON, psnr %s, identical %s\n", path.c_str(), psnr, identical ? "true" : "false");
     return ok ? 0 : 1;
 }
 
 int main(int argc, char** argv) {
+    if (argc == 3 && std::string(argv[1]) == "check") return check_metrics(argv[2]);
     if (argc == 5 && std::string(argv[1]) == "check")
-        return check_output(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
+        return check_output(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), 8, 3);
+    if (argc == 7 && std::string(argv[1]) == "check")
+        return check_output(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]),
+                            std::atoi(argv[6]));
     if (argc != 2) {
         std::fprintf(stderr, "usage: %s OUT_DIR | check FILE WIDTH HEIGHT\n", argv[0]);
         return 2;
@@ -196,6 +224,11 @@ int main(int argc, char** argv) {
         write_file(dir + "/rgb16.png", encode(".png", gradient(40, 30, CV_16UC3)));
         write_file(dir + "/gray16.png", encode(".png", gradient(40, 30, CV_16UC1)));
         write_file(dir + "/one_pixel.png", encode(".png", gradient(1, 1, CV_8UC3)));
+        write_file(dir + "/one_by_n.png", encode(".png", gradient(1, 30, CV_8UC3)));
+        write_file(dir + "/constant.png", encode(".png", cv::Mat(30, 40, CV_8UC3, cv::Scalar(40, 120, 200))));
+        cv::Mat float_image;
+        gradient(40, 30, CV_16UC3).convertTo(float_image, CV_32F, 1.0 / 65535.0);
+        write_file(dir + "/rgb32.exr", encode(".exr", float_image));
         write_file(dir + "/zero_size.png", png_declaring(0, 0));
         // Sizes only a header read can refuse early: 400 and 144 megapixels, over the default
         // max_pixels of 100 million.

@@ -48,6 +48,23 @@ bool glob_matches(const std::string& glob, const std::string& text) {
     return ::fnmatch(glob.c_str(), text.c_str(), FNM_PERIOD) == 0;
 }
 
+// The path with symbolic links and `..` resolved as far as it exists, without a trailing '/'.
+fs::path resolved(const fs::path& path) {
+    std::error_code ec;
+    fs::path out = fs::weakly_canonical(fs::absolute(path), ec);
+    if (ec) out = fs::absolute(path).lexically_normal();
+    if (out.filename().empty() && out.has_parent_path() && out != out.root_path()) out = out.parent_path();
+    return out;
+}
+
+// `inner` is `outer` or lies under it (both resolved).
+bool within(const fs::path& inner, const fs::path& outer) {
+    auto i = inner.begin();
+    for (auto o = outer.begin(); o != outer.end(); ++o, ++i)
+        if (i == inner.end() || *i != *o) return false;
+    return true;
+}
+
 } // namespace
 
 std::string Shard::text() const { return std::to_string(index) + "/" + std::to_string(count); }
@@ -146,6 +163,21 @@ void assign_stems(std::vector<BatchInput>& inputs) {
         taken.insert(lower(stem));
         inputs[i].stem = stem;
     }
+}
+
+std::optional<std::string> folder_overlap(const fs::path& input, const fs::path& output) {
+    const fs::path in = resolved(input), out = resolved(output);
+    const std::string in_text = "'" + input.string() + "'", out_text = "'" + output.string() + "'";
+    if (in == out)
+        return "--input " + in_text + " and --output " + out_text + " are the same folder; give the "
+               "results a folder of their own, outside the input folder";
+    if (within(out, in))
+        return "--output " + out_text + " is inside --input " + in_text + ": a later batch would take "
+               "the results as images; choose an output folder outside the input folder";
+    if (within(in, out))
+        return "--input " + in_text + " is inside --output " + out_text + ": the batch creates and "
+               "replaces folders there; keep the images outside the output folder";
+    return std::nullopt;
 }
 
 std::vector<BatchInput> select_shard(const std::vector<BatchInput>& all, const Shard& shard) {

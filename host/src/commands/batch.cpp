@@ -46,19 +46,6 @@ unsigned default_jobs(const std::vector<std::string>& devices) {
     return static_cast<unsigned>(devices.size());
 }
 
-// Whether `inner` is `outer` or a folder inside it (paths made canonical first, so a symlink or a
-// "../" does not hide it).
-bool same_or_inside(const fs::path& inner, const fs::path& outer) {
-    std::error_code ec;
-    const fs::path a = fs::weakly_canonical(inner, ec), b = fs::weakly_canonical(outer, ec);
-    auto ai = a.begin();
-    for (auto bi = b.begin(); bi != b.end(); ++bi, ++ai) {
-        if (bi->empty()) continue; // a trailing separator
-        if (ai == a.end() || *ai != *bi) return false;
-    }
-    return true;
-}
-
 // The most images in flight: each is a process with its own device queue and memory, so a few
 // hundred is already far past any machine's useful parallelism.
 constexpr long kMaxJobs = 256;
@@ -199,17 +186,8 @@ int batch_main(CommandLine& cl, const std::vector<std::string>&) {
     const fs::path input_dir = fs::absolute(cl.values["input"].as<std::string>()).lexically_normal();
     options.output = fs::absolute(cl.values["output"].as<std::string>()).lexically_normal();
     options.input = input_dir;
-    // The batch replaces its image folders in the output folder: one that is the input folder or
-    // inside it (or holds it) would mix results with the user's photos.
-    if (same_or_inside(options.output, input_dir))
-        return cl.usage_error("--output '" + options.output.string() + "' is " +
-                              (same_or_inside(input_dir, options.output) ? "the input folder"
-                                                                         : "inside the input folder '" +
-                                                                               input_dir.string() + "'") +
-                              ": give an output folder outside it");
-    if (same_or_inside(input_dir, options.output))
-        return cl.usage_error("--input '" + input_dir.string() + "' is inside the output folder '" +
-                              options.output.string() + "': give an output folder outside it");
+    if (auto overlap = folder_overlap(cl.values["input"].as<std::string>(), cl.values["output"].as<std::string>()))
+        return cl.usage_error(*overlap);
     const std::string glob = cl.values.count("glob") ? cl.values["glob"].as<std::string>() : "";
     std::vector<BatchInput> all;
     try {

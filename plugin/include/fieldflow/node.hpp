@@ -60,6 +60,7 @@ struct ImageView {
     uint32_t height = 0;
     uint32_t channels = 0;
     const float* pixels = nullptr;
+    uint32_t bits = 0; // bits per sample of the source file: 8, 16, 32 (float); 0 unknown (ABI 1.2)
     size_t pixel_count() const { return size_t(width) * height; }
     size_t value_count() const { return pixel_count() * channels; }
 };
@@ -89,6 +90,9 @@ public:
     float* output_image(const char* port, uint32_t width, uint32_t height, uint32_t channels = 3);
     std::span<std::byte> output_blob(const char* port, size_t size);
     void output_text(const char* port, std::string_view text);
+    // The source precision output image `port` stands for (plugin.h, set_output_bits); without
+    // it the host gives an output image the largest bits of the node's image inputs.
+    void set_output_bits(const char* port, uint32_t bits);
 
     // Services
     void log(std::string_view message, ff_log_level level = FF_LOG_INFO) const;
@@ -104,6 +108,9 @@ public:
     // for checkpoints (plugin.h, state_dir). nullopt when the run has no disk cache, in validate,
     // and on a host older than ABI 1.1. The host removes it after the node succeeds.
     std::optional<std::string> state_dir() const;
+    // Reports a complete side file written under the FF_PARAM_SIDE_OUTPUT param `param`
+    // (plugin.h, side_file), so a cached run writes it too. Nothing on a host older than ABI 1.2.
+    void side_file(const char* param, const std::string& path) const;
 
     const ff_host_api* host() const { return host_; }
     ff_context* context() const { return ctx_; }
@@ -145,6 +152,9 @@ public:
     OpBuilder& param_int_list(std::string name, std::optional<std::string> def, int64_t min,
                               int64_t max, std::string doc);
     OpBuilder& param_string_list(std::string name, std::optional<std::string> def, std::string doc);
+
+    // ff_param_flags (FF_PARAM_NOT_IN_KEY, FF_PARAM_SIDE_OUTPUT) of the param declared last.
+    OpBuilder& param_flags(uint32_t flags);
 
     OpBuilder& validate(ValidateFn fn);
     OpBuilder& execute(ExecuteFn fn);

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define FF_ABI_MAJOR 1u
-#define FF_ABI_MINOR 1u
+#define FF_ABI_MINOR 2u
 
 #if defined(_WIN32)
 #define FF_EXPORT __declspec(dllexport)
@@ -58,14 +58,18 @@ typedef enum ff_status {
 #define FF_TYPE_ANY "any"
 
 /* An image: `height` rows of `width` pixels of `channels` interleaved floats, row-major, no padding.
- * Values are nominally in [0, 1], non-linear (sRGB-encoded) as read from the file. Core nodes always
- * produce channels == 3 (RGB order). */
+ * Values are nominally in [0, 1], non-linear (sRGB-encoded) as read from the file. Channels: 1
+ * (gray), 3 (RGB) or 4 (RGBA, straight alpha); other counts are plugin-defined. */
 typedef struct ff_image {
     uint32_t struct_size;
     uint32_t width;
     uint32_t height;
     uint32_t channels;
     const float* pixels;
+    /* ABI 1.2 (the host fills it only when struct_size covers it): bits per sample of the file the
+     * image came from, 8 or 16 (integer) or 32 (float); 0 when unknown. The pixels are floats
+     * whatever it says; it tells writers and metrics what precision the source had. */
+    uint32_t bits;
 } ff_image;
 
 /* ---- Declarations ------------------------------------------------------------------------- */
@@ -80,6 +84,21 @@ typedef enum ff_param_kind {
     FF_PARAM_STRING_LIST = 6,
 } ff_param_kind;
 
+/* Flags on a param (ABI 1.2), telling the host what the param does not change. */
+typedef enum ff_param_flags {
+    FF_PARAM_IN_KEY = 0,         /* the default: the param may change the outputs; part of the key */
+    FF_PARAM_NOT_IN_KEY = 1u,    /* only sets a cadence (how often to log or checkpoint): never
+                                    changes the outputs, so the cache key leaves it out */
+    FF_PARAM_SIDE_OUTPUT = 2u,   /* STRING: a file or folder where the op writes side files and
+                                    reports each through host->side_file(). The key holds only
+                                    whether it is empty; the files are kept with a cached result
+                                    and written again under the current path on a cache hit. */
+    FF_PARAM_READS_FILE = 4u,    /* STRING: the path of a file the op reads */
+    FF_PARAM_WRITES_FILE = 8u,   /* STRING: the path of a file the op writes. `fieldflow check`
+                                    refuses two writers of one file, and a write to a file the
+                                    graph reads unless the writing node says `overwrite: true`. */
+} ff_param_flags;
+
 typedef struct ff_param_decl {
     uint32_t struct_size;
     const char* name;
@@ -91,6 +110,9 @@ typedef struct ff_param_decl {
     double max;
     const char* choices; /* ENUM only: "nearest|linear|area" */
     const char* doc;
+    /* ABI 1.2: ff_param_flags. Read only when struct_size covers it and the plugin's abi_minor is
+     * 2 or more; otherwise FF_PARAM_IN_KEY. */
+    uint32_t flags;
 } ff_param_decl;
 
 typedef struct ff_port_decl {
@@ -220,6 +242,21 @@ struct ff_host_api {
      * run. Write into it atomically (temporary file + rename): the process may be killed at any
      * time. */
     const char* (*state_dir)(ff_context* ctx);
+
+    /* ---- Added in ABI 1.2: check struct_size before calling. ---- */
+
+    /* Says which bits per sample (ff_image.bits: 8, 16, 32; 0 unknown) output image `port` stands
+     * for; call it after output_image. Without it an output image takes the largest `bits` of the
+     * node's image inputs, so ops that transform an image keep its source's precision. */
+    void (*set_output_bits)(ff_context* ctx, const char* port, uint32_t bits);
+
+    /* Reports a side file the op wrote under a FF_PARAM_SIDE_OUTPUT param `param`: `path` is the
+     * file written (the param's value itself, or a file inside that folder). Once the node
+     * succeeds the host keeps the file's bytes with the cached result, and writes them again
+     * under the param's value when a later run takes the result from the cache, so a cached run
+     * leaves the same files as one that computed. Call it after the file is complete; reporting
+     * one path twice keeps it once. */
+    void (*side_file)(ff_context* ctx, const char* param, const char* path);
 };
 
 #ifdef __cplusplus

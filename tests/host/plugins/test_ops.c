@@ -12,8 +12,9 @@
 #define COUNT(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 #define PORT(n, t, d) {sizeof(ff_port_decl), n, t, d, 0}
 #define OPTIONAL_PORT(n, t, d) {sizeof(ff_port_decl), n, t, d, 1}
-#define PARAM(n, k, def, lo, hi, ch, d) {sizeof(ff_param_decl), n, k, def, lo, hi, ch, d}
-#define EMPTY_IMAGE {sizeof(ff_image), 0, 0, 0, NULL}
+#define PARAM(n, k, def, lo, hi, ch, d) {sizeof(ff_param_decl), n, k, def, lo, hi, ch, d, 0}
+#define PATH_PARAM(n, flags, d) {sizeof(ff_param_decl), n, FF_PARAM_STRING, NULL, 0, -1, NULL, d, flags}
+#define EMPTY_IMAGE {sizeof(ff_image), 0, 0, 0, NULL, 0}
 
 /* How often each op executed, for the tests' "computed once" and caching checks. */
 enum { RUN_CONSTANT, RUN_FIT, RUN_READ_NUMBER, RUN_SLEEP, RUN_KINDS };
@@ -71,6 +72,11 @@ static const ff_param_decl constant_params[] = {
     PARAM("height", FF_PARAM_INT, "4", 1, 4096, NULL, "height in pixels"),
     PARAM("value", FF_PARAM_FLOAT, "0.5", -1000, 1000, NULL, "the value of every channel"),
     PARAM("mode", FF_PARAM_ENUM, "flat", 0, -1, "flat|ramp", "flat, or a ramp from 0 to value"),
+    /* Unused by execute; for the cache-key tests. */
+    {sizeof(ff_param_decl), "log_every", FF_PARAM_INT, "0", 0, 1000000, NULL,
+     "a cadence: left out of the cache key", FF_PARAM_NOT_IN_KEY},
+    {sizeof(ff_param_decl), "notes", FF_PARAM_STRING, "", 0, -1, NULL,
+     "a side-output folder: only set or unset is in the cache key", FF_PARAM_SIDE_OUTPUT},
 };
 static const ff_op_decl constant_op = {
     sizeof(ff_op_decl), "Constant", "test", "An image filled with one value. Used by the tests.",
@@ -290,7 +296,7 @@ static ff_status read_number_execute(const ff_host_api* host, ff_context* ctx, v
 
 static const ff_port_decl read_number_out[] = {PORT("image", FF_TYPE_IMAGE, "2x2 of the number")};
 static const ff_param_decl read_number_params[] = {
-    PARAM("path", FF_PARAM_STRING, NULL, 0, -1, NULL, "text file holding a number")};
+    PATH_PARAM("path", FF_PARAM_READS_FILE, "text file holding a number")};
 static const ff_op_decl read_number_op = {
     sizeof(ff_op_decl), "ReadNumber", "test", "Reads a number from a text file.",
     FF_OP_READS_OUTSIDE, 1, NULL, 0, read_number_out, COUNT(read_number_out), read_number_params,
@@ -320,7 +326,7 @@ static ff_status write_number_execute(const ff_host_api* host, ff_context* ctx, 
 
 static const ff_port_decl write_number_in[] = {PORT("image", FF_TYPE_IMAGE, "image to measure")};
 static const ff_param_decl write_number_params[] = {
-    PARAM("path", FF_PARAM_STRING, NULL, 0, -1, NULL, "file to write the mean to")};
+    PATH_PARAM("path", FF_PARAM_WRITES_FILE, "file to write the mean to")};
 static const ff_op_decl write_number_op = {
     sizeof(ff_op_decl), "WriteNumber", "test", "Writes the mean of an image to a text file.",
     FF_OP_WRITES_OUTSIDE, 1, write_number_in, COUNT(write_number_in), NULL, 0,

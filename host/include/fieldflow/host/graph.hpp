@@ -31,6 +31,7 @@ struct PlannedNode {
     const OpInfo* op = nullptr;
     std::vector<ResolvedParam> params; // in the op's declaration order, defaults filled in
     std::vector<InputEdge> inputs;     // connected inputs, in the op's declaration order
+    bool overwrite = false;            // `overwrite: true`: may write a file the graph reads
 
     const ResolvedParam* param(std::string_view name) const;
     const InputEdge* input(std::string_view port) const;

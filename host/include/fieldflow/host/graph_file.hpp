@@ -45,6 +45,7 @@ struct NodeAst {
     bool has_op = false;
     std::vector<ParamAst> params;
     std::vector<InputAst> inputs;
+    bool overwrite = false; // `overwrite: true`: may write a file the graph reads
 };
 
 struct VarAst {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +45,9 @@ struct ff_context {
     fieldflow::host::Hash128 key;
     const fieldflow::host::DiskCache* disk = nullptr;
     std::string state_dir; // created by the first state_dir call; "" until then
+
+    // Side files reported through side_file (ABI 1.2): param -> the paths written under it.
+    std::map<std::string, std::set<std::string>> side_files;
 
     std::string error;       // from set_error / set_error_param
     std::string error_param; // the param set_error_param named

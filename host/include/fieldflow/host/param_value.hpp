@@ -26,6 +26,7 @@ struct ParamInfo {
     double max = 0;
     std::vector<std::string> choices; // ENUM
     std::string doc;
+    uint32_t flags = FF_PARAM_IN_KEY; // ff_param_flags (ABI 1.2)
 };
 
 // A param as written: one scalar, a list of scalars, or nothing (`~`).

@@ -19,6 +19,7 @@ struct Value {
     uint32_t width = 0;
     uint32_t height = 0;
     uint32_t channels = 0;
+    uint32_t bits = 0;             // images: bits per sample of the source file (8, 16, 32); 0 unknown
     std::vector<float> pixels;     // images: height * width * channels
     std::vector<std::byte> bytes;  // blobs
 

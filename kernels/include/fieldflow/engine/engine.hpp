@@ -197,6 +197,9 @@ struct ImageData {
     uint32_t width = 0;
     uint32_t height = 0;
     std::vector<float> rgb; // width * height * 3, row-major, [0,1]
+    // Bits per sample of the source (8, 16, 32 for float): above 8 the trainer keeps the target at
+    // 16 bits per channel (RGBA16) instead of RGBA8, so a 16-bit photo is learned at its precision.
+    uint32_t source_bits = 8;
 };
 
 class TrainerImpl;

@@ -46,6 +46,13 @@ std::vector<BatchInput> list_batch_inputs(const std::filesystem::path& dir, cons
 // itself (logs, summary files) are avoided. Depends only on the list, so shards agree.
 void assign_stems(std::vector<BatchInput>& inputs);
 
+// Why `input` and `output` cannot serve one batch, or nullopt when they can: the same folder, or
+// one inside the other (after resolving symbolic links and `..`). An output inside the input
+// would have a later run take the results as images (and --glob with '/' find them); an input
+// inside the output would sit among the stem folders the batch creates and replaces.
+std::optional<std::string> folder_overlap(const std::filesystem::path& input,
+                                          const std::filesystem::path& output);
+
 std::vector<BatchInput> select_shard(const std::vector<BatchInput>& all, const Shard& shard);
 
 } // namespace fieldflow::host::batch

@@ -1,0 +1,64 @@
+#include "file_path_checks.hpp"
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <system_error>
+
+namespace fieldflow::host {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct FileUse {
+    const PlannedNode* node;
+    const ResolvedParam* param;
+};
+
+// One name per file: absolute, with symbolic links in its existing part resolved, so
+// `a/../x.png`, `./x.png` and a link to it are the same file.
+std::string file_identity(const std::string& path) {
+    std::error_code ec;
+    fs::path absolute = fs::absolute(path, ec);
+    if (ec) return fs::path(path).lexically_normal().string();
+    fs::path canonical = fs::weakly_canonical(absolute, ec);
+    return (ec ? absolute.lexically_normal() : canonical).string();
+}
+
+std::string where(const Graph& graph, const FileUse& use) {
+    return graph.file + ":" + std::to_string(use.param->pos.line) + ":" +
+           std::to_string(use.param->pos.column);
+}
+
+} // namespace
+
+void check_file_paths(const Graph& graph, Diagnostics& diags) {
+    std::map<std::string, FileUse> reads, writes;
+    std::vector<std::pair<std::string, FileUse>> writers;
+    for (const PlannedNode& node : graph.nodes) {
+        if (!node.op) continue;
+        for (const ResolvedParam& p : node.params) {
+            const auto* path = std::get_if<std::string>(&p.value);
+            if (!p.info || !path || path->empty()) continue;
+            if (p.info->flags & FF_PARAM_READS_FILE) reads.emplace(file_identity(*path), FileUse{&node, &p});
+            if (p.info->flags & FF_PARAM_WRITES_FILE) writers.emplace_back(file_identity(*path), FileUse{&node, &p});
+        }
+    }
+    for (const auto& [file, use] : writers) {
+        const std::string& path = std::get<std::string>(use.param->value);
+        const std::string label = "node '" + use.node->name + "': param '" + use.param->info->name + "': ";
+        if (auto [first, inserted] = writes.emplace(file, use); !inserted) {
+            diags.error(use.param->pos, label + "'" + path + "' is also written by node '" +
+                                            first->second.node->name + "' (" + where(graph, first->second) +
+                                            "); two writers of one file race, give each its own path");
+        }
+        if (auto read = reads.find(file); read != reads.end() && !use.node->overwrite) {
+            diags.error(use.param->pos, label + "writing '" + path + "' would overwrite the file node '" +
+                                            read->second.node->name + "' reads (" + where(graph, read->second) +
+                                            "); write elsewhere, or add `overwrite: true` to node '" +
+                                            use.node->name + "' to replace it on purpose");
+        }
+    }
+}
+
+} // namespace fieldflow::host
