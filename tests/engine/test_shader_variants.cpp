@@ -55,6 +55,13 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                 for (const char* shared : {"0", "1"})
                     expect_valid("train_step.comp", c,
                                  {{"TILE", tile}, {"WEIGHTS_IN_SHARED", shared}, {"COOPMAT", coopmat}});
+    // A 16-bit training target (deep sources) and the tests' explicit samples, on both paths.
+    for (const char* coopmat : {"0", "1"}) {
+        expect_valid("train_step.comp", configs()[0],
+                     {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", coopmat}, {"IMAGE_RGBA16", "1"}});
+        expect_valid("train_step.comp", configs()[3],
+                     {{"TILE", "64"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", coopmat}, {"EXPLICIT_SAMPLES", "1"}});
+    }
 }
 
 TEST(ShaderVariants, RenderAndOptimizerKernelsValidate) {

@@ -307,15 +307,15 @@ target=$(spv train_step.comp); rm -f "$target" && mkdir "$target"
 run_case spirv_is_folder 0 "fieldflow engine: warning: SPIR-V cache path spirv_cache/spirv/train_step\.comp-<key>\.spv is a folder, not a file; recompiling \(not cached while it is there\)" \
     CACHE=spirv_cache -- run $train --set input=inputs/gray8.png --set output=out/spirv_is_folder --set steps=12
 # 5. An empty output variable would put outputs at the root folder.
-run_case empty_output 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}save${q}: param ${q}path${q}: variable ${q}output${q} is empty, so ${q}\\$\{output\}/image.png${q} resolves to ${q}/image.png${q} in the root folder; give it a folder \(--set output=DIR\)" \
+run_case empty_output 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}save${q}: param ${q}path${q}: variable ${q}output${q} is empty, so ${q}\\$\{output\}/\\$\{file\}${q} resolves to ${q}/image.png${q} in the root folder; give it a folder \(--set output=DIR\)" \
     -- run $rw --set input=inputs/gray8.png --set output=
 # 6. Leftovers: a killed writer's temporary file is removed by the next write of the same file,
 #    and a batch removes its lock when it ends.
 mkdir -p out/stale_temp
 bash -c 'exit 0' & wait $!; dead=$!
 head -c 1000 /dev/zero >"out/stale_temp/.image.tmp-$dead-0-0000abcd.png" && touch -d '1 hour ago' "out/stale_temp/.image.tmp-$dead-0-0000abcd.png"
-run_case stale_temp_removed 0 "out/stale_temp/image.png: 40x30, 8-bit, 3 channels" \
-    -- run $rw --set input=inputs/gray8.png --set output=out/stale_temp -- check out/stale_temp/image.png 40 30
+run_case stale_temp_removed 0 "out/stale_temp/image.png: 40x30, 8-bit, 1 channel" \
+    -- run $rw --set input=inputs/gray8.png --set output=out/stale_temp -- check out/stale_temp/image.png 40 30 8 1
 post='[ ! -e out/batch_lock/.lock ] && [ -d out/batch_lock/trip ]'
 run_case batch_lock_removed 0 "ok" -- batch $rw --input bx --output out/batch_lock
 # 7. A size over max_pixels is refused from the file's header, before any decoding (so `check`

@@ -82,7 +82,15 @@ Also checked elsewhere in CI (`scripts/test.d/`): the validation layer loads and
 deliberately invalid call (`ff_validation_layer_test`), no test process printed a validation
 message (`validation.sh`), the unit tests are clean under AddressSanitizer and
 UndefinedBehaviorSanitizer (`asan.sh`), and the graph-file and model-file loaders survive 60 s of
-libFuzzer each plus every saved crash input (`fuzz.sh`, `tests/fuzz/`).
+libFuzzer each plus every saved crash input (`fuzz.sh`, `tests/fuzz/`). `browser.sh` opens the
+report page of a small lake run and the index of a 2-image batch in headless Chromium (Debian's
+`chromium`, installed by the stage) through the DevTools protocol (`tests/browser/check_page.py`,
+standard library only): any console error, uncaught exception, failed resource or undecodable image
+fails it; it moves the A/B split with the arrow key, flips with F and zooms the first crop with
+Enter, and checks the page's state changed each time; screenshots stay in `build/browser/`. The
+stage took 25 s on the 2-core machine with Chromium installed (two 60-step lavapipe runs of a
+192x144 photo, the batch, five page checks). It then injects a script error, and separately a
+missing image, into copies of the report and fails unless the check fails on each.
 
 A graph that writes a file it also reads (`overwrites_input`) or has two writers of one file
 (`two_writers`) is refused by `fieldflow check` and `run` before anything runs, at the writing
