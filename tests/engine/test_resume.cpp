@@ -83,6 +83,24 @@ TEST(Resume, GridModelContinuesAsTheUninterruptedRun) {
     test::expect_validation_clean(messages);
 }
 
+TEST(Resume, HashGridContinuesThroughItsCheckpointFile) {
+    // The hash tables and their Adam moments travel through the checkpoint file like the grid's;
+    // touched-only Adam on the tables keeps its untouched rows' moments across the resume.
+    size_t messages = test::device().validation_messages().size();
+    TrainOptions o;
+    o.batch = 512;
+    o.steps = 60;
+    o.seed = 5;
+    o.grid_adam = GridAdam::sparse;
+    ResumeResult r = resume_at(test::hash_test_config(), o, 25);
+    EXPECT_LT(r.resumed_vs_straight, test::tolerances().resumed);
+    const double margin = test::on_tensor_cores() ? 5 : 20;
+    EXPECT_GT(r.restarted_vs_straight, margin * std::max(r.resumed_vs_straight, 1e-5))
+        << r.restarted_vs_straight << " vs " << r.resumed_vs_straight;
+    EXPECT_EQ(r.resumed.config, test::hash_test_config());
+    test::expect_validation_clean(messages);
+}
+
 TEST(Resume, SirenContinuesBitForBit) {
     // No grid, hence no float atomics: the MLP's gradient partials are summed in a fixed order,
     // so the resumed run must equal the uninterrupted one exactly.
