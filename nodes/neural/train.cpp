@@ -407,9 +407,10 @@ FF_NODE(train) =
     declare_train_params(
         ff::op("Train", "neural")
             .doc("Learns one image as a feature grid sampled bilinearly plus a small MLP, "
-                 "(u, v) -> RGB (model: grid), as a SIREN (model: siren) or as 2D Gaussian splats "
+                 "(u, v) -> RGB (model: grid; encoding: hash for a multiresolution hash grid "
+                 "instead of the dense grid), as a SIREN (model: siren) or as 2D Gaussian splats "
                  "(model: splats), trained with Adam on the compute device. Outputs the model (model file bytes, see docs/model-format.md) and training "
-                 "statistics; optionally writes prediction_at_<step>.png and feature_at_<step>.png "
+                 "statistics; optionally writes prediction_at_<step>.png and (dense grid) feature_at_<step>.png "
                  "snapshots, a CSV training log and a loss/PSNR curve.")
             .flags(FF_OP_CACHE_ON_DISK)
             .version(ff::engine::kVersion)

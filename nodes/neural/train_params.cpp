@@ -56,11 +56,12 @@ OpBuilder& declare_train_params(OpBuilder& op) {
                    "encoding: hash: cells per side of the coarsest level")
         .param_float("hash_per_level_scale", float_default(model.encoding.hash.per_level_scale), 1, 4,
                      "encoding: hash: resolution growth from one level to the next")
-        .param_int("grid_channels", model.grid_channels, 1, 16, "features per grid cell")
+        .param_int("grid_channels", model.grid_channels, 1, 16, "encoding: dense: features per grid cell")
         .param_bool("subcell", model.encoding.subcell,
-                    "add sinusoids of the position inside a grid cell (2 inputs)")
+                    "encoding: dense: add sinusoids of the position inside a grid cell (2 inputs)")
         .param_int("fourier_octaves", model.encoding.fourier_octaves, 0, 8,
-                   "global Fourier feature octaves per axis (each a sin/cos pair per axis)")
+                   "encoding: dense: global Fourier feature octaves per axis (each a sin/cos pair "
+                   "per axis)")
         .param_int("hidden_width", model.hidden_width, 16, 128, "MLP hidden width: 16, 32, 64 or 128")
         .param_int("hidden_layers", model.hidden_layers, 1, 8, "MLP hidden layers")
         .param_enum("hidden_activation", std::string(fe::activation_name(model.hidden_activation)),
