@@ -9,16 +9,18 @@
 #error "the model configuration defines are missing"
 #endif
 
-// Mirrors ff::engine::detail::PushConstants (80 bytes).
+// Mirrors ff::engine::detail::PushConstants (104 bytes).
 layout(push_constant) uniform Push {
     uint grid_w, grid_h, width, height;   // feature grid; image or render size
     uint batch, step, seed_lo, seed_hi;   // samples this step; step index; RNG seed
     float lr, beta1, beta2, epsilon;      // Adam (lr: the MLP's)
     float bias_correction1, bias_correction2; // 1 - beta^t
     uint count, slot;                     // kernel-specific count; loss log slot
-    float lr_grid;                        // the feature grid's learning rate
-    uint cells;                           // grid cells (optimizer.comp)
-    uint pad0, pad1;
+    float lr_grid;                        // the encoding's learning rate at this step
+    uint cells;                           // encoding optimizer cells
+    uint steps_total, catch_up_limit;     // the schedule's length; see encoding_adam.glsl
+    float lr_grid_base, lr_warmup, lr_decay_start, lr_final_scale; // the encoding's schedule
+    uint encoding_groups, pad0;           // optimizer.comp: workgroups over the encoding's cells
 } pc;
 
 const float PI = 3.14159265358979323846;

@@ -8,15 +8,27 @@
 // step on the fp32 master weights. Workgroup 0 also reduces the step's loss into the loss log.
 // (One invocation per parameter summing every row serially was latency-bound.)
 //
-// Workgroups [MLP_GROUPS, ...): the feature grid, one invocation per cell. GRID_DENSE_ADAM=0
-// (sparse, as the seed): only cells touched by this step's samples take a step and their moments
-// stay frozen otherwise. GRID_DENSE_ADAM=1: every cell steps every step (untouched cells see a zero
-// gradient, so their momentum carries them on), as torch.optim.Adam does on a dense grid tensor.
-// Touched cells' gradients and flags are cleared for the next step either way.
+// Workgroups [MLP_GROUPS, ...): the encoding, whose cells (ENC_CELL_FEATURES parameters each) the
+// training step lists as it touches them (train_step.comp: per cell the Adam step that last
+// touched it, two list lengths used by alternate steps, then the list). GRID_ADAM picks the form:
+//   0 sparse (the seed's): only the listed cells step; the others and their moments stay frozen.
+//   1 dense, eager: every cell steps (untouched ones with a zero gradient, their momentum carrying
+//     them on), as torch.optim.Adam on a dense grid tensor; its cost grows with the grid.
+//   2 dense, lazy: the result of 1 at a cost that follows the batch (encoding_adam.glsl). The
+//     listed cells step; and since the next step must read every cell it samples as eager Adam
+//     would have left it, the cells of the next step's samples that this step did not touch catch
+//     up the zero-gradient steps they skipped. The two sets are disjoint, so both run in this one
+//     dispatch; each cell's stamp says how many steps it has taken.
+// The workgroups loop over the list (or the cells, or the next step's samples), so their count
+// does not grow with the grid. The next step's list length is reset here (nothing else reads it).
 #extension GL_GOOGLE_include_directive : require
 
 #include "common.glsl"
 #include "adam.glsl"
+
+#ifndef GRID_ADAM
+#define GRID_ADAM 2
+#endif
 
 #define PARAMS_PER_GROUP 32
 #define ROW_SLICES 8
@@ -35,12 +47,22 @@ layout(std430, binding = 7) buffer EncodingM { float enc_m[]; };
 layout(std430, binding = 8) buffer EncodingV { float enc_v[]; };
 layout(std430, binding = 9) buffer EncodingGrad { float enc_grad[]; };
 layout(std430, binding = 10) buffer EncodingTouched { uint enc_touched[]; };
+layout(std430, binding = 11) buffer EncodingStamp { uint enc_stamp[]; };
+// Adam step that last touched each cell; list lengths; the list (train_step.comp)
+#define TOUCHED_STEP(cell) enc_touched[cell]
+#define TOUCHED_COUNT(parity) enc_touched[pc.cells + (parity)]
+#define TOUCHED_LIST(j) enc_touched[pc.cells + 2u + (j)]
+
+#if GRID_ADAM == 2
+#define ENCODING_ADAM_LAZY
+#endif
+#include "encoding_adam.glsl"
 
 shared float s_sum[ROW_SLICES][PARAMS_PER_GROUP];
 shared float s_loss[GROUP_SIZE];
 
 // pc.count: partial rows (train workgroups); pc.slot: loss log entry of this step; pc.lr: the MLP's
-// learning rate; pc.lr_grid and pc.cells: the grid's.
+// learning rate; pc.cells: the encoding's optimizer cells, whose schedule is in the push constants too.
 void step_mlp(uint group) {
     const uint tid = gl_LocalInvocationID.x;
     const uint lane = tid % PARAMS_PER_GROUP, slice = tid / PARAMS_PER_GROUP;
@@ -72,24 +94,71 @@ void step_mlp(uint group) {
     mlp_v[p] = v;
 }
 
-void step_grid(uint cell) {
-    if (cell >= pc.cells) return;
-    const bool touched = enc_touched[cell] != 0u;
-#if !GRID_DENSE_ADAM
-    if (!touched) return;
-#endif
-    for (uint c = 0; c < ENC_CELL_FEATURES; ++c) {
-        uint i = cell * ENC_CELL_FEATURES + c;
-        float m = enc_m[i], v = enc_v[i];
-        enc_params[i] = adam_step(enc_params[i], enc_grad[i], m, v, pc.lr_grid);
-        enc_m[i] = m;
-        enc_v[i] = v;
+// Step t = pc.step + 1 of one encoding cell.
+void step_cell(uint cell) {
+    const uint t = pc.step + 1u;
+    const bool touched = TOUCHED_STEP(cell) == t;
+    float grad[ENC_CELL_FEATURES];
+    for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
+        const uint i = cell * ENC_CELL_FEATURES + c;
+        grad[c] = touched ? enc_grad[i] : 0.0;
         if (touched) enc_grad[i] = 0.0;
     }
-    if (touched) enc_touched[cell] = 0u;
+#if GRID_ADAM == 2
+    encoding_catch_up(cell, enc_stamp[cell], t - 1u); // a no-op unless the cell was not readied
+    enc_stamp[cell] = t;
+#endif
+    encoding_adam(cell, grad, t);
 }
 
+#if GRID_ADAM == 2
+// Readies a cell the next step reads: brings it to step t unless this step's list holds it.
+void ready_cell(uint cell) {
+    const uint t = pc.step + 1u;
+    if (TOUCHED_STEP(cell) == t) return;
+    const uint from = atomicExchange(enc_stamp[cell], t); // one sample of many catches it up
+    if (from < t) encoding_catch_up(cell, from, t);
+}
+// The encoding's backward pass visits exactly the cells a sample reads: run with a zero gradient
+// and no accumulation, it readies them, with no second description of each encoding's cells.
+#define ENC_PARAM(i) enc_params[i]
+#define ENC_GRAD_ADD(i, v)
+#define ENC_TOUCH(cell) ready_cell(cell)
+#include "encoding.glsl"
+#include "sampling.glsl"
+
+void ready_next_samples(uint first, uint stride) {
+    float zero[ENC_GRAD_DIM];
+    for (int i = 0; i < ENC_GRAD_DIM; ++i) zero[i] = 0.0;
+    for (uint s = first; s < pc.batch; s += stride) encode_backward(pixel_uv(training_pixel(pc.step + 1u, s)), zero);
+}
+#endif
+
+void step_encoding(uint first, uint stride) {
+    if (first == 0u) TOUCHED_COUNT((pc.step + 1u) & 1u) = 0u;
+#if GRID_ADAM == 1
+    for (uint cell = first; cell < pc.cells; cell += stride) step_cell(cell);
+#else
+    const uint count = TOUCHED_COUNT(pc.step & 1u);
+    for (uint j = first; j < count; j += stride) step_cell(TOUCHED_LIST(j));
+#endif
+}
+
+// Workgroups: MLP_GROUPS for the MLP, pc.encoding_groups for this step's encoding cells, the rest
+// (lazy dense Adam only) for the next step's samples.
 void main() {
-    if (gl_WorkGroupID.x < MLP_GROUPS) step_mlp(gl_WorkGroupID.x);
-    else step_grid((gl_WorkGroupID.x - MLP_GROUPS) * GROUP_SIZE + gl_LocalInvocationID.x);
+    const uint group = gl_WorkGroupID.x;
+    if (group < MLP_GROUPS) {
+        step_mlp(group);
+        return;
+    }
+    const uint local_id = gl_LocalInvocationID.x;
+    if (group < MLP_GROUPS + pc.encoding_groups) {
+        step_encoding((group - MLP_GROUPS) * GROUP_SIZE + local_id, pc.encoding_groups * GROUP_SIZE);
+        return;
+    }
+#if GRID_ADAM == 2
+    const uint ready_groups = gl_NumWorkGroups.x - MLP_GROUPS - pc.encoding_groups;
+    ready_next_samples((group - MLP_GROUPS - pc.encoding_groups) * GROUP_SIZE + local_id, ready_groups * GROUP_SIZE);
+#endif
 }

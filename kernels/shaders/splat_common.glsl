@@ -7,7 +7,7 @@
 #ifndef FF_SPLAT_COMMON_GLSL
 #define FF_SPLAT_COMMON_GLSL
 
-// Mirrors ff::engine::detail::SplatPush (80 bytes, the size of the engine's push constants).
+// Mirrors the first 80 bytes of ff::engine::detail::SplatPush (the engine's push constants).
 layout(push_constant) uniform Push {
     uint width, height, tiles_x, tiles_y; // target / render size in pixels; tile grid
     uint count, capacity, slot, tile_base; // splats; pair buffer entries; loss log slot; first tile

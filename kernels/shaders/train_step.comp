@@ -4,7 +4,8 @@
 // Trainer) loop over the batch's tiles of TILE samples, so memory and the final reduction do not
 // grow with the batch. Weight gradients are reduced over each tile and accumulated into the
 // workgroup's own partial row (no atomics; summed deterministically by optimizer.comp); encoding
-// gradients are scattered with float atomics and their cells marked touched.
+// gradients are scattered with float atomics, and each cell the step touches is listed once for
+// the optimizer (optimizer.comp), whose cost then follows the batch, not the grid.
 // With EXPLICIT_SAMPLES the uvs and targets come from buffers and outputs are written (tests).
 // COOPMAT=1 runs the MLP body on tensor cores (mlp_coopmat.glsl); everything else is shared.
 #ifndef COOPMAT
@@ -12,17 +13,18 @@
 #endif
 #extension GL_EXT_shader_atomic_float : require
 #extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
 #if COOPMAT
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-#extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_control_flow_attributes : require
 #endif
 
 #include "common.glsl"
-#include "rng.glsl"
+#include "sampling.glsl"
 
 #ifndef TILE
 #error "TILE (samples per workgroup) must be defined"
@@ -49,7 +51,23 @@ layout(std430, binding = 6) readonly buffer Image { uint image_rgba[]; };
 
 #define ENC_PARAM(i) enc_params[i]
 #define ENC_GRAD_ADD(i, v) atomicAdd(enc_grad[i], v)
-#define ENC_TOUCH(cell) enc_touched[cell] = 1u
+// The touched buffer: per encoding cell the Adam step that last touched it, two list lengths
+// (alternate steps use alternate ones, so the optimizer can reset the next step's), then the list
+// of the cells this step touched.
+void enc_touch(uint cell) {
+    const uint t = pc.step + 1u;
+    const bool first = atomicExchange(enc_touched[cell], t) != t;
+    // One list-length atomic per subgroup rather than per cell: tens of thousands of cells a step
+    // on one counter would be served one at a time.
+    const uvec4 firsts = subgroupBallot(first);
+    const uint n = subgroupBallotBitCount(firsts);
+    if (n == 0u) return;
+    uint base = 0u;
+    if (subgroupElect()) base = atomicAdd(enc_touched[pc.cells + (pc.step & 1u)], n);
+    base = subgroupBroadcastFirst(base);
+    if (first) enc_touched[pc.cells + 2u + base + subgroupBallotExclusiveBitCount(firsts)] = cell;
+}
+#define ENC_TOUCH(cell) enc_touch(cell)
 #include "encoding.glsl"
 
 #if COOPMAT
@@ -87,9 +105,8 @@ void train_tile(uint tile, bool first, bool last) {
         uv = sample_uv[s];
         for (int o = 0; o < OUT_DIM; ++o) target[o] = sample_target[s * OUT_DIM + o];
 #else
-        uint pixel = rng_index(pc.seed_lo, pc.seed_hi, pc.step, s, pc.width * pc.height);
-        uint px = pixel % pc.width, py = pixel / pc.width;
-        uv = (vec2(px, py) + 0.5) / vec2(pc.width, pc.height);
+        const uint pixel = training_pixel(pc.step, s);
+        uv = pixel_uv(pixel);
 #ifdef IMAGE_RGBA16
         vec2 rg = unpackUnorm2x16(image_rgba[2 * pixel]), ba = unpackUnorm2x16(image_rgba[2 * pixel + 1]);
         target[0] = rg.x; target[1] = rg.y; target[2] = ba.x;

@@ -34,7 +34,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
         return Buffer(dev, bytes, MemoryKind::device_local, name);
     };
     Buffer grid_grad = local(params * 4, "encoding gradients");
-    Buffer touched = local(cells * 4, "encoding touched flags");
+    Buffer touched = local((2 * cells + 2) * 4, "encoding touched cells"); // see train_step.comp
     Buffer partials = local(size_t(groups) * gpu.layout.total * 4, "MLP gradient partials");
     Buffer loss_partials = local(groups * 4, "loss partials");
     Buffer uv_buf = local(uv.size() * 4, "sample uv");
@@ -51,6 +51,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     pc.grid_w = c.grid_width;
     pc.grid_h = c.grid_height;
     pc.batch = n;
+    pc.cells = uint32_t(cells);
     runner.run([&](VkCommandBuffer cb) {
         compute_barrier(cb);
         set.dispatch(cb, pc, groups);

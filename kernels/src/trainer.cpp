@@ -11,6 +11,21 @@ namespace ff::engine {
 
 namespace {
 constexpr uint32_t kStepsPerSubmit = 1000; // loss log length; one submit + wait costs ~60 us
+// Workgroups of 256 that the optimizer's encoding part and the settle pass loop with: enough to
+// fill a large GPU, and within every device's maxComputeWorkGroupCount (65,535).
+constexpr uint32_t kMaxEncodingGroups = 1024;
+
+// Skipped zero-gradient steps the lazy dense Adam takes one by one (encoding_adam.glsl): the k-th
+// moves a parameter by at most lr * r^k * |m / sqrt(v)| with r = beta1 / sqrt(beta2), so after n
+// of them all later moves sum to below 1e-7 of one step once r^n / (1 - r) < 1e-7. 0 if r >= 1
+// or n would be huge: such betas take the eager form.
+uint32_t catch_up_limit(float beta1, float beta2) {
+    const double r = double(beta1) / std::sqrt(double(beta2));
+    if (r <= 0) return 1;
+    if (r >= 1) return 0;
+    const double n = std::ceil(std::log(1e-7 * (1 - r)) / std::log(r));
+    return n > 4096 ? 0 : std::max<uint32_t>(1, uint32_t(n));
+}
 
 void check_image(const ImageData& image) {
     if (image.width == 0 || image.height == 0)
@@ -49,7 +64,10 @@ public:
     std::vector<DispatchTime> profile(uint32_t steps);
     std::vector<float> render(uint32_t w, uint32_t h);
     double full_image_mse();
-    Model model() { return model_.download(dev_, runner_); }
+    Model model() {
+        settle();
+        return model_.download(dev_, runner_);
+    }
     TrainerState state();
     uint64_t device_bytes() const;
 
@@ -71,11 +89,21 @@ private:
     TrainOptions options_;
     ImageData image_;
     CommandRunner runner_;
+    // The encoding's cell count and learning-rate schedule (encoding_adam.glsl recomputes the
+    // rates of skipped steps).
+    void encoding_schedule(PushConstants& pc) const;
+    // Brings every encoding cell to the current step (lazy dense Adam): before any read.
+    void settle();
+
     uint32_t groups_ = 0, cells_ = 0;
+    uint32_t grid_adam_ = 0;         // optimizer.comp's GRID_ADAM: 0 sparse, 1 eager dense, 2 lazy dense
+    uint32_t catch_up_limit_ = 0;
+    uint32_t settled_step_ = 0;      // the step every cell was last brought to
     GpuModel model_;
     Buffer mlp_m_, mlp_v_, partials_, loss_partials_, loss_log_;
-    Buffer encoding_m_, encoding_v_, encoding_grad_, encoding_touched_, image_buf_, loss_readback_;
-    DescriptorSet train_set_, optimizer_set_;
+    Buffer encoding_m_, encoding_v_, encoding_grad_, encoding_touched_, encoding_stamp_, image_buf_,
+        loss_readback_;
+    DescriptorSet train_set_, optimizer_set_, settle_set_;
     VkQueryPool query_pool_ = VK_NULL_HANDLE;
     double timestamp_period_ns_ = 0;
 };
@@ -138,7 +166,9 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     encoding_m_ = local(encoding_floats * 4, "encoding Adam m");
     encoding_v_ = local(encoding_floats * 4, "encoding Adam v");
     encoding_grad_ = local(encoding_floats * 4, "encoding gradients");
-    encoding_touched_ = local(size_t(cells_) * 4, "encoding touched flags");
+    // Per cell a touched flag, then two list lengths, then the list (train_step.comp).
+    encoding_touched_ = local((2 * size_t(cells_) + 2) * 4, "encoding touched cells");
+    encoding_stamp_ = local(size_t(std::max(cells_, 1u)) * 4, "encoding Adam steps");
     const bool rgba16 = image.source_bits > 8;
     image_buf_ = local(size_t(image.width) * image.height * (rgba16 ? 8 : 4),
                        rgba16 ? "image (RGBA16)" : "image (RGBA8)");
@@ -164,24 +194,38 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     }
     upload(dev_, runner_, image_buf_, packed.data(), packed.size() * 4);
     fill_zero(runner_, {&mlp_m_, &mlp_v_, &partials_, &loss_partials_, &loss_log_, &encoding_m_,
-                        &encoding_v_, &encoding_grad_, &encoding_touched_});
+                        &encoding_v_, &encoding_grad_, &encoding_touched_, &encoding_stamp_});
     if (resume) {
         upload(dev_, runner_, mlp_m_, resume->mlp_m.data(), resume->mlp_m.size() * 4);
         upload(dev_, runner_, mlp_v_, resume->mlp_v.data(), resume->mlp_v.size() * 4);
         upload(dev_, runner_, encoding_m_, resume->encoding_m.data(), resume->encoding_m.size() * 4);
         upload(dev_, runner_, encoding_v_, resume->encoding_v.data(), resume->encoding_v.size() * 4);
         step_ = resume->step;
+        // The state is settled (state() settles first): every cell has taken every step.
+        const std::vector<uint32_t> stamps(std::max(cells_, 1u), step_);
+        upload(dev_, runner_, encoding_stamp_, stamps.data(), stamps.size() * 4);
     }
+    settled_step_ = step_;
 
     const Kernel& train = train_kernel(dev_, config, tiling_, false, rgba16);
     Defines optimizer_defines = model_defines(config);
-    optimizer_defines.emplace_back("GRID_DENSE_ADAM", options.grid_adam == GridAdam::dense ? "1" : "0");
-    const Kernel& optimizer = dev_.kernel("optimizer.comp", optimizer_defines, 11);
+    catch_up_limit_ = catch_up_limit(options.beta1, options.beta2);
+    if (options.grid_adam == GridAdam::sparse)
+        grid_adam_ = 0;
+    else // eager where there is nothing to be lazy about, or betas make skipped steps count too long
+        grid_adam_ = options.eager_dense_adam || cells_ == 0 || !catch_up_limit_ ? 1 : 2;
+    optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
+    const Kernel& optimizer = dev_.kernel("optimizer.comp", optimizer_defines, 12);
     train_set_ = DescriptorSet(dev_, train, {&model_.mlp, &model_.encoding, &encoding_grad_, &encoding_touched_,
                                              &partials_, &loss_partials_, &image_buf_});
     optimizer_set_ = DescriptorSet(dev_, optimizer, {&model_.mlp, &mlp_m_, &mlp_v_, &partials_,
                                                      &loss_partials_, &loss_log_, &model_.encoding,
-                                                     &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_});
+                                                     &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_,
+                                                     &encoding_stamp_});
+    if (grid_adam_ == 2 && cells_ > 0) {
+        const Kernel& settle = dev_.kernel("encoding_settle.comp", model_defines(config), 4);
+        settle_set_ = DescriptorSet(dev_, settle, {&model_.encoding, &encoding_m_, &encoding_v_, &encoding_stamp_});
+    }
 
     if (limits.timestampComputeAndGraphics && dev_.properties().limits.timestampPeriod > 0) {
         VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
@@ -220,6 +264,7 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     pc.bias_correction1 = float(1.0 - std::pow(double(options_.beta1), double(t)));
     pc.bias_correction2 = float(1.0 - std::pow(double(options_.beta2), double(t)));
     pc.slot = slot;
+    encoding_schedule(pc);
     float scale = lr_scale(step_);
 
     train_set_.dispatch(cb, pc, groups_);
@@ -228,9 +273,12 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     pc.count = groups_;
     pc.lr = options_.lr_mlp * scale;
     pc.lr_grid = options_.lr_grid * scale;
-    pc.cells = cells_;
-    // optimizer.comp: 32 MLP parameters per workgroup, then 256 encoding cells per workgroup.
-    optimizer_set_.dispatch(cb, pc, div_up(model_.layout.total, 32) + div_up(cells_, 256));
+    // optimizer.comp: 32 MLP parameters per workgroup, then workgroups of 256 looping over the
+    // encoding's touched cells (or all of them, eagerly), then (lazy dense Adam) over the next
+    // step's samples.
+    pc.encoding_groups = std::min(div_up(cells_, 256), kMaxEncodingGroups);
+    const uint32_t ready_groups = grid_adam_ == 2 ? std::min(div_up(options_.batch, 256), kMaxEncodingGroups) : 0;
+    optimizer_set_.dispatch(cb, pc, div_up(model_.layout.total, 32) + pc.encoding_groups + ready_groups);
     compute_barrier(cb);
     if (timer) timer->stamp(cb, first + 2);
     ++step_;
@@ -276,7 +324,7 @@ float TrainerImpl::train(uint32_t steps) {
 
 TrainerState TrainerImpl::state() {
     TrainerState s;
-    s.model = model();
+    s.model = model(); // settles the encoding's parameters and moments first
     s.step = step_;
     s.mlp_m.resize(s.model.mlp.size());
     s.mlp_v.resize(s.model.mlp.size());
@@ -309,7 +357,34 @@ std::vector<DispatchTime> TrainerImpl::profile(uint32_t steps) {
     return out;
 }
 
+void TrainerImpl::encoding_schedule(PushConstants& pc) const {
+    pc.cells = cells_;
+    pc.steps_total = options_.steps;
+    pc.catch_up_limit = catch_up_limit_;
+    pc.lr_grid_base = options_.lr_grid;
+    pc.lr_warmup = options_.lr_warmup;
+    pc.lr_decay_start = options_.lr_decay_start;
+    pc.lr_final_scale = options_.lr_final_scale;
+}
+
+void TrainerImpl::settle() {
+    if (grid_adam_ != 2 || cells_ == 0 || settled_step_ == step_) return;
+    PushConstants pc;
+    pc.step = step_;
+    pc.beta1 = options_.beta1;
+    pc.beta2 = options_.beta2;
+    pc.epsilon = options_.epsilon;
+    encoding_schedule(pc);
+    runner_.run([&](VkCommandBuffer cb) {
+        compute_barrier(cb);
+        settle_set_.dispatch(cb, pc, std::min(div_up(cells_, 256), kMaxEncodingGroups));
+        compute_barrier(cb);
+    });
+    settled_step_ = step_;
+}
+
 std::vector<float> TrainerImpl::render(uint32_t w, uint32_t h) {
+    settle();
     return render_buffers(dev_, runner_, config_, model_.mlp, model_.encoding, w, h, &render_gpu_seconds_);
 }
 
@@ -326,8 +401,8 @@ double TrainerImpl::full_image_mse() {
 uint64_t TrainerImpl::device_bytes() const {
     uint64_t n = 0;
     for (const Buffer* b : {&model_.mlp, &model_.encoding, &mlp_m_, &mlp_v_, &partials_, &loss_partials_,
-                            &loss_log_, &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_, &image_buf_,
-                            &loss_readback_})
+                            &loss_log_, &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_, &encoding_stamp_,
+                            &image_buf_, &loss_readback_})
         n += b->allocated();
     return n;
 }

@@ -362,6 +362,12 @@ DeviceInfo describe(VkInstance instance, VkPhysicalDevice pd, uint32_t index) {
     if (!atomic_ext) missing.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
     else if (!info.float_atomics) missing.push_back("shaderBufferFloat32AtomicAdd");
     if (compute_queue_family(pd) < 0) missing.push_back("a compute queue");
+    // The training step lists the cells it touches with one atomic per subgroup (train_step.comp).
+    constexpr VkSubgroupFeatureFlags kBallot = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT;
+    if (basic.apiVersion >= VK_API_VERSION_1_2 &&
+        (!(subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ||
+         (subgroup.supportedOperations & kBallot) != kBallot))
+        missing.push_back("subgroup ballot operations in compute shaders");
     info.cooperative_matrix = basic.apiVersion >= VK_API_VERSION_1_2 &&
                               coopmat_missing(instance, pd, basic.apiVersion, subgroup).empty();
     for (size_t i = 0; i < missing.size(); ++i) info.missing += (i ? ", " : "") + missing[i];

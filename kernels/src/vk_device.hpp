@@ -62,9 +62,13 @@ struct PushConstants {
     float bias_correction1 = 1, bias_correction2 = 1;
     uint32_t count = 0, slot = 0;
     float lr_grid = 0;
-    uint32_t cells = 0, pad0 = 0, pad1 = 0;
+    uint32_t cells = 0;
+    uint32_t steps_total = 0, catch_up_limit = 0;
+    float lr_grid_base = 0, lr_warmup = 0, lr_decay_start = 0, lr_final_scale = 1;
+    uint32_t encoding_groups = 0, pad0 = 0;
 };
-static_assert(sizeof(PushConstants) == 80);
+// Vulkan guarantees 128 bytes of push constants on every device.
+static_assert(sizeof(PushConstants) == 104 && sizeof(PushConstants) <= 128);
 
 // A compute pipeline over `bindings` storage buffers (bindings 0..n-1) + the push constants.
 struct Kernel {
