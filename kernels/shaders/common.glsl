@@ -20,7 +20,8 @@ layout(push_constant) uniform Push {
     uint cells;                           // encoding optimizer cells
     uint steps_total, catch_up_limit;     // the schedule's length; see encoding_adam.glsl
     float lr_grid_base, lr_warmup, lr_decay_start, lr_final_scale; // the encoding's schedule
-    uint encoding_groups, pad0;           // optimizer.comp: workgroups over the encoding's cells
+    uint encoding_groups;                 // optimizer.comp: workgroups over the encoding's cells
+    uint first_row;                       // render.comp, squared_error.comp: the band's first row
 } pc;
 
 const float PI = 3.14159265358979323846;

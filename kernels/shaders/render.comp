@@ -36,16 +36,18 @@ layout(std430, binding = 2) writeonly buffer Output { float rgb[]; };
 #include "mlp.glsl"
 #endif
 
+// One band of rows, [pc.first_row, pc.first_row + pc.count / pc.width): a large image renders in
+// bands whose output each fits maxStorageBufferRange and one dispatch. p and rgb[] are band-local.
 void main() {
     const uint p = gl_GlobalInvocationID.x;
-    const bool inside = p < pc.width * pc.height;
+    const bool inside = p < pc.count;
 #if COOPMAT
     cm_load_weights(gl_LocalInvocationID.x);
 #else
     if (!inside) return;
 #endif
     uint q = inside ? p : 0u; // pixels past the end evaluate pixel 0 and write nothing
-    uint px = q % pc.width, py = q / pc.width;
+    uint px = q % pc.width, py = pc.first_row + q / pc.width;
     vec2 uv = (vec2(px, py) + 0.5) / vec2(pc.width, pc.height);
     float x[IN_PAD];
     encode(uv, x);

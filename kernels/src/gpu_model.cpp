@@ -1,6 +1,7 @@
 #include "gpu_model.hpp"
 #include "encodings/encoding.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -120,14 +121,12 @@ const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const 
     return device.kernel("train_step.comp", d, explicit_samples ? 9 : 7);
 }
 
-std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner,
-                                  const ModelConfig& config, const Buffer& mlp, const Buffer& encoding,
-                                  uint32_t width, uint32_t height, double* gpu_seconds) {
+void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& config,
+                  const Buffer& mlp, const Buffer& encoding, uint32_t width, uint32_t height,
+                  const RenderBandUse& use, double* gpu_seconds) {
     if (width == 0 || height == 0)
         throw EngineError("render size " + std::to_string(width) + "x" + std::to_string(height) +
                           " is empty");
-    uint64_t pixels = uint64_t(width) * height;
-    uint64_t bytes = pixels * config.output_dims * 4;
     const auto& limits = device.properties().limits;
     TrainTiling tiling = train_tiling_for(device, config);
     // FIELDFLOW_RENDER_PATH=portable|coopmat picks the render kernel on a tensor-core device
@@ -138,41 +137,72 @@ std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner,
             throw EngineError("FIELDFLOW_RENDER_PATH='" + v + "' must be portable or coopmat");
         if (v == "portable") tiling.coopmat = false;
     }
-    uint32_t group_size = tiling.coopmat ? tiling.tile : 64;
-    uint64_t groups = (pixels + group_size - 1) / group_size;
-    if (pixels >= (1ull << 32) || bytes > limits.maxStorageBufferRange ||
-        groups > limits.maxComputeWorkGroupCount[0])
-        throw EngineError("render size " + std::to_string(width) + "x" + std::to_string(height) +
-                          " is too large for one dispatch on '" + device.info().name + "' (" +
-                          std::to_string(bytes) + " bytes of output)");
+    const uint32_t group_size = tiling.coopmat ? tiling.tile : 64;
+    // Rows per band: the band's output within maxStorageBufferRange (and at most 256 MB, so the
+    // host never holds two copies of a huge image), its workgroups within one dispatch.
+    const uint64_t row_bytes = uint64_t(width) * config.output_dims * 4;
+    const uint64_t max_bytes = std::min<uint64_t>(limits.maxStorageBufferRange, 256ull << 20);
+    const uint64_t max_pixels = std::min<uint64_t>(uint64_t(limits.maxComputeWorkGroupCount[0]) * group_size,
+                                                   uint64_t(1) << 31);
+    uint32_t band_rows = uint32_t(std::min<uint64_t>({height, max_bytes / row_bytes, max_pixels / width}));
+    // FIELDFLOW_RENDER_BAND_ROWS=N caps the rows per band (tests and measurements).
+    if (const char* env = std::getenv("FIELDFLOW_RENDER_BAND_ROWS"); env && *env && band_rows > 0)
+        band_rows = std::clamp<uint32_t>(uint32_t(std::strtoul(env, nullptr, 10)), 1, band_rows);
+    if (band_rows == 0)
+        throw EngineError("render width " + std::to_string(width) + " is too large: one row needs " +
+                          std::to_string(row_bytes) + " bytes, more than '" + device.info().name +
+                          "' allows in one buffer (" + std::to_string(max_bytes) + ")");
     Defines defines = model_defines(config);
     if (tiling.coopmat) {
         defines.push_back({"COOPMAT", "1"});
         defines.push_back({"TILE", std::to_string(tiling.tile)});
     }
     const Kernel& k = device.kernel("render.comp", defines, 3);
-    GpuTimer timer(device, 2);
-    Buffer out(device, bytes, MemoryKind::device_local, "render output");
-    Buffer staging(device, bytes, MemoryKind::readback, "render readback");
+    Buffer out(device, uint64_t(band_rows) * row_bytes, MemoryKind::device_local, "render output");
     DescriptorSet set(device, k, {&mlp, &encoding, &out});
-    PushConstants pc;
-    pc.grid_w = config.grid_width;
-    pc.grid_h = config.grid_height;
-    pc.width = width;
-    pc.height = height;
-    runner.run([&](VkCommandBuffer cb) {
-        compute_barrier(cb); // earlier uploads / training steps are visible to the render
-        timer.reset(cb);
-        timer.stamp(cb, 0);
-        set.dispatch(cb, pc, uint32_t(groups));
-        timer.stamp(cb, 1);
-        compute_barrier(cb);
+    double seconds = 0;
+    for (uint32_t first = 0; first < height; first += band_rows) {
+        const uint32_t rows = std::min(band_rows, height - first);
+        PushConstants pc;
+        pc.grid_w = config.grid_width;
+        pc.grid_h = config.grid_height;
+        pc.width = width;
+        pc.height = height;
+        pc.first_row = first;
+        pc.count = rows * width;
+        GpuTimer timer(device, 2);
+        runner.run([&](VkCommandBuffer cb) {
+            compute_barrier(cb); // earlier uploads / training steps are visible to the render
+            timer.reset(cb);
+            timer.stamp(cb, 0);
+            set.dispatch(cb, pc, div_up(pc.count, group_size));
+            timer.stamp(cb, 1);
+            compute_barrier(cb);
+            use.record(cb, out, first, rows);
+        });
+        seconds += timer.seconds()[1];
+        use.done(first, rows);
+    }
+    if (gpu_seconds) *gpu_seconds = seconds;
+}
+
+std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner,
+                                  const ModelConfig& config, const Buffer& mlp, const Buffer& encoding,
+                                  uint32_t width, uint32_t height, double* gpu_seconds) {
+    const size_t row_floats = size_t(width) * config.output_dims;
+    std::vector<float> rgb(row_floats * height);
+    Buffer staging;
+    RenderBandUse copy_out;
+    copy_out.record = [&](VkCommandBuffer cb, const Buffer& out, uint32_t, uint32_t rows) {
+        const VkDeviceSize bytes = VkDeviceSize(rows) * row_floats * 4;
+        if (!staging.handle()) staging = Buffer(device, out.size(), MemoryKind::readback, "render readback");
         VkBufferCopy region{0, 0, bytes};
         vkCmdCopyBuffer(cb, out.handle(), staging.handle(), 1, &region);
-    });
-    std::vector<float> rgb(pixels * config.output_dims);
-    std::memcpy(rgb.data(), staging.mapped(), bytes);
-    if (gpu_seconds) *gpu_seconds = timer.seconds()[1];
+    };
+    copy_out.done = [&](uint32_t first, uint32_t rows) {
+        std::memcpy(rgb.data() + size_t(first) * row_floats, staging.mapped(), size_t(rows) * row_floats * 4);
+    };
+    render_bands(device, runner, config, mlp, encoding, width, height, copy_out, gpu_seconds);
     return rgb;
 }
 

@@ -5,6 +5,8 @@
 #include "model_layout.hpp"
 #include "vk_device.hpp"
 
+#include <functional>
+
 namespace ff::engine::detail {
 
 // Copies through a temporary staging buffer (the destination / source stays device-local).
@@ -40,10 +42,23 @@ uint32_t persistent_groups(const DeviceImpl& device, uint32_t tiles, uint32_t ml
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
                            bool explicit_samples, bool image_rgba16 = false);
 
-// Renders width x height pixel centres of the model held in `mlp` / `encoding` (one dispatch) and
-// returns config.output_dims floats per pixel.
-// When gpu_seconds is given, it receives the render dispatch's own GPU time (timestamps; 0 if the
-// device has none).
+// What is done with each band of a render: `record` adds commands after the band's dispatch
+// (same command buffer; `out` holds rows [first, first + rows), output_dims floats per pixel),
+// `done` runs on the host once they have completed.
+struct RenderBandUse {
+    std::function<void(VkCommandBuffer cb, const Buffer& out, uint32_t first, uint32_t rows)> record;
+    std::function<void(uint32_t first, uint32_t rows)> done;
+};
+
+// Renders width x height pixel centres of the model held in `mlp` / `encoding` in bands of rows,
+// each within maxStorageBufferRange and one dispatch (so any size the host can hold renders on any
+// device), handing each band to `use`. gpu_seconds receives the render dispatches' own GPU time
+// (timestamps; 0 if the device has none).
+void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& config,
+                  const Buffer& mlp, const Buffer& encoding, uint32_t width, uint32_t height,
+                  const RenderBandUse& use, double* gpu_seconds = nullptr);
+
+// render_bands into host memory: config.output_dims floats per pixel.
 std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner,
                                   const ModelConfig& config, const Buffer& mlp, const Buffer& encoding,
                                   uint32_t width, uint32_t height, double* gpu_seconds = nullptr);

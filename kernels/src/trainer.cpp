@@ -132,21 +132,27 @@ static Model start_model(const ModelConfig& config, const TrainOptions& options,
     return *start;
 }
 
-static ImageData checked(const ImageData& image, const ModelConfig& config, const TrainOptions& o) {
+// The image's size and depth, checked; its pixels live on the device only (the trainer keeps no
+// host copy: at 8192x8192 that would be 805 MB).
+static ImageData checked_shape(const ImageData& image, const ModelConfig& config, const TrainOptions& o) {
     check_image(image);
     check_options(o);
     require_valid(config);
     if (config.output_dims != 3)
         throw EngineError("training on an RGB image needs output_dims = 3, not " +
                           std::to_string(config.output_dims));
-    return image;
+    ImageData shape;
+    shape.width = image.width;
+    shape.height = image.height;
+    shape.source_bits = image.source_bits;
+    return shape;
 }
 
 TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
                          const TrainOptions& options, const ImageData& image, const Model* start,
                          const TrainerState* resume)
     : device_(device), dev_(device.impl()), config_(config), options_(options),
-      image_(checked(image, config, options)), runner_(dev_),
+      image_(checked_shape(image, config, options)), runner_(dev_),
       model_(dev_, runner_, start_model(config, options, start, resume)) {
     const auto& limits = dev_.properties().limits;
     tiling_ = train_tiling_for(dev_, config);
@@ -388,14 +394,44 @@ std::vector<float> TrainerImpl::render(uint32_t w, uint32_t h) {
     return render_buffers(dev_, runner_, config_, model_.mlp, model_.encoding, w, h, &render_gpu_seconds_);
 }
 
+// Rendered band by band and compared on the device with the training target (the image buffer:
+// 8 or 16 bits per channel as trained), so only one float per 256 pixels comes back.
 double TrainerImpl::full_image_mse() {
-    std::vector<float> rgb = render(image_.width, image_.height);
+    settle();
+    Defines defines = model_defines(config_);
+    const bool rgba16 = image_.source_bits > 8;
+    if (rgba16) defines.push_back({"IMAGE_RGBA16", "1"});
+    const Kernel& kernel = dev_.kernel("squared_error.comp", defines, 3);
+    Buffer partials, readback;
+    DescriptorSet set;
     double sum = 0;
-    for (size_t i = 0; i < rgb.size(); ++i) {
-        double d = double(rgb[i]) - double(image_.rgb[i]);
-        sum += d * d;
-    }
-    return sum / double(rgb.size());
+    uint32_t groups = 0;
+    RenderBandUse compare;
+    compare.record = [&](VkCommandBuffer cb, const Buffer& out, uint32_t first, uint32_t rows) {
+        if (!partials.handle()) { // the first band is the largest
+            const VkDeviceSize most = div_up(uint32_t(out.size() / 12), 256) * VkDeviceSize(4);
+            partials = Buffer(dev_, most, MemoryKind::device_local, "squared error partials");
+            readback = Buffer(dev_, most, MemoryKind::readback, "squared error readback");
+            set = DescriptorSet(dev_, kernel, {&out, &image_buf_, &partials});
+        }
+        PushConstants pc;
+        pc.width = image_.width;
+        pc.height = image_.height;
+        pc.first_row = first;
+        pc.count = rows * image_.width;
+        groups = div_up(pc.count, 256);
+        set.dispatch(cb, pc, groups);
+        compute_barrier(cb);
+        VkBufferCopy region{0, 0, VkDeviceSize(groups) * 4};
+        vkCmdCopyBuffer(cb, partials.handle(), readback.handle(), 1, &region);
+    };
+    compare.done = [&](uint32_t, uint32_t) {
+        const float* p = static_cast<const float*>(readback.mapped());
+        for (uint32_t g = 0; g < groups; ++g) sum += p[g];
+    };
+    render_bands(dev_, runner_, config_, model_.mlp, model_.encoding, image_.width, image_.height, compare,
+                 &render_gpu_seconds_);
+    return sum / (double(image_.width) * image_.height * 3);
 }
 
 uint64_t TrainerImpl::device_bytes() const {

@@ -65,7 +65,7 @@ struct PushConstants {
     uint32_t cells = 0;
     uint32_t steps_total = 0, catch_up_limit = 0;
     float lr_grid_base = 0, lr_warmup = 0, lr_decay_start = 0, lr_final_scale = 1;
-    uint32_t encoding_groups = 0, pad0 = 0;
+    uint32_t encoding_groups = 0, first_row = 0;
 };
 // Vulkan guarantees 128 bytes of push constants on every device.
 static_assert(sizeof(PushConstants) == 104 && sizeof(PushConstants) <= 128);

@@ -1,0 +1,57 @@
+// A render runs in bands of rows, each within maxStorageBufferRange and one dispatch (a large image
+// would need more than one buffer may hold), and the Train node's full-image error is computed on
+// the device, band by band, against the training target. FIELDFLOW_RENDER_BAND_ROWS forces small
+// bands so that a small image crosses several band edges here.
+#include "test_support.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace ff::engine {
+namespace {
+
+// Sets FIELDFLOW_RENDER_BAND_ROWS for one scope.
+struct BandRows {
+    explicit BandRows(const char* rows) { ::setenv("FIELDFLOW_RENDER_BAND_ROWS", rows, 1); }
+    ~BandRows() { ::unsetenv("FIELDFLOW_RENDER_BAND_ROWS"); }
+};
+
+// The image as the trainer holds it: 8 bits per channel.
+double quantised(float v) { return std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f) / 255.0; }
+
+TEST(RenderBands, BandsGiveTheWholeRender) {
+    size_t messages = test::device().validation_messages().size();
+    const Model model = test::random_model(test::default_config(9, 7), 3);
+    const std::vector<float> whole = render(test::device(), model, 37, 29);
+    for (const char* rows : {"1", "5", "28"}) {
+        BandRows band(rows);
+        EXPECT_EQ(render(test::device(), model, 37, 29), whole) << rows << " rows per band";
+    }
+    test::expect_validation_clean(messages);
+}
+
+TEST(RenderBands, FullImageErrorMatchesTheRenderAgainstTheTarget) {
+    size_t messages = test::device().validation_messages().size();
+    const ImageData image = test::synthetic_image(41, 23);
+    TrainOptions o;
+    o.batch = 256;
+    o.steps = 20;
+    Trainer t(test::device(), test::default_config(11, 7), o, image);
+    t.train(20);
+    const std::vector<float> rgb = t.render(image.width, image.height);
+    double sum = 0;
+    for (size_t i = 0; i < rgb.size(); ++i) {
+        const double d = double(rgb[i]) - quantised(image.rgb[i]);
+        sum += d * d;
+    }
+    const double expected = sum / double(rgb.size());
+    EXPECT_NEAR(t.full_image_mse(), expected, 1e-6 * expected);
+    {
+        BandRows band("4");
+        EXPECT_NEAR(t.full_image_mse(), expected, 1e-6 * expected);
+    }
+    test::expect_validation_clean(messages);
+}
+
+} // namespace
+} // namespace ff::engine
