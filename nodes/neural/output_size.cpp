@@ -51,4 +51,12 @@ OutputSize infer_output_size(int64_t width, int64_t height, double scale, uint32
     return out;
 }
 
+OutputSize fit_within(uint32_t width, uint32_t height, uint32_t longest) {
+    const uint32_t side = std::max(width, height);
+    if (longest == 0 || side <= longest) return {width, height};
+    const double scale = double(longest) / side;
+    auto scaled = [&](uint32_t v) { return std::max<uint32_t>(1, uint32_t(std::lround(v * scale))); };
+    return {scaled(width), scaled(height)};
+}
+
 } // namespace ff::neural

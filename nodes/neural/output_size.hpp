@@ -20,4 +20,8 @@ struct OutputSize {
 OutputSize infer_output_size(int64_t width, int64_t height, double scale, uint32_t train_width,
                              uint32_t train_height);
 
+// width x height scaled down (never up) so that its longest side is at most `longest`, keeping
+// the aspect ratio (rounded, at least 1 a side); longest = 0: unchanged.
+OutputSize fit_within(uint32_t width, uint32_t height, uint32_t longest);
+
 } // namespace ff::neural

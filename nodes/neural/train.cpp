@@ -2,6 +2,7 @@
 // training statistics; optionally write snapshots, a CSV log and a loss/PSNR curve.
 #include "device_cache.hpp"
 #include "neural_images.hpp"
+#include "output_size.hpp"
 #include "psnr.hpp"
 #include "snapshot_files.hpp"
 #include "train_params.hpp"
@@ -17,6 +18,7 @@
 #include <fieldflow/node.hpp>
 
 #include <nlohmann/json.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -266,14 +268,20 @@ private:
         if (params_.snapshots.empty()) return;
         const fs::path folder(params_.snapshots);
         const std::string suffix = "_at_" + std::to_string(step) + ".png";
+        // Rendered at the preview size itself (the field is continuous): a snapshot of a
+        // 67-megapixel image costs what a 1-megapixel one does.
+        const OutputSize shown = fit_within(image_.width, image_.height, params_.snapshot_size);
         write_png(folder / ("prediction" + suffix),
-                  rgb_from_render(trainer_->render(image_.width, image_.height), image_.width,
-                                  image_.height));
+                  rgb_from_render(trainer_->render(shown.width, shown.height), shown.width, shown.height));
         // Side files: kept with the cached result, so a cached run writes them too.
         node_.side_file("snapshots", (folder / ("prediction" + suffix)).string());
         // The feature image shows a dense grid's cells; a hash table has no picture of its own.
         if (config_.encoding.kind == fe::EncodingKind::dense_grid) {
-            write_png(folder / ("feature" + suffix), feature_image(trainer_->model()));
+            cv::Mat feature = feature_image(trainer_->model());
+            const OutputSize size = fit_within(uint32_t(feature.cols), uint32_t(feature.rows), params_.snapshot_size);
+            if (int(size.width) != feature.cols)
+                cv::resize(feature, feature, cv::Size(int(size.width), int(size.height)), 0, 0, cv::INTER_AREA);
+            write_png(folder / ("feature" + suffix), feature);
             node_.side_file("snapshots", (folder / ("feature" + suffix)).string());
         }
         last_snapshot_ = step;

@@ -95,6 +95,10 @@ OpBuilder& declare_train_params(OpBuilder& op) {
         .param_flags(FF_PARAM_SIDE_OUTPUT)
         .param_int_list("snapshot_steps", std::string("[]"), 0, 100000000,
                         "steps to snapshot (0 = before training); empty = 1, 10, 100, ..., last")
+        .param_int("snapshot_size", 1024, 0, 65536,
+                   "longest side of the snapshot images in pixels: the prediction is rendered at "
+                   "that size (the image's aspect ratio), the feature grid scaled down to it; "
+                   "0 = full size. Bounds the time and disk each snapshot costs on large images")
         .param_int("eval_interval", 1000, 0, 100000000,
                    "measure full-image PSNR every N steps (also at snapshots and the end); 0 = "
                    "only there")
@@ -174,6 +178,7 @@ TrainParams read_train_params(const Node& node) {
     p.device = node.string("device");
     p.snapshots = node.string("snapshots");
     p.snapshot_steps = node.integers("snapshot_steps");
+    p.snapshot_size = uint32_t(node.integer("snapshot_size"));
     resolve_snapshot_steps(p.snapshot_steps, o.steps); // throws ParamError for steps past the end
     p.eval_interval = uint32_t(node.integer("eval_interval"));
     p.log_interval = uint32_t(node.integer("log_interval"));

@@ -23,6 +23,7 @@ struct TrainParams {
     std::string device;                     // "" = the run's --device
     std::string snapshots;                  // folder, "" = none
     std::vector<int64_t> snapshot_steps;    // empty = log-spaced default
+    uint32_t snapshot_size = 1024;          // longest side of snapshot images; 0 = full size
     uint32_t eval_interval = 0;
     uint32_t log_interval = 0;              // log loss every N steps; 0 = none
     uint32_t checkpoint_interval = 5000;    // checkpoint every N steps (resume after an interrupt); 0 = off

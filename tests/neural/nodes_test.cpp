@@ -212,6 +212,30 @@ TEST(Train, SaveLoadInferIsBitExact) {
     fs::remove_all(folder);
 }
 
+TEST(Train, SnapshotsAreRenderedAtTheirPreviewSize) {
+    // snapshot_size bounds the snapshot images (so a large photo's snapshots cost what a small
+    // one's do): the prediction is rendered at that size, not scaled from a full-size render, so it
+    // equals Infer at the same size; the 24x18 feature grid is scaled down to it.
+    const fs::path folder = fresh_folder("snapshot_size") / "snapshots";
+    OpRun run("Train");
+    run.image("image", tiny_photo())
+        .param("steps", 20)
+        .param("batch", 512)
+        .param("snapshot_steps", std::vector<int64_t>{20})
+        .param("snapshot_size", 16)
+        .param("snapshots", folder.string());
+    ASSERT_EQ(run.execute(), FF_OK) << run.error();
+    const cv::Mat prediction = cv::imread((folder / "prediction_at_20.png").string());
+    const cv::Mat feature = cv::imread((folder / "feature_at_20.png").string());
+    EXPECT_EQ(prediction.size(), cv::Size(16, 12));
+    EXPECT_EQ(feature.size(), cv::Size(16, 12));
+    cv::Mat inferred;
+    cv::cvtColor(ff::test::rgb_from_image(infer(run.output_blob("model"), {{"width", int64_t(16)}})), inferred,
+                 cv::COLOR_RGB2BGR);
+    inferred.convertTo(inferred, CV_8UC3, 255.0);
+    EXPECT_EQ(cv::norm(prediction, inferred, cv::NORM_INF), 0.0);
+}
+
 TEST(Infer, SizeFollowsTheParams) {
     const TrainedModel& t = trained();
     auto size = [](const ff::test::HostImage& i) { return std::make_pair(i.width, i.height); };
