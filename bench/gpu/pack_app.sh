@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Packs the whole program (fieldflow, its plugins and every shared library they load besides glibc
+# and the Vulkan loader) into the git-ignored .appbundle/app.tar.xz, for timing whole graphs on the
+# GPU machine, which has no OpenCV, shaderc or boost (about 50 MB compressed; the device tool
+# carries at most 64 MiB in all, so carry it with .gl only, not with .bundle).
+#   bash bench/gpu/pack_app.sh [build-folder]     (default build; built first)
+# On the GPU machine: mkdir -p /tmp/app && tar -xJf .appbundle/app.tar.xz -C /tmp/app, then run
+# /tmp/app/bin/fieldflow with LD_LIBRARY_PATH=/tmp/app/lib (bench/gpu/run_app.sh does this).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${1:-build}
+cmake --build "$BUILD" --target fieldflow ff_core ff_neural -j 2
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin/plugins" "$stage/lib"
+cp "$BUILD/bin/fieldflow" "$stage/bin/"
+cp "$BUILD"/bin/plugins/*.so "$stage/bin/plugins/"
+cp "$BUILD"/lib/*.so "$stage/lib/"
+# The engine's tests and step benchmark (Release, engine-only: they need nothing more), and the photos.
+for program in ff-engine-bench ff_engine_tests; do
+  [ -f "build-engine-only/bin/$program" ] && cp "build-engine-only/bin/$program" "$stage/bin/"
+done
+mkdir -p "$stage/img"
+cp /usr/share/doc/opencv-doc/examples/data/{leuvenA.jpg,graf1.png} "$stage/img/"
+# The ldd closure, minus what the GPU machine has (glibc, the Vulkan loader carried in .gl).
+ldd "$stage"/bin/fieldflow "$stage"/bin/plugins/*.so "$stage"/lib/*.so | awk '/=> \// {print $3}' | sort -u |
+  grep -vE '/(libc|libm|libpthread|libdl|librt|libvulkan)\.so' | grep -v "$stage" |
+  while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+find "$stage/bin" "$stage/lib" -type f | xargs strip --strip-unneeded 2>/dev/null || true
+mkdir -p .appbundle
+tar -cJf .appbundle/app.tar.xz.tmp -C "$stage" bin lib img
+mv .appbundle/app.tar.xz.tmp .appbundle/app.tar.xz
+grep -qxF '/.appbundle/' .gitignore 2>/dev/null || echo '/.appbundle/' >> .gitignore
+du -h .appbundle/app.tar.xz

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Whole graphs on the GPU machine (carry [".gl", ".appbundle"]; see pack_app.sh), and the engine's
+# tests and step benchmark from the same bundle. Results under $OUT.
+#   PARTS (any of "tests steps jobs"; default all), JOB_SIZES ("leuvenA 6000x4000 8192x8192")
+#   bash bench/gpu/run_app.sh 2>&1 | tee $OUT/log
+set -u
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/ff-app}
+mkdir -p "$OUT"
+PARTS=${PARTS:-"tests steps jobs"}
+JOB_SIZES=${JOB_SIZES:-"leuvenA 6000x4000 8192x8192"}
+if ! ldconfig -p | grep -q libvulkan.so.1; then
+  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
+export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+APP=/tmp/app
+mkdir -p $APP && tar -xJf .appbundle/app.tar.xz -C $APP
+export LD_LIBRARY_PATH=$APP/lib FIELDFLOW_CACHE_DIR=/tmp/ffcache
+IMG=/tmp/img
+mkdir -p $IMG
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)" | tee "$OUT/summary.txt"
+
+# Test photos: leuvenA, and mosaics of the two sample photos (bench/make_mosaic's recipe in Python:
+# cv2 is there, the C++ tool's OpenCV is not needed).
+python3 - "$APP/img" "$IMG" <<'PY'
+import sys, cv2, numpy as np
+src, dst = sys.argv[1], sys.argv[2]
+photos = [cv2.imread(f"{src}/leuvenA.jpg"), cv2.imread(f"{src}/graf1.png")]
+cv2.imwrite(f"{dst}/leuvenA.png", photos[0])
+cv2.imwrite(f"{dst}/leuvenA.ppm", photos[0])
+def mosaic(w, h, tile=1024):
+    out = np.zeros((h, w, 3), np.uint8)
+    k = 0
+    for y in range(0, h, tile):
+        for x in range(0, w, tile):
+            p = photos[k % 2]; k += 1
+            t = cv2.resize(p, (tile, tile * p.shape[0] // p.shape[1] + 1), interpolation=cv2.INTER_AREA)
+            out[y:y + tile, x:x + tile] = t[:min(tile, h - y), :min(tile, w - x)]
+    return out
+for w, h in [(6000, 4000), (8192, 8192)]:
+    m = mosaic(w, h)
+    cv2.imwrite(f"{dst}/{w}x{h}.png", m, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+    cv2.imwrite(f"{dst}/{w}x{h}.ppm", m)
+PY
+
+if [[ " $PARTS " == *" tests "* ]]; then
+  for path in coopmat portable; do
+    FIELDFLOW_KERNEL_PATH=$path $APP/bin/ff_engine_tests --gtest_brief=1 \
+      --gtest_filter='CpuReference.*:GpuGradients.*:GpuForward.*:Training.*:Resume.*:EncodingAdam.*:RenderBands.*' \
+      > "$OUT/tests-$path.txt" 2>&1
+    echo "tests $path exit $?" | tee -a "$OUT/summary.txt"
+  done
+fi
+if [[ " $PARTS " == *" steps "* ]]; then
+  # Per-step cost of dense Adam, lazy (the default) and eager, on leuvenA and the 8192x8192 mosaic.
+  for img in leuvenA 8192x8192; do
+    for adam in dense dense-eager; do
+      for batch in 16384 1048576; do
+        echo "# steps $img $adam $batch" >> "$OUT/steps.jsonl"
+        timeout 120 $APP/bin/ff-engine-bench --image $IMG/$img.ppm --grid-adam $adam --batch $batch \
+          --steps 2000 --report-every 2000 --profile 100 2>&1 | grep '^{' >> "$OUT/steps.jsonl"
+      done
+    done
+  done
+  echo "steps done" | tee -a "$OUT/summary.txt"
+fi
+if [[ " $PARTS " == *" jobs "* ]]; then
+  # The main job with its defaults, as a user runs it; wall time and peak memory from GNU time's
+  # format (not installed there: bash's own time and /proc for the peak).
+  for size in $JOB_SIZES; do
+    out=/tmp/jobs/$size
+    rm -rf "$out"
+    start=$(date +%s%N)
+    $APP/bin/fieldflow run graphs/lake.yaml --no-cache --set input=$IMG/$size.png --set output=$out \
+      > "$OUT/job-$size.log" 2>&1 &
+    pid=$!
+    peak=0
+    while kill -0 $pid 2>/dev/null; do
+      rss=$(awk '/VmHWM/ {print $2}' /proc/$pid/status 2>/dev/null || echo 0)
+      [ -n "$rss" ] && [ "$rss" -gt "$peak" ] && peak=$rss
+      gpu=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1)
+      [ -n "$gpu" ] && [ "${gpu:-0}" -gt "${gpumax:-0}" ] && gpumax=$gpu
+      sleep 0.5
+    done
+    wait $pid; rc=$?
+    wall_ms=$((($(date +%s%N) - start) / 1000000))
+    printf 'job %s exit %d wall %d ms peak_rss %d MB peak_gpu %s MiB\n' "$size" $rc $wall_ms \
+      $((peak / 1024)) "${gpumax:-?}" | tee -a "$OUT/summary.txt"
+    cp "$out/metrics.json" "$OUT/metrics-$size.json" 2>/dev/null
+    ls -la "$out" "$out/snapshots" > "$OUT/files-$size.txt" 2>&1
+    gpumax=0
+  done
+fi
