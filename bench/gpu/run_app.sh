@@ -72,7 +72,7 @@ if [[ " $PARTS " == *" jobs "* ]]; then
     out=/tmp/jobs/$size
     rm -rf "$out"
     start=$(date +%s%N)
-    $APP/bin/fieldflow run graphs/lake.yaml --no-cache --set input=$IMG/$size.png --set output=$out \
+    timeout 240 $APP/bin/fieldflow run graphs/lake.yaml --no-cache --set input=$IMG/$size.png --set output=$out \
       > "$OUT/job-$size.log" 2>&1 &
     pid=$!
     peak=0
