@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Packs the whole program (fieldflow, its plugins and every shared library they load besides glibc
 # and the Vulkan loader) into the git-ignored .appbundle/app.tar.xz, for timing whole graphs on the
-# GPU machine, which has no OpenCV, shaderc or boost (about 50 MB compressed; the device tool
-# carries at most 64 MiB in all, so carry it with .gl only, not with .bundle).
+# GPU machine, which has no OpenCV, shaderc or boost (about 50 MiB compressed, most of it the
+# GDAL and ICU libraries Debian's OpenCV image codecs load; the device tool carries at most 64 MiB
+# with the working tree, so carry it with .gl-app, not .gl or .bundle).
 #   bash bench/gpu/pack_app.sh [build-folder]     (default build; built first)
 # On the GPU machine: mkdir -p /tmp/app && tar -xJf .appbundle/app.tar.xz -C /tmp/app, then run
 # /tmp/app/bin/fieldflow with LD_LIBRARY_PATH=/tmp/app/lib (bench/gpu/run_app.sh does this).
@@ -17,7 +18,8 @@ cp "$BUILD/bin/fieldflow" "$stage/bin/"
 cp "$BUILD"/bin/plugins/*.so "$stage/bin/plugins/"
 cp "$BUILD"/lib/*.so "$stage/lib/"
 # The engine's tests and step benchmark (Release, engine-only: they need nothing more), and the photos.
-for program in ff-engine-bench ff_engine_tests; do
+# PROGRAMS: which of them (default the benchmark only: the tests would take the carry past 64 MiB).
+for program in ${PROGRAMS:-ff-engine-bench}; do
   [ -f "build-engine-only/bin/$program" ] && cp "build-engine-only/bin/$program" "$stage/bin/"
 done
 mkdir -p "$stage/img"
@@ -28,7 +30,7 @@ ldd "$stage"/bin/fieldflow "$stage"/bin/plugins/*.so "$stage"/lib/*.so | awk '/=
   while read -r lib; do cp -L "$lib" "$stage/lib/"; done
 find "$stage/bin" "$stage/lib" -type f | xargs strip --strip-unneeded 2>/dev/null || true
 mkdir -p .appbundle
-tar -cJf .appbundle/app.tar.xz.tmp -C "$stage" bin lib img
+tar -cf - -C "$stage" bin lib img | xz -9e -T2 > .appbundle/app.tar.xz.tmp
 mv .appbundle/app.tar.xz.tmp .appbundle/app.tar.xz
 grep -qxF '/.appbundle/' .gitignore 2>/dev/null || echo '/.appbundle/' >> .gitignore
 du -h .appbundle/app.tar.xz

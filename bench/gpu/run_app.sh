@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Whole graphs on the GPU machine (carry [".gl", ".appbundle"]; see pack_app.sh), and the engine's
-# tests and step benchmark from the same bundle. Results under $OUT.
+# Whole graphs on the GPU machine (carry [".gl-app", ".appbundle"]; see pack_app.sh), and the
+# engine's tests and step benchmark where the bundle holds them. Results under $OUT.
+#   GL: the folder of Vulkan loader .debs (default .gl-app: the loader and glvnd, without the
+#   validation layers, so that the whole carry stays within 64 MiB)
 #   PARTS (any of "tests steps jobs"; default all), JOB_SIZES ("leuvenA 6000x4000 8192x8192")
 #   bash bench/gpu/run_app.sh 2>&1 | tee $OUT/log
 set -u
@@ -10,7 +12,7 @@ mkdir -p "$OUT"
 PARTS=${PARTS:-"tests steps jobs"}
 JOB_SIZES=${JOB_SIZES:-"leuvenA 6000x4000 8192x8192"}
 if ! ldconfig -p | grep -q libvulkan.so.1; then
-  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  for f in "${GL:-.gl-app}"/*.deb; do dpkg -x "$f" /; done
   ldconfig
 fi
 export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
@@ -44,7 +46,7 @@ for w, h in [(6000, 4000), (8192, 8192)]:
     cv2.imwrite(f"{dst}/{w}x{h}.ppm", m)
 PY
 
-if [[ " $PARTS " == *" tests "* ]]; then
+if [[ " $PARTS " == *" tests "* ]] && [ -x $APP/bin/ff_engine_tests ]; then
   for path in coopmat portable; do
     FIELDFLOW_KERNEL_PATH=$path $APP/bin/ff_engine_tests --gtest_brief=1 \
       --gtest_filter='CpuReference.*:GpuGradients.*:GpuForward.*:Training.*:Resume.*:EncodingAdam.*:RenderBands.*' \
