@@ -37,7 +37,9 @@ def mosaic(w, h, tile=1024):
     for y in range(0, h, tile):
         for x in range(0, w, tile):
             p = photos[k % 2]; k += 1
-            t = cv2.resize(p, (tile, tile * p.shape[0] // p.shape[1] + 1), interpolation=cv2.INTER_AREA)
+            side = min(p.shape[:2])  # the centred square of the photo, scaled to the tile
+            y0, x0 = (p.shape[0] - side) // 2, (p.shape[1] - side) // 2
+            t = cv2.resize(p[y0:y0 + side, x0:x0 + side], (tile, tile), interpolation=cv2.INTER_AREA)
             out[y:y + tile, x:x + tile] = t[:min(tile, h - y), :min(tile, w - x)]
     return out
 for w, h in [(6000, 4000), (8192, 8192)]:
@@ -56,12 +58,17 @@ if [[ " $PARTS " == *" tests "* ]] && [ -x $APP/bin/ff_engine_tests ]; then
 fi
 if [[ " $PARTS " == *" steps "* ]]; then
   # Per-step cost of dense Adam, lazy (the default) and eager, on leuvenA and the 8192x8192 mosaic.
-  for img in leuvenA 8192x8192; do
+  for img in ${STEP_IMAGES:-leuvenA 8192x8192}; do
     for adam in dense dense-eager; do
       for batch in 16384 1048576; do
         echo "# steps $img $adam $batch" >> "$OUT/steps.jsonl"
         timeout 120 $APP/bin/ff-engine-bench --image $IMG/$img.ppm --grid-adam $adam --batch $batch \
-          --steps 2000 --report-every 2000 --profile 100 2>&1 | grep '^{' >> "$OUT/steps.jsonl"
+          --steps 2000 --report-every 2000 --profile 100 2>&1 | grep '^{' | tee -a "$OUT/steps.jsonl" |
+          python3 -c "import sys, json
+for l in sys.stdin:
+    e = json.loads(l)
+    if e.get('event') == 'result': print('step $img $adam $batch', e['us_per_step_gpu'], 'us/step', e['psnr'], 'dB', e.get('trainer_device_bytes'), 'B')
+    if e.get('event') == 'profile': print('profile $img $adam $batch', {k: v for k, v in e.items() if k != 'event'})" | tee -a "$OUT/summary.txt"
       done
     done
   done
