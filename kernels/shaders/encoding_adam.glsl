@@ -8,12 +8,13 @@
 // touched cell first takes the zero-gradient steps it skipped since its stamp (encoding_catch_up),
 // then this step's; before anything reads the parameters, Trainer settles every cell to the
 // current step. The skipped steps' learning rates and bias corrections are recomputed here from
-// the schedule (the same fp32 formulas the eager form uses, so both agree to rounding).
+// the schedule in fp32 (the eager form takes the host's, computed in double: both agree to
+// rounding).
 //
 // A skipped step k steps after the last gradient moves a parameter by at most
 // lr * (beta1 / sqrt(beta2))^k * |m / sqrt(v)|: past pc.catch_up_limit such steps (chosen by the
 // host, kernels/src/trainer.cpp) the sum of all later moves is below 1e-7 of one step, so those
-// steps only decay the moments, in closed form.
+// steps only decay the moments.
 #ifndef FF_ENCODING_ADAM_GLSL
 #define FF_ENCODING_ADAM_GLSL
 
@@ -28,24 +29,26 @@ float encoding_lr(uint t) {
     const float start = pc.lr_decay_start * total;
     if (step <= start) return pc.lr_grid_base * ramp;
     const float x = min(1.0, (step - start) / max(1.0, total - start));
-    return pc.lr_grid_base * ramp * pow(pc.lr_final_scale, x);
+    return pc.lr_grid_base * ramp * exp2(x * pc.log2_lr_final_scale);
 }
 
-// Step t of every parameter of `cell`, with the gradients `grad`.
-void encoding_adam(uint cell, float grad[ENC_CELL_FEATURES], uint t) {
-    const float lr = encoding_lr(t);
-    const float bc1 = 1.0 - pow(pc.beta1, float(t)), bc2 = 1.0 - pow(pc.beta2, float(t));
+// This step's Adam step for every parameter of `cell`, with the gradients `grad`; the rate and
+// bias corrections are the host's (push constants), as for the MLP.
+void encoding_adam(uint cell, float grad[ENC_CELL_FEATURES]) {
     for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
         const uint i = cell * ENC_CELL_FEATURES + c;
         float m = enc_m[i], v = enc_v[i];
-        enc_params[i] = adam_update(enc_params[i], grad[c], m, v, lr, bc1, bc2);
+        enc_params[i] = adam_step(enc_params[i], grad[c], m, v, pc.lr_grid);
         enc_m[i] = m;
         enc_v[i] = v;
     }
 }
 
 #ifdef ENCODING_ADAM_LAZY
-// Brings `cell` from Adam step `from` to step `to`: the zero-gradient steps from + 1 .. to.
+// Brings `cell` from Adam step `from` to step `to`: the zero-gradient steps from + 1 .. to. With
+// no gradient the moments decay in closed form (m beta1^j, v beta2^j after j steps), so each
+// skipped step's move is computed from the moments at `from` alone: the steps are independent
+// terms of one sum, not a chain of dependent updates.
 void encoding_catch_up(uint cell, uint from, uint to) {
     if (from >= to) return;
     float p[ENC_CELL_FEATURES], m[ENC_CELL_FEATURES], v[ENC_CELL_FEATURES];
@@ -55,25 +58,21 @@ void encoding_catch_up(uint cell, uint from, uint to) {
         m[c] = enc_m[i];
         v[c] = enc_v[i];
     }
-    const uint exact_to = to - from > pc.catch_up_limit ? from + pc.catch_up_limit : to;
-    for (uint t = from + 1u; t <= exact_to; ++t) {
+    const uint steps = min(to - from, pc.catch_up_limit);
+    for (uint j = 1u; j <= steps; ++j) {
+        const uint t = from + j;
         const float lr = encoding_lr(t);
-        const float bc1 = 1.0 - pow(pc.beta1, float(t)), bc2 = 1.0 - pow(pc.beta2, float(t));
-        for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) p[c] = adam_update(p[c], 0.0, m[c], v[c], lr, bc1, bc2);
+        const float bc1 = 1.0 - exp2(float(t) * pc.log2_beta1), bc2 = 1.0 - exp2(float(t) * pc.log2_beta2);
+        const float d1 = exp2(float(j) * pc.log2_beta1) / bc1, d2 = exp2(float(j) * pc.log2_beta2) / bc2;
+        for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) p[c] -= lr * (m[c] * d1) / (sqrt(v[c] * d2) + pc.epsilon);
     }
-    if (exact_to < to) {
-        const float k = float(to - exact_to);
-        const float d1 = pow(pc.beta1, k), d2 = pow(pc.beta2, k);
-        for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
-            m[c] *= d1;
-            v[c] *= d2;
-        }
-    }
+    const float k = float(to - from);
+    const float decay1 = exp2(k * pc.log2_beta1), decay2 = exp2(k * pc.log2_beta2);
     for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
         const uint i = cell * ENC_CELL_FEATURES + c;
         enc_params[i] = p[c];
-        enc_m[i] = m[c];
-        enc_v[i] = v[c];
+        enc_m[i] = m[c] * decay1;
+        enc_v[i] = v[c] * decay2;
     }
 }
 #endif

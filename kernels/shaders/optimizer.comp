@@ -108,7 +108,7 @@ void step_cell(uint cell) {
     encoding_catch_up(cell, enc_stamp[cell], t - 1u); // a no-op unless the cell was not readied
     enc_stamp[cell] = t;
 #endif
-    encoding_adam(cell, grad, t);
+    encoding_adam(cell, grad);
 }
 
 #if GRID_ADAM == 2

@@ -14,6 +14,10 @@ constexpr uint32_t kStepsPerSubmit = 1000; // loss log length; one submit + wait
 // Workgroups of 256 that the optimizer's encoding part and the settle pass loop with: enough to
 // fill a large GPU, and within every device's maxComputeWorkGroupCount (65,535).
 constexpr uint32_t kMaxEncodingGroups = 1024;
+// Dense Adam on the encoding runs lazily from this many cells per sample of the batch up: below
+// it most cells are touched every few steps, and readying and replaying them costs more than one
+// pass over all of them (measured on the H100, bench/RESULTS.md).
+constexpr uint64_t kLazyCellsPerSample = 32;
 
 // Skipped zero-gradient steps the lazy dense Adam takes one by one (encoding_adam.glsl): the k-th
 // moves a parameter by at most lr * r^k * |m / sqrt(v)| with r = beta1 / sqrt(beta2), so after n
@@ -218,8 +222,9 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     catch_up_limit_ = catch_up_limit(options.beta1, options.beta2);
     if (options.grid_adam == GridAdam::sparse)
         grid_adam_ = 0;
-    else // eager where there is nothing to be lazy about, or betas make skipped steps count too long
-        grid_adam_ = options.eager_dense_adam || cells_ == 0 || !catch_up_limit_ ? 1 : 2;
+    else // lazy where a step touches few of the cells (then the pass over every cell dominates)
+        grid_adam_ = options.eager_dense_adam || !catch_up_limit_ ||
+                             uint64_t(cells_) < kLazyCellsPerSample * options.batch ? 1 : 2;
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
     const Kernel& optimizer = dev_.kernel("optimizer.comp", optimizer_defines, 12);
     train_set_ = DescriptorSet(dev_, train, {&model_.mlp, &model_.encoding, &encoding_grad_, &encoding_touched_,
@@ -365,6 +370,9 @@ std::vector<DispatchTime> TrainerImpl::profile(uint32_t steps) {
 
 void TrainerImpl::encoding_schedule(PushConstants& pc) const {
     pc.cells = cells_;
+    pc.log2_beta1 = std::log2(options_.beta1);
+    pc.log2_beta2 = std::log2(options_.beta2);
+    pc.log2_lr_final_scale = std::log2(options_.lr_final_scale);
     pc.steps_total = options_.steps;
     pc.catch_up_limit = catch_up_limit_;
     pc.lr_grid_base = options_.lr_grid;
