@@ -60,7 +60,7 @@ if [[ " $PARTS " == *" steps "* ]]; then
   # Per-step cost of dense Adam, lazy (the default) and eager, on leuvenA and the 8192x8192 mosaic.
   for img in ${STEP_IMAGES:-leuvenA 8192x8192}; do
     for adam in dense dense-eager; do
-      for batch in 16384 1048576; do
+      for batch in ${STEP_BATCHES:-16384 1048576}; do
         echo "# steps $img $adam $batch" >> "$OUT/steps.jsonl"
         timeout 120 $APP/bin/ff-engine-bench --image $IMG/$img.ppm --grid-adam $adam --batch $batch \
           --steps 2000 --report-every 2000 --profile 100 2>&1 | grep '^{' | tee -a "$OUT/steps.jsonl" |
