@@ -39,7 +39,7 @@ using ff::bench::ArgReader;
     std::cerr << "ff-engine-bench: " << problem << "\n"
               << "usage: ff-engine-bench --image FILE.ppm [--steps N] [--batch N] [--seed N]\n"
               << "       [--lr-mlp X] [--lr-grid X] [--beta1 X] [--beta2 X] [--eps X]\n"
-              << "       [--warmup F] [--decay-start F] [--final-scale F] [--grid-adam sparse|dense|dense-eager] [--grid-divisor N] [--hidden N]\n"
+              << "       [--warmup F] [--decay-start F] [--final-scale F] [--grid-adam sparse|dense|dense-lazy] [--grid-divisor N] [--hidden N]\n"
               << "       [--layers N] [--device auto|cpu|INDEX] [--validation] [--report-every N]\n"
               << "       [--encoding dense_grid|hash_grid] [--hash-levels N] [--hash-features N]\n"
               << "       [--hash-log2-table N] [--hash-base N] [--hash-scale X]\n"
@@ -74,10 +74,10 @@ Args parse(int argc, char** argv) {
         else if (k == "--warmup") a.train.lr_warmup = args.f32();
         else if (k == "--grid-adam") {
             std::string v = args.value();
-            if (v != "sparse" && v != "dense" && v != "dense-eager")
-                usage("--grid-adam expects sparse, dense or dense-eager, got '" + v + "'");
+            if (v != "sparse" && v != "dense" && v != "dense-lazy")
+                usage("--grid-adam expects sparse, dense or dense-lazy, got '" + v + "'");
             a.train.grid_adam = v == "sparse" ? GridAdam::sparse : GridAdam::dense;
-            a.train.eager_dense_adam = v == "dense-eager"; // the reference form: every cell every step
+            a.train.lazy_dense_adam = v == "dense-lazy";
         }
         else if (k == "--final-scale") a.train.lr_final_scale = args.f32();
         else if (k == "--grid-divisor") a.grid_divisor = args.u32();

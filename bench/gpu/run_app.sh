@@ -57,9 +57,9 @@ if [[ " $PARTS " == *" tests "* ]] && [ -x $APP/bin/ff_engine_tests ]; then
   done
 fi
 if [[ " $PARTS " == *" steps "* ]]; then
-  # Per-step cost of dense Adam, lazy (the default) and eager, on leuvenA and the 8192x8192 mosaic.
+  # Per-step cost of dense Adam, eager (the default) and lazy, on leuvenA and the 8192x8192 mosaic.
   for img in ${STEP_IMAGES:-leuvenA 8192x8192}; do
-    for adam in dense dense-eager; do
+    for adam in dense dense-lazy; do
       for batch in ${STEP_BATCHES:-16384 1048576}; do
         echo "# steps $img $adam $batch" >> "$OUT/steps.jsonl"
         timeout 120 $APP/bin/ff-engine-bench --image $IMG/$img.ppm --grid-adam $adam --batch $batch \

@@ -14,10 +14,6 @@ constexpr uint32_t kStepsPerSubmit = 1000; // loss log length; one submit + wait
 // Workgroups of 256 that the optimizer's encoding part and the settle pass loop with: enough to
 // fill a large GPU, and within every device's maxComputeWorkGroupCount (65,535).
 constexpr uint32_t kMaxEncodingGroups = 1024;
-// Dense Adam on the encoding runs lazily from this many cells per sample of the batch up: below
-// it most cells are touched every few steps, and readying and replaying them costs more than one
-// pass over all of them (measured on the H100, bench/RESULTS.md).
-constexpr uint64_t kLazyCellsPerSample = 32;
 
 // Skipped zero-gradient steps the lazy dense Adam takes one by one (encoding_adam.glsl): the k-th
 // moves a parameter by at most lr * r^k * |m / sqrt(v)| with r = beta1 / sqrt(beta2), so after n
@@ -222,9 +218,8 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     catch_up_limit_ = catch_up_limit(options.beta1, options.beta2);
     if (options.grid_adam == GridAdam::sparse)
         grid_adam_ = 0;
-    else // lazy where a step touches few of the cells (then the pass over every cell dominates)
-        grid_adam_ = options.eager_dense_adam || !catch_up_limit_ ||
-                             uint64_t(cells_) < kLazyCellsPerSample * options.batch ? 1 : 2;
+    else
+        grid_adam_ = options.lazy_dense_adam && catch_up_limit_ && cells_ > 0 ? 2 : 1;
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
     const Kernel& optimizer = dev_.kernel("optimizer.comp", optimizer_defines, 12);
     train_set_ = DescriptorSet(dev_, train, {&model_.mlp, &model_.encoding, &encoding_grad_, &encoding_touched_,
@@ -287,7 +282,9 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     // optimizer.comp: 32 MLP parameters per workgroup, then workgroups of 256 looping over the
     // encoding's touched cells (or all of them, eagerly), then (lazy dense Adam) over the next
     // step's samples.
-    pc.encoding_groups = std::min(div_up(cells_, 256), kMaxEncodingGroups);
+    // The eager pass: one invocation per cell (as many workgroups as one dispatch may have); the
+    // list forms loop.
+    pc.encoding_groups = std::min(div_up(cells_, 256), grid_adam_ == 1 ? 65535u : kMaxEncodingGroups);
     const uint32_t ready_groups = grid_adam_ == 2 ? std::min(div_up(options_.batch, 256), kMaxEncodingGroups) : 0;
     optimizer_set_.dispatch(cb, pc, div_up(model_.layout.total, 32) + pc.encoding_groups + ready_groups);
     compute_barrier(cb);

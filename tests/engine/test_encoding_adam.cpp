@@ -26,7 +26,7 @@ double state_difference(const TrainerState& a, const TrainerState& b) {
 
 TrainerState trained(const ModelConfig& config, TrainOptions o, GridAdam adam, bool eager, bool read_midway) {
     o.grid_adam = adam;
-    o.eager_dense_adam = eager;
+    o.lazy_dense_adam = !eager;
     Trainer t(test::device(), config, o, test::synthetic_image(64, 48));
     if (read_midway) {
         // A read settles every cell mid-run; training goes on from the settled state.

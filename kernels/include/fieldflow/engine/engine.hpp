@@ -172,9 +172,9 @@ ModelConfig siren_config(uint32_t hidden_width = 64, uint32_t hidden_layers = 3,
 //  sparse: they do not step and their moments freeze (the per-cell Adam of the seed);
 //  dense:  they step on with a zero gradient, their momentum decaying (torch.optim.Adam on a
 //          dense grid). Measured on the H100 (bench/RESULTS.md), dense reaches higher PSNR.
-// Either way a step costs what its batch touches, not what the grid holds: dense Adam runs lazily
-// (a cell catches up the zero-gradient steps it skipped when next touched, and every cell before
-// the parameters are read; kernels/shaders/encoding_adam.glsl).
+// Dense Adam can also run lazily (TrainOptions::lazy_dense_adam): a step then updates only what
+// its batch touches, and a cell catches up the zero-gradient steps it skipped before it is read
+// (kernels/shaders/encoding_adam.glsl).
 enum class GridAdam : uint32_t { sparse = 0, dense = 1 };
 
 struct TrainOptions {
@@ -194,9 +194,11 @@ struct TrainOptions {
     float lr_decay_start = 0.5f;
     float lr_final_scale = 0.03f;
     GridAdam grid_adam = GridAdam::dense;
-    // Dense Adam over every cell every step, as written: the reference the lazy form is tested
-    // against (and the form used where betas make skipped steps decay too slowly for it).
-    bool eager_dense_adam = false;
+    // Dense Adam in its lazy form: the same result (to rounding) at a cost that follows the batch,
+    // not the grid. Off by default: on the H100 it is not yet faster than the pass over every cell
+    // at any image size measured (bench/RESULTS.md, 2026-11-23). Betas whose skipped steps decay
+    // too slowly (beta1 >= sqrt(beta2)) keep the eager form.
+    bool lazy_dense_adam = false;
 };
 
 struct ImageData {
