@@ -7,7 +7,9 @@ find_package(nlohmann_json 3 REQUIRED)
 fieldflow_add_plugin(ff_core SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/core_plugin.cpp
   ${CMAKE_CURRENT_LIST_DIR}/io/image_file_checks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/io/encoded_write.cpp
   ${CMAKE_CURRENT_LIST_DIR}/io/image_formats.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/io/pixel_limit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/io/read_image.cpp
   ${CMAKE_CURRENT_LIST_DIR}/io/write_image.cpp
   ${CMAKE_CURRENT_LIST_DIR}/io/write_json.cpp
