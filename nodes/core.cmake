@@ -13,6 +13,7 @@ fieldflow_add_plugin(ff_core SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/io/read_image.cpp
   ${CMAKE_CURRENT_LIST_DIR}/io/write_image.cpp
   ${CMAKE_CURRENT_LIST_DIR}/io/write_json.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/baseline_resize.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/bilinear_baseline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/blur.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/color_convert.cpp
