@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -265,6 +266,37 @@ TEST(Infer, DamagedModelIsAClearError) {
     run.blob("model", model);
     EXPECT_EQ(run.execute(), FF_ERROR);
     EXPECT_EQ(run.error(), "input 'model': checksum mismatch (corrupt)");
+}
+
+// The render runs on a thread of its own: while it runs the node shows it (a progress line every
+// poll), and a cancel then is answered at once, the render abandoned. (Before, the node sat in the
+// engine call until the render was read back, so there was no progress to cancel at.)
+TEST(Infer, ACancelDuringTheRenderIsAnsweredAtOnce) {
+    const TrainedModel& t = trained();
+    const auto start = std::chrono::steady_clock::now();
+    infer(t.model, {{"width", int64_t(800)}, {"height", int64_t(600)}});
+    const double render_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (render_seconds < 0.5) GTEST_SKIP() << "the render takes " << render_seconds << " s here (a fast GPU)";
+
+    OpRun run("Infer");
+    bool rendering = false;
+    run.blob("model", t.model).param("width", 800).param("height", 600).on_progress([&](const ff::test::ProgressEvent& e) {
+        rendering = rendering || e.detail.rfind("rendering 800x600", 0) == 0;
+        return rendering;
+    });
+    EXPECT_EQ(run.execute(), FF_CANCELLED) << run.error();
+    EXPECT_TRUE(rendering);
+    EXPECT_FALSE(run.has_output("image"));
+}
+
+TEST(SaveModel, ACancelledNodeWritesNothing) {
+    fs::path folder = fresh_folder("save_cancelled");
+    OpRun run("SaveModel");
+    run.blob("model", trained().model).param("path", (folder / "m.ffm").string()).on_progress([](const ff::test::ProgressEvent&) { return true; });
+    EXPECT_EQ(run.execute(), FF_CANCELLED); // at the first chunk's progress
+    EXPECT_TRUE(fs::is_empty(folder));
+    fs::remove_all(folder);
 }
 
 TEST(LoadModel, EveryDamagedFileClassIsNamed) {
