@@ -361,6 +361,26 @@ TEST(Train, CancellationStopsPromptly) {
     EXPECT_LT(run.progress().back().done, 100000u);
 }
 
+// A cancel that comes as a snapshot is due stops before its PNG is written (the encoder would
+// take seconds on a large image) and still keeps the training done, in the checkpoint.
+TEST(Train, ACancelAtASnapshotWritesNoPartOfItAndKeepsTheCheckpoint) {
+    const fs::path folder = fresh_folder("cancel_at_snapshot");
+    OpRun run("Train");
+    run.image("image", tiny_photo())
+        .param("steps", 1000)
+        .param("batch", 256)
+        .param("snapshots", (folder / "snapshots").string())
+        .state_dir((folder / "state").string())
+        .on_progress([](const ff::test::ProgressEvent& e) { return e.done == 10; }); // a snapshot step
+    EXPECT_EQ(run.execute(), FF_CANCELLED);
+    EXPECT_TRUE(fs::exists(folder / "snapshots" / "prediction_at_1.png"));
+    EXPECT_FALSE(fs::exists(folder / "snapshots" / "prediction_at_10.png"));
+    EXPECT_TRUE(fs::exists(folder / "state" / "checkpoint.ffckpt"));
+    for (const auto& entry : fs::directory_iterator(folder / "snapshots"))
+        EXPECT_NE(entry.path().filename().string().rfind(".prediction", 0), 0u) << entry.path(); // no temporary
+    fs::remove_all(folder);
+}
+
 TEST(Train, BadParamsAreNamed) {
     auto param_error = [](const char* name, ff::test::Param value) {
         OpRun run("Train");
