@@ -71,8 +71,10 @@ std::string format_progress_line(const std::string& name, const ProgressState& s
             const int filled = int(fraction * kBar);
             line += " [" + std::string(filled, '#') + std::string(kBar - filled, '.') + "]";
             std::snprintf(buf, sizeof buf, " %" PRIu64 "/%" PRIu64, state.done, state.total);
-        } else {
+        } else if (state.done > 0) {
             std::snprintf(buf, sizeof buf, " %" PRIu64, state.done);
+        } else {
+            buf[0] = '\0'; // a phase with no count (one long call): its detail says what it is
         }
         line += buf;
         if (state.stable_rate > 0) {

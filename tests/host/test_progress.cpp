@@ -69,6 +69,18 @@ TEST(Progress, PlainModePrintsPeriodicLines) {
     EXPECT_EQ(text.find("\x1b["), std::string::npos); // no escape codes when not a terminal
 }
 
+// A node in one long call reports no count, only what it does: the line shows just that.
+TEST(Progress, APhaseWithoutACountShowsOnlyItsDetail) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ProgressState s;
+    s.started = t0;
+    note_progress(s, 0, t0);
+    s.detail = "decoding 'big.png' (8192x8192), 2.0 s";
+    EXPECT_EQ(format_progress_line("image", s, t0, 0), "image  decoding 'big.png' (8192x8192), 2.0 s");
+    s.done = 7;
+    EXPECT_EQ(format_progress_line("image", s, t0, 0), "image 7  decoding 'big.png' (8192x8192), 2.0 s");
+}
+
 TEST(Progress, PlainIntervalFromTheEnvironment) {
     const char* before = std::getenv("FIELDFLOW_PROGRESS_SECONDS");
     const std::string saved = before ? before : "";
