@@ -14,6 +14,10 @@
 #    having finished before the signal came: then that case is tried again, at most 3 times);
 #  - no temporary file is left, no output of a node that did not finish exists, and every output
 #    that exists is complete (decodes at its full size, the model file checks).
+#
+# For measurements on other images (bench/RESULTS.md): INPUT=FILE WIDTH=W HEIGHT=H BITS=8|16 take
+# that image instead of the synthesised one, and CASES="image baseline ..." picks the cases
+# (default: image save_ground_truth train learned report; `baseline` is one more).
 set -uo pipefail
 
 if [ $# -lt 3 ] || [ $# -gt 4 ]; then
@@ -23,8 +27,14 @@ fi
 fieldflow=$(realpath "$1") tool=$(realpath "$2") work=$(realpath -m "$3") bound=${4:-5}
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work" && cp "$here/graphs/large.yaml" "$work/large.yaml" && cd "$work" || exit 1
-width=2400 height=1600
-"$tool" large input.png $width $height 16 || exit 1
+width=${WIDTH:-2400} height=${HEIGHT:-1600} bits=${BITS:-16}
+if [ -n "${INPUT:-}" ]; then
+    ln -s "$(realpath "$INPUT")" input.png
+else
+    "$tool" large input.png $width $height $bits || exit 1
+fi
+# The model learns the image at 300 pixels wide (large.yaml's `small`); its grid is a quarter.
+small_w=300 small_h=$(((2 * 300 * height + width) / (2 * width)))
 export FIELDFLOW_PROGRESS_SECONDS=0.05 # a plain progress line per running node every 50 ms
 export FIELDFLOW_VALIDATION=1
 fail=0
@@ -48,19 +58,19 @@ check_outputs() {
             echo "$file exists, but its node $node did not finish"; bad=1; continue
         fi
         case $file in
-        *.png) [ "$file" = thumbnail.png ] || "$tool" check "$out/$file" $width $height 16 3 >/dev/null ||
+        *.png) [ "$file" = thumbnail.png ] || "$tool" check "$out/$file" $width $height $bits 3 >/dev/null ||
                    { echo "$file is not complete"; bad=1; } ;;
-        model.ffm) "$tool" check "$out/$file" 300 200 >/dev/null || { echo "model.ffm is not complete"; bad=1; } ;;
+        model.ffm) "$tool" check "$out/$file" $small_w $small_h >/dev/null || { echo "model.ffm is not complete"; bad=1; } ;;
         esac
     done
     # Snapshots are written while training goes on: each one there must be a whole PNG.
     for file in "$out"/snapshots/prediction_at_*.png; do
         [ -e "$file" ] || continue
-        "$tool" check "$file" 300 200 >/dev/null || { echo "snapshot $file is not complete"; bad=1; }
+        "$tool" check "$file" $small_w $small_h >/dev/null || { echo "snapshot $file is not complete"; bad=1; }
     done
-    for file in "$out"/snapshots/feature_at_*.png; do # the grid: a quarter of 300x200
+    for file in "$out"/snapshots/feature_at_*.png; do # the grid
         [ -e "$file" ] || continue
-        "$tool" check "$file" 75 50 >/dev/null || { echo "snapshot $file is not complete"; bad=1; }
+        "$tool" check "$file" $((small_w / 4)) $((small_h / 4)) >/dev/null || { echo "snapshot $file is not complete"; bad=1; }
     done
     return $bad
 }
@@ -74,8 +84,8 @@ interrupt() {
     rm -rf "$out"
     local signalled=0 sent=0 line
     rm -f log.fifo && mkfifo log.fifo
-    "$fieldflow" run large.yaml --set input=input.png --set output="$out" --no-cache --jobs 1 "$@" \
-        >log.fifo 2>&1 &
+    "$fieldflow" run large.yaml --set input=input.png --set output="$out" --set width=$width \
+        --set height=$height --no-cache --jobs 1 "$@" >log.fifo 2>&1 &
     local pid=$!
     : >"$log"
     # Read to the end, so the process never meets a closed pipe.
@@ -118,11 +128,17 @@ case_of() {
     [ $result -eq 0 ] || fail=1
 }
 
-case_of image '^image .*decoding'
-case_of save_ground_truth '^save_ground_truth .*encoding png'
-case_of train '^train \[[#.]+\] [1-9][0-9]*/' --set steps=100000000
-case_of learned '^learned .*rendering'
-case_of report '^report \['
+for target in ${CASES:-image save_ground_truth train learned report}; do
+    case $target in
+    image) case_of image '^image .*decoding' ;;
+    save_ground_truth) case_of save_ground_truth '^save_ground_truth .*encoding png' ;;
+    baseline) case_of baseline '^baseline .*(shrinking|scaling)' ;;
+    train) case_of train '^train \[[#.]+\] [1-9][0-9]*/' --set steps=100000000 ;;
+    learned) case_of learned '^learned .*rendering' ;;
+    report) case_of report '^report \[' ;;
+    *) echo "unknown case $target"; fail=1 ;;
+    esac
+done
 
 echo "interrupt_each_node: signal to exit, per node: ${summary[*]:-none}"
 exit $fail
