@@ -11,10 +11,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The count of abandoned calls still running, for tests that must not unload the plugin under one.
-std::mutex g_abandoned_mutex;
-std::condition_variable g_abandoned_done;
-int g_abandoned = 0;
+// The count of abandoned calls still running, for tests that must not unload the plugin under
+// one. Never destroyed: an abandoned call may end while the process runs its static destructors.
+struct AbandonedCalls {
+    std::mutex mutex;
+    std::condition_variable none_left;
+    int count = 0;
+};
+AbandonedCalls& abandoned() {
+    static AbandonedCalls& calls = *new AbandonedCalls();
+    return calls;
+}
 
 // What the node's thread and the call's thread share; it lives as long as either holds it.
 struct CallState {
@@ -25,6 +32,7 @@ struct CallState {
     std::exception_ptr error;
 };
 
+// Runs on the call's thread when the call has ended.
 void finish(CallState& state, std::exception_ptr error) {
     bool was_abandoned = false;
     {
@@ -35,11 +43,27 @@ void finish(CallState& state, std::exception_ptr error) {
     }
     state.finished_signal.notify_all();
     if (!was_abandoned) return;
+    AbandonedCalls& calls = abandoned();
     {
-        std::lock_guard lock(g_abandoned_mutex);
-        --g_abandoned;
+        std::lock_guard lock(calls.mutex);
+        --calls.count;
     }
-    g_abandoned_done.notify_all();
+    calls.none_left.notify_all();
+}
+
+// Leaves the call to end on its own thread, unless it has ended already (then its thread is
+// joined: it is only returning). Counted before the call can see it was abandoned.
+void let_go(std::thread& worker, CallState& state) {
+    {
+        std::lock_guard lock(state.mutex);
+        if (!state.finished) {
+            state.abandoned = true;
+            std::lock_guard count(abandoned().mutex);
+            ++abandoned().count;
+        }
+    }
+    if (state.abandoned) worker.detach();
+    else worker.join();
 }
 
 } // namespace
@@ -64,20 +88,23 @@ void call_cancellable(const Node& node, std::function<void()> call, const Waitin
         call();
         return;
     }
-    worker.detach();
+
+    // Any way out of here but the call's end (a cancel, a throwing callback) lets the call go.
+    struct LetGo {
+        std::thread& worker;
+        CallState& state;
+        bool armed = true;
+        ~LetGo() {
+            if (armed) let_go(worker, state);
+        }
+    } guard{worker, *state};
 
     const Clock::time_point start = Clock::now();
     std::unique_lock lock(state->mutex);
     while (!state->finished) {
         if (node.cancelled()) {
-            state->abandoned = true;
-            {
-                // Counted before the call can see it was abandoned, so the count never dips below 0.
-                std::lock_guard count(g_abandoned_mutex);
-                ++g_abandoned;
-            }
-            throw Cancelled(); // unlocks
-
+            lock.unlock();
+            throw Cancelled();
         }
         state->finished_signal.wait_for(lock, kPollInterval);
         if (waiting && !state->finished) {
@@ -86,17 +113,23 @@ void call_cancellable(const Node& node, std::function<void()> call, const Waitin
             lock.lock();
         }
     }
+    lock.unlock();
+    guard.armed = false;
+    // Joined, not left running: the thread only has to return, and it must not still be running
+    // code of this library when the process exits or the library is unloaded.
+    worker.join();
     if (state->error) std::rethrow_exception(state->error);
 }
 
 int abandoned_calls() {
-    std::lock_guard lock(g_abandoned_mutex);
-    return g_abandoned;
+    std::lock_guard lock(abandoned().mutex);
+    return abandoned().count;
 }
 
 void wait_for_abandoned_calls() {
-    std::unique_lock lock(g_abandoned_mutex);
-    g_abandoned_done.wait(lock, [] { return g_abandoned == 0; });
+    AbandonedCalls& calls = abandoned();
+    std::unique_lock lock(calls.mutex);
+    calls.none_left.wait(lock, [&] { return calls.count == 0; });
 }
 
 } // namespace ff::nodes
