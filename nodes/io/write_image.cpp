@@ -104,7 +104,8 @@ int channel_conversion(const ff::Node& node, int channels, const ImageFormat& fo
 // the node has returned (write_encoded).
 cv::Mat encoder_samples(ff::Node& node, const cv::Mat& image, const ImageFormat& format, uint32_t bits) {
     const int conversion = channel_conversion(node, image.channels(), format);
-    const int channels = conversion == cv::COLOR_GRAY2BGR ? 3 : conversion == cv::COLOR_RGBA2BGR ? 3 : image.channels();
+    const bool to_three = conversion == cv::COLOR_GRAY2BGR || conversion == cv::COLOR_RGBA2BGR;
+    const int channels = to_three ? 3 : image.channels();
     const bool keeps_non_finite = std::strcmp(format.extension, ".exr") == 0;
     const int depth = bits == 8 ? CV_8U : bits == 16 ? CV_16U : CV_32F;
     cv::Mat samples(image.rows, image.cols, CV_MAKETYPE(depth, channels));
