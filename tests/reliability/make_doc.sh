@@ -181,7 +181,8 @@ output it did leave must be complete (the images decode at full size, the model 
 every snapshot is a whole PNG). Measured on the 2-core development machine (lavapipe, 2026-11-23,
 the test alone): signal to exit 38 to 43 ms while reading, 38 to 46 ms writing, 61 to 181 ms
 training, 97 to 139 ms rendering, 60 to 122 ms in the report (three runs). With two busy-looping
-processes beside it (load average above 4) one run measured 81, 88, 2,389, 2,485 and 303 ms: the
+processes beside it (load average above 4) one run measured reading 81 ms, writing 88 ms,
+training 2,389 ms, rendering 2,485 ms, report 303 ms: the
 nodes still stop within 0.1 s and the process calls `exit_group` about 0.12 s after the signal,
 but the kernel then takes seconds to tear the process down (under `strace -f`, 3.2 s from
 `exit_group` to the last thread's exit, freeing the images and lavapipe's buffers on this virtual
