@@ -7,10 +7,13 @@ find_package(nlohmann_json 3 REQUIRED)
 fieldflow_add_plugin(ff_core SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/core_plugin.cpp
   ${CMAKE_CURRENT_LIST_DIR}/io/image_file_checks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/io/encoded_write.cpp
   ${CMAKE_CURRENT_LIST_DIR}/io/image_formats.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/io/pixel_limit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/io/read_image.cpp
   ${CMAKE_CURRENT_LIST_DIR}/io/write_image.cpp
   ${CMAKE_CURRENT_LIST_DIR}/io/write_json.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/baseline_resize.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/bilinear_baseline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/blur.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/color_convert.cpp

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
+#include <cstdlib>
 
 namespace fieldflow::host {
 namespace {
@@ -26,6 +27,16 @@ double seconds_between(Clock::time_point a, Clock::time_point b) {
 }
 
 } // namespace
+
+std::chrono::milliseconds plain_progress_interval() {
+    if (const char* text = std::getenv("FIELDFLOW_PROGRESS_SECONDS"); text && *text) {
+        char* end = nullptr;
+        const double seconds = std::strtod(text, &end);
+        if (end && *end == '\0' && seconds >= 0.05 && seconds <= 3600)
+            return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000 + 0.5));
+    }
+    return std::chrono::seconds(5);
+}
 
 void note_progress(ProgressState& s, uint64_t done, Clock::time_point now) {
     if (!s.has_update) {
@@ -60,8 +71,10 @@ std::string format_progress_line(const std::string& name, const ProgressState& s
             const int filled = int(fraction * kBar);
             line += " [" + std::string(filled, '#') + std::string(kBar - filled, '.') + "]";
             std::snprintf(buf, sizeof buf, " %" PRIu64 "/%" PRIu64, state.done, state.total);
-        } else {
+        } else if (state.done > 0) {
             std::snprintf(buf, sizeof buf, " %" PRIu64, state.done);
+        } else {
+            buf[0] = '\0'; // a phase with no count (one long call): its detail says what it is
         }
         line += buf;
         if (state.stable_rate > 0) {

@@ -8,6 +8,8 @@
 
 #include <csignal>
 
+#include <algorithm>
+
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -49,7 +51,7 @@ const fs::file_time_type process_start = fs::file_time_type::clock::now();
 std::string temporary_prefix(const fs::path& target) { return "." + target.stem().string() + ".tmp-"; }
 
 // Removes the temporaries a killed writer of `target` left beside it (a SIGKILL during a 27 MB
-// PNG leaves a 27 MB hidden file): same target name, older than this process, and written by a
+// PNG leaves a 27 MB hidden file; files, or folders of a writer that opens its file itself): same target name, older than this process, and written by a
 // process that no longer exists. A live writer's file (another run writing the same folder) is
 // never touched. Best effort: what cannot be removed stays.
 void remove_stale_temporaries(const fs::path& folder, const fs::path& target) {
@@ -64,8 +66,11 @@ void remove_stale_temporaries(const fs::path& folder, const fs::path& target) {
         if (pid <= 0 || pid == long(::getpid())) continue;
         if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH) continue; // its writer may be running
         std::error_code ignored;
-        if (!entry.is_regular_file(ignored) || fs::last_write_time(entry.path(), ignored) >= process_start) continue;
-        fs::remove(entry.path(), ignored);
+        // A folder: where a writer that opens its file itself put it (WriteImage's EXR encoder).
+        const bool file = entry.is_regular_file(ignored), folder = !file && entry.is_directory(ignored);
+        if ((!file && !folder) || fs::last_write_time(entry.path(), ignored) >= process_start) continue;
+        if (folder && !entry.is_symlink(ignored)) fs::remove_all(entry.path(), ignored);
+        else if (file) fs::remove(entry.path(), ignored);
     }
 }
 
@@ -146,25 +151,51 @@ void atomic_write(const fs::path& target,
     }
 }
 
-void atomic_write_file(const fs::path& target, std::string_view bytes) {
-    atomic_write(target, [&](const fs::path& temporary) {
-        int fd = ::open(temporary.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-        if (fd < 0) throw Error("cannot open " + quoted(temporary) + ": " + errno_text(errno));
-        const char* data = bytes.data();
-        size_t left = bytes.size();
-        while (left > 0) {
-            ssize_t written = ::write(fd, data, left);
-            if (written < 0 && errno == EINTR) continue;
-            if (written <= 0) {
-                int code = written < 0 ? errno : ENOSPC;
-                ::close(fd);
-                throw Error("cannot write " + quoted(target) + ": " + errno_text(code));
+namespace {
+
+// Writes `bytes` to the (empty) file `temporary`; `before_chunk` runs before each chunk.
+void write_all(const fs::path& temporary, const fs::path& target, std::string_view bytes,
+               const std::function<void(size_t written)>& before_chunk) {
+    int fd = ::open(temporary.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0) throw Error("cannot open " + quoted(temporary) + ": " + errno_text(errno));
+    size_t done = 0;
+    try {
+        while (done < bytes.size()) {
+            if (before_chunk) before_chunk(done);
+            const size_t chunk = std::min(kWriteChunk, bytes.size() - done);
+            for (size_t left = chunk; left > 0;) {
+                ssize_t written = ::write(fd, bytes.data() + done, left);
+                if (written < 0 && errno == EINTR) continue;
+                if (written <= 0)
+                    throw Error("cannot write " + quoted(target) + ": " +
+                                errno_text(written < 0 ? errno : ENOSPC));
+                done += size_t(written);
+                left -= size_t(written);
             }
-            data += written;
-            left -= size_t(written);
         }
-        if (::close(fd) != 0) throw Error("cannot write " + quoted(target) + ": " + errno_text(errno));
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
+    if (::close(fd) != 0) throw Error("cannot write " + quoted(target) + ": " + errno_text(errno));
+}
+
+} // namespace
+
+void atomic_write_file(const fs::path& target, std::string_view bytes) {
+    atomic_write(target, [&](const fs::path& temporary) { write_all(temporary, target, bytes, {}); });
+}
+
+void atomic_write_file(const fs::path& target, std::string_view bytes, const Node& node,
+                       const WriteProgress& progress) {
+    node.throw_if_cancelled();
+    atomic_write(target, [&](const fs::path& temporary) {
+        write_all(temporary, target, bytes, [&](size_t written) {
+            if (progress) progress(written, bytes.size());
+            node.throw_if_cancelled();
+        });
     });
+    if (progress) progress(bytes.size(), bytes.size());
 }
 
 } // namespace ff::nodes

@@ -8,6 +8,10 @@
 #include <functional>
 #include <string_view>
 
+namespace ff {
+class Node;
+}
+
 namespace ff::nodes {
 
 // Creates the target's parent folders, removes the temporaries of `target` a killed writer left
@@ -21,5 +25,15 @@ void atomic_write(const std::filesystem::path& target,
 
 // atomic_write of a byte string.
 void atomic_write_file(const std::filesystem::path& target, std::string_view bytes);
+
+// Progress of a write: bytes written so far, of `total`.
+using WriteProgress = std::function<void(size_t written, size_t total)>;
+
+// The same in chunks of kWriteChunk bytes with a cancellation check before each (a cancel throws
+// ff::Cancelled and leaves no file: the temporary is removed) and `progress` after each, so a
+// large file (a PNG of a big image, a model) answers a cancel within a moment.
+inline constexpr size_t kWriteChunk = size_t(8) << 20;
+void atomic_write_file(const std::filesystem::path& target, std::string_view bytes, const Node& node,
+                       const WriteProgress& progress = {});
 
 } // namespace ff::nodes

@@ -3,6 +3,8 @@
 include_guard(GLOBAL)
 add_library(ff_nodes_common STATIC
   ${CMAKE_CURRENT_LIST_DIR}/atomic_write.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/bands.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cancellable_call.cpp
   ${CMAKE_CURRENT_LIST_DIR}/grid_size.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image_mat.cpp)
 target_include_directories(ff_nodes_common PUBLIC ${CMAKE_CURRENT_LIST_DIR}/..)

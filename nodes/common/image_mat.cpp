@@ -1,5 +1,7 @@
 #include "image_mat.hpp"
 
+#include "bands.hpp"
+
 #include <opencv2/imgproc.hpp>
 
 #include <cstring>
@@ -72,7 +74,11 @@ void output_native(Node& node, const char* port, const cv::Mat& image) {
         throw Error(std::string("internal error: output '") + port +
                     "' expects a non-empty float image of 1, 3 or 4 channels");
     float* pixels = node.output_image(port, uint32_t(image.cols), uint32_t(image.rows), uint32_t(channels));
-    image.copyTo(cv::Mat(image.size(), image.type(), pixels));
+    const cv::Mat out(image.size(), image.type(), pixels);
+    // In bands: the output is fresh memory, whose first touch is the slow part on a large image.
+    for_each_band(node, image.rows, image.cols * image.elemSize(), [&](int first, int end) {
+        image.rowRange(first, end).copyTo(out.rowRange(first, end));
+    });
 }
 
 cv::Mat at_depth(const cv::Mat& float_image, uint32_t bits) {

@@ -23,7 +23,8 @@ cv::Mat native_mat(const ImageView& image, const char* port);
 // size (alpha is carried through, not learned). Other layouts: the RGB result as it is.
 cv::Mat like_layout(const cv::Mat& rgb, const ImageView& like);
 
-// Allocates output `port` and copies a CV_32FC1/3/4 Mat (gray, RGB, RGBA) into it.
+// Allocates output `port` and copies a CV_32FC1/3/4 Mat (gray, RGB, RGBA) into it, in bands of
+// rows with a cancellation check between them (ff::Cancelled).
 void output_native(Node& node, const char* port, const cv::Mat& image);
 
 // Float [0, 1] samples as the integer depth a file of `bits` stores (8 or 16), or the floats

@@ -2,6 +2,7 @@
 // learned model must beat. Down to the grid size with area averaging, back up with bilinear.
 #include "common/grid_size.hpp"
 #include "common/image_mat.hpp"
+#include "image/baseline_resize.hpp"
 
 #include <fieldflow/node.hpp>
 
@@ -34,10 +35,12 @@ FF_NODE(bilinear_baseline) =
             } catch (const ff::Error& e) {
                 throw ff::ParamError("grid", e.what());
             }
-            cv::Mat small;
-            cv::resize(in, small, cv::Size(int(grid.width), int(grid.height)), 0, 0, cv::INTER_AREA);
-            cv::Mat out;
-            cv::resize(small, out, in.size(), 0, 0, cv::INTER_LINEAR);
-            ff::nodes::output_native(node, "image", out);
+            // In bands, each answering a cancel (baseline_resize.hpp), straight into the output.
+            const cv::Mat small = ff::nodes::shrink_to_grid(
+                node, in, cv::Size(int(grid.width), int(grid.height)));
+            float* pixels = node.output_image("image", uint32_t(in.cols), uint32_t(in.rows),
+                                              uint32_t(in.channels()));
+            cv::Mat out(in.size(), in.type(), pixels);
+            ff::nodes::enlarge_to(node, small, out);
             node.log("grid " + std::to_string(grid.width) + "x" + std::to_string(grid.height));
         });

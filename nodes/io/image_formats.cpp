@@ -9,14 +9,19 @@ namespace ff::nodes {
 
 namespace {
 
-// extension, samples, 16 bits, alpha, gray
+// extension, samples, 16 bits, alpha, gray, in memory
 constexpr ImageFormat kFormats[] = {
-    {".png", SampleFormat::integer, true, true, true},     {".jpg", SampleFormat::integer, false, false, true},
-    {".jpeg", SampleFormat::integer, false, false, true},  {".ppm", SampleFormat::integer, true, false, false},
-    {".pnm", SampleFormat::integer, true, false, true},    {".tif", SampleFormat::integer, true, true, true},
-    {".tiff", SampleFormat::integer, true, true, true},    {".bmp", SampleFormat::integer, false, false, true},
-    {".webp", SampleFormat::integer, false, true, false},  {".exr", SampleFormat::floating, false, true, true},
-    {".hdr", SampleFormat::floating, false, false, false},
+    {".png", SampleFormat::integer, true, true, true, true},
+    {".jpg", SampleFormat::integer, false, false, true, true},
+    {".jpeg", SampleFormat::integer, false, false, true, true},
+    {".ppm", SampleFormat::integer, true, false, false, true},
+    {".pnm", SampleFormat::integer, true, false, true, true},
+    {".tif", SampleFormat::integer, true, true, true, true},
+    {".tiff", SampleFormat::integer, true, true, true, true},
+    {".bmp", SampleFormat::integer, false, false, true, true},
+    {".webp", SampleFormat::integer, false, true, false, true},
+    {".exr", SampleFormat::floating, false, true, true, false},
+    {".hdr", SampleFormat::floating, false, false, false, false},
 };
 
 } // namespace

@@ -16,6 +16,7 @@ struct ImageFormat {
     bool allows_16_bits;
     bool holds_alpha; // an RGBA image keeps its alpha channel
     bool holds_gray;  // a one-channel image stays one channel
+    bool encodes_in_memory; // OpenCV's encoder writes to memory (cv::imencode); EXR and HDR only to a named file
 };
 
 // The format for `path`'s extension (case-insensitive), or nullptr if WriteImage does not write it.

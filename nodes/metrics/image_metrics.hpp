@@ -38,7 +38,8 @@ double ssim(const cv::Mat& reference, const cv::Mat& image, const WorkCheck& che
 // All three. With `bits` 8 or 16, float images in [0, 1] are first rounded to that depth exactly as
 // WriteImage saves them (ff::nodes::at_depth), so the numbers equal what any tool computes from
 // the saved files; with 0 or 32 they are computed on the float values (peak 1). `check` is
-// called between SSIM's tiles (progress, interrupts).
+// called between SSIM's tiles (progress, interrupts), and with (0, 1) between the whole-image
+// passes before them (quantising, MSE).
 ImageMetrics compare(const cv::Mat& reference, const cv::Mat& image, uint32_t bits = 8,
                      const WorkCheck& check = {});
 

@@ -33,7 +33,12 @@ FF_NODE(metrics) =
                                 "; metrics need images of the same size");
             const bool quantize = node.flag("quantize");
             const uint32_t bits = quantize ? ff::metrics::metrics_bits(node.image("reference").bits) : 0;
-            const ff::metrics::ImageMetrics m = ff::metrics::compare(reference, image, bits);
+            // Seconds of work on a large image: progress, and a cancel answered between parts.
+            const ff::metrics::ImageMetrics m = ff::metrics::compare(
+                reference, image, bits, [&node](size_t done, size_t total) {
+                    node.throw_if_cancelled();
+                    node.progress(done, total, "SSIM");
+                });
             nlohmann::json json = {{"psnr", m.identical ? nlohmann::json(nullptr) : nlohmann::json(m.psnr)},
                                    {"identical", m.identical},
                                    {"ssim", m.ssim},

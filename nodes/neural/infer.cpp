@@ -5,14 +5,17 @@
 #include "output_size.hpp"
 #include "train_splats.hpp"
 
+#include "common/bands.hpp"
+#include "common/cancellable_call.hpp"
+#include "common/image_mat.hpp"
+
 #include <fieldflow/node.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
-#include "common/image_mat.hpp"
-
-#include <cstring>
+#include <memory>
 #include <string>
 
 namespace ff::neural {
@@ -28,42 +31,78 @@ std::string largest_weight_text(const ff::engine::ModelFile& file) {
     return buf;
 }
 
+// What a render holds that is not a picture: values that are not finite, and whether every value
+// is exactly 0 or 1. Scanned in bands, a cancel check between them.
+struct RenderScan {
+    size_t non_finite = 0;
+    bool saturated = true;
+};
+
+RenderScan scan_render(const Node& node, const std::vector<float>& rgb) {
+    RenderScan scan;
+    scan.saturated = !rgb.empty();
+    constexpr size_t kValuesPerBand = ff::nodes::kBandBytes / sizeof(float);
+    for (size_t first = 0; first < rgb.size(); first += kValuesPerBand) {
+        node.throw_if_cancelled();
+        const auto begin = rgb.begin() + std::ptrdiff_t(first);
+        const auto end = rgb.begin() + std::ptrdiff_t(std::min(rgb.size(), first + kValuesPerBand));
+        scan.non_finite += size_t(std::count_if(begin, end, [](float v) { return !std::isfinite(v); }));
+        if (scan.saturated)
+            scan.saturated = std::all_of(begin, end, [](float v) { return v == 0.0f || v == 1.0f; });
+    }
+    return scan;
+}
+
+std::string rendering_text(const OutputSize& size, double seconds) {
+    char text[96];
+    std::snprintf(text, sizeof text, "rendering %ux%u, %.1f s", size.width, size.height, seconds);
+    return text;
+}
+
 void execute_infer(Node& node) {
-    ff::engine::ModelFile file = read_model_input(node, "model");
-    OutputSize size = infer_output_size(node.integer("width"), node.integer("height"),
-                                        node.number("scale"), file.image_width, file.image_height);
-    ff::engine::Device device = shared_device(device_selector(node, node.string("device")));
+    // Shared with the render, which a cancel abandons (it may outlive this call).
+    const auto file = std::make_shared<const ff::engine::ModelFile>(read_model_input(node, "model"));
+    const OutputSize size = infer_output_size(node.integer("width"), node.integer("height"),
+                                              node.number("scale"), file->image_width, file->image_height);
+    const ff::engine::Device device = shared_device(device_selector(node, node.string("device")));
     std::vector<float> rgb;
     try {
-        rgb = file.kind == ff::engine::ModelKind::splats
-                  ? render_splat_model(device, file.splats, size.width, size.height)
-                  : ff::engine::render(device, file.model, size.width, size.height);
+        // One engine call (dispatch and read-back) of seconds on a large image: on a thread of its
+        // own, so a cancel is answered at once (common/cancellable_call.hpp).
+        rgb = ff::nodes::call_cancellable_result(
+            node,
+            [file, device, size] {
+                return file->kind == ff::engine::ModelKind::splats
+                           ? render_splat_model(device, file->splats, size.width, size.height)
+                           : ff::engine::render(device, file->model, size.width, size.height);
+            },
+            [&](double seconds) { node.progress(0, 0, rendering_text(size, seconds)); });
     } catch (const ff::engine::EngineError& e) {
         throw Error(e.what());
     }
     if (rgb.size() != size_t(size.width) * size.height * 3)
         throw Error("internal error: render returned " + std::to_string(rgb.size()) + " floats");
+    const RenderScan scan = scan_render(node, rgb);
     // Weights that overflow float arithmetic (a hand-edited or damaged file) render NaN or
     // infinity, which an 8-bit file would show as a black picture: an error, not a result.
-    const size_t non_finite = size_t(std::count_if(rgb.begin(), rgb.end(), [](float v) { return !std::isfinite(v); }));
-    if (non_finite > 0)
-        throw Error("the model renders " + std::to_string(non_finite) + " of " + std::to_string(rgb.size()) +
+    if (scan.non_finite > 0)
+        throw Error("the model renders " + std::to_string(scan.non_finite) + " of " + std::to_string(rgb.size()) +
                     " values as NaN or infinity: its weights overflow float arithmetic (a damaged or "
                     "hand-edited weights file?)");
     // An output activation that saturates everywhere (every value exactly 0 or 1) is what
     // overflowing weights look like through a sigmoid: a flat picture, named rather than silent.
-    if (!rgb.empty() && std::all_of(rgb.begin(), rgb.end(), [](float v) { return v == 0.0f || v == 1.0f; }))
+    if (scan.saturated)
         node.warn("every rendered value is exactly 0 or 1 (the output saturates everywhere), so the "
                   "picture is flat: the model's weights are likely far too large (largest |weight| " +
-                  largest_weight_text(file) + ")");
+                  largest_weight_text(*file) + ")");
+    const cv::Mat rendered(int(size.height), int(size.width), CV_32FC3, rgb.data());
+    // The source's layout and precision when `like` is connected (the host gives the output
+    // like's bits); copied into the output in bands (a cancel check between them).
     if (auto like = node.optional_image("like")) {
-        // The source's layout and precision (the host gives the output like's bits).
-        const cv::Mat rendered(int(size.height), int(size.width), CV_32FC3, rgb.data());
         ff::nodes::output_native(node, "image", ff::nodes::like_layout(rendered, *like));
         return;
     }
-    float* out = node.output_image("image", size.width, size.height, 3);
-    std::memcpy(out, rgb.data(), rgb.size() * sizeof(float));
+    ff::nodes::output_native(node, "image", rendered);
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "neural_images.hpp"
 
 #include "common/atomic_write.hpp"
+#include "common/cancellable_call.hpp"
 #include "common/image_mat.hpp"
 
 #include <fieldflow/node.hpp>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <string_view>
 
 namespace ff::neural {
 
@@ -68,12 +70,15 @@ std::vector<unsigned char> png_bytes(const cv::Mat& rgb) {
     return out;
 }
 
-void write_png(const std::filesystem::path& path, const cv::Mat& rgb) {
-    cv::Mat bgr = bgr8(rgb);
-    ff::nodes::atomic_write(path, [&](const std::filesystem::path& temporary) {
-        if (!cv::imwrite(temporary.string(), bgr))
-            throw Error("OpenCV could not write PNG " + temporary.string());
+void write_png(const Node& node, const std::filesystem::path& path, const cv::Mat& rgb) {
+    const cv::Mat bgr = bgr8(rgb);
+    const std::vector<unsigned char> bytes = ff::nodes::call_cancellable_result(node, [bgr, path] {
+        std::vector<unsigned char> png;
+        if (!cv::imencode(".png", bgr, png)) throw Error("OpenCV could not encode PNG " + path.string());
+        return png;
     });
+    ff::nodes::atomic_write_file(
+        path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), node);
 }
 
 } // namespace ff::neural

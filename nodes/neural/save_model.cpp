@@ -17,8 +17,11 @@ void execute_save_model(Node& node) {
     decode_model(bytes, "input 'model'");
     const std::string path = node.string("path");
     if (path.empty()) throw ParamError("path", "path is empty");
+    // In chunks with a cancel check between them: the model of a large image's dense grid is
+    // tens of megabytes. A cancel leaves no file.
     ff::nodes::atomic_write_file(
-        path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+        path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), node,
+        [&](size_t written, size_t total) { node.progress(written, total, "writing the model"); });
     node.log("saved model (" + std::to_string(bytes.size()) + " bytes) to " + path);
     std::span<std::byte> out = node.output_blob("model", bytes.size());
     std::copy(bytes.begin(), bytes.end(), out.begin());
@@ -29,8 +32,8 @@ void execute_save_model(Node& node) {
 FF_NODE(save_model) =
     ff::op("SaveModel", "neural")
         .doc("Writes a model to a file (docs/model-format.md; extension .ffm by convention) via a "
-             "temporary file and a rename, so the file is never half-written. Passes the model "
-             "through.")
+             "temporary file and a rename, so the file is never half-written (an interrupt leaves "
+             "none). Passes the model through.")
         .flags(FF_OP_WRITES_OUTSIDE)
         .version(1)
         .input("model", kModel, "model to save")

@@ -227,7 +227,14 @@ private:
                 node_.log("step " + std::to_string(done) + ": " + detail + ", " +
                           format("%.0f", rate) + " steps/s");
             node_.progress(done, schedule_.steps, detail);
-            if (schedule_.is_snapshot(done)) snapshot(done);
+            if (schedule_.is_snapshot(done)) {
+                try {
+                    snapshot(done); // a PNG of seconds at full size (snapshot_size 0): a cancel may come
+                } catch (const Cancelled&) {
+                    save_checkpoint_quietly(done);
+                    throw;
+                }
+            }
             // The last step needs none: the finished model goes to the cache.
             if (params_.checkpoint_interval > 0 && done % params_.checkpoint_interval == 0 &&
                 done < schedule_.steps)
@@ -271,7 +278,7 @@ private:
         // Rendered at the preview size itself (the field is continuous): a snapshot of a
         // 67-megapixel image costs what a 1-megapixel one does.
         const OutputSize shown = fit_within(image_.width, image_.height, params_.snapshot_size);
-        write_png(folder / ("prediction" + suffix),
+        write_png(node_, folder / ("prediction" + suffix),
                   rgb_from_render(trainer_->render(shown.width, shown.height), shown.width, shown.height));
         // Side files: kept with the cached result, so a cached run writes them too.
         node_.side_file("snapshots", (folder / ("prediction" + suffix)).string());
@@ -281,7 +288,7 @@ private:
             const OutputSize size = fit_within(uint32_t(feature.cols), uint32_t(feature.rows), params_.snapshot_size);
             if (int(size.width) != feature.cols)
                 cv::resize(feature, feature, cv::Size(int(size.width), int(size.height)), 0, 0, cv::INTER_AREA);
-            write_png(folder / ("feature" + suffix), feature);
+            write_png(node_, folder / ("feature" + suffix), feature);
             node_.side_file("snapshots", (folder / ("feature" + suffix)).string());
         }
         last_snapshot_ = step;

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <thread>
 
 namespace fieldflow::host {
@@ -65,6 +67,33 @@ TEST(Progress, PlainModePrintsPeriodicLines) {
     EXPECT_NE(text.find("n [#"), std::string::npos) << text;
     EXPECT_NE(text.find("done\n"), std::string::npos);
     EXPECT_EQ(text.find("\x1b["), std::string::npos); // no escape codes when not a terminal
+}
+
+// A node in one long call reports no count, only what it does: the line shows just that.
+TEST(Progress, APhaseWithoutACountShowsOnlyItsDetail) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ProgressState s;
+    s.started = t0;
+    note_progress(s, 0, t0);
+    s.detail = "decoding 'big.png' (8192x8192), 2.0 s";
+    EXPECT_EQ(format_progress_line("image", s, t0, 0), "image  decoding 'big.png' (8192x8192), 2.0 s");
+    s.done = 7;
+    EXPECT_EQ(format_progress_line("image", s, t0, 0), "image 7  decoding 'big.png' (8192x8192), 2.0 s");
+}
+
+TEST(Progress, PlainIntervalFromTheEnvironment) {
+    const char* before = std::getenv("FIELDFLOW_PROGRESS_SECONDS");
+    const std::string saved = before ? before : "";
+    ::unsetenv("FIELDFLOW_PROGRESS_SECONDS");
+    EXPECT_EQ(plain_progress_interval(), 5000ms);
+    ::setenv("FIELDFLOW_PROGRESS_SECONDS", "0.1", 1);
+    EXPECT_EQ(plain_progress_interval(), 100ms);
+    for (const char* bad : {"0", "0.01", "abc", "1s", "9999"}) {
+        ::setenv("FIELDFLOW_PROGRESS_SECONDS", bad, 1);
+        EXPECT_EQ(plain_progress_interval(), 5000ms) << bad;
+    }
+    if (before) ::setenv("FIELDFLOW_PROGRESS_SECONDS", saved.c_str(), 1);
+    else ::unsetenv("FIELDFLOW_PROGRESS_SECONDS");
 }
 
 } // namespace

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -267,6 +268,37 @@ TEST(Infer, DamagedModelIsAClearError) {
     EXPECT_EQ(run.error(), "input 'model': checksum mismatch (corrupt)");
 }
 
+// The render runs on a thread of its own: while it runs the node shows it (a progress line every
+// poll), and a cancel then is answered at once, the render abandoned. (Before, the node sat in the
+// engine call until the render was read back, so there was no progress to cancel at.)
+TEST(Infer, ACancelDuringTheRenderIsAnsweredAtOnce) {
+    const TrainedModel& t = trained();
+    const auto start = std::chrono::steady_clock::now();
+    infer(t.model, {{"width", int64_t(800)}, {"height", int64_t(600)}});
+    const double render_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (render_seconds < 0.5) GTEST_SKIP() << "the render takes " << render_seconds << " s here (a fast GPU)";
+
+    OpRun run("Infer");
+    bool rendering = false;
+    run.blob("model", t.model).param("width", 800).param("height", 600).on_progress([&](const ff::test::ProgressEvent& e) {
+        rendering = rendering || e.detail.rfind("rendering 800x600", 0) == 0;
+        return rendering;
+    });
+    EXPECT_EQ(run.execute(), FF_CANCELLED) << run.error();
+    EXPECT_TRUE(rendering);
+    EXPECT_FALSE(run.has_output("image"));
+}
+
+TEST(SaveModel, ACancelledNodeWritesNothing) {
+    fs::path folder = fresh_folder("save_cancelled");
+    OpRun run("SaveModel");
+    run.blob("model", trained().model).param("path", (folder / "m.ffm").string()).on_progress([](const ff::test::ProgressEvent&) { return true; });
+    EXPECT_EQ(run.execute(), FF_CANCELLED); // at the first chunk's progress
+    EXPECT_TRUE(fs::is_empty(folder));
+    fs::remove_all(folder);
+}
+
 TEST(LoadModel, EveryDamagedFileClassIsNamed) {
     const std::vector<std::byte>& good = trained().model;
     fs::path folder = fresh_folder("load");
@@ -327,6 +359,26 @@ TEST(Train, CancellationStopsPromptly) {
     EXPECT_EQ(reports, 3); // noticed before the next engine call
     ASSERT_FALSE(run.progress().empty());
     EXPECT_LT(run.progress().back().done, 100000u);
+}
+
+// A cancel that comes as a snapshot is due stops before its PNG is written (the encoder would
+// take seconds on a large image) and still keeps the training done, in the checkpoint.
+TEST(Train, ACancelAtASnapshotWritesNoPartOfItAndKeepsTheCheckpoint) {
+    const fs::path folder = fresh_folder("cancel_at_snapshot");
+    OpRun run("Train");
+    run.image("image", tiny_photo())
+        .param("steps", 1000)
+        .param("batch", 256)
+        .param("snapshots", (folder / "snapshots").string())
+        .state_dir((folder / "state").string())
+        .on_progress([](const ff::test::ProgressEvent& e) { return e.done == 10; }); // a snapshot step
+    EXPECT_EQ(run.execute(), FF_CANCELLED);
+    EXPECT_TRUE(fs::exists(folder / "snapshots" / "prediction_at_1.png"));
+    EXPECT_FALSE(fs::exists(folder / "snapshots" / "prediction_at_10.png"));
+    EXPECT_TRUE(fs::exists(folder / "state" / "checkpoint.ffckpt"));
+    for (const auto& entry : fs::directory_iterator(folder / "snapshots"))
+        EXPECT_NE(entry.path().filename().string().rfind(".prediction", 0), 0u) << entry.path(); // no temporary
+    fs::remove_all(folder);
 }
 
 TEST(Train, BadParamsAreNamed) {

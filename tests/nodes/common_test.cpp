@@ -1,5 +1,8 @@
-// Shared node helpers: the feature-grid size rule and atomic file writes.
+// Shared node helpers: the feature-grid size rule, atomic file writes, work in bands and calls that
+// a cancel abandons.
 #include "common/atomic_write.hpp"
+#include "common/bands.hpp"
+#include "common/cancellable_call.hpp"
 #include "common/grid_size.hpp"
 #include "test_support.hpp"
 
@@ -10,8 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 
 namespace fs = std::filesystem;
 using ff::nodes::GridSize;
@@ -103,4 +110,143 @@ TEST(AtomicWrite, ClearErrorsForImpossibleTargets) {
         EXPECT_NE(std::string(e.what()).find("is an existing folder"), std::string::npos) << e.what();
     }
     EXPECT_EQ(ff::test::folder_entries(dir.path()), (std::vector<std::string>{"blocker", "folder"}));
+}
+
+namespace {
+
+// A host that answers only cancelled() and progress(): enough for the helpers' Node.
+struct HelperHost {
+    std::atomic<bool> cancel{false};
+    std::function<void(const std::string&)> on_progress;
+
+    ff::Node node() {
+        static const ff_host_api api = [] {
+            ff_host_api t{};
+            t.struct_size = sizeof(ff_host_api);
+            t.abi_major = FF_ABI_MAJOR;
+            t.abi_minor = FF_ABI_MINOR;
+            t.cancelled = [](ff_context* ctx) -> int32_t {
+                return reinterpret_cast<HelperHost*>(ctx)->cancel.load() ? 1 : 0;
+            };
+            t.progress = [](ff_context* ctx, uint64_t, uint64_t, const char* detail) {
+                HelperHost* host = reinterpret_cast<HelperHost*>(ctx);
+                if (host->on_progress) host->on_progress(detail ? detail : "");
+            };
+            return t;
+        }();
+        return ff::Node(&api, reinterpret_cast<ff_context*>(this));
+    }
+};
+
+// A gate a test opens: what waits on it cannot finish before the test says so.
+struct Gate {
+    std::mutex mutex;
+    std::condition_variable opened_signal;
+    bool opened = false;
+    void open() {
+        {
+            std::lock_guard lock(mutex);
+            opened = true;
+        }
+        opened_signal.notify_all();
+    }
+    void wait() {
+        std::unique_lock lock(mutex);
+        opened_signal.wait(lock, [&] { return opened; });
+    }
+};
+
+} // namespace
+
+TEST(CancellableCall, ReturnsTheResultAndRethrowsTheCallsError) {
+    HelperHost host;
+    const ff::Node node = host.node();
+    EXPECT_EQ(ff::nodes::call_cancellable_result(node, [] { return std::string("decoded"); }), "decoded");
+    EXPECT_THROW(ff::nodes::call_cancellable(node, [] { throw ff::Error("corrupt file"); }), ff::Error);
+}
+
+// The point of it: a cancel is answered while the call is still running (it waits on a gate that
+// only the test opens), and the call, once it ends, is dropped.
+TEST(CancellableCall, ACancelIsAnsweredWhileTheCallStillRuns) {
+    HelperHost host;
+    const ff::Node node = host.node();
+    auto gate = std::make_shared<Gate>();
+    auto started = std::make_shared<std::atomic<bool>>(false);
+    auto finished = std::make_shared<std::atomic<bool>>(false);
+    int waits = 0;
+    EXPECT_THROW(ff::nodes::call_cancellable(
+                     node,
+                     [gate, started, finished] {
+                         started->store(true);
+                         gate->wait();
+                         finished->store(true);
+                     },
+                     [&](double) {
+                         ++waits; // on the node's thread, while the call runs
+                         if (started->load()) host.cancel = true;
+                     }),
+                 ff::Cancelled);
+    EXPECT_FALSE(finished->load());
+    EXPECT_GT(waits, 0);
+    EXPECT_EQ(ff::nodes::abandoned_calls(), 1);
+    gate->open();
+    ff::nodes::wait_for_abandoned_calls();
+    EXPECT_TRUE(finished->load());
+    EXPECT_EQ(ff::nodes::abandoned_calls(), 0);
+}
+
+TEST(CancellableCall, AnAlreadyCancelledNodeNeverStartsTheCall) {
+    HelperHost host;
+    host.cancel = true;
+    bool ran = false;
+    EXPECT_THROW(ff::nodes::call_cancellable(host.node(), [&] { ran = true; }), ff::Cancelled);
+    EXPECT_FALSE(ran);
+    EXPECT_EQ(ff::nodes::abandoned_calls(), 0);
+}
+
+TEST(Bands, CoverEveryRowInOrderAndStopAtACancel) {
+    HelperHost host;
+    const ff::Node node = host.node();
+    const size_t row_bytes = ff::nodes::kBandBytes / 10; // 10 rows a band
+    EXPECT_EQ(ff::nodes::band_rows(row_bytes), 10);
+    EXPECT_EQ(ff::nodes::band_rows(ff::nodes::kBandBytes * 3), 1); // a huge row: one at a time
+    std::vector<std::pair<int, int>> bands, reported;
+    ff::nodes::for_each_band(
+        node, 25, row_bytes, [&](int first, int end) { bands.emplace_back(first, end); },
+        [&](int done, int rows) { reported.emplace_back(done, rows); });
+    EXPECT_EQ(bands, (std::vector<std::pair<int, int>>{{0, 10}, {10, 20}, {20, 25}}));
+    EXPECT_EQ(reported, (std::vector<std::pair<int, int>>{{10, 25}, {20, 25}, {25, 25}}));
+
+    bands.clear();
+    EXPECT_THROW(ff::nodes::for_each_band(node, 25, row_bytes,
+                                          [&](int first, int end) {
+                                              bands.emplace_back(first, end);
+                                              host.cancel = true;
+                                          }),
+                 ff::Cancelled);
+    EXPECT_EQ(bands.size(), 1u);
+}
+
+// A cancel between chunks of a large write leaves the old file as it was and no temporary.
+TEST(AtomicWrite, ACancelBetweenChunksLeavesNoFile) {
+    ScratchDir dir;
+    const std::string target = dir.file("big.bin");
+    ff::test::write_bytes(target, "original");
+    HelperHost host;
+    const std::string bytes(3 * ff::nodes::kWriteChunk + 5, 'x');
+    std::vector<size_t> written;
+    EXPECT_THROW(ff::nodes::atomic_write_file(target, bytes, host.node(),
+                                              [&](size_t done, size_t total) {
+                                                  written.push_back(done);
+                                                  EXPECT_EQ(total, bytes.size());
+                                                  if (done > 0) host.cancel = true;
+                                              }),
+                 ff::Cancelled);
+    EXPECT_EQ(written, (std::vector<size_t>{0, ff::nodes::kWriteChunk}));
+    EXPECT_EQ(ff::test::read_bytes(target), "original");
+    EXPECT_EQ(ff::test::folder_entries(dir.path()), std::vector<std::string>{"big.bin"});
+
+    host.cancel = false;
+    ff::nodes::atomic_write_file(target, bytes, host.node());
+    EXPECT_EQ(ff::test::read_bytes(target), bytes);
 }

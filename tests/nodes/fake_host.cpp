@@ -263,7 +263,12 @@ struct HostCallbacks {
     static void log(ff_context* ctx, ff_log_level, const char* message) {
         run(ctx).logs_.emplace_back(message ? message : "");
     }
-    static void progress(ff_context* ctx, uint64_t, uint64_t, const char*) { ++run(ctx).progress_calls_; }
+    static void progress(ff_context* ctx, uint64_t done, uint64_t total, const char* detail) {
+        FakeRun& r = run(ctx);
+        ++r.progress_calls_;
+        r.progress_details_.emplace_back(detail ? detail : "");
+        if (r.hook_ && r.hook_(done, total, r.progress_details_.back())) r.cancelled_ = true;
+    }
     static int32_t cancelled(ff_context* ctx) { return run(ctx).cancelled_ ? 1 : 0; }
     static const char* device(ff_context*) { return "cpu"; }
     static const char* node_name(ff_context*) { return "test_node"; }

@@ -7,6 +7,7 @@
 
 #include <opencv2/core.hpp>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <variant>
@@ -62,6 +63,12 @@ public:
     FakeRun& param(const std::string& name, bool value) { return param(name, ParamValue(value)); }
     FakeRun& param(const std::string& name, const char* value) { return param(name, ParamValue(std::string(value))); }
     FakeRun& cancel(bool on = true);
+    // Called on each progress report with its detail; return true to raise the cancelled flag
+    // (a test interrupts a node in the phase it names).
+    FakeRun& on_progress(std::function<bool(uint64_t done, uint64_t total, const std::string& detail)> hook) {
+        hook_ = std::move(hook);
+        return *this;
+    }
 
     // Runs the op. Like the host, an FF_OK with an output left unwritten is turned into a
     // failure naming the port.
@@ -77,6 +84,7 @@ public:
     const std::string& error_param() const { return error_param_; } // param of set_error_param
     const std::vector<std::string>& logs() const { return logs_; }
     uint64_t progress_calls() const { return progress_calls_; }
+    const std::vector<std::string>& progress_details() const { return progress_details_; }
 
 private:
     friend struct HostCallbacks;
@@ -93,7 +101,9 @@ private:
     std::string error_, error_param_;
     std::vector<std::string> logs_;
     uint64_t progress_calls_ = 0;
-    bool cancelled_ = false;
+    std::vector<std::string> progress_details_;
+    std::function<bool(uint64_t, uint64_t, const std::string&)> hook_;
+    bool cancelled_ = false; // read and set on the node's thread only (never a worker's)
 };
 
 } // namespace ff::test

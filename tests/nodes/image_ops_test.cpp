@@ -103,6 +103,52 @@ TEST(BilinearBaseline, AreaDownToTheGridThenBilinearUp) {
     }
 }
 
+// Large images are shrunk and enlarged in bands of rows (a cancel check between them): the result
+// is exactly one cv::resize call's, for whole factors (banded), a non-power-of-two factor (the
+// enlargement in one call on a thread of its own) and fractional ones (one call each), for gray,
+// RGB and RGBA, and a cancel between bands stops the node.
+TEST(BilinearBaseline, BandsGiveExactlyWhatOneResizeGives) {
+    struct Case {
+        int width, height, channels;
+        const char* grid;
+        cv::Size grid_size;
+    };
+    const Case cases[] = {
+        {2048, 1600, 3, "auto", {512, 400}},    // factor 4: both in bands
+        {1600, 1024, 1, "200x128", {200, 128}}, // factor 8, gray
+        {1000, 1500, 4, "200x300", {200, 300}}, // factor 5: shrink in bands, enlarge in one call
+        {1203, 1601, 3, "auto", {300, 400}},    // fractional: one call each
+    };
+    for (const Case& c : cases) {
+        cv::Mat image(c.height, c.width, CV_32FC(c.channels));
+        cv::randu(image, 0.0, 1.0);
+        FakeRun run(ff::test::core_plugin().op("BilinearBaseline"));
+        ff::test::Image input;
+        input.width = uint32_t(c.width);
+        input.height = uint32_t(c.height);
+        input.channels = uint32_t(c.channels);
+        input.pixels.assign(image.ptr<float>(), image.ptr<float>() + image.total() * size_t(c.channels));
+        run.input("image", std::move(input)).param("grid", c.grid);
+        ASSERT_EQ(run.execute(), FF_OK) << run.error();
+        cv::Mat small, expected;
+        cv::resize(image, small, c.grid_size, 0, 0, cv::INTER_AREA);
+        cv::resize(small, expected, image.size(), 0, 0, cv::INTER_LINEAR);
+        const ff::test::Image& out = run.output_image("image");
+        const cv::Mat got(int(out.height), int(out.width), CV_32FC(int(out.channels)),
+                          const_cast<float*>(out.pixels.data()));
+        ASSERT_EQ(got.size(), expected.size()) << c.width << "x" << c.height;
+        EXPECT_EQ(cv::norm(got, expected, cv::NORM_INF), 0.0) << c.width << "x" << c.height;
+    }
+
+    FakeRun cancelled = op_run("BilinearBaseline", ff::test::test_picture(2048, 1600));
+    int bands = 0;
+    cancelled.on_progress([&](uint64_t, uint64_t, const std::string& detail) {
+        return detail == "scaling back up" && ++bands == 1;
+    });
+    EXPECT_EQ(cancelled.execute(), FF_CANCELLED);
+    EXPECT_EQ(bands, 1);
+}
+
 TEST(BilinearBaseline, BadGridIsAParamError) {
     FakeRun run = op_run("BilinearBaseline", ff::test::test_picture(8, 8));
     run.param("grid", "big");

@@ -172,6 +172,32 @@ TEST(MetricsNode, JsonMatchesIndependentNumbers) {
                 cv::PSNR(reference, image, 1.0), 1e-9);
 }
 
+// The check runs before SSIM too: after quantising each image and after the MSE, so a cancel
+// is answered before the tiles begin; the node passes it on as progress and cancellation.
+TEST(ImageMetrics, CompareChecksBetweenItsWholeImagePasses) {
+    const cv::Mat a = ff::test::test_picture(64, 48, 3);
+    std::vector<std::pair<size_t, size_t>> calls;
+    EXPECT_THROW(ff::metrics::compare(a, a, 8,
+                                      [&](size_t done, size_t total) {
+                                          calls.emplace_back(done, total);
+                                          if (calls.size() == 2) throw std::runtime_error("stop");
+                                      }),
+                 std::runtime_error);
+    EXPECT_EQ(calls, (std::vector<std::pair<size_t, size_t>>{{0, 1}, {0, 1}})); // both quantised, no SSIM yet
+}
+
+TEST(MetricsNode, ShowsProgressAndStopsAtACancel) {
+    const cv::Mat reference = ff::test::test_picture(1200, 900, 8), image = degraded(reference);
+    FakeRun run(ff::test::core_plugin().op("Metrics"));
+    run.input("reference", reference).input("image", image);
+    ASSERT_EQ(run.execute(), FF_OK) << run.error();
+    EXPECT_GT(run.progress_calls(), 2u);
+    int parts = 0;
+    run.on_progress([&](uint64_t, uint64_t, const std::string& detail) { return detail == "SSIM" && ++parts == 1; });
+    EXPECT_EQ(run.execute(), FF_CANCELLED);
+    EXPECT_EQ(parts, 1);
+}
+
 TEST(MetricsNode, SizeMismatchNamesBothSizes) {
     FakeRun run(ff::test::core_plugin().op("Metrics"));
     run.input("reference", ff::test::test_picture(10, 8)).input("image", ff::test::test_picture(8, 10));

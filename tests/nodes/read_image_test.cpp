@@ -1,12 +1,18 @@
 // ReadImage: every supported pixel layout ends up as float [0, 1] with the file's channels (gray,
 // RGB, RGBA) and bits per sample; every broken file gets an error that says what is wrong with it.
 #include "fake_host.hpp"
+#include "io/pixel_limit.hpp"
 #include "test_support.hpp"
+
+#include <fieldflow/node.hpp>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
 
 using ff::test::FakeRun;
 using ff::test::ScratchDir;
@@ -199,4 +205,109 @@ TEST(ReadImage, EmptyPathIsRefusedBeforeRunning) {
     FakeRun run = read_run("");
     EXPECT_EQ(run.validate(), FF_ERROR);
     EXPECT_EQ(run.error_param(), "path");
+}
+
+namespace {
+
+// A small PNG whose header declares `width` x `height` (checksum fixed): what the header check
+// meets without decoding.
+std::string png_declaring(uint32_t width, uint32_t height) {
+    std::vector<uchar> png;
+    EXPECT_TRUE(cv::imencode(".png", pattern8(3), png));
+    auto put = [&](size_t at, uint32_t v) {
+        for (int i = 0; i < 4; ++i) png[at + size_t(i)] = uchar(v >> (24 - 8 * i));
+    };
+    put(16, width); // signature(8) length(4) "IHDR"(4) width height ...
+    put(20, height);
+    uint32_t crc = 0xffffffffu;
+    for (size_t i = 12; i < 12 + 4 + 13; ++i) {
+        crc ^= png[i];
+        for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+    }
+    put(29, ~crc);
+    return std::string(png.begin(), png.end());
+}
+
+} // namespace
+
+// max_pixels 0 (the default) is what this machine's memory holds at 64 bytes a pixel, and never
+// more than OpenCV's decoders read; an image just over it is refused from its header, saying why.
+TEST(ReadImage, DefaultMaxPixelsFollowsHostMemory) {
+    ScratchDir dir;
+    const uint64_t memory = ff::nodes::host_memory_bytes();
+    ASSERT_GT(memory, 0u);
+    const uint64_t limit = std::min(memory / 64, ff::nodes::decoder_pixel_limit());
+    ff::test::write_bytes(dir.file("over.png"), png_declaring(uint32_t(limit / 2 + 1), 2));
+    FakeRun over = read_run(dir.file("over.png"));
+    EXPECT_EQ(over.validate(), FF_ERROR);
+    EXPECT_EQ(over.error_param(), "max_pixels");
+    EXPECT_TRUE(contains(over.error(), " = " + std::to_string((limit / 2 + 1) * 2) + " pixels (from its header), over "));
+    EXPECT_TRUE(contains(over.error(), limit == memory / 64 ? "bytes per pixel the main job needs"
+                                                            : "the most OpenCV's decoders read"));
+    // At the limit the header passes; this file then fails as what it is, a header without pixels.
+    ff::test::write_bytes(dir.file("at.png"), png_declaring(uint32_t(limit / 2), 2));
+    FakeRun at = read_run(dir.file("at.png"));
+    EXPECT_EQ(at.validate(), FF_OK) << at.error();
+}
+
+TEST(PixelLimit, MemoryRuleAndDecoderLimit) {
+    EXPECT_EQ(ff::nodes::memory_pixel_limit(uint64_t(64) << 30), uint64_t(1) << 30);
+    EXPECT_EQ(ff::nodes::memory_pixel_limit(uint64_t(23) << 30), (uint64_t(23) << 30) / 64);
+    EXPECT_EQ(ff::nodes::pixel_limit(1000).pixels, 1000u);
+    EXPECT_EQ(ff::nodes::pixel_limit(1000).reason, "max_pixels = 1000");
+    EXPECT_EQ(ff::nodes::pixel_limit(0).pixels, ff::nodes::host_memory_bytes() / 64);
+    EXPECT_TRUE(contains(ff::nodes::pixel_limit(0).reason, "GiB of memory"));
+    // Over the decoders' limit no max_pixels helps, and the message says so, the same on every
+    // machine (the reliability matrix shows it).
+    try {
+        ff::nodes::check_pixel_limit("x.png", 65000, 65000, int64_t(1) << 31, " (from its header)");
+        ADD_FAILURE() << "65000x65000 accepted";
+    } catch (const ff::ParamError& e) {
+        EXPECT_EQ(std::string(e.what()), "'x.png' is 65000x65000 = 4225000000 pixels (from its header), "
+                                         "over 1073741824 pixels, the most OpenCV's decoders read "
+                                         "(OPENCV_IO_MAX_IMAGE_PIXELS)");
+    }
+    ::setenv("OPENCV_IO_MAX_IMAGE_PIXELS", "1000", 1);
+    EXPECT_EQ(ff::nodes::decoder_pixel_limit(), 1000u);
+    EXPECT_THROW(ff::nodes::check_pixel_limit("x.png", 40, 30, 0, ""), ff::ParamError);
+    ::unsetenv("OPENCV_IO_MAX_IMAGE_PIXELS");
+    EXPECT_EQ(ff::nodes::decoder_pixel_limit(), uint64_t(1) << 30);
+    EXPECT_NO_THROW(ff::nodes::check_pixel_limit("x.png", 40, 30, 0, ""));
+}
+
+// A large image is converted band by band into the output: the same values as a whole-image
+// conversion, progress shown, and a cancel between bands answered.
+TEST(ReadImage, LargeImagesConvertInBandsWithProgressAndStopAtACancel) {
+    ScratchDir dir;
+    cv::Mat bgra(1500, 2000, CV_16UC4);
+    cv::randu(bgra, 0, 65536);
+    ASSERT_TRUE(cv::imwrite(dir.file("big.png"), bgra));
+    FakeRun run = read_run(dir.file("big.png"));
+    ASSERT_EQ(run.execute(), FF_OK) << run.error();
+    const ff::test::Image& out = run.output_image("image");
+    ASSERT_EQ(out.channels, 4u);
+    cv::Mat expected;
+    bgra.convertTo(expected, CV_32F, 1.0 / 65535.0);
+    cv::cvtColor(expected, expected, cv::COLOR_BGRA2RGBA);
+    const cv::Mat got(int(out.height), int(out.width), CV_32FC4, const_cast<float*>(out.pixels.data()));
+    EXPECT_EQ(cv::norm(got, expected, cv::NORM_INF), 0.0);
+    const auto& details = run.progress_details();
+    EXPECT_GT(std::count(details.begin(), details.end(), "converting to float"), 1);
+
+    FakeRun cancelled = read_run(dir.file("big.png"));
+    int bands = 0;
+    cancelled.on_progress([&](uint64_t, uint64_t, const std::string& detail) {
+        return detail == "converting to float" && ++bands == 1;
+    });
+    EXPECT_EQ(cancelled.execute(), FF_CANCELLED);
+    EXPECT_EQ(bands, 1); // stopped at the next band, not at the end
+}
+
+TEST(ReadImage, ACancelledNodeReadsNothing) {
+    ScratchDir dir;
+    ASSERT_TRUE(cv::imwrite(dir.file("a.png"), pattern8(3)));
+    FakeRun run = read_run(dir.file("a.png"));
+    run.cancel();
+    EXPECT_EQ(run.execute(), FF_CANCELLED);
+    EXPECT_EQ(run.progress_calls(), 0u);
 }

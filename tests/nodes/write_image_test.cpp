@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 using ff::test::FakeRun;
 using ff::test::ScratchDir;
@@ -236,4 +238,46 @@ TEST(WriteImage, GrayAndAlphaAreKeptWhereTheFormatHoldsThem) {
     EXPECT_EQ(cv::imread(dir.file("rgba.jpg"), cv::IMREAD_UNCHANGED).channels(), 3);
     EXPECT_TRUE(has_warning(rgba_jpg, "holds no alpha channel")) << rgba_jpg.logs().size();
     EXPECT_EQ(rgba_jpg.logs().size(), 1u); // one warning per conversion
+}
+
+// A large image is prepared for the encoder band by band: the file holds what a whole-image
+// conversion gives (non-finite values replaced in every band, one warning counting them all),
+// progress is shown, and a cancel between bands leaves no file.
+TEST(WriteImage, LargeImagesArePreparedInBandsWithProgressAndStopAtACancel) {
+    ScratchDir dir;
+    cv::Mat rgb(1500, 2000, CV_32FC3);
+    cv::randu(rgb, -0.1, 1.1);
+    rgb.at<cv::Vec3f>(3, 4)[0] = std::numeric_limits<float>::quiet_NaN();
+    rgb.at<cv::Vec3f>(1490, 1990)[2] = std::numeric_limits<float>::infinity();
+    FakeRun run = write_run(rgb, dir.file("big.png"));
+    ASSERT_EQ(run.execute(), FF_OK) << run.error();
+    cv::Mat clean = rgb.clone();
+    clean.at<cv::Vec3f>(3, 4)[0] = 0.0f;
+    clean.at<cv::Vec3f>(1490, 1990)[2] = 1.0f;
+    cv::Mat whole; // the conversion of the whole image at once, as WriteImage did before bands
+    cv::cvtColor(clean, whole, cv::COLOR_RGB2BGR);
+    whole.convertTo(whole, CV_8U, 255.0);
+    EXPECT_EQ(cv::norm(cv::imread(dir.file("big.png"), cv::IMREAD_UNCHANGED), whole, cv::NORM_INF), 0.0);
+    EXPECT_TRUE(has_warning(run, "image has 2 non-finite values (1 NaN, 1 infinite)"));
+    const auto& details = run.progress_details();
+    EXPECT_GT(std::count(details.begin(), details.end(), "preparing the samples"), 1);
+    EXPECT_NE(std::find(details.begin(), details.end(), "writing big.png"), details.end());
+
+    ScratchDir other;
+    FakeRun cancelled = write_run(rgb, other.file("big.png"));
+    int bands = 0;
+    cancelled.on_progress([&](uint64_t, uint64_t, const std::string& detail) {
+        return detail == "preparing the samples" && ++bands == 1;
+    });
+    EXPECT_EQ(cancelled.execute(), FF_CANCELLED);
+    EXPECT_EQ(bands, 1);
+    EXPECT_TRUE(ff::test::folder_entries(other.path()).empty());
+}
+
+TEST(WriteImage, ACancelledNodeWritesNothing) {
+    ScratchDir dir;
+    FakeRun run = write_run(ff::test::test_picture(20, 10), dir.file("a.png"));
+    run.cancel();
+    EXPECT_EQ(run.execute(), FF_CANCELLED);
+    EXPECT_TRUE(ff::test::folder_entries(dir.path()).empty());
 }

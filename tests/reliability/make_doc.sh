@@ -116,6 +116,84 @@ the lake graph run, its output folder deleted, run again from the disk cache: sa
 bytes, snapshots and training log included; the output folder changed: the cached model is
 reused).
 
+How large an image ReadImage reads: `max_pixels`, by default 0 (auto): physical memory (or a
+container's cgroup limit, when lower) divided by 64 bytes per pixel, what the main job holds at its
+peak (three float RGB images, the report's working copies and the decoded file); and never more
+than OpenCV's decoders read (2^30 pixels, or `OPENCV_IO_MAX_IMAGE_PIXELS`), which no `max_pixels`
+lifts. A PNG or JPEG over the limit is refused from its header, before decoding, naming the limit
+and why (`huge_png_header`, `huge_jpeg_header` above: over the decoders' limit, so the message is
+the same on every machine; CTest `ReadImage.DefaultMaxPixelsFollowsHostMemory`,
+`PixelLimit.MemoryRuleAndDecoderLimit`).
+
+## Interrupts
+
+Ctrl-C or SIGTERM ends a run within a moment in every node, and leaves each output complete or
+absent. The first signal sets the run's cancelled flag (`host/src/interrupt.cpp`); the scheduler
+starts no new node, and each running node notices the flag within a fraction of a second, because
+no step of its work lasts long:
+
+- Work a node does itself runs in steps with a check between them: training in engine calls of
+  about 0.5 s; conversions, copies into outputs and BilinearBaseline's two resizes in bands of rows
+  of about 8 MB (`nodes/common/bands.hpp`; the baseline's bands give exactly one `cv::resize`'s
+  result: whole factors shrink band by band, power-of-two factors enlarge band by band from the
+  grid rows each band needs, other factors enlarge in one call on a thread of its own); SSIM in
+  tiles; files in chunks of 8 MB (`atomic_write_file`).
+- A library call that cannot be stopped part-way and lasts seconds on a large image (the image
+  decoder in ReadImage, the encoder in WriteImage and in Train's snapshots, the GPU render and its
+  read-back in Infer) runs on a thread of its own while the node's thread polls the flag every
+  25 ms (`nodes/common/cancellable_call.hpp`). On a cancel the node returns at once and the call
+  is abandoned: it owns what it reads (copies or shared handles, never the node's inputs or
+  outputs) and has no effect but its result, which is dropped. Files are written from the result,
+  afterwards: WriteImage encodes to memory and writes the bytes in chunks; EXR and HDR, which
+  OpenCV writes only to a file it opens itself, are written into a folder of their own beside the
+  target, which a cancel removes, so a late open by the abandoned encoder finds nowhere to write.
+- An interrupted `fieldflow` ends with `_exit` once its summary is printed (`host/main.cpp`): exit
+  handlers would otherwise run under an abandoned call, and the Vulkan driver's (Mesa's) joins its
+  queue threads, that is, waits for the render. Files are written under temporary names and
+  renamed, so nothing is left to finish (CTest `Cli.InterruptDoesNotWaitForAnAbandonedCall`: a
+  test op leaves behind a 60 s call that an exit handler waits for).
+
+Every step that can take more than 2 s on a large image shows progress: ReadImage (`decoding
+'photo.png' (8192x8192), 2.1 s`, then rows converted), WriteImage (rows prepared, `encoding png,
+3.0 s`, bytes written), BilinearBaseline (grid rows shrunk, then enlarged), Infer (`rendering
+8192x8192, 1.2 s`), SaveModel (bytes written), Metrics (SSIM tiles), Train and Report (steps,
+phases). Unit tests interrupt each at a phase it reports and check that nothing is written
+(`ReadImage.LargeImagesConvertInBandsWithProgressAndStopAtACancel`,
+`WriteImage.LargeImagesArePreparedInBandsWithProgressAndStopAtACancel`,
+`WriteEncoded.ACancelDuringTheEncodingLeavesNoFileEvenAfterTheEncoderEnds` (PNG and EXR, looked at
+again after the abandoned encoder ended), `BilinearBaseline.BandsGiveExactlyWhatOneResizeGives`,
+`Infer.ACancelDuringTheRenderIsAnsweredAtOnce`,
+`Train.ACancelAtASnapshotWritesNoPartOfItAndKeepsTheCheckpoint`, `MetricsNode.ShowsProgressAndStopsAtACancel`,
+`SaveModel.ACancelledNodeWritesNothing`, `CancellableCall.*`, `Bands.*`,
+`AtomicWrite.ACancelBetweenChunksLeavesNoFile`).
+
+End to end, CTest `reliability_interrupt_each_node` (`tests/reliability/interrupt_each_node.sh`)
+runs `tests/reliability/graphs/large.yaml` (the lake graph's nodes; the model learns a copy 300
+pixels wide, since lavapipe trains slowly, and renders at full size) with `--jobs 1` on a
+synthesised 2400x1600 16-bit noisy PNG, and sends SIGTERM during each node in turn: reading
+(decoding), writing (`save_ground_truth`, encoding), training (a step done), rendering (`learned`)
+and the report. The sign is the node's own progress line (`FIELDFLOW_PROGRESS_SECONDS=0.05`
+prints one per running node every 50 ms). Each run must exit 143 within 5 s of the signal (a
+loaded 2-core CI machine; the target is 1 s, and the test prints each latency), log `cancelled`
+for the target node (when the node finished before the signal came, the case runs again, at most
+three times), leave no temporary file and no output of a node that did not finish, and every
+output it did leave must be complete (the images decode at full size, the model file checks,
+every snapshot is a whole PNG). Measured on the 2-core development machine (lavapipe, 2026-11-23,
+the test alone): signal to exit 38 to 43 ms while reading, 38 to 46 ms writing, 61 to 181 ms
+training, 97 to 139 ms rendering, 60 to 122 ms in the report (three runs). With two busy-looping
+processes beside it (load average above 4) one run measured reading 81 ms, writing 88 ms,
+training 2,389 ms, rendering 2,485 ms, report 303 ms: the
+nodes still stop within 0.1 s and the process calls `exit_group` about 0.12 s after the signal,
+but the kernel then takes seconds to tear the process down (under `strace -f`, 3.2 s from
+`exit_group` to the last thread's exit, freeing the images and lavapipe's buffers on this virtual
+machine, whose page handling is slow: first touching 800 MB takes about 3 s here). The same script on an
+8192x8192 mosaic of photos (`ff-make-mosaic`, 8-bit PNG; `INPUT=... WIDTH=8192 HEIGHT=8192
+BITS=8 CASES="image save_ground_truth baseline train"`; lavapipe cannot render 8192x8192 in one
+dispatch, so not `learned` and `report` there): decoding 45 ms, encoding 182 ms, preparing the
+samples 79 ms, writing the bytes 84 ms, BilinearBaseline shrinking 148 ms and enlarging 146 ms,
+training 326 ms, all exit 143 with nothing half-written. (The Report node's own phases at
+8192x8192 took 0.24 to 0.48 s: `bench/RESULTS.md`.)
+
 ## Tests that wait for a process
 
 No test waits a fixed time for a process to get somewhere: each waits for a sign, and bounds only
@@ -130,6 +208,8 @@ before plugins, Vulkan or the graph load, so a signal sent early still ends the 
 | `reliability_interrupt_resume` | `checkpoint.ffckpt` in the disk cache (written under a hidden name and renamed) | SIGINT at once |
 | `BatchCli.SigkillThenResumeSkipsFinishedImagesAndMatchesAnUninterruptedRun` | a `done` line in `manifest.jsonl` | SIGKILL |
 | `BatchCli.SigtermStopsCleanlyAndResumeFinishes` | a `done` line, then the partial folder of an image launched after it (so it has its whole 1.5 s node ahead) | SIGTERM; that image is stopped, not failed, and `--resume` finishes it |
+| `Cli.InterruptDoesNotWaitForAnAbandonedCall` | the log line `[a] call started` (the Abandon op's call is running) | SIGTERM; exit 143 within 30 s, though an exit handler would wait 60 s for the abandoned call |
+| `reliability_interrupt_each_node` | the target node's progress line in its long step (`decoding`, `encoding png`, a training step done, `rendering`, the report's bar), printed every 50 ms (`FIELDFLOW_PROGRESS_SECONDS=0.05`) | SIGTERM; exit 143 within 5 s and the node `cancelled`; a node that finished before the signal is tried again, at most 3 times |
 
 Measured on the shared 2-core development machine (lavapipe, Debian 12) on 2026-11-23, with the
 other work on it keeping the load average between 5.3 and 6.7: the tests above that wait for a

@@ -6,6 +6,8 @@
 // Model files: a small valid one, one of another format version and one whose configuration this
 // engine cannot run (both with correct checksums, so the loader meets the header itself); JSON
 // weights, valid, with a layer description that contradicts the model, and with overflowing weights.
+// A large picture for the interrupt tests:
+//   ff_reliability_inputs large FILE WIDTH HEIGHT BITS   (a noisy PNG, 8 or 16 bits)
 // Also checks an output of an accepted case:
 //   ff_reliability_inputs check FILE WIDTH HEIGHT   (exit 0 and "WxH, 8-bit RGB" if it is one)
 #include <fieldflow/engine/engine.hpp>
@@ -206,7 +208,28 @@ int check_metrics(const std::string& path) {
     return ok ? 0 : 1;
 }
 
+// A large picture for the interrupt tests (interrupt_each_node.sh): smooth colour, fine texture and
+// noise, which no codec compresses quickly, so decoding and encoding it take a noticeable time.
+int write_large(const std::string& path, int width, int height, int bits) {
+    const int type = bits == 16 ? CV_16UC3 : CV_8UC3;
+    cv::Mat image = gradient(width, height, type);
+    cv::Mat noise(height, width, type);
+    cv::randu(noise, 0, bits == 16 ? 8192 : 32);
+    image += noise;
+    for (int y = 0; y < height; y += 37) // a grid of lines: edges for the baseline to blur
+        image.row(y).setTo(cv::Scalar::all(0));
+    try {
+        write_file(path, encode(".png", image));
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char** argv) {
+    if (argc == 6 && std::string(argv[1]) == "large")
+        return write_large(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]));
     if (argc == 3 && std::string(argv[1]) == "check") return check_metrics(argv[2]);
     if (argc == 5 && std::string(argv[1]) == "check")
         return check_output(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), 8, 3);
@@ -214,7 +237,7 @@ int main(int argc, char** argv) {
         return check_output(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]),
                             std::atoi(argv[6]));
     if (argc != 2) {
-        std::fprintf(stderr, "usage: %s OUT_DIR | check FILE WIDTH HEIGHT\n", argv[0]);
+        std::fprintf(stderr, "usage: %s OUT_DIR | check FILE WIDTH HEIGHT | large FILE WIDTH HEIGHT BITS\n", argv[0]);
         return 2;
     }
     const std::string dir = argv[1];
@@ -230,10 +253,10 @@ int main(int argc, char** argv) {
         gradient(40, 30, CV_16UC3).convertTo(float_image, CV_32F, 1.0 / 65535.0);
         write_file(dir + "/rgb32.exr", encode(".exr", float_image));
         write_file(dir + "/zero_size.png", png_declaring(0, 0));
-        // Sizes only a header read can refuse early: 400 and 144 megapixels, over the default
-        // max_pixels of 100 million.
-        write_file(dir + "/huge_header.png", png_declaring(20000, 20000));
-        write_file(dir + "/huge_header.jpg", jpeg_declaring(12000, 12000));
+        // Sizes only a header read can refuse early: 4.2 and 2.6 gigapixels, over OpenCV's decoder
+        // limit (2^30 pixels) and so over ReadImage's max_pixels on any machine.
+        write_file(dir + "/huge_header.png", png_declaring(65000, 65000));
+        write_file(dir + "/huge_header.jpg", jpeg_declaring(65000, 40000));
         write_file(dir + "/zero_bytes.png", {});
         Bytes png = encode(".png", gradient(64, 48, CV_8UC3));
         write_file(dir + "/truncated.png", Bytes(png.begin(), png.begin() + png.size() / 2));

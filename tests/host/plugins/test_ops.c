@@ -2,6 +2,7 @@
  * the ABI is usable from C and gives the tests small ops with known behaviour. */
 #include <fieldflow/plugin.h>
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -418,11 +419,56 @@ static const ff_op_decl resumable_op = {
     FF_OP_CACHE_ON_DISK, 1, resumable_in, COUNT(resumable_in), resumable_out, COUNT(resumable_out),
     resumable_params, COUNT(resumable_params), resumable_execute, resumable_validate, NULL};
 
+/* ---- Abandon: a node that, once cancelled, leaves a call it cannot stop running (an image encode,
+ * a GPU render: nodes/common/cancellable_call.hpp). The call is a thread sleeping `ms`, and an exit
+ * handler joins it, as a Vulkan driver's does with its queue threads (Mesa's atexit handler), so a
+ * process that ends through exit() waits for it. Logs "call started", then waits for cancellation. */
+static pthread_t g_abandoned_call;
+static long g_abandoned_ms;
+
+static void* abandoned_call(void* arg) {
+    (void)arg;
+    sleep_ms(g_abandoned_ms);
+    return NULL;
+}
+
+static void join_abandoned_call(void) { pthread_join(g_abandoned_call, NULL); }
+
+static ff_status abandon_execute(const ff_host_api* host, ff_context* ctx, void* user) {
+    (void)user;
+    int64_t ms = 0;
+    if (!host->param_int(ctx, "ms", &ms)) {
+        host->set_error(ctx, "cannot read params");
+        return FF_ERROR;
+    }
+    g_abandoned_ms = (long)ms;
+    if (pthread_create(&g_abandoned_call, NULL, abandoned_call, NULL) != 0) {
+        host->set_error(ctx, "cannot start a thread");
+        return FF_ERROR;
+    }
+    atexit(join_abandoned_call);
+    host->log(ctx, FF_LOG_INFO, "call started");
+    for (;;) {
+        if (host->cancelled(ctx)) return FF_CANCELLED;
+        sleep_ms(5);
+    }
+}
+
+static const ff_port_decl abandon_in[] = {PORT("image", FF_TYPE_IMAGE, "ignored")};
+static const ff_port_decl abandon_out[] = {PORT("image", FF_TYPE_IMAGE, "never written")};
+static const ff_param_decl abandon_params[] = {
+    PARAM("ms", FF_PARAM_INT, "60000", 0, 600000, NULL, "how long the abandoned call runs")};
+static const ff_op_decl abandon_op = {
+    sizeof(ff_op_decl), "Abandon", "test",
+    "Runs until cancelled, leaving a call behind that an exit handler waits for.", FF_OP_PURE, 1,
+    abandon_in, COUNT(abandon_in), abandon_out, COUNT(abandon_out), abandon_params,
+    COUNT(abandon_params), abandon_execute, NULL, NULL};
+
 /* ---- The plugin -------------------------------------------------------------------------- */
 static const ff_op_decl* const ops[] = {&constant_op, &add_op, &fail_op, &sleep_op,
                                         &split_op, &stats_op, &fit_op, &render_op,
                                         &read_number_op, &write_number_op, &lazy_op,
-                                        &resumable_op};
+                                        &resumable_op, &abandon_op};
 
 static const ff_plugin_info info = {sizeof(ff_plugin_info), FF_ABI_MAJOR, FF_ABI_MINOR, "test",
                                     "1.0.0", ops, COUNT(ops)};

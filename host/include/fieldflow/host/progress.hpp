@@ -44,11 +44,16 @@ void note_progress(ProgressState& state, uint64_t done, std::chrono::steady_cloc
 std::string format_progress_line(const std::string& name, const ProgressState& state,
                                  std::chrono::steady_clock::time_point now, size_t width);
 
+// The interval between plain progress lines (output not a terminal): $FIELDFLOW_PROGRESS_SECONDS
+// when it is a number from 0.05 to 3600, else 5 s. A log that needs a sign of what a node is doing
+// soon after it starts (a test that interrupts a node mid-way) sets it short.
+std::chrono::milliseconds plain_progress_interval();
+
 class ProgressBoard {
 public:
     // live: redraw lines in place (a terminal). enabled: show progress at all (not --quiet).
     ProgressBoard(FILE* out, bool live, bool enabled,
-                  std::chrono::milliseconds plain_interval = std::chrono::seconds(5));
+                  std::chrono::milliseconds plain_interval = plain_progress_interval());
     ~ProgressBoard();
 
     void start(const std::string& node);
