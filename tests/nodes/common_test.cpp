@@ -4,6 +4,7 @@
 #include "common/bands.hpp"
 #include "common/cancellable_call.hpp"
 #include "common/grid_size.hpp"
+#include "helper_host.hpp"
 #include "test_support.hpp"
 
 #include <fieldflow/node.hpp>
@@ -22,6 +23,7 @@
 
 namespace fs = std::filesystem;
 using ff::nodes::GridSize;
+using ff::test::HelperHost;
 using ff::test::ScratchDir;
 
 TEST(GridSize, AutoIsAQuarterRoundedDown) {
@@ -113,30 +115,6 @@ TEST(AtomicWrite, ClearErrorsForImpossibleTargets) {
 }
 
 namespace {
-
-// A host that answers only cancelled() and progress(): enough for the helpers' Node.
-struct HelperHost {
-    std::atomic<bool> cancel{false};
-    std::function<void(const std::string&)> on_progress;
-
-    ff::Node node() {
-        static const ff_host_api api = [] {
-            ff_host_api t{};
-            t.struct_size = sizeof(ff_host_api);
-            t.abi_major = FF_ABI_MAJOR;
-            t.abi_minor = FF_ABI_MINOR;
-            t.cancelled = [](ff_context* ctx) -> int32_t {
-                return reinterpret_cast<HelperHost*>(ctx)->cancel.load() ? 1 : 0;
-            };
-            t.progress = [](ff_context* ctx, uint64_t, uint64_t, const char* detail) {
-                HelperHost* host = reinterpret_cast<HelperHost*>(ctx);
-                if (host->on_progress) host->on_progress(detail ? detail : "");
-            };
-            return t;
-        }();
-        return ff::Node(&api, reinterpret_cast<ff_context*>(this));
-    }
-};
 
 // A gate a test opens: what waits on it cannot finish before the test says so.
 struct Gate {

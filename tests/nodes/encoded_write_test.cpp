@@ -3,6 +3,7 @@
 #include "common/cancellable_call.hpp"
 #include "io/encoded_write.hpp"
 #include "io/image_formats.hpp"
+#include "helper_host.hpp"
 #include "test_support.hpp"
 
 #include <fieldflow/node.hpp>
@@ -11,7 +12,6 @@
 
 #include <opencv2/imgcodecs.hpp>
 
-#include <atomic>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -20,34 +20,6 @@ namespace fs = std::filesystem;
 using ff::test::ScratchDir;
 
 namespace {
-
-// A host that answers cancelled() and records progress; it raises the cancel flag on the first
-// progress report that starts with `cancel_at` (empty: never).
-struct EncoderHost {
-    std::atomic<bool> cancel{false};
-    std::string cancel_at;
-    std::vector<std::string> details;
-
-    ff::Node node() {
-        static const ff_host_api api = [] {
-            ff_host_api t{};
-            t.struct_size = sizeof(ff_host_api);
-            t.abi_major = FF_ABI_MAJOR;
-            t.abi_minor = FF_ABI_MINOR;
-            t.cancelled = [](ff_context* ctx) -> int32_t {
-                return reinterpret_cast<EncoderHost*>(ctx)->cancel.load() ? 1 : 0;
-            };
-            t.progress = [](ff_context* ctx, uint64_t, uint64_t, const char* detail) {
-                EncoderHost* host = reinterpret_cast<EncoderHost*>(ctx);
-                host->details.emplace_back(detail ? detail : "");
-                if (!host->cancel_at.empty() && host->details.back().rfind(host->cancel_at, 0) == 0)
-                    host->cancel = true;
-            };
-            return t;
-        }();
-        return ff::Node(&api, reinterpret_cast<ff_context*>(this));
-    }
-};
 
 // Noise, which no encoder compresses quickly: its encoding lasts long enough to be interrupted.
 cv::Mat noise(int depth) {
@@ -66,7 +38,7 @@ TEST(WriteEncoded, ACancelDuringTheEncodingLeavesNoFileEvenAfterTheEncoderEnds) 
         ScratchDir dir;
         const std::string target = dir.file(std::string("out") + extension);
         const ff::nodes::ImageFormat& format = *ff::nodes::image_format_for(target);
-        EncoderHost host;
+        ff::test::HelperHost host;
         host.cancel_at = "encoding";
         ff::Node node = host.node();
         EXPECT_THROW(ff::nodes::write_encoded(node, target, format,
@@ -84,7 +56,7 @@ TEST(WriteEncoded, WritesTheFileAndNothingElse) {
         ScratchDir dir;
         const std::string target = dir.file(std::string("out") + extension);
         const ff::nodes::ImageFormat& format = *ff::nodes::image_format_for(target);
-        EncoderHost host;
+        ff::test::HelperHost host;
         ff::Node node = host.node();
         const cv::Mat image = noise(format.encodes_in_memory ? CV_8U : CV_32F)(cv::Rect(0, 0, 64, 48)).clone();
         ff::nodes::write_encoded(node, target, format, image, {});
