@@ -10,12 +10,7 @@
 namespace ff::engine {
 namespace {
 
-double max_difference(const std::vector<float>& a, const std::vector<float>& b) {
-    EXPECT_EQ(a.size(), b.size());
-    double d = 0;
-    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) d = std::max(d, double(std::abs(a[i] - b[i])));
-    return d;
-}
+using test::max_difference;
 
 // Parameters and the encoding's Adam moments.
 double state_difference(const TrainerState& a, const TrainerState& b) {

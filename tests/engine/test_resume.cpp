@@ -10,12 +10,7 @@
 namespace ff::engine {
 namespace {
 
-double max_difference(const std::vector<float>& a, const std::vector<float>& b) {
-    EXPECT_EQ(a.size(), b.size());
-    double d = 0;
-    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) d = std::max(d, double(std::abs(a[i] - b[i])));
-    return d;
-}
+using test::max_difference;
 
 double model_difference(const Model& a, const Model& b) {
     return std::max(max_difference(a.mlp, b.mlp), max_difference(a.encoding_params, b.encoding_params));

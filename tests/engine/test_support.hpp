@@ -5,12 +5,21 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
 #include <vector>
 
 namespace ff::engine::test {
+
+// The largest absolute difference between two vectors of parameters (a size mismatch fails).
+inline double max_difference(const std::vector<float>& a, const std::vector<float>& b) {
+    EXPECT_EQ(a.size(), b.size());
+    double d = 0;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) d = std::max(d, double(std::abs(a[i] - b[i])));
+    return d;
+}
 
 // The device every GPU test runs on (lavapipe here), with the validation layer on.
 inline Device& device() {
