@@ -121,12 +121,20 @@ const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const 
     return device.kernel("train_step.comp", d, explicit_samples ? 9 : 7);
 }
 
+namespace {
+void check_render_size(uint32_t width, uint32_t height) {
+    const std::string size = std::to_string(width) + "x" + std::to_string(height);
+    if (width == 0 || height == 0) throw EngineError("render size " + size + " is empty");
+    // Pixel indices are 32-bit in the kernels (render.comp, squared_error.comp).
+    if (uint64_t(width) * height >= (uint64_t(1) << 32))
+        throw EngineError("render size " + size + " is too large: at most 2^32 - 1 pixels render in one call");
+}
+} // namespace
+
 void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& config,
                   const Buffer& mlp, const Buffer& encoding, uint32_t width, uint32_t height,
                   const RenderBandUse& use, double* gpu_seconds) {
-    if (width == 0 || height == 0)
-        throw EngineError("render size " + std::to_string(width) + "x" + std::to_string(height) +
-                          " is empty");
+    check_render_size(width, height);
     const auto& limits = device.properties().limits;
     TrainTiling tiling = train_tiling_for(device, config);
     // FIELDFLOW_RENDER_PATH=portable|coopmat picks the render kernel on a tensor-core device
@@ -189,8 +197,17 @@ void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& 
 std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner,
                                   const ModelConfig& config, const Buffer& mlp, const Buffer& encoding,
                                   uint32_t width, uint32_t height, double* gpu_seconds) {
+    check_render_size(width, height); // before allocating the output
     const size_t row_floats = size_t(width) * config.output_dims;
-    std::vector<float> rgb(row_floats * height);
+    const uint64_t bytes = uint64_t(row_floats) * height * 4;
+    std::vector<float> rgb;
+    try {
+        rgb.resize(row_floats * height);
+    } catch (const std::bad_alloc&) {
+        throw EngineError("render size " + std::to_string(width) + "x" + std::to_string(height) +
+                          " is too large: its " + std::to_string(bytes) +
+                          " bytes of output do not fit in host memory");
+    }
     Buffer staging;
     RenderBandUse copy_out;
     copy_out.record = [&](VkCommandBuffer cb, const Buffer& out, uint32_t, uint32_t rows) {
