@@ -54,8 +54,14 @@ layout(std430, binding = 6) readonly buffer Image { uint image_rgba[]; };
 // The touched buffer: per encoding cell the Adam step that last touched it, two list lengths
 // (alternate steps use alternate ones, so the optimizer can reset the next step's), then the list
 // of the cells this step touched.
+#ifndef TOUCH_LIST
+#define TOUCH_LIST 1
+#endif
 void enc_touch(uint cell) {
     const uint t = pc.step + 1u;
+#if !TOUCH_LIST
+    enc_touched[cell] = t; // eager dense Adam visits every cell and needs only this step's mark
+#else
     const bool first = atomicExchange(enc_touched[cell], t) != t;
     // One list-length atomic per subgroup rather than per cell: tens of thousands of cells a step
     // on one counter would be served one at a time.
@@ -66,6 +72,7 @@ void enc_touch(uint cell) {
     if (subgroupElect()) base = atomicAdd(enc_touched[pc.cells + (pc.step & 1u)], n);
     base = subgroupBroadcastFirst(base);
     if (first) enc_touched[pc.cells + 2u + base + subgroupBallotExclusiveBitCount(firsts)] = cell;
+#endif
 }
 #define ENC_TOUCH(cell) enc_touch(cell)
 #include "encoding.glsl"

@@ -111,13 +111,14 @@ uint32_t persistent_groups(const DeviceImpl& device, uint32_t tiles, uint32_t ml
 }
 
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
-                           bool explicit_samples, bool image_rgba16) {
+                           bool explicit_samples, bool image_rgba16, bool touch_list) {
     Defines d = model_defines(config);
     d.push_back({"TILE", std::to_string(tiling.tile)});
     d.push_back({"WEIGHTS_IN_SHARED", tiling.weights_in_shared ? "1" : "0"});
     d.push_back({"COOPMAT", tiling.coopmat ? "1" : "0"});
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     if (image_rgba16) d.push_back({"IMAGE_RGBA16", "1"});
+    d.push_back({"TOUCH_LIST", touch_list ? "1" : "0"});
     return device.kernel("train_step.comp", d, explicit_samples ? 9 : 7);
 }
 

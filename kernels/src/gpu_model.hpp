@@ -38,9 +38,10 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
 uint32_t persistent_groups(const DeviceImpl& device, uint32_t tiles, uint32_t mlp_floats);
 
 // The fused training kernel for a model on this device (EXPLICIT_SAMPLES for tests; IMAGE_RGBA16
-// for a target kept at 16 bits per channel).
+// for a target kept at 16 bits per channel; TOUCH_LIST: the touched cells listed for an optimizer
+// that steps only those).
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
-                           bool explicit_samples, bool image_rgba16 = false);
+                           bool explicit_samples, bool image_rgba16 = false, bool touch_list = true);
 
 // What is done with each band of a render: `record` adds commands after the band's dispatch
 // (same command buffer; `out` holds rows [first, first + rows), output_dims floats per pixel),

@@ -213,13 +213,14 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     }
     settled_step_ = step_;
 
-    const Kernel& train = train_kernel(dev_, config, tiling_, false, rgba16);
-    Defines optimizer_defines = model_defines(config);
     catch_up_limit_ = catch_up_limit(options.beta1, options.beta2);
     if (options.grid_adam == GridAdam::sparse)
         grid_adam_ = 0;
     else
         grid_adam_ = options.lazy_dense_adam && catch_up_limit_ && cells_ > 0 ? 2 : 1;
+    // The eager pass visits every cell itself: the training step need not list what it touched.
+    const Kernel& train = train_kernel(dev_, config, tiling_, false, rgba16, grid_adam_ != 1);
+    Defines optimizer_defines = model_defines(config);
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
     const Kernel& optimizer = dev_.kernel("optimizer.comp", optimizer_defines, 12);
     train_set_ = DescriptorSet(dev_, train, {&model_.mlp, &model_.encoding, &encoding_grad_, &encoding_touched_,

@@ -61,6 +61,9 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                      {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", coopmat}, {"IMAGE_RGBA16", "1"}});
         expect_valid("train_step.comp", configs()[3],
                      {{"TILE", "64"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", coopmat}, {"EXPLICIT_SAMPLES", "1"}});
+        // The step that marks touched cells without listing them (eager dense Adam, the default).
+        expect_valid("train_step.comp", configs()[0],
+                     {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", coopmat}, {"TOUCH_LIST", "0"}});
     }
 }
 
