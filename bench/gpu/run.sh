@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups seeds hash hashseeds hashlake"; default "ours peers scaling"), SCALING_WIDTHS ("16 32 64 128"),
+# scaling groups grads seeds hash hashseeds hashlake"; default "ours peers scaling"), SCALING_WIDTHS ("16 32 64 128"),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts).
 set -u
 cd "$(dirname "$0")/../.."
@@ -94,6 +94,15 @@ if [[ " $PARTS " == *" groups "* ]]; then
     for e in 14 20; do
       run "groups $g $((1 << e))" env FIELDFLOW_TRAIN_GROUPS=$g $BENCH --image $B/img/leuvenA.ppm \
           --steps $SCALING_STEPS --batch $((1 << e)) --report-every $SCALING_STEPS --render-repeats 1
+    done
+  done
+fi
+if [[ " $PARTS " == *" grads "* ]]; then
+  # Where the tensor-core step keeps a subgroup's gradient sums (FIELDFLOW_TRAIN_GRADS), width 64.
+  for where in registers memory; do
+    for e in 14 20; do
+      run "grads $where 64 $((1 << e))" env FIELDFLOW_TRAIN_GRADS=$where $BENCH --image $B/img/leuvenA.ppm \
+          --steps $SCALING_STEPS --batch $((1 << e)) --hidden 64 --report-every $SCALING_STEPS --render-repeats 1
     done
   done
 fi

@@ -1,10 +1,14 @@
-// The MLP on tensor cores through GL_NV_cooperative_matrix: fp16 operands, fp32 accumulation, one
-// workgroup of TILE invocations (one sample each, TILE / 32 subgroups) per tile of samples. The
-// encoding, RNG, loss and optimizers are the portable path's; only the MLP body lives here.
+// The MLP on tensor cores through GL_NV_cooperative_matrix: fp16 operands, fp32 accumulation.
 //
-// Shared memory holds the tile's activations feature-major ("slices": column c of the tile is
-// s_slice[c * TS + sample]), so each invocation touches its own sample with conflict-free strides and
-// the same memory serves as the row-major or column-major operand of every product:
+// Each subgroup (32 invocations, one sample each) takes its own tiles of 32 samples through the
+// whole MLP. A tile's activations live in the subgroup's private part of shared memory, so the
+// layers are separated by subgroup barriers only: no workgroup barrier inside a tile, and a
+// subgroup waiting on memory never stalls the others. The workgroup shares just the fp16 weights,
+// loaded once (cm_load_weights, then one barrier).
+//
+// A subgroup's shared memory holds its tile feature-major ("slices": column c is
+// s_slice[base + c * WS + sample]), so each invocation touches its own sample with conflict-free
+// strides and the same memory serves as the row-major or column-major operand of every product:
 //   slice 0            inputs of matrix 0 (IN_PAD wide, written by the encoding)
 //   slice l (1..L)     outputs of matrix l-1 after the activation = inputs of matrix l (HIDDEN wide)
 //   slice L+1          dLoss/dz at the outputs of the last matrix (OUT_PAD wide)
@@ -12,17 +16,22 @@
 // receives dLoss/d(input), which the activation derivative turns into the delta of matrix l-1.
 // The last matrix's pre-activations stay fp32 (s_out) so the prediction keeps full precision.
 //
+// Training (CM_TRAINING): the weight gradients of every tile a subgroup takes in a step are summed
+// in fp32 accumulator fragments it keeps in registers (CM_GRADS_IN_REGISTERS, for the narrow MLPs
+// whose fragments fit) or in its own row of the partials buffer (wider MLPs); either way nothing
+// is written per tile, and cm_write_gradients stores the step's sums once.
+//
 // Gradient range: deltas travel in fp16 as (y - t) * act'(z) * CM_LOSS_SCALE, the per-sample error
 // times a constant (2^7) that lifts small errors out of fp16's subnormal range; the 2 / (batch * out)
 // mean-squared-error factor and 1 / CM_LOSS_SCALE are applied in fp32 to the accumulated sums
-// (weight and bias gradients, grid gradients). Products accumulate in fp32; max |delta| at the
-// output is 0.25 * 2^7 = 32 for a sigmoid, far inside fp16's 65504.
+// (weight and bias gradients, encoding gradients). Max |delta| at the output is 0.25 * 2^7 = 32 for
+// a sigmoid, far inside fp16's 65504.
 //
 // The including kernel declares `mlp_params` (fp32 master weights, readable) and, for training,
 // `mlp_partials`; it enables GL_NV_cooperative_matrix, GL_KHR_memory_scope_semantics,
 // GL_EXT_shader_explicit_arithmetic_types_float16, GL_KHR_shader_subgroup_{basic,arithmetic} and
-// GL_EXT_control_flow_attributes (layer loops are unrolled so per-layer register arrays stay in
-// registers).
+// GL_EXT_control_flow_attributes (loops over layers and blocks are unrolled so per-layer register
+// arrays stay in registers). Subgroups are 32 wide (the host requires it for this path).
 #ifndef FF_MLP_COOPMAT_GLSL
 #define FF_MLP_COOPMAT_GLSL
 
@@ -34,16 +43,23 @@
 #define CM_F fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
 #define CM_LOSS_SCALE 128.0
 
-#define TS (TILE + 8) // fp16 slice stride: a multiple of 8 halves keeps every 16x16 block 16-byte aligned
-#define OS (TILE + 4) // fp32 output stride, likewise
+#define WT 32                 // samples per subgroup tile: one per invocation
+#define CM_WARPS (TILE / WT)  // subgroups per workgroup
+#define WS (WT + 8)           // fp16 slice stride: a multiple of 8 halves keeps 16x16 blocks 16-byte aligned
+#define WOS (WT + 4)          // fp32 output stride, likewise
 #define SLICE_COL(l) ((l) == 0 ? 0 : IN_PAD + ((l) - 1) * HIDDEN)
 #define SLICE_COLS (IN_PAD + LAYERS * HIDDEN + OUT_PAD)
-#define ROW_BLOCKS (TILE / 16)
 
-shared float16_t s_w16[MLP_PARAMS];          // fp16 copy of the weights (biases stay fp32)
-shared float16_t s_slice[SLICE_COLS * TS];
-shared float s_out[OUT_PAD * OS];             // last matrix's output, fp32
-shared float s_subgroup_sum[TILE / 16];       // one loss sum per subgroup (subgroups >= 16 wide)
+// Every shared array is a multiple of 16 bytes: cooperative-matrix loads and stores need 16-byte
+// aligned addresses, and the driver places the arrays one after another.
+shared float16_t s_w16[MLP_PARAMS];                  // fp16 copy of the weights
+shared float s_bias[MATRICES * max(HIDDEN, OUT_PAD)]; // fp32 biases, matrix l's at l * max(HIDDEN, OUT_PAD)
+shared float16_t s_slice[CM_WARPS * SLICE_COLS * WS]; // per subgroup: its tile's slices
+shared float s_out[CM_WARPS * OUT_PAD * WOS];         // per subgroup: last matrix's output, fp32
+
+#define CM_LANE gl_SubgroupInvocationID
+#define CM_SLICE(c) (gl_SubgroupID * (SLICE_COLS * WS) + uint(c) * WS) // column c of this subgroup's tile
+#define CM_OUT(o) (gl_SubgroupID * (OUT_PAD * WOS) + uint(o) * WOS)
 
 #ifdef CM_TRAINING
 // Per invocation, d act / d z at each matrix's outputs, kept for the backward pass. Hidden ReLU
@@ -59,37 +75,44 @@ float cm_dact_out[OUT_PAD];
 #endif
 float cm_out[OUT_PAD];         // per invocation: the network output
 
-void cm_load_weights(uint t) {
-    for (uint i = t; i < MLP_PARAMS; i += TILE) s_w16[i] = float16_t(mlp_params[i]);
+// Every invocation of the workgroup calls this, then passes a barrier().
+void cm_load_weights() {
+    for (uint i = gl_LocalInvocationID.x; i < MLP_PARAMS; i += TILE) s_w16[i] = float16_t(mlp_params[i]);
+    const uint stride = max(HIDDEN, OUT_PAD);
+    for (uint i = gl_LocalInvocationID.x; i < MATRICES * stride; i += TILE) {
+        const uint l = i / stride, o = i % stride;
+        s_bias[i] = o < OUT_PAD_L(l) ? mlp_params[B_OFF(l) + o] : 0.0;
+    }
 }
 
-void cm_put_input(uint t, float x[IN_PAD]) {
-    for (int i = 0; i < IN_PAD; ++i) s_slice[i * TS + t] = float16_t(x[i]);
+void cm_put_input(float x[IN_PAD]) {
+    [[unroll]] for (int i = 0; i < IN_PAD; ++i) s_slice[CM_SLICE(i) + CM_LANE] = float16_t(x[i]);
 }
 
-// Pre-activations of matrix l for the whole tile: X_l (slice l) times W_l^T.
+// Pre-activations of matrix l for the tile: X_l (slice l) times W_l^T.
 void cm_matmul_forward(int l) {
     const uint KB = IN_PAD_L(l) / 16, NB = OUT_PAD_L(l) / 16;
-    for (uint job = gl_SubgroupID; job < ROW_BLOCKS * NB; job += gl_NumSubgroups) {
-        uint r0 = (job % ROW_BLOCKS) * 16, n0 = (job / ROW_BLOCKS) * 16;
-        CM_F acc = CM_F(0.0);
-        for (uint kb = 0; kb < KB; ++kb) {
-            CM_H a, b;
-            coopMatLoadNV(a, s_slice, (SLICE_COL(l) + kb * 16) * TS + r0, TS, true);
-            coopMatLoadNV(b, s_w16, W_OFF(l) + n0 * IN_PAD_L(l) + kb * 16, IN_PAD_L(l), true);
-            acc = coopMatMulAddNV(a, b, acc);
+    [[unroll]] for (uint nb = 0; nb < NB; ++nb) {
+        [[unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
+            CM_F acc = CM_F(0.0);
+            [[unroll]] for (uint kb = 0; kb < KB; ++kb) {
+                CM_H a, b;
+                coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + r0, WS, true);
+                coopMatLoadNV(b, s_w16, W_OFF(l) + nb * 16 * IN_PAD_L(l) + kb * 16, IN_PAD_L(l), true);
+                acc = coopMatMulAddNV(a, b, acc);
+            }
+            if (l < LAYERS) coopMatStoreNV(CM_H(acc), s_slice, CM_SLICE(SLICE_COL(l + 1) + nb * 16) + r0, WS, true);
+            else coopMatStoreNV(acc, s_out, CM_OUT(nb * 16) + r0, WOS, true);
         }
-        if (l < LAYERS) coopMatStoreNV(CM_H(acc), s_slice, (SLICE_COL(l + 1) + n0) * TS + r0, TS, true);
-        else coopMatStoreNV(acc, s_out, n0 * OS + r0, OS, true);
     }
 }
 
 // Bias + activation for this invocation's sample, in place (hidden) or into cm_out (last matrix).
-void cm_activate(int l, uint t) {
+void cm_activate(int l) {
     const int kind = l == LAYERS ? OUTPUT_ACT : HIDDEN_ACT;
     [[unroll]] for (int o = 0; o < OUT_L(l); ++o) {
-        uint idx = (SLICE_COL(l + 1) + o) * TS + t;
-        float z = mlp_params[B_OFF(l) + o] + (l < LAYERS ? float(s_slice[idx]) : s_out[o * OS + t]);
+        const uint idx = CM_SLICE(SLICE_COL(l + 1) + o) + CM_LANE;
+        float z = s_bias[l * max(HIDDEN, OUT_PAD) + o] + (l < LAYERS ? float(s_slice[idx]) : s_out[CM_OUT(o) + CM_LANE]);
         const float omega = OMEGA_L(l);
         z *= omega;
         float y = act_apply(kind, z);
@@ -106,103 +129,128 @@ void cm_activate(int l, uint t) {
     }
 }
 
-// Slice 0 must be written and a barrier passed. Leaves every layer's input in its slice.
-void cm_forward(uint t) {
+// The subgroup's inputs must be in slice 0 (cm_put_input). Leaves every layer's input in its slice
+// and this invocation's output in cm_out.
+void cm_forward() {
 #if defined(CM_TRAINING) && CM_RELU_MASKS
     [[unroll]] for (int l = 0; l < LAYERS; ++l)
         [[unroll]] for (int w = 0; w < (HIDDEN + 31) / 32; ++w) cm_relu_mask[l][w] = 0u;
 #endif
+    subgroupBarrier();
     [[unroll]] for (int l = 0; l < MATRICES; ++l) {
         cm_matmul_forward(l);
-        barrier();
-        cm_activate(l, t);
-        barrier();
+        subgroupBarrier();
+        cm_activate(l);
+        subgroupBarrier();
     }
-}
-
-// delta: this sample's (y - t) * act'(z) per output (zero past OUT_DIM and outside the batch).
-void cm_put_output_delta(uint t, float delta[OUT_PAD]) {
-    for (int o = 0; o < OUT_PAD; ++o)
-        s_slice[(SLICE_COL(LAYERS + 1) + o) * TS + t] = float16_t(delta[o] * CM_LOSS_SCALE);
-}
-
-// Sum over the workgroup of one value per invocation (call from uniform control flow; the result
-// is valid in invocation 0).
-float cm_workgroup_sum(float v) {
-    float s = subgroupAdd(v);
-    if (subgroupElect()) s_subgroup_sum[gl_SubgroupID] = s;
-    barrier();
-    float total = 0.0;
-    if (gl_LocalInvocationID.x == 0)
-        for (uint g = 0; g < gl_NumSubgroups; ++g) total += s_subgroup_sum[g];
-    return total;
 }
 
 #ifdef CM_TRAINING
-// Weight and bias gradients of matrix l over the tile (delta^T X_l, sum of delta), added to this
-// workgroup's partial row at `base` (which its first tile starts from zero). The row holds the
-// plain sums until the group's last tile, which multiplies them by `scale` once. The earlier sums
-// are the multiply-add's accumulator, so no cooperative-matrix addition is needed: SPIRV-Tools'
-// folder in Debian 12 crashes on an OpFAdd of two cooperative matrices.
-void cm_weight_gradients(int l, uint base, float scale, bool first, bool last) {
-    const uint OB = OUT_PAD_L(l) / 16, IB = IN_PAD_L(l) / 16;
-    for (uint job = gl_SubgroupID; job < OB * IB; job += gl_NumSubgroups) {
-        uint o0 = (job % OB) * 16, i0 = (job / OB) * 16;
-        const uint at = base + W_OFF(l) + o0 * IN_PAD_L(l) + i0;
-        CM_F acc = CM_F(0.0);
-        if (!first) coopMatLoadNV(acc, mlp_partials, at, IN_PAD_L(l), false);
-        for (uint kb = 0; kb < ROW_BLOCKS; ++kb) {
-            CM_H a, b;
-            coopMatLoadNV(a, s_slice, (SLICE_COL(l + 1) + o0) * TS + kb * 16, TS, false); // delta^T
-            coopMatLoadNV(b, s_slice, (SLICE_COL(l) + i0) * TS + kb * 16, TS, true);      // X_l
-            acc = coopMatMulAddNV(a, b, acc);
+// ---- The step's gradient sums of this subgroup. (FIELDFLOW_TRAIN_ABLATE's defines leave parts
+// out to measure what they cost; such a step does not train.)
+#define CM_OB(l) (OUT_PAD_L(l) / 16)
+#define CM_IB(l) (IN_PAD_L(l) / 16)
+// Index of matrix l's first accumulator fragment ([ob][ib] within the matrix).
+#define CM_FRAG_OFF(l) ((l) == 0 ? 0 : (HIDDEN / 16) * (IN_PAD / 16) + ((l) - 1) * (HIDDEN / 16) * (HIDDEN / 16))
+#define CM_FRAGS (CM_FRAG_OFF(LAYERS) + CM_OB(LAYERS) * CM_IB(LAYERS))
+// Bias sums: invocation i keeps outputs i, i + 32, ... of every matrix.
+#define CM_BIAS_SLOTS ((max(HIDDEN, OUT_PAD) + WT - 1) / WT)
+
+#ifndef CM_GRADS_IN_REGISTERS
+#define CM_GRADS_IN_REGISTERS 1
+#endif
+#if CM_GRADS_IN_REGISTERS
+CM_F cm_grad[CM_FRAGS];
+#endif
+float cm_bias_grad[MATRICES][CM_BIAS_SLOTS];
+uint cm_grad_row;     // this subgroup's row of mlp_partials (MLP_PARAMS floats)
+bool cm_grad_first;   // no tile added yet (the row in memory holds nothing of this step)
+
+void cm_grad_begin(uint row) {
+    cm_grad_row = row * uint(MLP_PARAMS);
+    cm_grad_first = true;
+#if CM_GRADS_IN_REGISTERS
+    [[unroll]] for (int f = 0; f < CM_FRAGS; ++f) cm_grad[f] = CM_F(0.0);
+#endif
+    [[unroll]] for (int l = 0; l < MATRICES; ++l)
+        [[unroll]] for (int j = 0; j < CM_BIAS_SLOTS; ++j) cm_bias_grad[l][j] = 0.0;
+}
+
+// delta: this sample's (y - t) * act'(z) per output (zero past OUT_DIM and outside the batch).
+void cm_put_output_delta(float delta[OUT_PAD]) {
+    [[unroll]] for (int o = 0; o < OUT_PAD; ++o)
+        s_slice[CM_SLICE(SLICE_COL(LAYERS + 1) + o) + CM_LANE] = float16_t(delta[o] * CM_LOSS_SCALE);
+}
+
+// Adds the tile's weight and bias gradients of matrix l (delta^T X_l, column sums of delta).
+void cm_weight_gradients(int l) {
+    [[unroll]] for (uint ob = 0; ob < CM_OB(l); ++ob) {
+        [[unroll]] for (uint ib = 0; ib < CM_IB(l); ++ib) {
+#if CM_GRADS_IN_REGISTERS
+            CM_F acc = cm_grad[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib];
+#else
+            const uint at = cm_grad_row + W_OFF(l) + ob * 16 * IN_PAD_L(l) + ib * 16;
+            CM_F acc = CM_F(0.0);
+            if (!cm_grad_first) coopMatLoadNV(acc, mlp_partials, at, IN_PAD_L(l), false);
+#endif
+            [[unroll]] for (uint k0 = 0; k0 < WT; k0 += 16) {
+                CM_H a, b;
+                coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + ob * 16) + k0, WS, false); // delta^T
+                coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l) + ib * 16) + k0, WS, true);      // X_l
+                acc = coopMatMulAddNV(a, b, acc);
+            }
+#if CM_GRADS_IN_REGISTERS
+            cm_grad[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib] = acc;
+#else
+            coopMatStoreNV(acc, mlp_partials, at, IN_PAD_L(l), false);
+#endif
         }
-        if (last) acc = acc * scale;
-        coopMatStoreNV(acc, mlp_partials, at, IN_PAD_L(l), false);
     }
-    for (uint o = gl_SubgroupID; o < OUT_L(l); o += gl_NumSubgroups) {
-        float s = 0.0;
-        for (uint k = gl_SubgroupInvocationID; k < TILE; k += gl_SubgroupSize)
-            s += float(s_slice[(SLICE_COL(l + 1) + o) * TS + k]);
-        s = subgroupAdd(s);
-        if (subgroupElect()) {
-            const uint at = base + B_OFF(l) + o;
-            const float sum = first ? s : mlp_partials[at] + s;
-            mlp_partials[at] = last ? sum * scale : sum;
+    // Bias: invocation i sums output i's column over the tile, starting at a rotated row so the
+    // 32 invocations read 32 different banks.
+#ifndef ABLATE_BIAS
+    [[unroll]] for (int j = 0; j < CM_BIAS_SLOTS; ++j) {
+        const uint o = CM_LANE + uint(j * WT);
+        if (o < uint(OUT_L(l))) {
+            const uint col = CM_SLICE(SLICE_COL(l + 1) + o);
+            float s = 0.0;
+            for (uint k = 0; k < WT; ++k) s += float(s_slice[col + ((k + CM_LANE) & (WT - 1))]);
+            cm_bias_grad[l][j] += s;
         }
     }
+#endif
 }
 
 // dLoss/d(input of matrix l) = delta W_l for the first in_blocks * 16 inputs, written over slice l
 // (fp16, still carrying CM_LOSS_SCALE). Slice l must no longer be needed (weight gradient taken).
 void cm_input_gradients(int l, uint in_blocks) {
-    const uint OB = OUT_PAD_L(l) / 16;
-    for (uint job = gl_SubgroupID; job < ROW_BLOCKS * in_blocks; job += gl_NumSubgroups) {
-        uint r0 = (job % ROW_BLOCKS) * 16, i0 = (job / ROW_BLOCKS) * 16;
-        CM_F acc = CM_F(0.0);
-        for (uint ob = 0; ob < OB; ++ob) {
-            CM_H a, b;
-            coopMatLoadNV(a, s_slice, (SLICE_COL(l + 1) + ob * 16) * TS + r0, TS, true);   // delta
-            coopMatLoadNV(b, s_w16, W_OFF(l) + ob * 16 * IN_PAD_L(l) + i0, IN_PAD_L(l), false); // W_l
-            acc = coopMatMulAddNV(a, b, acc);
+    [[unroll]] for (uint ib = 0; ib < in_blocks; ++ib) {
+        [[unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
+            CM_F acc = CM_F(0.0);
+            [[unroll]] for (uint ob = 0; ob < CM_OB(l); ++ob) {
+                CM_H a, b;
+                coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + ob * 16) + r0, WS, true); // delta
+                coopMatLoadNV(b, s_w16, W_OFF(l) + ob * 16 * IN_PAD_L(l) + ib * 16, IN_PAD_L(l), false); // W_l
+                acc = coopMatMulAddNV(a, b, acc);
+            }
+            coopMatStoreNV(CM_H(acc), s_slice, CM_SLICE(SLICE_COL(l) + ib * 16) + r0, WS, true);
         }
-        coopMatStoreNV(CM_H(acc), s_slice, (SLICE_COL(l) + i0) * TS + r0, TS, true);
     }
 }
 
-// Backward over the tile after cm_put_output_delta (and a barrier). `grad_scale` turns the scaled
-// per-sample deltas into the loss's gradient. Returns this sample's dLoss/d(encoding input) for
-// the first ENC_GRAD_DIM inputs, fp32, unscaled.
-void cm_backward(uint t, uint base, float grad_scale, bool first, bool last,
-                 out float dx[ENC_GRAD_DIM]) {
+// Backward over the tile after cm_put_output_delta. `grad_scale` turns the scaled per-sample
+// deltas into the loss's gradient. Returns this sample's dLoss/d(encoding input) for the first
+// ENC_GRAD_DIM inputs, fp32, unscaled.
+void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
+    subgroupBarrier();
     [[unroll]] for (int l = LAYERS; l >= 0; --l) {
-        cm_weight_gradients(l, base, grad_scale, first, last);
-        barrier();
-        cm_input_gradients(l, l > 0 ? uint(IN_PAD_L(l) / 16) : uint((ENC_GRAD_DIM + 15) / 16));
-        barrier();
+        cm_weight_gradients(l);
+        subgroupBarrier(); // slice l is read by the weight gradient before it is overwritten
+        cm_input_gradients(l, l > 0 ? uint(CM_IB(l)) : uint((ENC_GRAD_DIM + 15) / 16));
+        subgroupBarrier();
         if (l > 0) {
             [[unroll]] for (int i = 0; i < HIDDEN; ++i) {
-                uint idx = (SLICE_COL(l) + i) * TS + t;
+                const uint idx = CM_SLICE(SLICE_COL(l) + i) + CM_LANE;
 #if CM_RELU_MASKS
                 const float d = (cm_relu_mask[l - 1][i / 32] & (1u << (i % 32))) != 0u ? OMEGA_L(l - 1) : 0.0;
 #else
@@ -210,10 +258,35 @@ void cm_backward(uint t, uint base, float grad_scale, bool first, bool last,
 #endif
                 s_slice[idx] = float16_t(float(s_slice[idx]) * d);
             }
-            barrier();
+            subgroupBarrier();
         }
     }
-    for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = float(s_slice[c * TS + t]) * grad_scale;
+    cm_grad_first = false;
+    [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = float(s_slice[CM_SLICE(c) + CM_LANE]) * grad_scale;
+}
+
+// Stores the step's sums, times `scale`, into this subgroup's row (every entry of it, padding
+// included, so the row needs no clearing between steps).
+void cm_write_gradients(float scale) {
+    [[unroll]] for (int l = 0; l < MATRICES; ++l) {
+        [[unroll]] for (uint ob = 0; ob < CM_OB(l); ++ob) {
+            [[unroll]] for (uint ib = 0; ib < CM_IB(l); ++ib) {
+                const uint at = cm_grad_row + W_OFF(l) + ob * 16 * IN_PAD_L(l) + ib * 16;
+#if CM_GRADS_IN_REGISTERS
+                CM_F acc = cm_grad[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib];
+#else
+                CM_F acc = CM_F(0.0);
+                if (!cm_grad_first) coopMatLoadNV(acc, mlp_partials, at, IN_PAD_L(l), false);
+#endif
+                acc = acc * scale;
+                coopMatStoreNV(acc, mlp_partials, at, IN_PAD_L(l), false);
+            }
+        }
+        [[unroll]] for (int j = 0; j < CM_BIAS_SLOTS; ++j) {
+            const uint o = CM_LANE + uint(j * WT);
+            if (o < uint(OUT_PAD_L(l))) mlp_partials[cm_grad_row + B_OFF(l) + o] = cm_bias_grad[l][j] * scale;
+        }
+    }
 }
 #endif
 

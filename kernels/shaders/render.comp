@@ -1,7 +1,7 @@
 #version 450
 // Evaluates the field at every pixel centre of a width x height image in one dispatch:
 // uv = ((x + 0.5) / width, (y + 0.5) / height), OUT_DIM floats per pixel.
-// COOPMAT=1: TILE pixels per workgroup through the tensor-core MLP (mlp_coopmat.glsl).
+// COOPMAT=1: TILE pixels per workgroup through the tensor-core MLP (mlp_coopmat.glsl), 32 per subgroup.
 #ifndef COOPMAT
 #define COOPMAT 0
 #endif
@@ -42,7 +42,8 @@ void main() {
     const uint p = gl_GlobalInvocationID.x;
     const bool inside = p < pc.count;
 #if COOPMAT
-    cm_load_weights(gl_LocalInvocationID.x);
+    cm_load_weights();
+    barrier();
 #else
     if (!inside) return;
 #endif
@@ -52,9 +53,8 @@ void main() {
     float x[IN_PAD];
     encode(uv, x);
 #if COOPMAT
-    cm_put_input(gl_LocalInvocationID.x, x);
-    barrier();
-    cm_forward(gl_LocalInvocationID.x);
+    cm_put_input(x);
+    cm_forward(); // this subgroup's 32 pixels
     if (inside)
         for (int o = 0; o < OUT_DIM; ++o) rgb[p * OUT_DIM + o] = cm_out[o];
 #else

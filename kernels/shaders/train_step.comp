@@ -1,13 +1,20 @@
 #version 450
 // One training step, fused: draw samples (counter-based RNG), fetch targets, encode, forward, MSE
-// loss, backward. Persistent workgroups: a fixed number of workgroups (at most one per tile, see
-// Trainer) loop over the batch's tiles of TILE samples, so memory and the final reduction do not
-// grow with the batch. Weight gradients are reduced over each tile and accumulated into the
-// workgroup's own partial row (no atomics; summed deterministically by optimizer.comp); encoding
-// gradients are scattered with float atomics, and each cell the step touches is listed once for
-// the optimizer (optimizer.comp), whose cost then follows the batch, not the grid.
+// loss, backward. Persistent workgroups: a fixed number of workgroups (see Trainer) loop over the
+// batch's tiles, so memory and the final reduction do not grow with the batch. Each workgroup
+// leaves its weight gradients, summed over its tiles, in its own partial row (no atomics; the rows
+// are summed in a fixed order by optimizer.comp); encoding gradients are scattered with float
+// atomics, and the cells the step touches are marked (and listed, for an optimizer that steps
+// only those: optimizer.comp), so the optimizer's cost can follow the batch, not the grid.
 // With EXPLICIT_SAMPLES the uvs and targets come from buffers and outputs are written (tests).
-// COOPMAT=1 runs the MLP body on tensor cores (mlp_coopmat.glsl); everything else is shared.
+//
+// Two bodies share the sampling, loss and encoding code:
+//   COOPMAT=0 (portable): a tile is TILE samples, one per invocation, layers separated by
+//     workgroup barriers (mlp.glsl);
+//   COOPMAT=1 (tensor cores, mlp_coopmat.glsl): every 32-wide subgroup takes its own tiles of 32
+//     samples and keeps its gradient sums to itself until the step's end; the workgroup then
+//     adds its subgroups' rows into its own (rows [0, groups) are the workgroup rows the optimizer
+//     reads, the subgroups' rows follow them).
 #ifndef COOPMAT
 #define COOPMAT 0
 #endif
@@ -77,10 +84,103 @@ void enc_touch(uint cell) {
 #define ENC_TOUCH(cell) enc_touch(cell)
 #include "encoding.glsl"
 
+
+// Sample s of this step: its uv and target (zero past OUT_DIM).
+void training_sample(uint s, out vec2 uv, out float target[OUT_PAD]) {
+    for (int o = 0; o < OUT_PAD; ++o) target[o] = 0.0;
+#ifdef EXPLICIT_SAMPLES
+    uv = sample_uv[s];
+    for (int o = 0; o < OUT_DIM; ++o) target[o] = sample_target[s * OUT_DIM + o];
+#else
+    const uint pixel = training_pixel(pc.step, s);
+    uv = pixel_uv(pixel);
+#ifdef IMAGE_RGBA16
+    vec2 rg = unpackUnorm2x16(image_rgba[2 * pixel]), ba = unpackUnorm2x16(image_rgba[2 * pixel + 1]);
+    target[0] = rg.x; target[1] = rg.y; target[2] = ba.x;
+#else
+    vec4 rgba = unpackUnorm4x8(image_rgba[pixel]);
+    target[0] = rgba.r; target[1] = rgba.g; target[2] = rgba.b;
+#endif
+#endif
+}
+
+// The loss is the mean over the batch and the output channels of the squared error.
+#define LOSS_SCALE (2.0 / float(pc.batch * OUT_DIM))
+
 #if COOPMAT
 #define CM_TRAINING
 #include "mlp_coopmat.glsl"
-#else
+
+// One tile of 32 samples for this subgroup (subgroup-uniform call).
+void train_tile(uint tile, inout float loss) {
+    const uint s = tile * WT + CM_LANE;
+    const bool in_batch = s < pc.batch;
+    vec2 uv = vec2(0.5);
+    float target[OUT_PAD];
+    training_sample(in_batch ? s : 0u, uv, target);
+
+    float x[IN_PAD];
+    encode(uv, x);
+    cm_put_input(x);
+    cm_forward();
+
+    // Deltas stay unscaled per sample: 2 / (batch * out) is applied to the fp32 sums.
+    float delta[OUT_PAD];
+    float sq = 0.0;
+    [[unroll]] for (int o = 0; o < OUT_PAD; ++o) delta[o] = 0.0;
+    [[unroll]] for (int o = 0; o < OUT_DIM; ++o) {
+        float diff = cm_out[o] - target[o];
+        sq += diff * diff;
+        delta[o] = in_batch ? diff * cm_dact_out[o] : 0.0;
+    }
+#ifdef EXPLICIT_SAMPLES
+    if (in_batch)
+        for (int o = 0; o < OUT_DIM; ++o) sample_out[s * OUT_DIM + o] = cm_out[o];
+#endif
+    loss += in_batch ? sq : 0.0;
+    cm_put_output_delta(delta);
+#ifndef ABLATE_BACKWARD
+    float dx[ENC_GRAD_DIM];
+    cm_backward(LOSS_SCALE / CM_LOSS_SCALE, dx);
+#ifndef ABLATE_ENCODING_BACKWARD
+    if (in_batch) encode_backward(uv, dx);
+#endif
+#endif
+}
+
+void main() {
+    cm_load_weights();
+    barrier();
+    const uint tiles = (pc.batch + WT - 1) / WT;
+    const uint subgroups = gl_NumWorkGroups.x * CM_WARPS;
+    const uint me = gl_WorkGroupID.x * CM_WARPS + gl_SubgroupID;
+    cm_grad_begin(gl_NumWorkGroups.x + me);
+    float loss = 0.0;
+    for (uint tile = me; tile < tiles; tile += subgroups) train_tile(tile, loss);
+    cm_write_gradients(LOSS_SCALE / CM_LOSS_SCALE);
+    // The subgroup's loss goes through the first float of its own output area (free now): a
+    // separate shared array of CM_WARPS floats would shift the other arrays off the 16-byte
+    // alignment cooperative-matrix loads need (a 1- or 2-subgroup workgroup then computed garbage).
+    loss = subgroupAdd(loss);
+    if (subgroupElect()) s_out[CM_OUT(0)] = loss;
+
+    // The workgroup's row: the sum of its subgroups' rows, in a fixed order.
+    memoryBarrierBuffer();
+    barrier();
+    const uint first_row = (gl_NumWorkGroups.x + gl_WorkGroupID.x * CM_WARPS) * uint(MLP_PARAMS);
+    for (uint i = gl_LocalInvocationID.x; i < MLP_PARAMS; i += TILE) {
+        float sum = 0.0;
+        for (uint w = 0; w < CM_WARPS; ++w) sum += mlp_partials[first_row + w * uint(MLP_PARAMS) + i];
+        mlp_partials[gl_WorkGroupID.x * uint(MLP_PARAMS) + i] = sum;
+    }
+    if (gl_LocalInvocationID.x == 0) {
+        float total = 0.0;
+        for (uint w = 0; w < CM_WARPS; ++w) total += s_out[w * (OUT_PAD * WOS)];
+        loss_partials[gl_WorkGroupID.x] = total;
+    }
+}
+
+#else // portable
 #if WEIGHTS_IN_SHARED
 shared float s_w[MLP_PARAMS];
 #define MLP_W(i) s_w[i]
@@ -91,84 +191,39 @@ shared float s_act[MAX_IN][TILE + 1];   // +1: odd stride, conflict-free column 
 shared float s_delta[MAX_OUT][TILE + 1];
 shared float s_loss[TILE];
 #include "mlp.glsl"
-#endif
 
 // The workgroup's partial row takes this tile's sum: written by its first tile, added to after.
 #define ACCUMULATE(dst, v) dst = first ? (v) : dst + (v)
 
 // One tile of TILE samples (workgroup-uniform call: it passes barriers).
-void train_tile(uint tile, bool first, bool last) {
+void train_tile(uint tile, bool first) {
     const uint t = gl_LocalInvocationID.x;
     const uint wg = gl_WorkGroupID.x;
     const uint s = tile * TILE + t;
     const bool in_batch = s < pc.batch;
-
-    // ---- sample and target
     vec2 uv = vec2(0.5);
     float target[OUT_PAD];
-    for (int o = 0; o < OUT_PAD; ++o) target[o] = 0.0;
-    if (in_batch) {
-#ifdef EXPLICIT_SAMPLES
-        uv = sample_uv[s];
-        for (int o = 0; o < OUT_DIM; ++o) target[o] = sample_target[s * OUT_DIM + o];
-#else
-        const uint pixel = training_pixel(pc.step, s);
-        uv = pixel_uv(pixel);
-#ifdef IMAGE_RGBA16
-        vec2 rg = unpackUnorm2x16(image_rgba[2 * pixel]), ba = unpackUnorm2x16(image_rgba[2 * pixel + 1]);
-        target[0] = rg.x; target[1] = rg.y; target[2] = ba.x;
-#else
-        vec4 rgba = unpackUnorm4x8(image_rgba[pixel]);
-        target[0] = rgba.r; target[1] = rgba.g; target[2] = rgba.b;
-#endif
-#endif
-    }
+    training_sample(in_batch ? s : 0u, uv, target);
 
     // ---- forward
     float x[IN_PAD];
     encode(uv, x);
-#if COOPMAT
-    cm_put_input(t, x);
-    barrier();
-    cm_forward(t);
-#define NET_OUT(o) cm_out[o]
-#define NET_DACT_OUT(o) cm_dact_out[o]
-#else
     for (int i = 0; i < IN_PAD; ++i) mlp_act[0][i] = x[i];
     mlp_forward();
-#define NET_OUT(o) mlp_out[o]
-#define NET_DACT_OUT(o) mlp_dact[LAYERS][o]
-#endif
 
-    // ---- loss: mean over the batch and the output channels of the squared error
-    // (the coopmat path leaves the 2 / (batch * out) factor to the fp32 sums: see mlp_coopmat.glsl)
+    // ---- loss
     float delta[MAXW];
     float sq = 0.0;
-    const float scale = 2.0 / float(pc.batch * OUT_DIM);
-#if COOPMAT
-    const float delta_scale = 1.0;
-#else
-    const float delta_scale = scale;
-#endif
     for (int o = 0; o < MAXW; ++o) delta[o] = 0.0;
     for (int o = 0; o < OUT_DIM; ++o) {
-        float diff = NET_OUT(o) - target[o];
+        float diff = mlp_out[o] - target[o];
         sq += diff * diff;
-        delta[o] = in_batch ? delta_scale * diff * NET_DACT_OUT(o) : 0.0;
+        delta[o] = in_batch ? LOSS_SCALE * diff * mlp_dact[LAYERS][o] : 0.0;
     }
 #ifdef EXPLICIT_SAMPLES
     if (in_batch)
-        for (int o = 0; o < OUT_DIM; ++o) sample_out[s * OUT_DIM + o] = NET_OUT(o);
+        for (int o = 0; o < OUT_DIM; ++o) sample_out[s * OUT_DIM + o] = mlp_out[o];
 #endif
-#if COOPMAT
-    float out_delta[OUT_PAD];
-    for (int o = 0; o < OUT_PAD; ++o) out_delta[o] = delta[o];
-    cm_put_output_delta(t, out_delta);
-    float tile_loss = cm_workgroup_sum(in_batch ? sq : 0.0); // its barrier also publishes the deltas
-    if (t == 0) ACCUMULATE(loss_partials[wg], tile_loss);
-    float dx[ENC_GRAD_DIM];
-    cm_backward(t, wg * uint(MLP_PARAMS), scale / CM_LOSS_SCALE, first, last, dx);
-#else
     s_loss[t] = in_batch ? sq : 0.0;
     barrier();
     for (uint stride = TILE / 2; stride > 0; stride >>= 1) {
@@ -208,7 +263,6 @@ void train_tile(uint tile, bool first, bool last) {
             mlp_backprop(0, delta, ENC_GRAD_DIM, dx);
         }
     }
-#endif
 
     // ---- encoding gradients
     if (in_batch) {
@@ -219,15 +273,14 @@ void train_tile(uint tile, bool first, bool last) {
 }
 
 void main() {
-#if COOPMAT
-    cm_load_weights(gl_LocalInvocationID.x);
-#elif WEIGHTS_IN_SHARED
+#if WEIGHTS_IN_SHARED
     for (uint i = gl_LocalInvocationID.x; i < MLP_PARAMS; i += TILE) s_w[i] = mlp_params[i];
 #endif
     barrier();
     const uint tiles = (pc.batch + TILE - 1) / TILE;
     for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
-        train_tile(tile, tile == gl_WorkGroupID.x, tile + gl_NumWorkGroups.x >= tiles);
+        train_tile(tile, tile == gl_WorkGroupID.x);
         barrier(); // the next tile rewrites the shared arrays
     }
 }
+#endif

@@ -91,9 +91,15 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
     return t;
 }
 
-uint32_t persistent_groups(const DeviceImpl& device, uint32_t tiles, uint32_t mlp_floats) {
+uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups) {
+    return tiling.coopmat ? groups * (1 + tiling.tile / 32) : groups;
+}
+
+uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, uint32_t batch,
+                           uint32_t mlp_floats) {
     // Enough workgroups to fill the device several times over; more only add partial rows to
-    // reduce. FIELDFLOW_TRAIN_GROUPS overrides (measurements). A CPU driver runs a few threads.
+    // reduce (on the H100, 1,024 two-subgroup workgroups of width 64 ran no faster than 512).
+    // FIELDFLOW_TRAIN_GROUPS overrides (measurements). A CPU driver runs a few threads.
     uint32_t cap = device.info().type == "cpu" ? 64u : 512u;
     if (const char* env = std::getenv("FIELDFLOW_TRAIN_GROUPS"); env && *env) {
         char* end = nullptr;
@@ -103,11 +109,11 @@ uint32_t persistent_groups(const DeviceImpl& device, uint32_t tiles, uint32_t ml
         cap = uint32_t(v);
     }
     // The partial rows must fit one storage buffer binding.
-    const uint64_t row_bytes = uint64_t(mlp_floats) * 4;
-    const uint64_t fit = device.properties().limits.maxStorageBufferRange / std::max<uint64_t>(row_bytes, 1);
+    const uint64_t group_bytes = uint64_t(partial_rows(tiling, 1)) * mlp_floats * 4;
+    const uint64_t fit = device.properties().limits.maxStorageBufferRange / std::max<uint64_t>(group_bytes, 1);
     cap = uint32_t(std::min<uint64_t>(cap, std::max<uint64_t>(fit, 1)));
     cap = std::min(cap, device.properties().limits.maxComputeWorkGroupCount[0]);
-    return std::max(1u, std::min(tiles, cap));
+    return std::max(1u, std::min(div_up(batch, tiling.tile), cap));
 }
 
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
@@ -116,6 +122,39 @@ const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const 
     d.push_back({"TILE", std::to_string(tiling.tile)});
     d.push_back({"WEIGHTS_IN_SHARED", tiling.weights_in_shared ? "1" : "0"});
     d.push_back({"COOPMAT", tiling.coopmat ? "1" : "0"});
+    if (tiling.coopmat) {
+        // A subgroup's gradient sums stay in registers while they take at most 8 accumulator
+        // fragments (64 registers a lane: MLPs up to 32 wide); wider ones keep them in the
+        // subgroup's partial row. FIELDFLOW_TRAIN_GRADS=registers|memory overrides (measurements).
+        const uint32_t in_blocks = config.padded_input_width() / 16, hidden_blocks = config.hidden_width / 16,
+                       out_blocks = config.padded_output_width() / 16;
+        const uint32_t fragments = hidden_blocks * in_blocks +
+                                   (config.hidden_layers - 1) * hidden_blocks * hidden_blocks +
+                                   out_blocks * hidden_blocks;
+        bool registers = fragments <= 8;
+        if (const char* env = std::getenv("FIELDFLOW_TRAIN_GRADS"); env && *env) {
+            const std::string v = env;
+            if (v != "registers" && v != "memory")
+                throw EngineError("FIELDFLOW_TRAIN_GRADS='" + v + "' must be registers or memory");
+            registers = v == "registers";
+        }
+        d.push_back({"CM_GRADS_IN_REGISTERS", registers ? "1" : "0"});
+    }
+    // FIELDFLOW_TRAIN_ABLATE=part[,part...] leaves parts of the tensor-core step out, to measure
+    // what each costs (bench/README.md); the step then does not train.
+    if (const char* env = std::getenv("FIELDFLOW_TRAIN_ABLATE"); env && *env && tiling.coopmat) {
+        std::string rest = env;
+        while (!rest.empty()) {
+            const size_t comma = rest.find(',');
+            const std::string part = rest.substr(0, comma);
+            rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+            if (part == "backward") d.push_back({"ABLATE_BACKWARD", "1"});
+            else if (part == "encoding_backward") d.push_back({"ABLATE_ENCODING_BACKWARD", "1"});
+            else if (part == "bias") d.push_back({"ABLATE_BIAS", "1"});
+            else throw EngineError("FIELDFLOW_TRAIN_ABLATE: unknown part '" + part +
+                                   "' (backward, encoding_backward, bias)");
+        }
+    }
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     if (image_rgba16) d.push_back({"IMAGE_RGBA16", "1"});
     d.push_back({"TOUCH_LIST", touch_list ? "1" : "0"});

@@ -33,9 +33,14 @@ void require_consistent(const Model& model);
 // and the model fits their shared memory, else the portable kernels.
 TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config);
 
-// Workgroups of one training dispatch: each loops over tiles (train_step.comp), so the gradient
-// partial rows (one per workgroup, mlp_floats each) do not grow with the batch. At most `tiles`.
-uint32_t persistent_groups(const DeviceImpl& device, uint32_t tiles, uint32_t mlp_floats);
+// Workgroups of one training dispatch for a batch: each loops over tiles (train_step.comp), so the
+// gradient partial rows do not grow with the batch.
+uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, uint32_t batch,
+                           uint32_t mlp_floats);
+
+// Rows of mlp_floats the training step's partials buffer holds for `groups` workgroups: one per
+// workgroup (the rows the optimizer sums), and on the tensor-core path one per subgroup after them.
+uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups);
 
 // The fused training kernel for a model on this device (EXPLICIT_SAMPLES for tests; IMAGE_RGBA16
 // for a target kept at 16 bits per channel; TOUCH_LIST: the touched cells listed for an optimizer

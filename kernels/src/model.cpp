@@ -210,18 +210,20 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     MlpLayout L = mlp_layout(c);
     uint32_t slice_cols = c.padded_input_width() + c.hidden_layers * c.hidden_width +
                           c.padded_output_width();
-    // Mirrors the shared arrays of mlp_coopmat.glsl: fp16 weights, fp16 slices (stride tile + 8),
-    // fp32 outputs (stride tile + 4), one loss sum per 16 samples.
+    // Mirrors the shared arrays of mlp_coopmat.glsl: fp16 weights, fp32 biases, then per 32-sample
+    // subgroup its fp16 slices (stride 40) and fp32 outputs (stride 36).
+    const uint32_t widest = std::max(c.hidden_width, c.padded_output_width());
     auto bytes = [&](uint32_t tile) {
-        return 2u * L.total + 2u * slice_cols * (tile + 8) + 4u * c.padded_output_width() * (tile + 4) +
-               4u * (tile / 16);
+        const uint32_t subgroups = tile / 32;
+        return 2u * L.total + 4u * (c.hidden_layers + 1) * widest +
+               subgroups * (2u * slice_cols * 40u + 4u * c.padded_output_width() * 36u);
     };
-    // Tile 32 (a single subgroup) trained to a non-finite loss on the H100 (bench/RESULTS.md,
-    // 2026-11-22) and is not offered until that is understood; 128 measured fastest.
-    std::vector<uint32_t> tiles = {128u, 64u};
+    // The workgroup only shares the weights among its subgroups (each takes its own tiles), so the
+    // largest that fits loads them the fewest times. FIELDFLOW_TRAIN_TILE overrides (measurements).
+    std::vector<uint32_t> tiles = {128u, 64u, 32u};
     if (const char* env = std::getenv("FIELDFLOW_TRAIN_TILE"); env && *env) {
         uint32_t t = uint32_t(std::strtoul(env, nullptr, 10));
-        if (t == 64 || t == 128) tiles = {t};
+        if (t == 32 || t == 64 || t == 128) tiles = {t};
     }
     for (uint32_t tile : tiles)
         if (tile <= max_invocations && bytes(tile) <= max_shared) return {tile, true, true};

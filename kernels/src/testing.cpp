@@ -26,7 +26,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     CommandRunner runner(dev);
     GpuModel gpu(dev, runner, model);
     TrainTiling tiling = train_tiling_for(dev, c);
-    uint32_t groups = div_up(n, tiling.tile);
+    uint32_t groups = persistent_groups(dev, tiling, n, gpu.layout.total);
     if (max_groups) groups = std::min(groups, max_groups);
     const detail::EncodingDescriptor& encoding = encoding_of(c);
     const size_t cells = size_t(encoding.cells(c)), params = size_t(encoding.parameter_count(c));
@@ -35,7 +35,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     };
     Buffer grid_grad = local(params * 4, "encoding gradients");
     Buffer touched = local((2 * cells + 2) * 4, "encoding touched cells"); // see train_step.comp
-    Buffer partials = local(size_t(groups) * gpu.layout.total * 4, "MLP gradient partials");
+    Buffer partials = local(size_t(partial_rows(tiling, groups)) * gpu.layout.total * 4, "MLP gradient partials");
     Buffer loss_partials = local(groups * 4, "loss partials");
     Buffer uv_buf = local(uv.size() * 4, "sample uv");
     Buffer target_buf = local(targets.size() * 4, "sample targets");

@@ -156,7 +156,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
       model_(dev_, runner_, start_model(config, options, start, resume)) {
     const auto& limits = dev_.properties().limits;
     tiling_ = train_tiling_for(dev_, config);
-    groups_ = persistent_groups(dev_, div_up(options.batch, tiling_.tile), model_.layout.total);
+    groups_ = persistent_groups(dev_, tiling_, options.batch, model_.layout.total);
     const detail::EncodingDescriptor& encoding = encoding_of(config);
     cells_ = uint32_t(encoding.cells(config));
     const MlpLayout& L = model_.layout;
@@ -166,7 +166,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     };
     mlp_m_ = local(L.total * 4, "MLP Adam m");
     mlp_v_ = local(L.total * 4, "MLP Adam v");
-    partials_ = local(size_t(groups_) * L.total * 4, "MLP gradient partials");
+    partials_ = local(size_t(partial_rows(tiling_, groups_)) * L.total * 4, "MLP gradient partials");
     loss_partials_ = local(size_t(groups_) * 4, "loss partials");
     loss_log_ = local(kStepsPerSubmit * 4, "loss log");
     encoding_m_ = local(encoding_floats * 4, "encoding Adam m");

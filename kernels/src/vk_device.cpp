@@ -587,6 +587,25 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
         f16.pNext = &mm;
         exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
     }
+    // FIELDFLOW_PIPELINE_STATS=1 prints what the driver reports of each compiled kernel (registers,
+    // shared memory, ...: VK_KHR_pipeline_executable_properties), for tuning the kernels.
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+    if (const char* env = std::getenv("FIELDFLOW_PIPELINE_STATS"); env && std::string(env) == "1") {
+        uint32_t n = 0;
+        vkEnumerateDeviceExtensionProperties(physical_, nullptr, &n, nullptr);
+        std::vector<VkExtensionProperties> available(n);
+        vkEnumerateDeviceExtensionProperties(physical_, nullptr, &n, available.data());
+        for (const VkExtensionProperties& e : available)
+            if (std::string(e.extensionName) == VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) {
+                exts.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+                pe.pipelineExecutableInfo = VK_TRUE;
+                pe.pNext = f2.pNext;
+                f2.pNext = &pe;
+                pipeline_stats_ = true;
+            }
+        if (!pipeline_stats_) std::cerr << "fieldflow engine: FIELDFLOW_PIPELINE_STATS: the device has no pipeline statistics\n";
+    }
     VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     di.pNext = &f2;
     di.queueCreateInfoCount = 1;
@@ -671,13 +690,50 @@ const detail::Kernel& DeviceImpl::kernel(const std::string& shader, const detail
         ci.stage.module = k->module;
         ci.stage.pName = "main";
         ci.layout = k->layout;
+        if (pipeline_stats_) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
         detail::vk_check(vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &ci, nullptr, &k->pipeline),
                          "creating the compute pipeline " + shader);
+        if (pipeline_stats_) print_pipeline_stats(k->pipeline, shader, defines);
     } catch (...) {
         cleanup();
         throw;
     }
     return *(kernels_[key] = std::move(k));
+}
+
+void DeviceImpl::print_pipeline_stats(VkPipeline pipeline, const std::string& shader,
+                                      const detail::Defines& defines) const {
+    auto get_props = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+        vkGetDeviceProcAddr(device_, "vkGetPipelineExecutablePropertiesKHR"));
+    auto get_stats = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+        vkGetDeviceProcAddr(device_, "vkGetPipelineExecutableStatisticsKHR"));
+    if (!get_props || !get_stats) return;
+    std::string line = "fieldflow engine: pipeline " + shader;
+    for (const auto& [k, v] : defines)
+        if (k == "TILE" || k == "HIDDEN" || k == "COOPMAT" || k == "CM_GRADS_IN_REGISTERS") line += " " + k + "=" + v;
+    VkPipelineInfoKHR pi{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+    pi.pipeline = pipeline;
+    uint32_t executables = 0;
+    get_props(device_, &pi, &executables, nullptr);
+    for (uint32_t e = 0; e < executables; ++e) {
+        VkPipelineExecutableInfoKHR ei{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+        ei.pipeline = pipeline;
+        ei.executableIndex = e;
+        uint32_t n = 0;
+        get_stats(device_, &ei, &n, nullptr);
+        std::vector<VkPipelineExecutableStatisticKHR> stats(n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+        get_stats(device_, &ei, &n, stats.data());
+        for (const VkPipelineExecutableStatisticKHR& st : stats) {
+            line += std::string(" | ") + st.name + " = ";
+            switch (st.format) {
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: line += st.value.b32 ? "true" : "false"; break;
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: line += std::to_string(st.value.i64); break;
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: line += std::to_string(st.value.u64); break;
+            default: line += std::to_string(st.value.f64); break;
+            }
+        }
+    }
+    std::cerr << line << "\n";
 }
 
 void DeviceImpl::submit_and_wait(VkCommandBuffer cb, VkFence fence) {

@@ -159,6 +159,7 @@ public:
     std::vector<std::string> messages() const;
 
 private:
+    void print_pipeline_stats(VkPipeline pipeline, const std::string& shader, const detail::Defines& defines) const;
     void create_instance(bool validation);
     void select_and_create_device(const std::string& selector, bool force_portable);
 
@@ -169,6 +170,7 @@ private:
     VkQueue queue_ = VK_NULL_HANDLE;
     uint32_t queue_family_ = 0;
     bool coopmat_ = false;
+    bool pipeline_stats_ = false; // FIELDFLOW_PIPELINE_STATS=1: print each kernel's driver statistics
     DeviceInfo info_;
     VkPhysicalDeviceProperties properties_{};
     VkPhysicalDeviceMemoryProperties memory_{};

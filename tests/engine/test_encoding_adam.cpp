@@ -22,7 +22,7 @@ double state_difference(const TrainerState& a, const TrainerState& b) {
 TrainerState trained(const ModelConfig& config, TrainOptions o, GridAdam adam, bool eager, bool read_midway) {
     o.grid_adam = adam;
     o.lazy_dense_adam = !eager;
-    Trainer t(test::device(), config, o, test::synthetic_image(64, 48));
+    Trainer t(test::portable_device(), config, o, test::synthetic_image(64, 48));
     if (read_midway) {
         // A read settles every cell mid-run; training goes on from the settled state.
         t.train(o.steps / 2);
@@ -35,8 +35,12 @@ TrainerState trained(const ModelConfig& config, TrainOptions o, GridAdam adam, b
     return t.state();
 }
 
+// On the portable kernels everywhere: lazy == eager is a property of the optimizer, which both
+// kernel paths share. On the tensor-core path fp16 activations turn the rounding-level differences
+// of the atomics' order into ~0.16 after 400 steps of batch 16 (measured on the H100), with the
+// old and the new training kernel alike, which would hide what this test is for.
 void expect_lazy_equals_eager(const ModelConfig& config, const TrainOptions& o) {
-    size_t messages = test::device().validation_messages().size();
+    size_t messages = test::portable_device().validation_messages().size();
     const TrainerState eager = trained(config, o, GridAdam::dense, true, false);
     const TrainerState lazy = trained(config, o, GridAdam::dense, false, false);
     const TrainerState sparse = trained(config, o, GridAdam::sparse, false, false);
@@ -45,13 +49,14 @@ void expect_lazy_equals_eager(const ModelConfig& config, const TrainOptions& o) 
     // eager runs agree to rounding only (Training.SameSeedSameResult); the control, sparse Adam,
     // must be far further away, or the test could not tell the two forms apart.
     const double lazy_diff = state_difference(lazy, eager), read_diff = state_difference(lazy_read, eager);
-    EXPECT_LT(lazy_diff, test::tolerances().same_seed);
-    EXPECT_LT(read_diff, test::tolerances().same_seed);
+    EXPECT_LT(lazy_diff, test::portable_tolerances().same_seed);
+    EXPECT_LT(read_diff, test::portable_tolerances().same_seed);
     const double control = state_difference(sparse, eager);
-    const double margin = test::on_tensor_cores() ? 5 : 20;
+    const double margin = 20;
     EXPECT_GT(control, margin * std::max({lazy_diff, read_diff, 1e-5}))
         << "sparse " << control << " vs lazy " << lazy_diff << " / " << read_diff;
-    test::expect_validation_clean(messages);
+    EXPECT_EQ(test::portable_device().validation_messages().size(), messages)
+        << test::portable_device().validation_messages().back();
 }
 
 TrainOptions small_batches() {

@@ -55,6 +55,11 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                 for (const char* shared : {"0", "1"})
                     expect_valid("train_step.comp", c,
                                  {{"TILE", tile}, {"WEIGHTS_IN_SHARED", shared}, {"COOPMAT", coopmat}});
+    // The tensor-core step keeping its gradient sums in its partial row (wide MLPs) instead of
+    // registers (the default above).
+    for (const ModelConfig& c : configs())
+        expect_valid("train_step.comp", c,
+                     {{"TILE", "64"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"}, {"CM_GRADS_IN_REGISTERS", "0"}});
     // A 16-bit training target (deep sources) and the tests' explicit samples, on both paths.
     for (const char* coopmat : {"0", "1"}) {
         expect_valid("train_step.comp", configs()[0],

@@ -39,9 +39,18 @@ struct Tolerances {
     double resumed;   // a resumed run against the uninterrupted one
 };
 inline bool on_tensor_cores() { return device().kernel_path() == "coopmat"; }
+inline Tolerances portable_tolerances() { return {1e-4, 1e-4, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3}; }
 inline Tolerances tolerances() {
     if (on_tensor_cores()) return {3e-3, 1e-3, 0.1, 0.07, 0.3, 0.08, 1e-2, 5e-2};
-    return {1e-4, 1e-4, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3};
+    return portable_tolerances();
+}
+
+// The same device on the portable (fp32) kernels, for properties of the optimizer that do not
+// depend on the MLP's kernel path and that fp16 rounding would blur (see test_encoding_adam.cpp).
+inline Device& portable_device() {
+    if (!on_tensor_cores()) return device();
+    static Device d = Device::open("auto", DeviceOptions{.validation = true, .force_portable = true});
+    return d;
 }
 
 // Fails the current test if the validation layer reported anything since `since` messages.
