@@ -92,8 +92,8 @@ void cm_put_input(float x[IN_PAD]) {
 // Pre-activations of matrix l for the tile: X_l (slice l) times W_l^T.
 void cm_matmul_forward(int l) {
     const uint KB = IN_PAD_L(l) / 16, NB = OUT_PAD_L(l) / 16;
-    [[unroll]] for (uint nb = 0; nb < NB; ++nb) {
-        [[unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
+    [[dont_unroll]] for (uint nb = 0; nb < NB; ++nb) {
+        [[dont_unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
             CM_F acc = CM_F(0.0);
             [[unroll]] for (uint kb = 0; kb < KB; ++kb) {
                 CM_H a, b;
@@ -224,8 +224,8 @@ void cm_weight_gradients(int l) {
 // dLoss/d(input of matrix l) = delta W_l for the first in_blocks * 16 inputs, written over slice l
 // (fp16, still carrying CM_LOSS_SCALE). Slice l must no longer be needed (weight gradient taken).
 void cm_input_gradients(int l, uint in_blocks) {
-    [[unroll]] for (uint ib = 0; ib < in_blocks; ++ib) {
-        [[unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
+    [[dont_unroll]] for (uint ib = 0; ib < in_blocks; ++ib) {
+        [[dont_unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
             CM_F acc = CM_F(0.0);
             [[unroll]] for (uint ob = 0; ob < CM_OB(l); ++ob) {
                 CM_H a, b;
