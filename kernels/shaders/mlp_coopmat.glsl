@@ -62,13 +62,9 @@ shared float s_out[CM_WARPS * OUT_PAD * WOS];         // per subgroup: last matr
 #define CM_OUT(o) (gl_SubgroupID * (OUT_PAD * WOS) + uint(o) * WOS)
 
 #ifdef CM_TRAINING
-// Per invocation, d act / d z at each matrix's outputs, kept for the backward pass. Hidden ReLU
-// layers keep one bit per unit (z > 0) instead of a float: at width 64 the float arrays alone
-// were 3 x 64 registers per invocation, which spilled and cut occupancy.
-#define CM_RELU_MASKS (HIDDEN_ACT == ACT_RELU)
-#if CM_RELU_MASKS
-uint cm_relu_mask[LAYERS][(HIDDEN + 31) / 32];
-#else
+// Per invocation, d act / d z at each matrix's outputs, kept for the backward pass (hidden ReLU
+// layers need none: see CM_FUSED_RELU).
+#if HIDDEN_ACT != ACT_RELU
 float cm_dact_hidden[LAYERS][HIDDEN];
 #endif
 float cm_dact_out[OUT_PAD];
@@ -89,18 +85,29 @@ void cm_put_input(float x[IN_PAD]) {
     [[unroll]] for (int i = 0; i < IN_PAD; ++i) s_slice[CM_SLICE(i) + CM_LANE] = float16_t(x[i]);
 }
 
-// Pre-activations of matrix l for the tile: X_l (slice l) times W_l^T.
+// Hidden ReLU layers take their bias and activation on the accumulator itself: the bias enters
+// as the accumulator's starting value (a load with stride 0 repeats the bias row in every row) and
+// ReLU, which does not depend on an element's position, is applied element by element. The
+// backward pass reads ReLU's derivative back from the stored output (y > 0 exactly where z > 0).
+// Other activations (and the last matrix) go through the per-sample path (cm_activate).
+#define CM_FUSED_RELU (HIDDEN_ACT == ACT_RELU)
+
+// Pre-activations of matrix l for the tile: X_l (slice l) times W_l^T (plus, fused, bias and ReLU).
 void cm_matmul_forward(int l) {
     const uint KB = IN_PAD_L(l) / 16, NB = OUT_PAD_L(l) / 16;
+    const bool fused = CM_FUSED_RELU && l < LAYERS;
     [[dont_unroll]] for (uint nb = 0; nb < NB; ++nb) {
         [[dont_unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
             CM_F acc = CM_F(0.0);
+            if (fused) coopMatLoadNV(acc, s_bias, l * max(HIDDEN, OUT_PAD) + nb * 16, 0, false);
             [[unroll]] for (uint kb = 0; kb < KB; ++kb) {
                 CM_H a, b;
                 coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + r0, WS, true);
                 coopMatLoadNV(b, s_w16, W_OFF(l) + nb * 16 * IN_PAD_L(l) + kb * 16, IN_PAD_L(l), true);
                 acc = coopMatMulAddNV(a, b, acc);
             }
+            if (fused)
+                for (int i = 0; i < acc.length(); ++i) acc[i] = max(acc[i], 0.0);
             if (l < LAYERS) coopMatStoreNV(CM_H(acc), s_slice, CM_SLICE(SLICE_COL(l + 1) + nb * 16) + r0, WS, true);
             else coopMatStoreNV(acc, s_out, CM_OUT(nb * 16) + r0, WOS, true);
         }
@@ -109,6 +116,7 @@ void cm_matmul_forward(int l) {
 
 // Bias + activation for this invocation's sample, in place (hidden) or into cm_out (last matrix).
 void cm_activate(int l) {
+    if (CM_FUSED_RELU && l < LAYERS) return; // done on the accumulator (cm_matmul_forward)
     const int kind = l == LAYERS ? OUTPUT_ACT : HIDDEN_ACT;
     [[unroll]] for (int o = 0; o < OUT_L(l); ++o) {
         const uint idx = CM_SLICE(SLICE_COL(l + 1) + o) + CM_LANE;
@@ -118,9 +126,7 @@ void cm_activate(int l) {
         float y = act_apply(kind, z);
 #ifdef CM_TRAINING
         if (l == LAYERS) cm_dact_out[o] = omega * act_derivative(kind, z, y);
-#if CM_RELU_MASKS
-        else if (z > 0.0) cm_relu_mask[l][o / 32] |= 1u << (o % 32);
-#else
+#if !CM_FUSED_RELU
         else cm_dact_hidden[l][o] = omega * act_derivative(kind, z, y);
 #endif
 #endif
@@ -132,10 +138,6 @@ void cm_activate(int l) {
 // The subgroup's inputs must be in slice 0 (cm_put_input). Leaves every layer's input in its slice
 // and this invocation's output in cm_out.
 void cm_forward() {
-#if defined(CM_TRAINING) && CM_RELU_MASKS
-    [[unroll]] for (int l = 0; l < LAYERS; ++l)
-        [[unroll]] for (int w = 0; w < (HIDDEN + 31) / 32; ++w) cm_relu_mask[l][w] = 0u;
-#endif
     subgroupBarrier();
     [[unroll]] for (int l = 0; l < MATRICES; ++l) {
         cm_matmul_forward(l);
@@ -223,7 +225,11 @@ void cm_weight_gradients(int l) {
 
 // dLoss/d(input of matrix l) = delta W_l for the first in_blocks * 16 inputs, written over slice l
 // (fp16, still carrying CM_LOSS_SCALE). Slice l must no longer be needed (weight gradient taken).
+// For a hidden ReLU input (l > 0, fused) the result is already the delta of matrix l - 1: ReLU's
+// derivative is read from the layer's output, the block about to be overwritten (same matrix type,
+// so element i of both is the same position).
 void cm_input_gradients(int l, uint in_blocks) {
+    const bool fused = CM_FUSED_RELU && l > 0;
     [[dont_unroll]] for (uint ib = 0; ib < in_blocks; ++ib) {
         [[dont_unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
             CM_F acc = CM_F(0.0);
@@ -233,7 +239,14 @@ void cm_input_gradients(int l, uint in_blocks) {
                 coopMatLoadNV(b, s_w16, W_OFF(l) + ob * 16 * IN_PAD_L(l) + ib * 16, IN_PAD_L(l), false); // W_l
                 acc = coopMatMulAddNV(a, b, acc);
             }
-            coopMatStoreNV(CM_H(acc), s_slice, CM_SLICE(SLICE_COL(l) + ib * 16) + r0, WS, true);
+            const uint at = CM_SLICE(SLICE_COL(l) + ib * 16) + r0;
+            CM_H dx = CM_H(acc);
+            if (fused) {
+                CM_H y;
+                coopMatLoadNV(y, s_slice, at, WS, true);
+                for (int i = 0; i < dx.length(); ++i) dx[i] = y[i] > float16_t(0.0) ? dx[i] : float16_t(0.0);
+            }
+            coopMatStoreNV(dx, s_slice, at, WS, true);
         }
     }
 }
@@ -248,18 +261,15 @@ void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
         subgroupBarrier(); // slice l is read by the weight gradient before it is overwritten
         cm_input_gradients(l, l > 0 ? uint(CM_IB(l)) : uint((ENC_GRAD_DIM + 15) / 16));
         subgroupBarrier();
+#if !CM_FUSED_RELU
         if (l > 0) {
             [[unroll]] for (int i = 0; i < HIDDEN; ++i) {
                 const uint idx = CM_SLICE(SLICE_COL(l) + i) + CM_LANE;
-#if CM_RELU_MASKS
-                const float d = (cm_relu_mask[l - 1][i / 32] & (1u << (i % 32))) != 0u ? OMEGA_L(l - 1) : 0.0;
-#else
-                const float d = cm_dact_hidden[l - 1][i];
-#endif
-                s_slice[idx] = float16_t(float(s_slice[idx]) * d);
+                s_slice[idx] = float16_t(float(s_slice[idx]) * cm_dact_hidden[l - 1][i]);
             }
             subgroupBarrier();
         }
+#endif
     }
     cm_grad_first = false;
     [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = float(s_slice[CM_SLICE(c) + CM_LANE]) * grad_scale;

@@ -117,10 +117,15 @@ void train_tile(uint tile, inout float loss) {
     const bool in_batch = s < pc.batch;
     vec2 uv = vec2(0.5);
     float target[OUT_PAD];
-    training_sample(in_batch ? s : 0u, uv, target);
-
     float x[IN_PAD];
+#ifdef ABLATE_INPUTS // no image or encoding reads: uv from the sample index
+    uv = vec2(float(s & 1023u), float(s >> 10)) / 1024.0;
+    [[unroll]] for (int o = 0; o < OUT_PAD; ++o) target[o] = 0.25;
+    [[unroll]] for (int i = 0; i < IN_PAD; ++i) x[i] = i < IN_DIM ? sin(uv.x * float(i + 1)) : 0.0;
+#else
+    training_sample(in_batch ? s : 0u, uv, target);
     encode(uv, x);
+#endif
     cm_put_input(x);
     cm_forward();
 

@@ -123,15 +123,16 @@ const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const 
     d.push_back({"WEIGHTS_IN_SHARED", tiling.weights_in_shared ? "1" : "0"});
     d.push_back({"COOPMAT", tiling.coopmat ? "1" : "0"});
     if (tiling.coopmat) {
-        // A subgroup's gradient sums stay in registers while they take at most 8 accumulator
-        // fragments (64 registers a lane: MLPs up to 32 wide); wider ones keep them in the
-        // subgroup's partial row. FIELDFLOW_TRAIN_GRADS=registers|memory overrides (measurements).
+        // A subgroup's gradient sums stay in registers while they take at most 24 accumulator
+        // fragments (192 registers a lane: the dense-grid MLPs up to 64 wide, 1,452 against 1,694
+        // us/step at width 64 and batch 2^20 on the H100); more keep them in the subgroup's
+        // partial row. FIELDFLOW_TRAIN_GRADS=registers|memory overrides (measurements).
         const uint32_t in_blocks = config.padded_input_width() / 16, hidden_blocks = config.hidden_width / 16,
                        out_blocks = config.padded_output_width() / 16;
         const uint32_t fragments = hidden_blocks * in_blocks +
                                    (config.hidden_layers - 1) * hidden_blocks * hidden_blocks +
                                    out_blocks * hidden_blocks;
-        bool registers = fragments <= 8;
+        bool registers = fragments <= 24;
         if (const char* env = std::getenv("FIELDFLOW_TRAIN_GRADS"); env && *env) {
             const std::string v = env;
             if (v != "registers" && v != "memory")
@@ -151,8 +152,9 @@ const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const 
             if (part == "backward") d.push_back({"ABLATE_BACKWARD", "1"});
             else if (part == "encoding_backward") d.push_back({"ABLATE_ENCODING_BACKWARD", "1"});
             else if (part == "bias") d.push_back({"ABLATE_BIAS", "1"});
+            else if (part == "inputs") d.push_back({"ABLATE_INPUTS", "1"});
             else throw EngineError("FIELDFLOW_TRAIN_ABLATE: unknown part '" + part +
-                                   "' (backward, encoding_backward, bias)");
+                                   "' (backward, encoding_backward, bias, inputs)");
         }
     }
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
