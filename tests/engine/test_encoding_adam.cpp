@@ -55,8 +55,7 @@ void expect_lazy_equals_eager(const ModelConfig& config, const TrainOptions& o) 
     const double margin = 20;
     EXPECT_GT(control, margin * std::max({lazy_diff, read_diff, 1e-5}))
         << "sparse " << control << " vs lazy " << lazy_diff << " / " << read_diff;
-    EXPECT_EQ(test::portable_device().validation_messages().size(), messages)
-        << test::portable_device().validation_messages().back();
+    test::expect_validation_clean(messages, test::portable_device());
 }
 
 TrainOptions small_batches() {

@@ -32,24 +32,25 @@ struct ResumeResult {
     Model straight, resumed;
 };
 
-ResumeResult resume_at(const ModelConfig& config, const TrainOptions& options, uint32_t k) {
+ResumeResult resume_at(const ModelConfig& config, const TrainOptions& options, uint32_t k,
+                       Device& device = test::device()) {
     const ImageData image = test::synthetic_image(40, 30);
     const ModelKind kind = config.encoding.kind == EncodingKind::coords ? ModelKind::siren : ModelKind::grid;
-    Trainer straight(test::device(), config, options, image);
+    Trainer straight(device, config, options, image);
     straight.train(options.steps);
 
-    Trainer first(test::device(), config, options, image);
+    Trainer first(device, config, options, image);
     first.train(k);
     const TrainerState state = through_checkpoint(first.state(), kind, image);
     EXPECT_EQ(state.step, k);
-    Trainer resumed(test::device(), config, options, image, &state);
+    Trainer resumed(device, config, options, image, &state);
     EXPECT_EQ(resumed.step(), k);
     resumed.train(options.steps - k);
     EXPECT_EQ(resumed.step(), options.steps);
     EXPECT_FALSE(resumed.diverged());
 
     // The control: the same weights at step k, but a fresh step count and fresh Adam moments.
-    Trainer restarted(test::device(), config, options, image, &state.model);
+    Trainer restarted(device, config, options, image, &state.model);
     restarted.train(options.steps - k);
 
     ResumeResult r;
@@ -61,21 +62,24 @@ ResumeResult resume_at(const ModelConfig& config, const TrainOptions& options, u
 }
 
 TEST(Resume, GridModelContinuesAsTheUninterruptedRun) {
-    size_t messages = test::device().validation_messages().size();
+    size_t messages = test::portable_device().validation_messages().size();
     TrainOptions o;
     o.batch = 512;
     o.steps = 80;
     o.seed = 11;
-    ResumeResult r = resume_at(test::default_config(10, 8), o, 33);
     // Grid gradients are summed by float atomics whose order varies between runs (see
     // Training.SameSeedSameResult), so the runs agree to rounding, not bit for bit; losing the
-    // step count and moments instead moves the weights by far more.
-    EXPECT_LT(r.resumed_vs_straight, test::tolerances().resumed);
-    const double margin = test::on_tensor_cores() ? 5 : 20;
+    // step count and moments instead moves the weights by far more. On the portable kernels on
+    // every device: what a resume must carry is the same for both kernel paths, and on the tensor
+    // cores fp16 activations grow the atomics' rounding to ~0.06 over these 80 steps (H100),
+    // past a tolerance that keeps the test sharp.
+    ResumeResult r = resume_at(test::default_config(10, 8), o, 33, test::portable_device());
+    EXPECT_LT(r.resumed_vs_straight, test::portable_tolerances().resumed);
+    const double margin = 20;
     EXPECT_GT(r.restarted_vs_straight, margin * std::max(r.resumed_vs_straight, 1e-5))
         << "the control run is too close: the test could not tell a resume from a restart ("
         << r.restarted_vs_straight << " vs " << r.resumed_vs_straight << ")";
-    test::expect_validation_clean(messages);
+    test::expect_validation_clean(messages, test::portable_device());
 }
 
 TEST(Resume, HashGridContinuesThroughItsCheckpointFile) {

@@ -54,8 +54,8 @@ inline Device& portable_device() {
 }
 
 // Fails the current test if the validation layer reported anything since `since` messages.
-inline void expect_validation_clean(size_t since = 0) {
-    std::vector<std::string> m = device().validation_messages();
+inline void expect_validation_clean(size_t since = 0, Device& on = device()) {
+    std::vector<std::string> m = on.validation_messages();
     EXPECT_EQ(m.size(), since) << (m.size() > since ? m[since] : std::string());
 }
 
