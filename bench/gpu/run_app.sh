@@ -81,9 +81,12 @@ if [[ " $PARTS " == *" jobs "* ]]; then
     out=/tmp/jobs/$size
     rm -rf "$out"
     start=$(date +%s%N)
-    timeout 240 $APP/bin/fieldflow run graphs/lake.yaml --no-cache --set input=$IMG/$size.png --set output=$out \
+    # No `timeout` wrapper: the peak below must be fieldflow's own (VmHWM of its pid).
+    $APP/bin/fieldflow run graphs/lake.yaml --no-cache --set input=$IMG/$size.png --set output=$out \
       > "$OUT/job-$size.log" 2>&1 &
     pid=$!
+    ( sleep 240 && kill -TERM $pid 2>/dev/null ) &
+    watchdog=$!
     peak=0
     while kill -0 $pid 2>/dev/null; do
       rss=$(awk '/VmHWM/ {print $2}' /proc/$pid/status 2>/dev/null || echo 0)
@@ -93,6 +96,7 @@ if [[ " $PARTS " == *" jobs "* ]]; then
       sleep 0.5
     done
     wait $pid; rc=$?
+    kill $watchdog 2>/dev/null
     wall_ms=$((($(date +%s%N) - start) / 1000000))
     printf 'job %s exit %d wall %d ms peak_rss %d MB peak_gpu %s MiB\n' "$size" $rc $wall_ms \
       $((peak / 1024)) "${gpumax:-?}" | tee -a "$OUT/summary.txt"
