@@ -9,6 +9,7 @@ set(FF_NEURAL_DIR ${CMAKE_CURRENT_LIST_DIR}/neural)
 add_library(ff_neural_support STATIC
   ${FF_NEURAL_DIR}/base64.cpp
   ${FF_NEURAL_DIR}/compare_table.cpp
+  ${FF_NEURAL_DIR}/cpu_budget.cpp
   ${FF_NEURAL_DIR}/device_cache.cpp
   ${FF_NEURAL_DIR}/model_input.cpp
   ${FF_NEURAL_DIR}/neural_images.cpp

@@ -1,5 +1,6 @@
 // Train: learn one image as a feature grid + MLP on the engine; output the model file bytes and
 // training statistics; optionally write snapshots, a CSV log and a loss/PSNR curve.
+#include "cpu_budget.hpp"
 #include "device_cache.hpp"
 #include "neural_images.hpp"
 #include "output_size.hpp"
@@ -405,6 +406,8 @@ void execute_train(Node& node) {
     TrainParams params = read_train_params(node);
     const fe::ImageData image = limited(image_data(node.image("image"), node), params.limit, node);
     fe::Device device = shared_device(device_selector(node, params.device));
+    if (std::optional<std::string> warning = fit_to_cpu(params, device.info().type, device.info().name))
+        node.log("warning: " + *warning);
     try {
         if (params.choice == ModelChoice::splats) {
             train_splats(node, params, image, device);

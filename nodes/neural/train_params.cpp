@@ -70,6 +70,11 @@ OpBuilder& declare_train_params(OpBuilder& op) {
                     activations, "activation of the RGB output")
         .param_int("steps", defaults.steps, 1, 100000000, "training steps")
         .param_int("batch", defaults.batch, 1, 1 << 22, "random pixels per step")
+        .param_int("cpu_steps", 0, 0, 100000000,
+                   "on a CPU Vulkan driver (lavapipe), train at most this many steps, at most "
+                   "cpu_batch pixels each, and say so; 0 = steps and batch as given on every device")
+        .param_int("cpu_batch", 2048, 1, 1 << 22, "on a CPU Vulkan driver with cpu_steps set: "
+                   "random pixels per step at most")
         .param_float("lr_mlp", float_default(defaults.lr_mlp), 1e-8, 10, "Adam learning rate of the MLP")
         .param_float("lr_grid", float_default(defaults.lr_grid), 1e-8, 10, "Adam learning rate of the feature grid")
         .param_float("lr_warmup", float_default(defaults.lr_warmup), 0, 1,
@@ -184,6 +189,8 @@ TrainParams read_train_params(const Node& node) {
     p.log_interval = uint32_t(node.integer("log_interval"));
     p.checkpoint_interval = uint32_t(node.integer("checkpoint_interval"));
     p.limit = uint64_t(node.integer("limit"));
+    p.cpu_steps = uint32_t(node.integer("cpu_steps"));
+    p.cpu_batch = uint32_t(node.integer("cpu_batch"));
     p.log = node.string("log");
     if (p.log.empty() && !p.snapshots.empty())
         p.log = (std::filesystem::path(p.snapshots) / "training_log.csv").string();

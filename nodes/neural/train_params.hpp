@@ -28,6 +28,8 @@ struct TrainParams {
     uint32_t log_interval = 0;              // log loss every N steps; 0 = none
     uint32_t checkpoint_interval = 5000;    // checkpoint every N steps (resume after an interrupt); 0 = off
     uint64_t limit = 0;                     // train on the first N pixels (whole rows); 0 = all
+    uint32_t cpu_steps = 0;                 // on a CPU driver at most this many steps; 0 = as given
+    uint32_t cpu_batch = 2048;              // ... and at most this batch (cpu_budget.hpp)
     std::string log;                        // CSV path, "" = <snapshots>/training_log.csv or none
 };
 

@@ -188,4 +188,22 @@ TEST_F(LakeFidelity, FloatExrGivesFloatExrsAndMetricsOnFloats) {
     EXPECT_NEAR(metrics["psnr_learned"].get<double>(), cv::PSNR(truth, learned, 1.0), 1e-4);
 }
 
+// The main job on a CPU Vulkan driver (these tests run on lavapipe, --device cpu): Train takes the
+// graph's CPU budget instead of the steps and batch it was given, says so, and the run records what
+// was trained; a budget of 0 trains the run as given, without a word.
+TEST_F(LakeFidelity, ACpuDriverTakesTheGraphsCpuBudgetAndSaysSo) {
+    const fs::path out = lake_on(small_, "budget.png",
+                                 " --set steps=40000 --set batch=16384 --set cpu_steps=7 --set cpu_batch=256");
+    ASSERT_FALSE(out.empty());
+    EXPECT_NE(last_run_.output.find("is a CPU Vulkan driver: training 7 steps at batch 256 instead of "
+                                    "40000 at 16384"), std::string::npos) << last_run_.output;
+    EXPECT_EQ(json::parse(read_bytes(out / "metrics.json"))["steps"], 7);
+
+    const fs::path as_given = lake_on(small_, "as_given.png", " --set steps=9 --set cpu_steps=0");
+    ASSERT_FALSE(as_given.empty());
+    EXPECT_EQ(last_run_.output.find("CPU Vulkan driver"), std::string::npos) << last_run_.output;
+    EXPECT_EQ(json::parse(read_bytes(as_given / "metrics.json"))["steps"], 9);
+}
+
+
 } // namespace

@@ -2,6 +2,7 @@
 // the training log, snapshot discovery, the feature-grid picture and Train's checkpoint files.
 #include "test_files.hpp"
 #include "base64.hpp"
+#include "cpu_budget.hpp"
 #include "neural_images.hpp"
 #include "output_size.hpp"
 #include "png_size.hpp"
@@ -35,6 +36,53 @@ using namespace ff::neural;
 namespace {
 
 fs::path fresh_folder(const std::string& name) { return ff::test::fresh_folder("ff_neural_parts", name); }
+
+// A CPU Vulkan driver takes the graph's CPU budget (cpu_steps, cpu_batch) and says so; a GPU, a
+// budget of 0 and a run already within it are left as given.
+TEST(CpuBudget, CapsStepsAndBatchOnlyOnACpuDriverAndSaysSo) {
+    TrainParams p;
+    p.options.steps = 40000;
+    p.options.batch = 16384;
+    p.cpu_steps = 2000;
+    p.cpu_batch = 2048;
+    TrainParams gpu = p;
+    EXPECT_FALSE(fit_to_cpu(gpu, "discrete", "NVIDIA H100"));
+    EXPECT_EQ(gpu.options.steps, 40000u);
+    TrainParams off = p;
+    off.cpu_steps = 0;
+    EXPECT_FALSE(fit_to_cpu(off, "cpu", "llvmpipe"));
+    EXPECT_EQ(off.options.batch, 16384u);
+    TrainParams within = p;
+    within.options.steps = 500;
+    within.options.batch = 1024;
+    EXPECT_FALSE(fit_to_cpu(within, "cpu", "llvmpipe"));
+    EXPECT_EQ(within.options.steps, 500u);
+
+    std::optional<std::string> said = fit_to_cpu(p, "cpu", "llvmpipe");
+    ASSERT_TRUE(said);
+    EXPECT_EQ(p.options.steps, 2000u);
+    EXPECT_EQ(p.options.batch, 2048u);
+    EXPECT_NE(said->find("'llvmpipe' is a CPU Vulkan driver: training 2000 steps at batch 2048 "
+                         "instead of 40000 at 16384 (160x the work"), std::string::npos) << *said;
+    EXPECT_NE(said->find("--set cpu_steps=0"), std::string::npos) << *said;
+}
+
+TEST(CpuBudget, SnapshotStepsPastTheNewEndAreLeftOutAndTheListStaysExplicit) {
+    TrainParams p;
+    p.options.steps = 40000;
+    p.options.batch = 1024;
+    p.cpu_steps = 100;
+    p.snapshot_steps = {0, 50, 100, 5000, 30000};
+    std::optional<std::string> said = fit_to_cpu(p, "cpu", "llvmpipe");
+    ASSERT_TRUE(said);
+    EXPECT_EQ(p.snapshot_steps, (std::vector<int64_t>{0, 50, 100}));
+    EXPECT_NE(said->find("snapshot steps past step 100 are left out"), std::string::npos) << *said;
+    TrainParams late = p;
+    late.options.steps = 40000;
+    late.snapshot_steps = {5000, 30000};
+    ASSERT_TRUE(fit_to_cpu(late, "cpu", "llvmpipe"));
+    EXPECT_EQ(late.snapshot_steps, (std::vector<int64_t>{100})); // empty would mean the default list
+}
 
 } // namespace
 

@@ -1,0 +1,20 @@
+// What a Train node trains on a CPU Vulkan driver (Mesa's lavapipe): the main job's defaults
+// (40,000 steps at batch 16,384) take over an hour there, and a short run loses to bilinear, so a
+// graph can give Train a budget for CPU drivers (params cpu_steps, cpu_batch) that it takes
+// instead, saying so.
+#pragma once
+
+#include "train_params.hpp"
+
+#include <optional>
+#include <string>
+
+namespace ff::neural {
+
+// Caps params' steps and batch at cpu_steps and cpu_batch when the device is a CPU driver
+// (device_type "cpu") and cpu_steps is set (> 0), dropping requested snapshot steps past the new
+// end. Returns the warning to log when anything changed, nullopt otherwise.
+std::optional<std::string> fit_to_cpu(TrainParams& params, const std::string& device_type,
+                                      const std::string& device_name);
+
+} // namespace ff::neural
