@@ -10,8 +10,9 @@ input=${1:-/usr/share/doc/opencv-doc/examples/data/leuvenA.jpg}
 output=${2:-out/lake}
 
 scripts/install-deps.sh
-cmake --preset default >/dev/null
-cmake --build --preset default -j "$(nproc)"
+# Only what running needs: the test suite and benchmarks are built by scripts/test.sh (same folder).
+cmake --preset app >/dev/null
+cmake --build --preset app -j "$(nproc)"
 
 # With a GPU the graph's defaults (40,000 steps at batch 16,384); on a CPU Vulkan driver (lavapipe)
 # Train takes the graph's CPU budget instead (2,000 steps at batch 2,048) and says so.
