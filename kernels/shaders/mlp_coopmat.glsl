@@ -53,7 +53,8 @@
 // Every shared array is a multiple of 16 bytes: cooperative-matrix loads and stores need 16-byte
 // aligned addresses, and the driver places the arrays one after another.
 shared float16_t s_w16[MLP_PARAMS];                  // fp16 copy of the weights
-shared float s_bias[MATRICES * max(HIDDEN, OUT_PAD)]; // fp32 biases, matrix l's at l * max(HIDDEN, OUT_PAD)
+#define CM_BIAS_STRIDE max(HIDDEN, OUT_PAD)           // the widest matrix output
+shared float s_bias[MATRICES * CM_BIAS_STRIDE];      // fp32 biases, matrix l's at l * CM_BIAS_STRIDE
 shared float16_t s_slice[CM_WARPS * SLICE_COLS * WS]; // per subgroup: its tile's slices
 shared float s_out[CM_WARPS * OUT_PAD * WOS];         // per subgroup: last matrix's output, fp32
 
@@ -74,9 +75,8 @@ float cm_out[OUT_PAD];         // per invocation: the network output
 // Every invocation of the workgroup calls this, then passes a barrier().
 void cm_load_weights() {
     for (uint i = gl_LocalInvocationID.x; i < MLP_PARAMS; i += TILE) s_w16[i] = float16_t(mlp_params[i]);
-    const uint stride = max(HIDDEN, OUT_PAD);
-    for (uint i = gl_LocalInvocationID.x; i < MATRICES * stride; i += TILE) {
-        const uint l = i / stride, o = i % stride;
+    for (uint i = gl_LocalInvocationID.x; i < MATRICES * CM_BIAS_STRIDE; i += TILE) {
+        const uint l = i / CM_BIAS_STRIDE, o = i % CM_BIAS_STRIDE;
         s_bias[i] = o < OUT_PAD_L(l) ? mlp_params[B_OFF(l) + o] : 0.0;
     }
 }
@@ -99,7 +99,7 @@ void cm_matmul_forward(int l) {
     [[dont_unroll]] for (uint nb = 0; nb < NB; ++nb) {
         [[dont_unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
             CM_F acc = CM_F(0.0);
-            if (fused) coopMatLoadNV(acc, s_bias, l * max(HIDDEN, OUT_PAD) + nb * 16, 0, false);
+            if (fused) coopMatLoadNV(acc, s_bias, l * CM_BIAS_STRIDE + nb * 16, 0, false);
             [[unroll]] for (uint kb = 0; kb < KB; ++kb) {
                 CM_H a, b;
                 coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + r0, WS, true);
@@ -120,7 +120,7 @@ void cm_activate(int l) {
     const int kind = l == LAYERS ? OUTPUT_ACT : HIDDEN_ACT;
     [[unroll]] for (int o = 0; o < OUT_L(l); ++o) {
         const uint idx = CM_SLICE(SLICE_COL(l + 1) + o) + CM_LANE;
-        float z = s_bias[l * max(HIDDEN, OUT_PAD) + o] + (l < LAYERS ? float(s_slice[idx]) : s_out[CM_OUT(o) + CM_LANE]);
+        float z = s_bias[l * CM_BIAS_STRIDE + o] + (l < LAYERS ? float(s_slice[idx]) : s_out[CM_OUT(o) + CM_LANE]);
         const float omega = OMEGA_L(l);
         z *= omega;
         float y = act_apply(kind, z);
@@ -156,7 +156,7 @@ void cm_forward() {
 #define CM_FRAG_OFF(l) ((l) == 0 ? 0 : (HIDDEN / 16) * (IN_PAD / 16) + ((l) - 1) * (HIDDEN / 16) * (HIDDEN / 16))
 #define CM_FRAGS (CM_FRAG_OFF(LAYERS) + CM_OB(LAYERS) * CM_IB(LAYERS))
 // Bias sums: invocation i keeps outputs i, i + 32, ... of every matrix.
-#define CM_BIAS_SLOTS ((max(HIDDEN, OUT_PAD) + WT - 1) / WT)
+#define CM_BIAS_SLOTS ((CM_BIAS_STRIDE + WT - 1) / WT)
 
 #ifndef CM_GRADS_IN_REGISTERS
 #define CM_GRADS_IN_REGISTERS 1

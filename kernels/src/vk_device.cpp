@@ -591,20 +591,16 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
     // shared memory, ...: VK_KHR_pipeline_executable_properties), for tuning the kernels.
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
-    if (const char* env = std::getenv("FIELDFLOW_PIPELINE_STATS"); env && std::string(env) == "1") {
-        uint32_t n = 0;
-        vkEnumerateDeviceExtensionProperties(physical_, nullptr, &n, nullptr);
-        std::vector<VkExtensionProperties> available(n);
-        vkEnumerateDeviceExtensionProperties(physical_, nullptr, &n, available.data());
-        for (const VkExtensionProperties& e : available)
-            if (std::string(e.extensionName) == VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) {
-                exts.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
-                pe.pipelineExecutableInfo = VK_TRUE;
-                pe.pNext = f2.pNext;
-                f2.pNext = &pe;
-                pipeline_stats_ = true;
-            }
-        if (!pipeline_stats_) std::cerr << "fieldflow engine: FIELDFLOW_PIPELINE_STATS: the device has no pipeline statistics\n";
+    if (env_flag("FIELDFLOW_PIPELINE_STATS")) {
+        pipeline_stats_ = has_extension(physical_, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+        if (pipeline_stats_) {
+            exts.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+            pe.pipelineExecutableInfo = VK_TRUE;
+            pe.pNext = f2.pNext;
+            f2.pNext = &pe;
+        } else {
+            std::cerr << "fieldflow engine: FIELDFLOW_PIPELINE_STATS: the device has no pipeline statistics\n";
+        }
     }
     VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     di.pNext = &f2;
