@@ -1,4 +1,5 @@
 #include <fieldflow/host/cache.hpp>
+#include <fieldflow/host/param_conditions.hpp>
 
 #include <cstring>
 
@@ -39,10 +40,16 @@ Hash128 node_key(const PlannedNode& node, const InputKeys& inputs) {
     const OpInfo& op = *node.op;
     Hasher h;
     // v2: params that only set a cadence are left out, side-output paths count only as set/unset.
-    h.text("fieldflow node key v2");
+    // v3: params that do not apply to the node's values (applies_when) are left out.
+    h.text("fieldflow node key v3");
     h.text(op.name).u64(op.version).text(op.plugin_name).text(op.plugin_version);
+    const ParamLookup value_of = [&](std::string_view name) {
+        const ResolvedParam* p = node.param(name);
+        return p ? &p->value : nullptr;
+    };
     for (const ResolvedParam& p : node.params) {
         if (p.info->flags & FF_PARAM_NOT_IN_KEY) continue;
+        if (!param_applies(*p.info, value_of)) continue;
         if (p.info->flags & FF_PARAM_SIDE_OUTPUT) {
             const auto* path = std::get_if<std::string>(&p.value);
             h.text(p.info->name).text(path && !path->empty() ? "side output: set" : "side output: unset");

@@ -61,4 +61,17 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
     return out;
 }
 
+std::vector<std::string> split(const std::string& s, char separator) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (true) {
+        const size_t end = s.find(separator, start);
+        std::string part = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        if (!part.empty()) out.push_back(std::move(part));
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return out;
+}
+
 } // namespace fieldflow::host

@@ -1,5 +1,8 @@
 #include <fieldflow/host/plugin_loader.hpp>
 
+#include <fieldflow/host/names.hpp>
+#include <fieldflow/host/param_conditions.hpp>
+
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -25,19 +28,6 @@ constexpr size_t kParamV1 = FF_V1_SIZE(ff_param_decl, doc);
 #undef FF_V1_SIZE
 
 std::string str(const char* s) { return s ? std::string(s) : std::string(); }
-
-std::vector<std::string> split(const std::string& s, char sep) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (true) {
-        size_t end = s.find(sep, start);
-        std::string part = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
-        if (!part.empty()) out.push_back(part);
-        if (end == std::string::npos) break;
-        start = end + 1;
-    }
-    return out;
-}
 
 // Arrays of declarations are laid out with the plugin's struct size, which may be larger than
 // ours: step by the first element's struct_size.
@@ -78,8 +68,10 @@ std::string read_ports(const ff_port_decl* decls, uint32_t count, const char* wh
     return {};
 }
 
-// ff_param_decl.flags (ABI 1.2) counts only where the plugin says 1.2 and its decls are that large.
+// ff_param_decl.flags (ABI 1.2) counts only where the plugin says 1.2 and its decls are that large;
+// applies_when (ABI 1.3) likewise.
 constexpr size_t kParamV2 = offsetof(ff_param_decl, flags) + sizeof(uint32_t);
+constexpr size_t kParamV3 = offsetof(ff_param_decl, applies_when) + sizeof(const char*);
 constexpr uint32_t kParamFlagsKnown =
     FF_PARAM_NOT_IN_KEY | FF_PARAM_SIDE_OUTPUT | FF_PARAM_READS_FILE | FF_PARAM_WRITES_FILE;
 
@@ -114,6 +106,9 @@ std::string read_params(const ff_param_decl* decls, uint32_t count, uint32_t abi
             for (const std::string& choice : split(str(d->choices), '|')) p.choices.push_back(choice);
             if (p.choices.empty()) return "enum param '" + p.name + "' has no choices";
         }
+        if (abi_minor >= 3 && d->struct_size >= kParamV3)
+            if (std::string e = parse_applies_when(p.name, str(d->applies_when), out, p.applies_when); !e.empty())
+                return e;
         if (d->default_value) {
             p.default_text = d->default_value;
             ParamText text;

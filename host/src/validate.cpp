@@ -1,5 +1,6 @@
 #include <fieldflow/host/host_api.hpp>
 #include <fieldflow/host/names.hpp>
+#include <fieldflow/host/param_conditions.hpp>
 #include <fieldflow/host/validate.hpp>
 
 #include "file_path_checks.hpp"
@@ -89,6 +90,25 @@ bool resolve_params(const NodeAst& ast, const OpInfo& op, const Variables& vars,
         node.params.push_back({&info, std::move(*value), it->second->value_pos, false});
     }
     return ok;
+}
+
+// A param the graph sets, to other than its default, where it has no effect (applies_when): the
+// node runs, but the value the user chose is not used, which deserves a word.
+void warn_params_without_effect(const PlannedNode& node, const std::string& file,
+                                std::vector<Diagnostic>& warnings) {
+    const ParamLookup value_of = [&](std::string_view name) {
+        const ResolvedParam* p = node.param(name);
+        return p ? &p->value : nullptr;
+    };
+    for (const ResolvedParam& p : node.params) {
+        if (p.from_default || (p.info->default_value && *p.info->default_value == p.value)) continue;
+        const std::string why = failed_condition(*p.info, value_of);
+        if (why.empty()) continue;
+        warnings.push_back({file, p.pos,
+                            node_label(node.name) + ": param '" + p.info->name + "' has no effect here: it applies when " +
+                                applies_when_text(p.info->applies_when) + ", and " + why,
+                            true});
+    }
 }
 
 struct NodeIndex {
@@ -358,7 +378,10 @@ std::optional<Graph> validate_graph(const GraphAst& ast, const Variables& vars,
     if (!left.empty()) report_cycles(graph.nodes, diags);
 
     for (size_t i = 0; i < graph.nodes.size(); ++i)
-        if (node_ok[i]) run_op_validate(graph.nodes[i], diags);
+        if (node_ok[i]) {
+            run_op_validate(graph.nodes[i], diags);
+            warn_params_without_effect(graph.nodes[i], diags.file(), graph.warnings);
+        }
     check_file_paths(graph, diags);
 
     if (diags.size() != errors_before) return std::nullopt;

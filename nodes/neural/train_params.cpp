@@ -31,63 +31,86 @@ OpBuilder& declare_train_params(OpBuilder& op) {
     return op
         .param_enum("model", std::string("grid"), "grid|siren|splats",
                     "representation: 'grid' (feature grid + MLP), 'siren' (sine MLP on the "
-                    "coordinates, hidden_width x hidden_layers, omega, lr_siren; the grid, encoding, "
-                    "activation and lr_mlp/lr_grid params do not apply) or 'splats' (2D Gaussian "
-                    "splats, count `splats`)")
+                    "coordinates, hidden_width x hidden_layers) or 'splats' (2D Gaussian splats); "
+                    "`fieldflow nodes Train model=siren` lists the params that apply to one")
         .param_float("omega", 30.0, 0.1, 1000,
-                     "model: siren: frequency factor of the sine layers, sin(omega (W x + b))")
-        .param_float("lr_siren", 1e-3, 1e-8, 10, "model: siren: Adam learning rate")
-        .param_int("splats", 10000, 1, 1 << 24, "model: splats: number of Gaussians")
+                     "frequency factor of the sine layers, sin(omega (W x + b))")
+        .applies_when("model=siren")
+        .param_float("lr_siren", 1e-3, 1e-8, 10, "Adam learning rate")
+        .applies_when("model=siren")
+        .param_int("splats", 10000, 1, 1 << 24, "number of Gaussians")
+        .applies_when("model=splats")
         .param_enum("encoding", std::string("dense"), "dense|hash",
-                    "model: grid: 'dense' (a feature grid of `grid` cells, `grid_channels` each, "
-                    "plus `subcell` and `fourier_octaves` terms) or 'hash' (Instant-NGP's "
-                    "multiresolution hash grid: the hash_* params)")
+                    "'dense' (a feature grid of `grid` cells, `grid_channels` each, plus `subcell` "
+                    "and `fourier_octaves` terms) or 'hash' (Instant-NGP's multiresolution hash "
+                    "grid: the hash_* params)")
+        .applies_when("model=grid")
         .param_string("grid", std::string("auto"),
-                      "encoding: dense: feature grid size: 'auto' (image size / 4, as "
-                      "BilinearBaseline) or 'WxH'")
+                      "feature grid size: 'auto' (image size / 4, as BilinearBaseline) or 'WxH'")
+        .applies_when("model=grid, encoding=dense")
         .param_int("hash_levels", model.encoding.hash.levels, 1, 32,
-                   "encoding: hash: resolution levels (levels x hash_features MLP inputs, at most 64)")
+                   "resolution levels (levels x hash_features MLP inputs, at most 64)")
+        .applies_when("model=grid, encoding=hash")
         .param_int("hash_features", model.encoding.hash.features, 1, 8,
-                   "encoding: hash: features per level: 1, 2, 4 or 8")
+                   "features per level: 1, 2, 4 or 8")
+        .applies_when("model=grid, encoding=hash")
         .param_int("hash_log2_table_size", model.encoding.hash.log2_table_size, 10, 24,
-                   "encoding: hash: rows per level at most 2^N (a coarse level that fits is "
-                   "indexed densely, a finer one hashed)")
+                   "rows per level at most 2^N (a coarse level that fits is indexed densely, a "
+                   "finer one hashed)")
+        .applies_when("model=grid, encoding=hash")
         .param_int("hash_base_resolution", model.encoding.hash.base_resolution, 2, 65536,
-                   "encoding: hash: cells per side of the coarsest level")
+                   "cells per side of the coarsest level")
+        .applies_when("model=grid, encoding=hash")
         .param_float("hash_per_level_scale", float_default(model.encoding.hash.per_level_scale), 1, 4,
-                     "encoding: hash: resolution growth from one level to the next")
-        .param_int("grid_channels", model.grid_channels, 1, 16, "encoding: dense: features per grid cell")
+                     "resolution growth from one level to the next")
+        .applies_when("model=grid, encoding=hash")
+        .param_int("grid_channels", model.grid_channels, 1, 16, "features per grid cell")
+        .applies_when("model=grid, encoding=dense")
         .param_bool("subcell", model.encoding.subcell,
-                    "encoding: dense: add sinusoids of the position inside a grid cell (2 inputs)")
+                    "add sinusoids of the position inside a grid cell (2 inputs)")
+        .applies_when("model=grid, encoding=dense")
         .param_int("fourier_octaves", model.encoding.fourier_octaves, 0, 8,
-                   "encoding: dense: global Fourier feature octaves per axis (each a sin/cos pair "
-                   "per axis)")
+                   "global Fourier feature octaves per axis (each a sin/cos pair per axis)")
+        .applies_when("model=grid, encoding=dense")
         .param_int("hidden_width", model.hidden_width, 16, 128, "MLP hidden width: 16, 32, 64 or 128")
+        .applies_when("model=grid|siren")
         .param_int("hidden_layers", model.hidden_layers, 1, 8, "MLP hidden layers")
+        .applies_when("model=grid|siren")
         .param_enum("hidden_activation", std::string(fe::activation_name(model.hidden_activation)),
-                    activations, "activation after each hidden layer")
+                    activations, "activation after each hidden layer (a SIREN's are sines)")
+        .applies_when("model=grid")
         .param_enum("output_activation", std::string(fe::activation_name(model.output_activation)),
                     activations, "activation of the RGB output")
+        .applies_when("model=grid")
         .param_int("steps", defaults.steps, 1, 100000000, "training steps")
         .param_int("batch", defaults.batch, 1, 1 << 22, "random pixels per step")
+        .applies_when("model=grid|siren")
         .param_int("cpu_steps", 0, 0, 100000000,
                    "on a CPU Vulkan driver (lavapipe), train at most this many steps, at most "
                    "cpu_batch pixels each, and say so; 0 = steps and batch as given on every device")
         .param_int("cpu_batch", 2048, 1, 1 << 22, "on a CPU Vulkan driver with cpu_steps set: "
                    "random pixels per step at most")
+        .applies_when("model=grid|siren")
         .param_float("lr_mlp", float_default(defaults.lr_mlp), 1e-8, 10, "Adam learning rate of the MLP")
-        .param_float("lr_grid", float_default(defaults.lr_grid), 1e-8, 10, "Adam learning rate of the feature grid")
+        .applies_when("model=grid")
+        .param_float("lr_grid", float_default(defaults.lr_grid), 1e-8, 10,
+                     "Adam learning rate of the encoding (feature grid or hash tables)")
+        .applies_when("model=grid")
         .param_float("lr_warmup", float_default(defaults.lr_warmup), 0, 1,
-                     "both learning rates ramp up linearly over this fraction of the steps")
+                     "the learning rates ramp up linearly over this fraction of the steps")
+        .applies_when("model=grid|siren")
         .param_float("lr_decay_start", float_default(defaults.lr_decay_start), 0, 1,
-                     "both learning rates hold until this fraction of the steps, then decay "
+                     "the learning rates hold until this fraction of the steps, then decay "
                      "exponentially")
+        .applies_when("model=grid|siren")
         .param_float("lr_final_scale", float_default(defaults.lr_final_scale), 1e-6, 1,
                      "learning rates at the last step, as a fraction of their starting values")
+        .applies_when("model=grid|siren")
         .param_enum("grid_adam", defaults.grid_adam == fe::GridAdam::dense ? "dense" : "sparse",
                     "dense|sparse",
-                    "grid cells not sampled in a step: 'dense' steps them with a zero gradient "
+                    "encoding cells not sampled in a step: 'dense' steps them with a zero gradient "
                     "(momentum decays), 'sparse' leaves them and their moments untouched")
+        .applies_when("model=grid")
         .param_int("seed", int64_t(defaults.seed), 0, INT64_MAX,
                    "seed of the initial weights and of the pixel sampling")
         .param_string("device", std::string(""),
@@ -98,18 +121,23 @@ OpBuilder& declare_train_params(OpBuilder& op) {
                       "checkpoint keeps its own); empty = none. Where they go is not part of the "
                       "cache key: a cached result writes the same files here")
         .param_flags(FF_PARAM_SIDE_OUTPUT)
+        .applies_when("model=grid|siren")
         .param_int_list("snapshot_steps", std::string("[]"), 0, 100000000,
                         "steps to snapshot (0 = before training); empty = 1, 10, 100, ..., last")
+        .applies_when("model=grid|siren")
         .param_int("snapshot_size", 1024, 0, 65536,
                    "longest side of the snapshot images in pixels: the prediction is rendered at "
                    "that size (the image's aspect ratio), the feature grid scaled down to it; "
                    "0 = full size. Bounds the time and disk each snapshot costs on large images")
+        .applies_when("model=grid|siren")
         .param_int("eval_interval", 1000, 0, 100000000,
                    "measure full-image PSNR every N steps (also at snapshots and the end); 0 = "
                    "only there")
+        .applies_when("model=grid|siren")
         .param_int("log_interval", 0, 0, 100000000,
                    "log the training loss every N steps; 0 = none (progress only)")
         .param_flags(FF_PARAM_NOT_IN_KEY)
+        .applies_when("model=grid|siren")
         .param_int("checkpoint_interval", 5000, 0, 100000000,
                    "save the training state every N steps (and when interrupted) in the node's "
                    "state folder in the disk cache, so an interrupted run of the same work resumes "
@@ -121,7 +149,8 @@ OpBuilder& declare_train_params(OpBuilder& op) {
         .param_string("log", std::string(""),
                       "training log CSV path (a loss/PSNR curve .png is written beside it); empty "
                       "= <snapshots>/training_log.csv when snapshots is set")
-        .param_flags(FF_PARAM_SIDE_OUTPUT | FF_PARAM_WRITES_FILE);
+        .param_flags(FF_PARAM_SIDE_OUTPUT | FF_PARAM_WRITES_FILE)
+        .applies_when("model=grid|siren");
 }
 
 fe::Activation activation_from_name(const std::string& name) {

@@ -100,6 +100,12 @@ OpBuilder& OpBuilder::param_flags(uint32_t flags) {
     return *this;
 }
 
+OpBuilder& OpBuilder::applies_when(std::string condition) {
+    if (params_.empty()) throw std::logic_error("applies_when() before any param");
+    params_.back().applies_when = strings_->emplace_back(std::move(condition)).c_str();
+    return *this;
+}
+
 OpBuilder& OpBuilder::param_int(std::string name, std::optional<int64_t> def, int64_t min,
                                 int64_t max, std::string doc) {
     std::optional<std::string> text;

@@ -76,6 +76,20 @@ TEST(CacheKeys, CadenceParamsAreLeftOutAndSideOutputPathsCountOnlyAsSetOrUnset) 
     EXPECT_NE(key(""), key("value: 0.25"));
 }
 
+// A param that does not apply to the node's values (applies_when) is left out of the key: it
+// cannot change the result. Where it applies, it counts like any other.
+TEST(CacheKeys, ParamsThatDoNotApplyAreLeftOut) {
+    OpRegistry registry = test::test_registry();
+    auto key = [&](const std::string& params) {
+        Graph g = test::valid_graph("fieldflow: 1\nnodes:\n  c: {op: Constant, params: {" + params + "}}\n",
+                                    registry);
+        return node_key(g.nodes[0], {});
+    };
+    EXPECT_EQ(key("mode: flat"), key("mode: flat, ramp_start: 0.25"));
+    EXPECT_NE(key("mode: ramp"), key("mode: ramp, ramp_start: 0.25"));
+    EXPECT_NE(key("mode: flat"), key("mode: ramp"));
+}
+
 // A run with a fresh memory cache (as a new process would have) and the given disk cache, its
 // log captured in `log_text`.
 struct Runner {

@@ -299,6 +299,22 @@ TEST(Cli, NodesListsAndDescribesOps) {
     EXPECT_TRUE(contains(one.text, "  width            int [1, 4096], default 4\n")) << one.text;
     EXPECT_TRUE(contains(one.text, "  mode             enum flat|ramp, default flat\n"));
     EXPECT_TRUE(contains(one.text, "  image            image    the image\n"));
+    // Params grouped by when they apply, or only those that apply to given values.
+    EXPECT_TRUE(contains(one.text, "\nparams when mode=ramp:\n  ramp_start       float [-1000, 1000], default 0\n"))
+        << one.text;
+    Output flat = fieldflow("nodes Constant mode=flat " + kPlugin);
+    EXPECT_EQ(flat.code, 0) << flat.text;
+    EXPECT_TRUE(contains(flat.text, "\nparams that apply with mode=flat:\n")) << flat.text;
+    EXPECT_FALSE(contains(flat.text, "\n  ramp_start ")) << flat.text;
+    EXPECT_TRUE(contains(flat.text, "(1 more that do not apply here: `fieldflow nodes Constant` lists all)"));
+    EXPECT_TRUE(contains(fieldflow("nodes Constant mode=ramp " + kPlugin).text, "  ramp_start "));
+    Output typo = fieldflow("nodes Constant mood=flat " + kPlugin);
+    EXPECT_EQ(typo.code, 2);
+    EXPECT_TRUE(contains(typo.text, "'mood=flat' is not PARAM=VALUE for a param of Constant (did you mean 'mode'?)"))
+        << typo.text;
+    Output bad_value = fieldflow("nodes Constant mode=wavy " + kPlugin);
+    EXPECT_EQ(bad_value.code, 2);
+    EXPECT_TRUE(contains(bad_value.text, "param 'mode' must be one of flat, ramp; got 'wavy'")) << bad_value.text;
     Output fit = fieldflow("nodes Fit " + kPlugin);
     EXPECT_TRUE(contains(fit.text, "  steps            int [1, 1000000], required\n")) << fit.text;
     EXPECT_TRUE(contains(fit.text, "caching: results kept in the disk cache"));

@@ -110,8 +110,8 @@ ff_status noop(const ff_host_api*, ff_context*, void*) { return FF_OK; }
 TEST(PluginLoader, ReadsLargerStructsFromNewerMinorVersions) {
     PortV2 outs[2] = {{{sizeof(PortV2), "a", "image", "first", 0}, 7},
                       {{sizeof(PortV2), "b", "json", "second", 0}, 8}};
-    ParamV2 params[2] = {{{sizeof(ParamV2), "n", FF_PARAM_INT, "3", 0, 9, nullptr, "n"}, 1},
-                         {{sizeof(ParamV2), "m", FF_PARAM_ENUM, "y", 0, -1, "x|y", "m"}, 2}};
+    ParamV2 params[2] = {{{sizeof(ParamV2), "n", FF_PARAM_INT, "3", 0, 9, nullptr, "n", 0, nullptr}, 1},
+                         {{sizeof(ParamV2), "m", FF_PARAM_ENUM, "y", 0, -1, "x|y", "m", 0, nullptr}, 2}};
     ff_op_decl op{};
     op.struct_size = sizeof(ff_op_decl);
     op.name = "Future";
@@ -151,8 +151,8 @@ TEST(PluginLoader, PluginsOfAnOlderMinorVersionStillLoad) {
 }
 
 TEST(PluginLoader, BadDeclarationsAreRefused) {
-    ff_param_decl bad_default{sizeof(ff_param_decl), "n", FF_PARAM_INT, "many", 0, 9, nullptr, ""};
-    ff_param_decl no_choices{sizeof(ff_param_decl), "e", FF_PARAM_ENUM, nullptr, 0, -1, "", ""};
+    ff_param_decl bad_default{sizeof(ff_param_decl), "n", FF_PARAM_INT, "many", 0, 9, nullptr, "", 0, nullptr};
+    ff_param_decl no_choices{sizeof(ff_param_decl), "e", FF_PARAM_ENUM, nullptr, 0, -1, "", "", 0, nullptr};
     ff_op_decl op{};
     op.struct_size = sizeof(ff_op_decl);
     op.name = "Bad";
@@ -166,6 +166,36 @@ TEST(PluginLoader, BadDeclarationsAreRefused) {
               "op 'Bad': param 'n': default 'many' must be an integer, got 'many'");
     op.params = &no_choices;
     EXPECT_EQ(read_plugin_info(&info, "bad.so", read), "op 'Bad': enum param 'e' has no choices");
+
+    // applies_when: conditions on an enum or bool declared before, with values it can take.
+    ff_param_decl governed[] = {
+        {sizeof(ff_param_decl), "model", FF_PARAM_ENUM, "a", 0, -1, "a|b", "", 0, nullptr},
+        {sizeof(ff_param_decl), "n", FF_PARAM_INT, "1", 0, 9, nullptr, "", 0, "model=b"},
+    };
+    op.params = governed;
+    op.param_count = 2;
+    EXPECT_EQ(read_plugin_info(&info, "bad.so", read), "");
+    ASSERT_EQ(read.back().params[1].applies_when.size(), 1u);
+    EXPECT_EQ(read.back().params[1].applies_when[0].values, std::vector<std::string>{"b"});
+    const std::pair<const char*, const char*> bad_conditions[] = {
+        {"model=c", "op 'Bad': param 'n': applies_when 'model=c': 'c' is not one of a|b"},
+        {"mode=a", "op 'Bad': param 'n': applies_when 'mode=a': 'mode' is not a param declared before 'n'"},
+        {"model", "op 'Bad': param 'n': applies_when 'model': 'model' is not PARAM=VALUE[|VALUE...]"},
+        {"model=a, model=b", "op 'Bad': param 'n': applies_when 'model=a, model=b': 'model' appears twice"},
+    };
+    for (const auto& [condition, message] : bad_conditions) {
+        governed[1].applies_when = condition;
+        EXPECT_EQ(read_plugin_info(&info, "bad.so", read), message);
+    }
+    governed[1].applies_when = "model=a";
+    governed[0].applies_when = "n=1"; // on a later param, and an int
+    EXPECT_EQ(read_plugin_info(&info, "bad.so", read),
+              "op 'Bad': param 'model': applies_when 'n=1': 'n' is not a param declared before 'model'");
+    governed[0].applies_when = nullptr;
+    info.abi_minor = 2; // a 1.2 plugin's decls end before applies_when: never read
+    governed[1].applies_when = "garbage";
+    EXPECT_EQ(read_plugin_info(&info, "bad.so", read), "");
+    info.abi_minor = FF_ABI_MINOR;
     op.params = nullptr;
     op.param_count = 0;
     op.execute = nullptr;

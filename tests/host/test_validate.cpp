@@ -71,6 +71,23 @@ TEST(Validate, OverwritingAnInputNeedsOverwriteTrue) {
                       registry);
 }
 
+TEST(Validate, AParamWithoutEffectIsAWarningAtItsPosition) {
+    // ramp_start applies when mode=ramp: set to other than its default with mode flat, the graph
+    // is valid but says so, FILE:LINE:COL at the value; at its default, or with mode ramp, nothing.
+    OpRegistry registry = test::test_registry();
+    Graph flat = test::valid_graph("fieldflow: 1\nnodes:\n  c:\n    op: Constant\n"
+                                   "    params: {mode: flat, ramp_start: 0.25}\n",
+                                   registry);
+    ASSERT_EQ(flat.warnings.size(), 1u);
+    EXPECT_EQ(flat.warnings[0].format(),
+              "test.yaml:5:38: warning: node 'c': param 'ramp_start' has no effect here: it applies when "
+              "mode=ramp, and mode is 'flat'");
+    EXPECT_TRUE(test::valid_graph("fieldflow: 1\nnodes:\n  c: {op: Constant, params: {ramp_start: 0}}\n",
+                                  registry).warnings.empty());
+    EXPECT_TRUE(test::valid_graph("fieldflow: 1\nnodes:\n  c: {op: Constant, params: {mode: ramp, ramp_start: 2}}\n",
+                                  registry).warnings.empty());
+}
+
 TEST(Validate, SelfReferenceIsACycle) {
     OpRegistry registry = test::test_registry();
     EXPECT_EQ(test::graph_errors("fieldflow: 1\nnodes:\n"

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -150,6 +151,70 @@ TEST_F(ModelCommands, LakeGraphLearnsWithTheHashEncoding) {
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find("param 'encoding' must be one of dense, hash; got 'hash_grid'"), std::string::npos)
         << r.output;
+}
+
+TEST_F(ModelCommands, TrainListsTheParamsOfEachModel) {
+    // `fieldflow nodes Train` groups the params by the model and encoding they apply to;
+    // with model=siren it lists only the SIREN's, with encoding=hash only the hash grid model's.
+    Result all = run(exe() + "nodes Train");
+    ASSERT_EQ(all.exit_code, 0) << all.output;
+    for (const char* group : {"\nparams when model=siren:\n  omega ", "\nparams when model=grid, encoding=hash:\n  hash_levels ",
+                              "\nparams when model=grid, encoding=dense:\n  grid ", "\nparams when model=splats:\n  splats "})
+        EXPECT_NE(all.output.find(group), std::string::npos) << group << "\n" << all.output;
+
+    Result siren = run(exe() + "nodes Train model=siren");
+    ASSERT_EQ(siren.exit_code, 0) << siren.output;
+    for (const char* name : {"omega", "lr_siren", "hidden_width", "steps", "batch", "snapshots"})
+        EXPECT_NE(siren.output.find("\n  " + std::string(name) + " "), std::string::npos) << name;
+    for (const char* name : {"lr_grid", "lr_mlp", "encoding", "grid", "hash_levels", "splats", "grid_adam"})
+        EXPECT_EQ(siren.output.find("\n  " + std::string(name) + " "), std::string::npos) << name << "\n" << siren.output;
+
+    Result hash = run(exe() + "nodes Train encoding=hash --json");
+    ASSERT_EQ(hash.exit_code, 0) << hash.output;
+    const json described = json::parse(hash.output);
+    std::vector<std::string> names;
+    for (const json& p : described["params"]) names.push_back(p["name"]);
+    for (const char* name : {"hash_levels", "lr_grid", "grid_adam", "hidden_activation"})
+        EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+    for (const char* name : {"grid", "grid_channels", "omega", "splats"})
+        EXPECT_EQ(std::find(names.begin(), names.end(), name), names.end()) << name;
+
+    // A graph that sets a param another model takes is valid, and told so where it says it.
+    const fs::path graph = folder_ / "omega_on_grid.yaml";
+    std::ofstream(graph) << "fieldflow: 1\nnodes:\n  image: {op: ReadImage, params: {path: " << quoted(input_)
+                         << "}}\n  train:\n    op: Train\n    inputs: {image: image}\n    params: {omega: 20}\n";
+    Result check = run(exe() + "check " + quoted(graph));
+    EXPECT_EQ(check.exit_code, 0) << check.output;
+    EXPECT_NE(check.output.find(graph.string() + ":7:21: warning: node 'train': param 'omega' has no effect here: "
+                                "it applies when model=siren, and model is 'grid'"),
+              std::string::npos)
+        << check.output;
+}
+
+TEST_F(ModelCommands, NoCacheKeepsNoResultsButStillCachesCompiledKernels) {
+    // --no-cache: no node result or training state is kept, but the kernels compiled for the run
+    // are (a kernel's key is its exact source), so the next run does not compile them again.
+    const fs::path cache = folder_ / "kernel_cache", out = folder_ / "lake_no_cache";
+    const std::string command = "FIELDFLOW_CACHE_DIR=" + quoted(cache) + " " + exe() +
+                                "run --device cpu --no-cache " FF_LAKE_GRAPH " --set input=" + quoted(input_) +
+                                " --set output=" + quoted(out) + " --set steps=20 --set batch=256";
+    Result r = run(command);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    size_t kernels = 0;
+    for (const auto& entry : fs::directory_iterator(cache / "spirv"))
+        kernels += entry.path().extension() == ".spv";
+    EXPECT_GT(kernels, 0u) << "no compiled kernel in " << (cache / "spirv");
+    EXPECT_FALSE(fs::exists(cache / "v1")) << "--no-cache wrote node results";
+    EXPECT_FALSE(fs::exists(cache / "state")) << "--no-cache wrote training state";
+
+    // The second run finds every kernel: nothing new is written.
+    const auto before = fs::last_write_time(cache / "spirv");
+    r = run(command);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    size_t again = 0;
+    for (const auto& entry : fs::directory_iterator(cache / "spirv")) again += entry.path().extension() == ".spv";
+    EXPECT_EQ(again, kernels);
+    EXPECT_EQ(fs::last_write_time(cache / "spirv"), before) << "the second run compiled kernels again";
 }
 
 TEST_F(ModelCommands, GpuImageNodesMatchTheirCpuPaths) {

@@ -52,9 +52,16 @@ int check_main(CommandLine& cl, const std::vector<std::string>&) {
         if (!graph) ++failed;
         if (json) {
             nlohmann::json entry = {{"file", path}, {"ok", graph.has_value()}, {"errors", errors_json(diags)}};
-            if (graph) entry["nodes"] = graph->nodes.size();
+            if (graph) {
+                entry["nodes"] = graph->nodes.size();
+                nlohmann::json warnings = nlohmann::json::array();
+                for (const Diagnostic& d : graph->warnings)
+                    warnings.push_back({{"line", d.pos.line}, {"column", d.pos.column}, {"message", d.message}});
+                entry["warnings"] = std::move(warnings);
+            }
             report["graphs"].push_back(std::move(entry));
         } else if (graph) {
+            print_warnings(*graph);
             std::printf("%s: ok (%zu node%s)\n", path.c_str(), graph->nodes.size(),
                         graph->nodes.size() == 1 ? "" : "s");
         } else {

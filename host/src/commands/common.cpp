@@ -150,6 +150,10 @@ void print_diagnostics(const Diagnostics& diags) {
     std::fprintf(stderr, "%zu error%s\n", diags.size(), diags.size() == 1 ? "" : "s");
 }
 
+void print_warnings(const Graph& graph) {
+    for (const Diagnostic& d : graph.warnings) std::fprintf(stderr, "%s\n", d.format().c_str());
+}
+
 std::optional<unsigned> parse_count(const std::string& text, long max) {
     const size_t digits = !text.empty() && text[0] == '-' ? 1 : 0;
     if (text.size() == digits || text.size() > 18 ||

@@ -97,6 +97,7 @@ std::optional<Graph> load_command_graph(const CommandLine& cl, OpRegistry& regis
     Diagnostics diags(path);
     auto graph = load_graph(path, sets, registry, diags);
     if (!graph) print_diagnostics(diags);
+    else print_warnings(*graph);
     return graph;
 }
 
@@ -133,6 +134,7 @@ int run_graph_command(const CommandLine& cl, const std::string& name, const std:
         print_diagnostics(diags);
         return kExitInvalid;
     }
+    print_warnings(*graph);
     ProgressBoard board(stderr, ProgressBoard::is_terminal(stderr), !options.quiet);
     RunLog log(board, options.quiet);
     RunOptions run;

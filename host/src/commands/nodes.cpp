@@ -3,12 +3,15 @@
 #include <fieldflow/host/command_support.hpp>
 #include <fieldflow/host/help_text.hpp>
 #include <fieldflow/host/names.hpp>
+#include <fieldflow/host/param_conditions.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 namespace fieldflow::host {
 namespace {
@@ -92,20 +95,68 @@ std::string param_kind_text(const ParamInfo& p) {
     return kind;
 }
 
-void describe_op(const OpInfo& op, size_t width) {
+// Param values given on the command line (`fieldflow nodes Train model=siren`): which of the op's
+// params apply is decided with these, the others at their defaults.
+using ParamChoices = std::map<std::string, ParamValue, std::less<>>;
+
+ParamLookup lookup(const OpInfo& op, const ParamChoices& chosen) {
+    return [&op, &chosen](std::string_view name) -> const ParamValue* {
+        if (auto it = chosen.find(name); it != chosen.end()) return &it->second;
+        const ParamInfo* p = op.find_param(name);
+        return p && p->default_value ? &*p->default_value : nullptr;
+    };
+}
+
+std::string param_text(const ParamInfo& p, size_t width) {
+    const std::string def = p.default_value ? "default " + p.default_text : "required";
+    std::string out = column_line(p.name, 19, param_kind_text(p) + ", " + def, width);
+    if (!p.doc.empty()) out += column_line("", 19, p.doc, width);
+    return out;
+}
+
+// Every param, grouped by when it applies (those that always do first); or, for chosen values,
+// only the params that apply to them.
+std::string params_text(const OpInfo& op, const std::optional<ParamChoices>& chosen, size_t width) {
+    if (op.params.empty()) return "\nparams:\n  (none)\n";
+    if (chosen) {
+        std::vector<std::string> given;
+        for (const auto& [name, value] : *chosen) given.push_back(name + "=" + canonical_text(value));
+        std::string out = "\nparams that apply with " + join(given) + ":\n";
+        size_t left_out = 0;
+        for (const ParamInfo& p : op.params) {
+            if (param_applies(p, lookup(op, *chosen))) out += param_text(p, width);
+            else ++left_out;
+        }
+        if (left_out > 0)
+            out += "  (" + std::to_string(left_out) + " more that do not apply here: `fieldflow nodes " + op.name +
+                   "` lists all)\n";
+        return out;
+    }
+    std::vector<std::string> groups = {""}; // by applies_when text, in order of first appearance
+    for (const ParamInfo& p : op.params) {
+        const std::string when = applies_when_text(p.applies_when);
+        if (std::find(groups.begin(), groups.end(), when) == groups.end()) groups.push_back(when);
+    }
+    std::string out;
+    for (const std::string& group : groups) {
+        std::string lines;
+        for (const ParamInfo& p : op.params)
+            if (applies_when_text(p.applies_when) == group) lines += param_text(p, width);
+        if (lines.empty()) continue;
+        out += group.empty() ? "\nparams:\n" : "\nparams when " + group + ":\n";
+        out += lines;
+    }
+    return out;
+}
+
+void describe_op(const OpInfo& op, const std::optional<ParamChoices>& chosen, size_t width) {
     std::string out = op.name + "  (category " + op.category + "; plugin " + op.plugin_name + " " +
                       op.plugin_version + "; op version " + std::to_string(op.version) + ")\n";
     out += "plugin file: " + origin(op) + "\n";
     if (!op.doc.empty()) out += "\n" + wrap_text(op.doc, width) + "\n";
     out += ports_text("inputs", op.inputs, width);
     out += ports_text("outputs", op.outputs, width);
-    out += "\nparams:\n";
-    if (op.params.empty()) out += "  (none)\n";
-    for (const ParamInfo& p : op.params) {
-        const std::string def = p.default_value ? "default " + p.default_text : "required";
-        out += column_line(p.name, 19, param_kind_text(p) + ", " + def, width);
-        if (!p.doc.empty()) out += column_line("", 19, p.doc, width);
-    }
+    out += params_text(op, chosen, width);
     out += "\ncaching: " + flags_text(op.flags) + "\n";
     std::fputs(out.c_str(), stdout);
 }
@@ -117,14 +168,16 @@ nlohmann::json ports_json(const std::vector<PortInfo>& ports) {
     return out;
 }
 
-nlohmann::json op_json(const OpInfo& op) {
+nlohmann::json op_json(const OpInfo& op, const std::optional<ParamChoices>& chosen = std::nullopt) {
     nlohmann::json params = nlohmann::json::array();
     for (const ParamInfo& p : op.params) {
+        if (chosen && !param_applies(p, lookup(op, *chosen))) continue;
         nlohmann::json param = {{"name", p.name}, {"kind", kind_name(p.kind)}, {"doc", p.doc},
                                 {"required", !p.default_value.has_value()}};
         if (p.default_value) param["default"] = p.default_text;
         if (p.kind == FF_PARAM_ENUM) param["choices"] = p.choices;
         if (p.has_range) param["range"] = {p.min, p.max};
+        if (!p.applies_when.empty()) param["applies_when"] = applies_when_text(p.applies_when);
         params.push_back(std::move(param));
     }
     return {{"name", op.name},       {"category", op.category},
@@ -137,11 +190,13 @@ nlohmann::json op_json(const OpInfo& op) {
 
 std::unique_ptr<CommandLine> nodes_table() {
     auto cl = std::make_unique<CommandLine>(
-        "nodes", "fieldflow nodes [OP] [--plugin FILE]... [--json]",
+        "nodes", "fieldflow nodes [OP [PARAM=VALUE]...] [--plugin FILE]... [--json]",
         "Lists the ops of the loaded plugins, grouped by category. With OP: its ports with types, "
-        "its params with kind, default, range, choices and docs. Exit code 2 when no plugin is "
-        "found (the folders searched are listed).");
+        "its params with kind, default, range, choices and docs, grouped by when they apply; with "
+        "PARAM=VALUE too (`fieldflow nodes Train model=siren`), only the params that apply to those "
+        "values. Exit code 2 when no plugin is found (the folders searched are listed).");
     add_positional(*cl, "op", "op to describe");
+    add_positional(*cl, "where", "PARAM=VALUE: list only the params that apply with these values", -1);
     add_plugin_option(*cl);
     add_json_option(*cl);
     return cl;
@@ -169,8 +224,31 @@ int nodes_main(CommandLine& cl, const std::vector<std::string>&) {
                      did_you_mean(name, registry.names()).c_str());
         return kExitInvalid;
     }
-    if (json) std::printf("%s\n", op_json(*op).dump(2).c_str());
-    else describe_op(*op, width);
+    std::optional<ParamChoices> chosen;
+    if (cl.values.count("where")) {
+        chosen.emplace();
+        for (const std::string& assignment : cl.values["where"].as<std::vector<std::string>>()) {
+            const size_t eq = assignment.find('=');
+            const ParamInfo* param = eq == std::string::npos ? nullptr : op->find_param(assignment.substr(0, eq));
+            if (!param) {
+                std::fprintf(stderr, "fieldflow nodes: error: '%s' is not PARAM=VALUE for a param of %s%s\n",
+                             assignment.c_str(), op->name.c_str(),
+                             eq == std::string::npos ? ""
+                                                     : did_you_mean(assignment.substr(0, eq), op->param_names()).c_str());
+                return kExitInvalid;
+            }
+            ParamText text;
+            text.scalar = assignment.substr(eq + 1);
+            ParamParse parsed = parse_param(*param, text);
+            if (!parsed.value) {
+                std::fprintf(stderr, "fieldflow nodes: error: param '%s' %s\n", param->name.c_str(), parsed.error.c_str());
+                return kExitInvalid;
+            }
+            (*chosen)[param->name] = std::move(*parsed.value);
+        }
+    }
+    if (json) std::printf("%s\n", op_json(*op, chosen).dump(2).c_str());
+    else describe_op(*op, chosen, width);
     return plugins_ok ? kExitOk : kExitInvalid;
 }
 

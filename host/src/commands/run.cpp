@@ -45,7 +45,7 @@ std::unique_ptr<CommandLine> run_table() {
         ("cache", po::value<std::string>()->value_name("DIR"),
          "disk cache folder (default: $FIELDFLOW_CACHE_DIR, $XDG_CACHE_HOME/fieldflow or "
          "~/.cache/fieldflow)")
-        ("no-cache", "do not read or write the disk cache")
+        ("no-cache", "do not read or write node results or training state in the disk cache (compiled kernels are still cached)")
         ("quiet,q", "print only warnings, errors and failures")
         ("dry-run,n", "validate and list the nodes in the order they would run; run nothing");
     add_json_option(*cl);
@@ -119,7 +119,10 @@ int run_main(CommandLine& cl, const std::vector<std::string>& args) {
         if (dir.empty()) log.warning("no cache folder (set FIELDFLOW_CACHE_DIR or HOME); disk cache off");
         else disk.emplace(dir);
     }
-    use_shader_cache(disk ? disk->dir() : "");
+    // --no-cache keeps no results or state; compiled kernels are still cached (in the default
+    // folder): a kernel's key is its exact preprocessed source, so it can never be stale, and
+    // recompiling them would add seconds to every such run.
+    use_shader_cache(disk ? disk->dir() : DiskCache::default_dir());
     RunOptions options;
     options.jobs = jobs;
     options.device = device;

@@ -155,6 +155,9 @@ public:
 
     // ff_param_flags (FF_PARAM_NOT_IN_KEY, FF_PARAM_SIDE_OUTPUT) of the param declared last.
     OpBuilder& param_flags(uint32_t flags);
+    // When the param declared last has an effect ("model=siren", "model=grid, encoding=hash"; see
+    // ff_param_decl.applies_when): conditions on enum or bool params declared before it.
+    OpBuilder& applies_when(std::string condition);
 
     OpBuilder& validate(ValidateFn fn);
     OpBuilder& execute(ExecuteFn fn);

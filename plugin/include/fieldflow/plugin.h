@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define FF_ABI_MAJOR 1u
-#define FF_ABI_MINOR 2u
+#define FF_ABI_MINOR 3u
 
 #if defined(_WIN32)
 #define FF_EXPORT __declspec(dllexport)
@@ -113,6 +113,13 @@ typedef struct ff_param_decl {
     /* ABI 1.2: ff_param_flags. Read only when struct_size covers it and the plugin's abi_minor is
      * 2 or more; otherwise FF_PARAM_IN_KEY. */
     uint32_t flags;
+    /* ABI 1.3: when the param has an effect, as conditions on ENUM or BOOL params of the same op
+     * declared before it, all of which must hold: "model=grid", "model=grid|siren",
+     * "model=grid, encoding=hash". NULL or "" (and any plugin older than 1.3): always. A param
+     * that does not apply is left out of the node's cache key, a graph that sets one to other than
+     * its default gets a warning at its FILE:LINE:COL, and `fieldflow nodes OP` lists params by
+     * when they apply. The host checks the text when it loads the plugin. */
+    const char* applies_when;
 } ff_param_decl;
 
 typedef struct ff_port_decl {

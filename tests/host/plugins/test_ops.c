@@ -13,8 +13,8 @@
 #define COUNT(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 #define PORT(n, t, d) {sizeof(ff_port_decl), n, t, d, 0}
 #define OPTIONAL_PORT(n, t, d) {sizeof(ff_port_decl), n, t, d, 1}
-#define PARAM(n, k, def, lo, hi, ch, d) {sizeof(ff_param_decl), n, k, def, lo, hi, ch, d, 0}
-#define PATH_PARAM(n, flags, d) {sizeof(ff_param_decl), n, FF_PARAM_STRING, NULL, 0, -1, NULL, d, flags}
+#define PARAM(n, k, def, lo, hi, ch, d) {sizeof(ff_param_decl), n, k, def, lo, hi, ch, d, 0, NULL}
+#define PATH_PARAM(n, flags, d) {sizeof(ff_param_decl), n, FF_PARAM_STRING, NULL, 0, -1, NULL, d, flags, NULL}
 #define EMPTY_IMAGE {sizeof(ff_image), 0, 0, 0, NULL, 0}
 
 /* How often each op executed, for the tests' "computed once" and caching checks. */
@@ -60,10 +60,15 @@ static ff_status constant_execute(const ff_host_api* host, ff_context* ctx, void
     float* px = host->output_image(ctx, "image", (uint32_t)w, (uint32_t)h, 3);
     if (!px) return FF_ERROR;
     int ramp = strcmp(mode, "ramp") == 0;
+    double start = 0; /* read only where it applies (mode ramp) */
+    if (ramp && !host->param_float(ctx, "ramp_start", &start)) {
+        host->set_error(ctx, "cannot read ramp_start");
+        return FF_ERROR;
+    }
     for (int64_t y = 0; y < h; ++y)
         for (int64_t x = 0; x < w; ++x)
             for (int c = 0; c < 3; ++c)
-                px[(y * w + x) * 3 + c] = (float)(ramp ? value * (double)x / (double)w : value);
+                px[(y * w + x) * 3 + c] = (float)(ramp ? start + (value - start) * (double)x / (double)w : value);
     return FF_OK;
 }
 
@@ -72,12 +77,14 @@ static const ff_param_decl constant_params[] = {
     PARAM("width", FF_PARAM_INT, "4", 1, 4096, NULL, "width in pixels"),
     PARAM("height", FF_PARAM_INT, "4", 1, 4096, NULL, "height in pixels"),
     PARAM("value", FF_PARAM_FLOAT, "0.5", -1000, 1000, NULL, "the value of every channel"),
-    PARAM("mode", FF_PARAM_ENUM, "flat", 0, -1, "flat|ramp", "flat, or a ramp from 0 to value"),
+    PARAM("mode", FF_PARAM_ENUM, "flat", 0, -1, "flat|ramp", "flat, or a ramp from ramp_start to value"),
+    {sizeof(ff_param_decl), "ramp_start", FF_PARAM_FLOAT, "0", -1000, 1000, NULL,
+     "where the ramp starts", 0, "mode=ramp"},
     /* Unused by execute; for the cache-key tests. */
     {sizeof(ff_param_decl), "log_every", FF_PARAM_INT, "0", 0, 1000000, NULL,
-     "a cadence: left out of the cache key", FF_PARAM_NOT_IN_KEY},
+     "a cadence: left out of the cache key", FF_PARAM_NOT_IN_KEY, NULL},
     {sizeof(ff_param_decl), "notes", FF_PARAM_STRING, "", 0, -1, NULL,
-     "a side-output folder: only set or unset is in the cache key", FF_PARAM_SIDE_OUTPUT},
+     "a side-output folder: only set or unset is in the cache key", FF_PARAM_SIDE_OUTPUT, NULL},
 };
 static const ff_op_decl constant_op = {
     sizeof(ff_op_decl), "Constant", "test", "An image filled with one value. Used by the tests.",

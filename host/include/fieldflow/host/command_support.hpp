@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fieldflow/host/diagnostics.hpp>
+#include <fieldflow/host/graph.hpp>
 #include <fieldflow/host/op_registry.hpp>
 #include <fieldflow/host/variables.hpp>
 
@@ -62,6 +63,8 @@ bool load_registry(OpRegistry& registry, const CommandLine& cl);
 std::optional<VarOverrides> set_values(const CommandLine& cl);
 
 void print_diagnostics(const Diagnostics& diags);
+// The graph's warnings (params without effect, ...), one FILE:LINE:COL line each, on stderr.
+void print_warnings(const Graph& graph);
 
 // A count option given as text (--jobs): a whole number from 1 to `max`, else nullopt. Read as
 // text because an unsigned option would take "-1" as 4294967295.

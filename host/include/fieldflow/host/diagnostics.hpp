@@ -17,7 +17,8 @@ struct Diagnostic {
     std::string file;
     SourcePos pos;
     std::string message;
-    std::string format() const; // "FILE:LINE:COL: error: MESSAGE"
+    bool warning = false;       // a warning does not stop the graph (Graph::warnings)
+    std::string format() const; // "FILE:LINE:COL: error: MESSAGE" (or "warning: ")
 };
 
 // Collects every error of one file, so that all of them are reported, not just the first.

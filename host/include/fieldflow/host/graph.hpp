@@ -42,6 +42,7 @@ struct Graph {
     std::string description;
     std::vector<PlannedNode> nodes;
     std::vector<size_t> order; // a dependency order (producers before consumers)
+    std::vector<Diagnostic> warnings; // found while loading; the graph runs all the same
 
     // Index of a node by name, or -1.
     long find(std::string_view name) const;

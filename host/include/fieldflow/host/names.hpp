@@ -22,4 +22,7 @@ std::string did_you_mean(std::string_view wanted, const std::vector<std::string>
 // "a, b, c"
 std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");
 
+// The non-empty parts of `s` between the separators: "a|b||c" -> a, b, c.
+std::vector<std::string> split(const std::string& s, char separator);
+
 } // namespace fieldflow::host

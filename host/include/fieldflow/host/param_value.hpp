@@ -27,6 +27,14 @@ struct ParamInfo {
     std::vector<std::string> choices; // ENUM
     std::string doc;
     uint32_t flags = FF_PARAM_IN_KEY; // ff_param_flags (ABI 1.2)
+    std::vector<struct ParamCondition> applies_when; // ABI 1.3: all must hold; empty = always
+};
+
+// One condition of ff_param_decl.applies_when: param `param` (an enum or a bool declared before
+// the one it governs) holds one of `values` ("true"/"false" for a bool).
+struct ParamCondition {
+    std::string param;
+    std::vector<std::string> values;
 };
 
 // A param as written: one scalar, a list of scalars, or nothing (`~`).
