@@ -30,7 +30,7 @@ ldd "$stage"/bin/fieldflow "$stage"/bin/plugins/*.so "$stage"/lib/*.so | awk '/=
   while read -r lib; do cp -L "$lib" "$stage/lib/"; done
 find "$stage/bin" "$stage/lib" -type f | xargs strip --strip-unneeded 2>/dev/null || true
 mkdir -p .appbundle
-tar -cf - -C "$stage" bin lib img | xz -9e -T2 > .appbundle/app.tar.xz.tmp
+tar -cf - -C "$stage" bin lib img | xz -9 -T2 > .appbundle/app.tar.xz.tmp
 mv .appbundle/app.tar.xz.tmp .appbundle/app.tar.xz
 grep -qxF '/.appbundle/' .gitignore 2>/dev/null || echo '/.appbundle/' >> .gitignore
 du -h .appbundle/app.tar.xz

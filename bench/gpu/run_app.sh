@@ -3,7 +3,11 @@
 # engine's tests and step benchmark where the bundle holds them. Results under $OUT.
 #   GL: the folder of Vulkan loader .debs (default .gl-app: the loader and glvnd, without the
 #   validation layers, so that the whole carry stays within 64 MiB)
-#   PARTS (any of "tests steps jobs"; default all), JOB_SIZES ("leuvenA 6000x4000 8192x8192")
+#   PARTS (any of "tests steps seeds quality jobs"; default "tests steps jobs"),
+#   JOB_SIZES ("leuvenA 6000x4000 8192x8192"), JOB_SETS (one job per entry, each a comma-separated
+#   list of extra `--set` assignments; "-" = the defaults; default "-"), JOB_REPEATS (1),
+#   STEP_IMAGES, STEP_ADAMS ("dense dense-lazy"), STEP_BATCHES, SEED_ADAMS ("dense sparse"),
+#   QUALITY_IMAGES ("6000x4000 8192x8192")
 #   bash bench/gpu/run_app.sh 2>&1 | tee $OUT/log
 set -u
 cd "$(dirname "$0")/../.."
@@ -57,9 +61,9 @@ if [[ " $PARTS " == *" tests "* ]] && [ -x $APP/bin/ff_engine_tests ]; then
   done
 fi
 if [[ " $PARTS " == *" steps "* ]]; then
-  # Per-step cost of dense Adam, eager (the default) and lazy, on leuvenA and the 8192x8192 mosaic.
+  # Per-step cost of the encoding's Adam forms on leuvenA and the 8192x8192 mosaic.
   for img in ${STEP_IMAGES:-leuvenA 8192x8192}; do
-    for adam in dense dense-lazy; do
+    for adam in ${STEP_ADAMS:-dense dense-lazy}; do
       for batch in ${STEP_BATCHES:-16384 1048576}; do
         echo "# steps $img $adam $batch" >> "$OUT/steps.jsonl"
         timeout 120 $APP/bin/ff-engine-bench --image $IMG/$img.ppm --grid-adam $adam --batch $batch \
@@ -74,16 +78,50 @@ for l in sys.stdin:
   done
   echo "steps done" | tee -a "$OUT/summary.txt"
 fi
+result_line() { # TAG: the engine benchmark's result event as one summary line
+  python3 -c "import sys, json
+for l in sys.stdin:
+    e = json.loads(l)
+    if e.get('event') == 'result': print('$1', e['psnr'], 'dB', e['us_per_step_gpu'], 'us/step')"
+}
+if [[ " $PARTS " == *" seeds "* ]]; then
+  # The lake configuration's quality over seeds 1-10 at 40,000 steps, per form of the encoding's Adam.
+  for adam in ${SEED_ADAMS:-dense sparse}; do
+    for img in leuvenA graf1; do
+      [ -f $IMG/$img.ppm ] || python3 -c "import cv2; cv2.imwrite('$IMG/$img.ppm', cv2.imread('$APP/img/$img.png' if '$img' == 'graf1' else '$APP/img/$img.jpg'))"
+      for seed in 1 2 3 4 5 6 7 8 9 10; do
+        timeout 120 $APP/bin/ff-engine-bench --image $IMG/$img.ppm --grid-adam $adam --seed $seed \
+          --steps 40000 --report-every 40000 --render-repeats 1 2>&1 | grep '^{' | tee -a "$OUT/seeds.jsonl" |
+          result_line "seed $adam $img $seed" | tee -a "$OUT/summary.txt"
+      done
+    done
+  done
+fi
+if [[ " $PARTS " == *" quality "* ]]; then
+  # The large photos' quality after the main job's 40,000 steps, per form of the encoding's Adam.
+  for img in ${QUALITY_IMAGES:-6000x4000 8192x8192}; do
+    for adam in ${SEED_ADAMS:-dense sparse}; do
+      timeout 200 $APP/bin/ff-engine-bench --image $IMG/$img.ppm --grid-adam $adam --steps 40000 \
+        --report-every 40000 --render-repeats 1 2>&1 | grep '^{' | tee -a "$OUT/quality.jsonl" |
+        result_line "quality $adam $img" | tee -a "$OUT/summary.txt"
+    done
+  done
+fi
 if [[ " $PARTS " == *" jobs "* ]]; then
   # The main job with its defaults, as a user runs it; wall time and peak memory from GNU time's
   # format (not installed there: bash's own time and /proc for the peak).
+  for sets in ${JOB_SETS:--}; do
   for size in $JOB_SIZES; do
-    out=/tmp/jobs/$size
+  for repeat in $(seq 1 "${JOB_REPEATS:-1}"); do
+    extra=()
+    [ "$sets" = - ] || for a in ${sets//,/ }; do extra+=(--set "$a"); done
+    tag=$size; [ "$sets" = - ] || tag="$size-${sets//[,=]/-}"; [ "$repeat" = 1 ] || tag="$tag-run$repeat"
+    out=/tmp/jobs/$tag
     rm -rf "$out"
     start=$(date +%s%N)
     # No `timeout` wrapper: the peak below must be fieldflow's own (VmHWM of its pid).
-    $APP/bin/fieldflow run graphs/lake.yaml --no-cache --set input=$IMG/$size.png --set output=$out \
-      > "$OUT/job-$size.log" 2>&1 &
+    $APP/bin/fieldflow run graphs/lake.yaml --no-cache --set input=$IMG/$size.png --set output=$out "${extra[@]}" \
+      > "$OUT/job-$tag.log" 2>&1 &
     pid=$!
     ( sleep 240 && kill -TERM $pid 2>/dev/null ) &
     watchdog=$!
@@ -98,10 +136,12 @@ if [[ " $PARTS " == *" jobs "* ]]; then
     wait $pid; rc=$?
     kill $watchdog 2>/dev/null
     wall_ms=$((($(date +%s%N) - start) / 1000000))
-    printf 'job %s exit %d wall %d ms peak_rss %d MB peak_gpu %s MiB\n' "$size" $rc $wall_ms \
+    printf 'job %s exit %d wall %d ms peak_rss %d MB peak_gpu %s MiB\n' "$tag" $rc $wall_ms \
       $((peak / 1024)) "${gpumax:-?}" | tee -a "$OUT/summary.txt"
-    cp "$out/metrics.json" "$OUT/metrics-$size.json" 2>/dev/null
-    ls -la "$out" "$out/snapshots" > "$OUT/files-$size.txt" 2>&1
+    cp "$out/metrics.json" "$OUT/metrics-$tag.json" 2>/dev/null
+    ls -la "$out" "$out/snapshots" > "$OUT/files-$tag.txt" 2>&1
     gpumax=0
+  done
+  done
   done
 fi

@@ -186,6 +186,15 @@ void atomic_write_file(const fs::path& target, std::string_view bytes) {
     atomic_write(target, [&](const fs::path& temporary) { write_all(temporary, target, bytes, {}); });
 }
 
+void atomic_write_file(const fs::path& target, std::string_view bytes, const std::function<bool()>& stop) {
+    if (stop()) throw Cancelled();
+    atomic_write(target, [&](const fs::path& temporary) {
+        write_all(temporary, target, bytes, [&](size_t) {
+            if (stop()) throw Cancelled();
+        });
+    });
+}
+
 void atomic_write_file(const fs::path& target, std::string_view bytes, const Node& node,
                        const WriteProgress& progress) {
     node.throw_if_cancelled();

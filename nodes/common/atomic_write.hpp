@@ -36,4 +36,9 @@ inline constexpr size_t kWriteChunk = size_t(8) << 20;
 void atomic_write_file(const std::filesystem::path& target, std::string_view bytes, const Node& node,
                        const WriteProgress& progress = {});
 
+// The same, stopped by `stop` (checked before each chunk) rather than by a node: for writes on a
+// thread of their own (ff::Cancelled, and no file).
+void atomic_write_file(const std::filesystem::path& target, std::string_view bytes,
+                       const std::function<bool()>& stop);
+
 } // namespace ff::nodes

@@ -1,7 +1,6 @@
 #include "neural_images.hpp"
 
 #include "common/atomic_write.hpp"
-#include "common/cancellable_call.hpp"
 #include "common/image_mat.hpp"
 
 #include <fieldflow/node.hpp>
@@ -70,15 +69,9 @@ std::vector<unsigned char> png_bytes(const cv::Mat& rgb) {
     return out;
 }
 
-void write_png(const Node& node, const std::filesystem::path& path, const cv::Mat& rgb) {
-    const cv::Mat bgr = bgr8(rgb);
-    const std::vector<unsigned char> bytes = ff::nodes::call_cancellable_result(node, [bgr, path] {
-        std::vector<unsigned char> png;
-        if (!cv::imencode(".png", bgr, png)) throw Error("OpenCV could not encode PNG " + path.string());
-        return png;
-    });
-    ff::nodes::atomic_write_file(
-        path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), node);
+std::string png_text(const cv::Mat& rgb) {
+    const std::vector<unsigned char> bytes = png_bytes(rgb);
+    return std::string(bytes.begin(), bytes.end());
 }
 
 } // namespace ff::neural

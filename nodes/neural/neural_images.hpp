@@ -24,10 +24,7 @@ cv::Mat feature_image(const ff::engine::Model& model);
 // The RGB float image as 8-bit PNG bytes (rounded like WriteImage: ff::nodes::to_8bit).
 std::vector<unsigned char> png_bytes(const cv::Mat& rgb);
 
-// Writes the RGB float image as an 8-bit PNG, atomically. Throws ff::Error naming the path. The
-// encoder runs on a thread of its own and the file is written in chunks, so a cancel of `node`
-// is answered within a moment even for a full-size snapshot of a large image (ff::Cancelled, and
-// no file).
-void write_png(const Node& node, const std::filesystem::path& path, const cv::Mat& rgb);
+// The same bytes as a string (a file's contents).
+std::string png_text(const cv::Mat& rgb);
 
 } // namespace ff::neural

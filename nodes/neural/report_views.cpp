@@ -9,6 +9,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
+#include <exception>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
@@ -60,16 +61,22 @@ std::vector<ReportCrop> most_different_regions(const ReportImages& images, int s
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return difference(a) > difference(b); });
 
     std::vector<ReportCrop> crops;
+    std::vector<std::function<PngBytes()>> encodes;
     for (size_t i = 0; i < order.size() && int(crops.size()) < count; ++i) {
         const Region& r = regions[order[i]];
         ReportCrop crop;
         crop.x = r.rect.x, crop.y = r.rect.y, crop.width = r.rect.width, crop.height = r.rect.height;
-        crop.truth = rgb8_png(images.truth(r.rect));
-        crop.bilinear = rgb8_png(images.bilinear(r.rect));
-        crop.learned = rgb8_png(images.learned(r.rect));
         crop.bilinear_psnr = psnr_from_mse(r.bilinear_mse);
         crop.learned_psnr = psnr_from_mse(r.learned_mse);
         crops.push_back(std::move(crop));
+        for (const cv::Mat* image : {&images.truth, &images.bilinear, &images.learned})
+            encodes.push_back([image, rect = r.rect] { return rgb8_png((*image)(rect)); });
+    }
+    std::vector<PngBytes> pngs = encode_in_parallel(encodes);
+    for (size_t i = 0; i < crops.size(); ++i) {
+        crops[i].truth = std::move(pngs[3 * i]);
+        crops[i].bilinear = std::move(pngs[3 * i + 1]);
+        crops[i].learned = std::move(pngs[3 * i + 2]);
     }
     return crops;
 }
@@ -113,5 +120,22 @@ PngBytes index_thumbnail(const ReportImages& images, int height) {
 }
 
 PngBytes rgb8_png(const cv::Mat& rgb8) { return encode_rgb8_png(rgb8, 3); }
+
+std::vector<PngBytes> encode_in_parallel(const std::vector<std::function<PngBytes()>>& encodes) {
+    std::vector<PngBytes> out(encodes.size());
+    std::vector<std::exception_ptr> errors(encodes.size());
+    cv::parallel_for_(cv::Range(0, int(encodes.size())), [&](const cv::Range& range) {
+        for (int i = range.start; i < range.end; ++i) {
+            try {
+                out[size_t(i)] = encodes[size_t(i)]();
+            } catch (...) { // OpenCV's workers must not throw: rethrown below, on the caller's thread
+                errors[size_t(i)] = std::current_exception();
+            }
+        }
+    });
+    for (const std::exception_ptr& e : errors)
+        if (e) std::rethrow_exception(e);
+    return out;
+}
 
 } // namespace ff::neural

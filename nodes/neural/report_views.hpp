@@ -46,4 +46,7 @@ PngBytes index_thumbnail(const ReportImages& images, int height);
 // 8-bit RGB -> PNG bytes (fast compression: the page is built once and read by a browser).
 PngBytes rgb8_png(const cv::Mat& rgb8);
 
+// Runs the encodes on OpenCV's worker threads, results in order; an exception in one is rethrown here.
+std::vector<PngBytes> encode_in_parallel(const std::vector<std::function<PngBytes()>>& encodes);
+
 } // namespace ff::neural

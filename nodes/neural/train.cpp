@@ -10,6 +10,7 @@
 #include "train_splats.hpp"
 #include "training_checkpoint.hpp"
 #include "training_progress_text.hpp"
+#include "background_writer.hpp"
 #include "training_log.hpp"
 #include "training_schedule.hpp"
 
@@ -123,6 +124,7 @@ public:
                       std::to_string(schedule_.steps));
         try {
             loop();
+            snapshot_writer_.finish();
         } catch (...) {
             write_log(); // what was learned so far stays inspectable
             throw;
@@ -228,14 +230,7 @@ private:
                 node_.log("step " + std::to_string(done) + ": " + detail + ", " +
                           format("%.0f", rate) + " steps/s");
             node_.progress(done, schedule_.steps, detail);
-            if (schedule_.is_snapshot(done)) {
-                try {
-                    snapshot(done); // a PNG of seconds at full size (snapshot_size 0): a cancel may come
-                } catch (const Cancelled&) {
-                    save_checkpoint_quietly(done);
-                    throw;
-                }
-            }
+            if (schedule_.is_snapshot(done)) snapshot(done);
             // The last step needs none: the finished model goes to the cache.
             if (params_.checkpoint_interval > 0 && done % params_.checkpoint_interval == 0 &&
                 done < schedule_.steps)
@@ -279,19 +274,26 @@ private:
         // Rendered at the preview size itself (the field is continuous): a snapshot of a
         // 67-megapixel image costs what a 1-megapixel one does.
         const OutputSize shown = fit_within(image_.width, image_.height, params_.snapshot_size);
-        write_png(node_, folder / ("prediction" + suffix),
-                  rgb_from_render(trainer_->render(shown.width, shown.height), shown.width, shown.height));
-        // Side files: kept with the cached result, so a cached run writes them too.
-        node_.side_file("snapshots", (folder / ("prediction" + suffix)).string());
+        const fs::path prediction_path = folder / ("prediction" + suffix), feature_path = folder / ("feature" + suffix);
+        cv::Mat prediction = rgb_from_render(trainer_->render(shown.width, shown.height), shown.width, shown.height);
         // The feature image shows a dense grid's cells; a hash table has no picture of its own.
+        cv::Mat feature;
         if (config_.encoding.kind == fe::EncodingKind::dense_grid) {
-            cv::Mat feature = feature_image(trainer_->model());
+            feature = feature_image(trainer_->model());
             const OutputSize size = fit_within(uint32_t(feature.cols), uint32_t(feature.rows), params_.snapshot_size);
             if (int(size.width) != feature.cols)
                 cv::resize(feature, feature, cv::Size(int(size.width), int(size.height)), 0, 0, cv::INTER_AREA);
-            write_png(node_, folder / ("feature" + suffix), feature);
-            node_.side_file("snapshots", (folder / ("feature" + suffix)).string());
         }
+        // Encoded and written while training goes on (the writer waits for the previous one and
+        // finishes before the node does, also when it fails or is cancelled).
+        snapshot_writer_.post([prediction, feature, prediction_path, feature_path] {
+            std::vector<EncodedFile> files{{prediction_path, png_text(prediction)}};
+            if (!feature.empty()) files.push_back({feature_path, png_text(feature)});
+            return files;
+        });
+        // Side files: kept with the cached result, so a cached run writes them too.
+        node_.side_file("snapshots", prediction_path.string());
+        if (!feature.empty()) node_.side_file("snapshots", feature_path.string());
         last_snapshot_ = step;
         progress_.snapshots.push_back(step);
     }
@@ -400,6 +402,7 @@ private:
     Clock::time_point start_;
     double setup_seconds_ = 0;
     std::optional<uint32_t> last_snapshot_;
+    BackgroundWriter snapshot_writer_; // last member: the first destroyed, while the rest still exist
 };
 
 void execute_train(Node& node) {
