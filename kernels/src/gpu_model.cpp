@@ -173,9 +173,14 @@ void check_render_size(uint32_t width, uint32_t height) {
 }
 } // namespace
 
+RenderBandResources::RenderBandResources() = default;
+RenderBandResources::~RenderBandResources() = default;
+RenderBandResources::RenderBandResources(RenderBandResources&&) noexcept = default;
+RenderBandResources& RenderBandResources::operator=(RenderBandResources&&) noexcept = default;
+
 void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& config,
                   const Buffer& mlp, const Buffer& encoding, uint32_t width, uint32_t height,
-                  const RenderBandUse& use, double* gpu_seconds) {
+                  const RenderBandUse& use, double* gpu_seconds, RenderBandResources* keep) {
     check_render_size(width, height);
     const auto& limits = device.properties().limits;
     TrainTiling tiling = train_tiling_for(device, config);
@@ -208,8 +213,18 @@ void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& 
         defines.push_back({"TILE", std::to_string(tiling.tile)});
     }
     const Kernel& k = device.kernel("render.comp", defines, 3);
-    Buffer out(device, uint64_t(band_rows) * row_bytes, MemoryKind::device_local, "render output");
-    DescriptorSet set(device, k, {&mlp, &encoding, &out});
+    RenderBandResources local;
+    RenderBandResources& r = keep ? *keep : local;
+    if (r.kernel != &k || r.mlp != mlp.handle() || r.encoding != encoding.handle() || r.width != width ||
+        r.band_rows != band_rows) {
+        r = RenderBandResources();
+        r.out = Buffer(device, uint64_t(band_rows) * row_bytes, MemoryKind::device_local, "render output");
+        r.set = DescriptorSet(device, k, {&mlp, &encoding, &r.out});
+        r.timer = std::make_unique<GpuTimer>(device, 2);
+        r.kernel = &k, r.mlp = mlp.handle(), r.encoding = encoding.handle(), r.width = width, r.band_rows = band_rows;
+    }
+    const Buffer& out = r.out;
+    GpuTimer& timer = *r.timer;
     double seconds = 0;
     for (uint32_t first = 0; first < height; first += band_rows) {
         const uint32_t rows = std::min(band_rows, height - first);
@@ -220,12 +235,11 @@ void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& 
         pc.height = height;
         pc.first_row = first;
         pc.count = rows * width;
-        GpuTimer timer(device, 2);
         runner.run([&](VkCommandBuffer cb) {
             compute_barrier(cb); // earlier uploads / training steps are visible to the render
             timer.reset(cb);
             timer.stamp(cb, 0);
-            set.dispatch(cb, pc, div_up(pc.count, group_size));
+            r.set.dispatch(cb, pc, div_up(pc.count, group_size));
             timer.stamp(cb, 1);
             compute_barrier(cb);
             use.record(cb, out, first, rows);
@@ -238,7 +252,8 @@ void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& 
 
 std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner,
                                   const ModelConfig& config, const Buffer& mlp, const Buffer& encoding,
-                                  uint32_t width, uint32_t height, double* gpu_seconds) {
+                                  uint32_t width, uint32_t height, double* gpu_seconds,
+                                  RenderBandResources* keep) {
     check_render_size(width, height); // before allocating the output
     const size_t row_floats = size_t(width) * config.output_dims;
     const uint64_t bytes = uint64_t(row_floats) * height * 4;
@@ -250,18 +265,20 @@ std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner,
                           " is too large: its " + std::to_string(bytes) +
                           " bytes of output do not fit in host memory");
     }
-    Buffer staging;
+    RenderBandResources local;
+    RenderBandResources& r = keep ? *keep : local;
     RenderBandUse copy_out;
     copy_out.record = [&](VkCommandBuffer cb, const Buffer& out, uint32_t, uint32_t rows) {
         const VkDeviceSize bytes = VkDeviceSize(rows) * row_floats * 4;
-        if (!staging.handle()) staging = Buffer(device, out.size(), MemoryKind::readback, "render readback");
+        if (!r.readback.handle() || r.readback.size() < out.size())
+            r.readback = Buffer(device, out.size(), MemoryKind::readback, "render readback");
         VkBufferCopy region{0, 0, bytes};
-        vkCmdCopyBuffer(cb, out.handle(), staging.handle(), 1, &region);
+        vkCmdCopyBuffer(cb, out.handle(), r.readback.handle(), 1, &region);
     };
     copy_out.done = [&](uint32_t first, uint32_t rows) {
-        std::memcpy(rgb.data() + size_t(first) * row_floats, staging.mapped(), size_t(rows) * row_floats * 4);
+        std::memcpy(rgb.data() + size_t(first) * row_floats, r.readback.mapped(), size_t(rows) * row_floats * 4);
     };
-    render_bands(device, runner, config, mlp, encoding, width, height, copy_out, gpu_seconds);
+    render_bands(device, runner, config, mlp, encoding, width, height, copy_out, gpu_seconds, &r);
     return rgb;
 }
 

@@ -6,6 +6,7 @@
 #include "vk_device.hpp"
 
 #include <functional>
+#include <memory>
 
 namespace ff::engine::detail {
 
@@ -56,21 +57,43 @@ struct RenderBandUse {
     std::function<void(uint32_t first, uint32_t rows)> done;
 };
 
+// Times GPU work with a timestamp query pool of `count` entries (no pool if the device has no
+// compute timestamps: then every reading is 0).
+class GpuTimer;
+
+// What a render allocates (the band buffer and its descriptor set, a timestamp pool, the
+// read-back buffer), kept by a caller that renders the same model again (Trainer's evaluations
+// and snapshots): each allocation costs about a millisecond on some drivers, so an evaluation
+// that allocated them all took ~8 ms on the H100 for a 0.4-megapixel image. Reused while the
+// kernel, the model's buffers and the band shape stay the same.
+struct RenderBandResources {
+    RenderBandResources();
+    ~RenderBandResources();
+    RenderBandResources(RenderBandResources&&) noexcept;
+    RenderBandResources& operator=(RenderBandResources&&) noexcept;
+
+    const void* kernel = nullptr;
+    VkBuffer mlp = VK_NULL_HANDLE, encoding = VK_NULL_HANDLE;
+    uint32_t width = 0, band_rows = 0;
+    Buffer out, readback;
+    DescriptorSet set;
+    std::unique_ptr<GpuTimer> timer;
+};
+
 // Renders width x height pixel centres of the model held in `mlp` / `encoding` in bands of rows,
 // each within maxStorageBufferRange and one dispatch (so any size the host can hold renders on any
 // device), handing each band to `use`. gpu_seconds receives the render dispatches' own GPU time
-// (timestamps; 0 if the device has none).
+// (timestamps; 0 if the device has none). `keep`: resources to reuse and leave for the next call.
 void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& config,
                   const Buffer& mlp, const Buffer& encoding, uint32_t width, uint32_t height,
-                  const RenderBandUse& use, double* gpu_seconds = nullptr);
+                  const RenderBandUse& use, double* gpu_seconds = nullptr, RenderBandResources* keep = nullptr);
 
 // render_bands into host memory: config.output_dims floats per pixel.
 std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner,
                                   const ModelConfig& config, const Buffer& mlp, const Buffer& encoding,
-                                  uint32_t width, uint32_t height, double* gpu_seconds = nullptr);
+                                  uint32_t width, uint32_t height, double* gpu_seconds = nullptr,
+                                  RenderBandResources* keep = nullptr);
 
-// Times GPU work with a timestamp query pool of `count` entries (no pool if the device has no
-// compute timestamps: then every reading is 0).
 class GpuTimer {
 public:
     GpuTimer(DeviceImpl& device, uint32_t count);

@@ -260,25 +260,35 @@ std::string spirv_cache_dir() {
     return {};
 }
 
+// XXH3-128 of every embedded shader file (name and text), once per process: a kernel's key covers
+// the files it includes without preprocessing it (shaderc's preprocessor takes ~50 ms per
+// kernel, most of a warm start), at the price of a recompile of every kernel when any file changes.
+const XXH128_hash_t& embedded_sources_hash() {
+    static const XXH128_hash_t hash = [] {
+        XXH3_state_t* state = XXH3_createState();
+        XXH3_128bits_reset(state);
+        for (const ShaderSource& s : shader_sources()) {
+            XXH3_128bits_update(state, s.name, std::strlen(s.name) + 1);
+            XXH3_128bits_update(state, s.text, std::strlen(s.text) + 1);
+        }
+        const XXH128_hash_t h = XXH3_128bits_digest(state);
+        XXH3_freeState(state);
+        return h;
+    }();
+    return hash;
+}
+
 CompileResult compile_shader(const std::string& name, const Defines& defines,
                              const char* source) {
     const char* text = source ? source : find_shader_source(name);
     if (!text) throw EngineError("internal: no embedded shader named '" + name + "'");
 
-    shaderc::Compiler compiler;
-    if (!compiler.IsValid()) throw EngineError("the shaderc compiler failed to initialise");
-
-    // Preprocess first: the hash then covers every included file and every define exactly.
-    shaderc::PreprocessedSourceCompilationResult pre = compiler.PreprocessGlsl(
-        text, std::strlen(text), shaderc_compute_shader, name.c_str(), make_options(defines));
-    if (pre.GetCompilationStatus() != shaderc_compilation_status_success)
-        throw EngineError("shader " + name + " failed to preprocess:\n" +
-                          explain_errors(pre.GetErrorMessage(), name, text));
-    std::string preprocessed(pre.cbegin(), pre.cend());
-
+    // The key: the shader's name and text, every embedded file it may include, the defines, and
+    // the compiler's and SPIR-V's versions.
     unsigned spv_version = 0, spv_revision = 0;
     shaderc_get_spv_version(&spv_version, &spv_revision);
-    std::string key_text = "//" + name + "\n" + preprocessed;
+    const XXH128_hash_t sources = embedded_sources_hash();
+    std::string key_text = "//" + name + "\n" + text + "\n//embedded " + hex128(sources);
     key_text += "\n//shaderc " FF_SHADERC_VERSION " spv " + std::to_string(spv_version) + "." +
                 std::to_string(spv_revision) + " vulkan1.2 O\n";
     for (const auto& [k, v] : defines) key_text += "//-D" + k + "=" + v + "\n";
@@ -297,6 +307,14 @@ CompileResult compile_shader(const std::string& name, const Defines& defines,
         if (!problem.empty()) result.warnings.push_back(problem);
     }
 
+    shaderc::Compiler compiler;
+    if (!compiler.IsValid()) throw EngineError("the shaderc compiler failed to initialise");
+    shaderc::PreprocessedSourceCompilationResult pre = compiler.PreprocessGlsl(
+        text, std::strlen(text), shaderc_compute_shader, name.c_str(), make_options(defines));
+    if (pre.GetCompilationStatus() != shaderc_compilation_status_success)
+        throw EngineError("shader " + name + " failed to preprocess:\n" +
+                          explain_errors(pre.GetErrorMessage(), name, text));
+    const std::string preprocessed(pre.cbegin(), pre.cend());
     shaderc::SpvCompilationResult spv = compiler.CompileGlslToSpv(
         preprocessed.data(), preprocessed.size(), shaderc_compute_shader, name.c_str(),
         make_options(defines));

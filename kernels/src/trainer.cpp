@@ -104,6 +104,12 @@ private:
     Buffer encoding_m_, encoding_v_, encoding_grad_, encoding_touched_, encoding_stamp_, image_buf_,
         loss_readback_;
     DescriptorSet train_set_, optimizer_set_, settle_set_;
+    // Kept between evaluations and snapshots, so that they allocate nothing (RenderBandResources).
+    RenderBandResources eval_render_, snapshot_render_;
+    Buffer eval_partials_, eval_readback_;
+    DescriptorSet eval_set_;
+    VkBuffer eval_set_for_ = VK_NULL_HANDLE; // the band buffer eval_set_ binds (eval_render_ keeps it:
+                                             // a trainer's image size, hence its bands, never change)
     VkQueryPool query_pool_ = VK_NULL_HANDLE;
     double timestamp_period_ns_ = 0;
 };
@@ -397,7 +403,8 @@ void TrainerImpl::settle() {
 
 std::vector<float> TrainerImpl::render(uint32_t w, uint32_t h) {
     settle();
-    return render_buffers(dev_, runner_, config_, model_.mlp, model_.encoding, w, h, &render_gpu_seconds_);
+    return render_buffers(dev_, runner_, config_, model_.mlp, model_.encoding, w, h, &render_gpu_seconds_,
+                          &snapshot_render_);
 }
 
 // Rendered band by band and compared on the device with the training target (the image buffer:
@@ -408,18 +415,20 @@ double TrainerImpl::full_image_mse() {
     const bool rgba16 = image_.source_bits > 8;
     if (rgba16) defines.push_back({"IMAGE_RGBA16", "1"});
     const Kernel& kernel = dev_.kernel("squared_error.comp", defines, 3);
-    Buffer partials, readback;
-    DescriptorSet set;
     double sum = 0;
     uint32_t groups = 0;
     RenderBandUse compare;
     compare.record = [&](VkCommandBuffer cb, const Buffer& out, uint32_t first, uint32_t rows) {
-        if (!partials.handle()) { // the first band is the largest
+        if (eval_set_for_ != out.handle()) { // the band buffer is the largest band's size
             const VkDeviceSize most = div_up(uint32_t(out.size() / 12), 256) * VkDeviceSize(4);
-            partials = Buffer(dev_, most, MemoryKind::device_local, "squared error partials");
-            readback = Buffer(dev_, most, MemoryKind::readback, "squared error readback");
-            set = DescriptorSet(dev_, kernel, {&out, &image_buf_, &partials});
+            eval_partials_ = Buffer(dev_, most, MemoryKind::device_local, "squared error partials");
+            eval_readback_ = Buffer(dev_, most, MemoryKind::readback, "squared error readback");
+            eval_set_ = DescriptorSet(dev_, kernel, {&out, &image_buf_, &eval_partials_});
+            eval_set_for_ = out.handle();
         }
+        const Buffer& partials = eval_partials_;
+        const Buffer& readback = eval_readback_;
+        const DescriptorSet& set = eval_set_;
         PushConstants pc;
         pc.width = image_.width;
         pc.height = image_.height;
@@ -432,11 +441,11 @@ double TrainerImpl::full_image_mse() {
         vkCmdCopyBuffer(cb, partials.handle(), readback.handle(), 1, &region);
     };
     compare.done = [&](uint32_t, uint32_t) {
-        const float* p = static_cast<const float*>(readback.mapped());
+        const float* p = static_cast<const float*>(eval_readback_.mapped());
         for (uint32_t g = 0; g < groups; ++g) sum += p[g];
     };
     render_bands(dev_, runner_, config_, model_.mlp, model_.encoding, image_.width, image_.height, compare,
-                 &render_gpu_seconds_);
+                 &render_gpu_seconds_, &eval_render_);
     return sum / (double(image_.width) * image_.height * 3);
 }
 
@@ -444,7 +453,8 @@ uint64_t TrainerImpl::device_bytes() const {
     uint64_t n = 0;
     for (const Buffer* b : {&model_.mlp, &model_.encoding, &mlp_m_, &mlp_v_, &partials_, &loss_partials_,
                             &loss_log_, &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_, &encoding_stamp_,
-                            &image_buf_, &loss_readback_})
+                            &image_buf_, &loss_readback_, &eval_render_.out, &eval_render_.readback,
+                            &snapshot_render_.out, &snapshot_render_.readback, &eval_partials_, &eval_readback_})
         n += b->allocated();
     return n;
 }

@@ -219,8 +219,8 @@ void execute_report(Node& node) {
     if (facts.contains("final_psnr")) metrics["final_training_psnr"] = facts["final_psnr"];
     if (facts.contains("device_bytes")) metrics["device_bytes"] = facts["device_bytes"];
     // Where the train node's time went besides the steps (for a run's own accounting).
-    if (facts.contains("setup_seconds")) metrics["train_setup_seconds"] = facts["setup_seconds"];
-    if (facts.contains("wall_seconds")) metrics["train_node_seconds"] = facts["wall_seconds"];
+    for (const char* key : {"device_seconds", "setup_seconds", "eval_seconds", "snapshot_seconds", "wall_seconds"})
+        if (facts.contains(key)) metrics[std::string("train_") + key] = facts[key];
 
     // The page.
     ReportPage page;

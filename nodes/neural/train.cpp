@@ -98,8 +98,10 @@ std::string format(const char* fmt, double value) {
 
 class TrainingRun {
 public:
-    TrainingRun(Node& node, TrainParams params, const fe::ImageData& image, fe::Device device)
+    TrainingRun(Node& node, TrainParams params, const fe::ImageData& image, fe::Device device,
+                double device_seconds)
         : node_(node), params_(std::move(params)), image_(image), device_(std::move(device)),
+          device_seconds_(device_seconds),
           config_(model_config_for_image(params_, image.width, image.height)) {
         schedule_.steps = params_.options.steps;
         schedule_.snapshot_steps = resolve_snapshot_steps(params_.snapshot_steps, schedule_.steps);
@@ -220,7 +222,9 @@ private:
             progress_.final_loss = loss;
             progress_text_.add_loss(loss);
             if (schedule_.is_eval(done)) {
+                const Clock::time_point eval_start = Clock::now();
                 row.psnr = psnr_from_mse(trainer_->full_image_mse());
+                eval_seconds_ += seconds_since(eval_start);
                 progress_.final_psnr = *row.psnr;
                 progress_text_.add_eval(*row.psnr, done);
             }
@@ -230,7 +234,11 @@ private:
                 node_.log("step " + std::to_string(done) + ": " + detail + ", " +
                           format("%.0f", rate) + " steps/s");
             node_.progress(done, schedule_.steps, detail);
-            if (schedule_.is_snapshot(done)) snapshot(done);
+            if (schedule_.is_snapshot(done)) {
+                const Clock::time_point snapshot_start = Clock::now();
+                snapshot(done);
+                snapshot_seconds_ += seconds_since(snapshot_start);
+            }
             // The last step needs none: the finished model goes to the cache.
             if (params_.checkpoint_interval > 0 && done % params_.checkpoint_interval == 0 &&
                 done < schedule_.steps)
@@ -351,6 +359,10 @@ private:
             {"grid_adam", params_.options.grid_adam == fe::GridAdam::dense ? "dense" : "sparse"},
             {"train_seconds", progress_.train_seconds},
             {"setup_seconds", setup_seconds_},
+            {"device_seconds", device_seconds_},
+            // Full-image PSNR evaluations, and snapshots (render and hand-off to the writer).
+            {"eval_seconds", eval_seconds_},
+            {"snapshot_seconds", snapshot_seconds_},
             // Everything the node did: setup, training, evaluations and snapshots.
             {"wall_seconds", seconds_since(start_)},
             {"steps_per_second", progress_.train_seconds > 0 ? schedule_.steps / progress_.train_seconds : 0.0},
@@ -391,6 +403,7 @@ private:
     TrainParams params_;
     const fe::ImageData& image_;
     fe::Device device_;
+    double device_seconds_; // opening the device (first use in the process) and reading the image
     fe::ModelConfig config_;
     TrainingSchedule schedule_;
     std::optional<fe::Trainer> trainer_;
@@ -401,11 +414,13 @@ private:
     uint32_t last_checkpoint_ = 0;
     Clock::time_point start_;
     double setup_seconds_ = 0;
+    double eval_seconds_ = 0, snapshot_seconds_ = 0;
     std::optional<uint32_t> last_snapshot_;
     BackgroundWriter snapshot_writer_; // last member: the first destroyed, while the rest still exist
 };
 
 void execute_train(Node& node) {
+    const Clock::time_point start = Clock::now();
     TrainParams params = read_train_params(node);
     const fe::ImageData image = limited(image_data(node.image("image"), node), params.limit, node);
     fe::Device device = shared_device(device_selector(node, params.device));
@@ -416,7 +431,7 @@ void execute_train(Node& node) {
             train_splats(node, params, image, device);
             return;
         }
-        TrainingRun(node, std::move(params), image, device).run();
+        TrainingRun(node, std::move(params), image, device, seconds_since(start)).run();
     } catch (const fe::EngineError& e) {
         throw Error(e.what());
     }

@@ -120,7 +120,7 @@ int run_main(CommandLine& cl, const std::vector<std::string>& args) {
         else disk.emplace(dir);
     }
     // --no-cache keeps no results or state; compiled kernels are still cached (in the default
-    // folder): a kernel's key is its exact preprocessed source, so it can never be stale, and
+    // folder): a kernel's key covers its exact sources and defines, so it can never be stale, and
     // recompiling them would add seconds to every such run.
     use_shader_cache(disk ? disk->dir() : DiskCache::default_dir());
     RunOptions options;
