@@ -91,6 +91,31 @@ std::optional<HeaderSize> image_header_size(const std::string& path) {
     return std::nullopt;
 }
 
+std::optional<bool> png_may_hold_alpha(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    unsigned char magic[24] = {};
+    file.read(reinterpret_cast<char*>(magic), sizeof magic);
+    if (!is_png_header(magic, file.gcount())) return std::nullopt;
+    unsigned char ihdr_rest[5] = {}; // bit depth, colour type, compression, filter, interlace
+    file.read(reinterpret_cast<char*>(ihdr_rest), sizeof ihdr_rest);
+    if (file.gcount() != sizeof ihdr_rest) return std::nullopt;
+    if (ihdr_rest[1] & 4) return true; // gray + alpha (4) or RGBA (6)
+    // The chunks after IHDR (its 13 data bytes and CRC end at byte 33), up to the image data.
+    file.seekg(33);
+    for (int chunks = 0; chunks < 1024; ++chunks) {
+        unsigned char head[8];
+        file.read(reinterpret_cast<char*>(head), sizeof head);
+        if (file.gcount() != sizeof head) return std::nullopt;
+        const uint32_t length = be32(head);
+        const std::string type(reinterpret_cast<const char*>(head + 4), 4);
+        if (type == "tRNS") return true;
+        if (type == "IDAT" || type == "IEND") return false;
+        file.seekg(std::streamoff(length) + 4, std::ios::cur); // data and CRC
+        if (!file) return std::nullopt;
+    }
+    return std::nullopt;
+}
+
 void check_readable_image_file(const std::string& path) {
     const std::string quoted = "'" + path + "'";
     std::error_code error;

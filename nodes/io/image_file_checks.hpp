@@ -30,4 +30,9 @@ struct HeaderSize {
 // formats or a header that cannot be read (the decoder then has the last word).
 std::optional<HeaderSize> image_header_size(const std::string& path);
 
+// For a PNG: whether it can decode with an alpha channel (a colour type with alpha, or a tRNS
+// chunk before its image data), from the chunk headers alone. nullopt for another format or a
+// file whose chunks cannot be followed (the decoder then has the last word).
+std::optional<bool> png_may_hold_alpha(const std::string& path);
+
 } // namespace ff::nodes

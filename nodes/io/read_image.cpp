@@ -37,8 +37,11 @@ uint32_t bits_of(const cv::Mat& decoded) {
     }
 }
 
-// PNG, TIFF, WebP and EXR can carry an alpha channel.
+// PNG, TIFF, WebP and EXR can carry an alpha channel. A PNG says in its chunk headers whether it
+// does (colour type, tRNS): one without is decoded once, not twice (a second decode of a
+// 67-megapixel PNG costs seconds).
 bool may_hold_alpha(const std::string& path) {
+    if (const std::optional<bool> png = ff::nodes::png_may_hold_alpha(path)) return *png;
     const ff::nodes::ImageFormat* format = ff::nodes::image_format_for(path);
     return format && format->holds_alpha;
 }

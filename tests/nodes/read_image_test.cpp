@@ -1,6 +1,7 @@
 // ReadImage: every supported pixel layout ends up as float [0, 1] with the file's channels (gray,
 // RGB, RGBA) and bits per sample; every broken file gets an error that says what is wrong with it.
 #include "fake_host.hpp"
+#include "io/image_file_checks.hpp"
 #include "io/pixel_limit.hpp"
 #include "test_support.hpp"
 
@@ -117,6 +118,40 @@ TEST(ReadImage, RgbaKeepsItsAlpha) {
     const cv::Mat out = read_ok(dir.file("rgba.png"));
     ASSERT_EQ(out.type(), CV_32FC4);
     EXPECT_LE(ff::test::max_abs_diff(out, expected), 1e-7);
+}
+
+// A PNG's chunk headers say whether it can hold alpha (colour type 4 or 6, or a tRNS chunk): one
+// without is decoded once. A colour key (tRNS) on an RGB PNG decodes with alpha, and is kept.
+TEST(ReadImage, PngAlphaIsKnownFromItsChunksAndAColourKeyIsKept) {
+    ScratchDir dir;
+    ASSERT_TRUE(cv::imwrite(dir.file("rgb.png"), pattern8(3)));
+    ASSERT_TRUE(cv::imwrite(dir.file("rgba.png"), pattern8(4)));
+    ASSERT_TRUE(cv::imwrite(dir.file("gray.png"), pattern8(1)));
+    ASSERT_TRUE(cv::imwrite(dir.file("rgb.jpg"), pattern8(3)));
+    EXPECT_EQ(ff::nodes::png_may_hold_alpha(dir.file("rgb.png")), false);
+    EXPECT_EQ(ff::nodes::png_may_hold_alpha(dir.file("gray.png")), false);
+    EXPECT_EQ(ff::nodes::png_may_hold_alpha(dir.file("rgba.png")), true);
+    EXPECT_EQ(ff::nodes::png_may_hold_alpha(dir.file("rgb.jpg")), std::nullopt);
+
+    // The RGB PNG with a tRNS chunk (colour key: the first pixel's colour) inserted after IHDR.
+    std::string png = ff::test::read_bytes(dir.file("rgb.png"));
+    const cv::Vec3b key = pattern8(3).at<cv::Vec3b>(0, 0); // BGR
+    std::string chunk = std::string("tRNS") + '\0' + char(key[2]) + '\0' + char(key[1]) + '\0' + char(key[0]);
+    auto be32 = [](uint32_t v) { return std::string{char(v >> 24), char(v >> 16), char(v >> 8), char(v)}; };
+    uint32_t crc = 0xFFFFFFFFu; // CRC-32 of type and data, as PNG chunks carry
+    for (unsigned char byte : chunk) {
+        crc ^= byte;
+        for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    png.insert(33, be32(6) + chunk + be32(~crc));
+    ff::test::write_bytes(dir.file("keyed.png"), png);
+    ASSERT_EQ(cv::imread(dir.file("keyed.png"), cv::IMREAD_UNCHANGED).channels(), 4); // what OpenCV decodes
+    EXPECT_EQ(ff::nodes::png_may_hold_alpha(dir.file("keyed.png")), true);
+    const cv::Mat keyed = read_ok(dir.file("keyed.png"));
+    ASSERT_EQ(keyed.type(), CV_32FC4);
+    EXPECT_EQ(keyed.at<cv::Vec4f>(0, 0)[3], 0.0f); // the keyed colour is transparent
+    EXPECT_EQ(keyed.at<cv::Vec4f>(0, 1)[3], 1.0f);
+    EXPECT_EQ(read_ok(dir.file("rgb.png")).type(), CV_32FC3);
 }
 
 TEST(ReadImage, JpegMatchesOpenCvDecode) {
