@@ -39,7 +39,7 @@ using ff::bench::ArgReader;
     std::cerr << "ff-engine-bench: " << problem << "\n"
               << "usage: ff-engine-bench --image FILE.ppm [--steps N] [--batch N] [--seed N]\n"
               << "       [--lr-mlp X] [--lr-grid X] [--beta1 X] [--beta2 X] [--eps X]\n"
-              << "       [--warmup F] [--decay-start F] [--final-scale F] [--grid-adam sparse|dense|dense-lazy] [--grid-divisor N] [--hidden N]\n"
+              << "       [--warmup F] [--decay-start F] [--final-scale F] [--grid-adam sparse|dense|dense-eager|dense-lazy] [--grid-divisor N] [--hidden N]\n"
               << "       [--layers N] [--device auto|cpu|INDEX] [--validation] [--report-every N]\n"
               << "       [--encoding dense_grid|hash_grid] [--hash-levels N] [--hash-features N]\n"
               << "       [--hash-log2-table N] [--hash-base N] [--hash-scale X]\n"
@@ -74,10 +74,12 @@ Args parse(int argc, char** argv) {
         else if (k == "--warmup") a.train.lr_warmup = args.f32();
         else if (k == "--grid-adam") {
             std::string v = args.value();
-            if (v != "sparse" && v != "dense" && v != "dense-lazy")
-                usage("--grid-adam expects sparse, dense or dense-lazy, got '" + v + "'");
+            if (v != "sparse" && v != "dense" && v != "dense-eager" && v != "dense-lazy")
+                usage("--grid-adam expects sparse, dense, dense-eager or dense-lazy, got '" + v + "'");
             a.train.grid_adam = v == "sparse" ? GridAdam::sparse : GridAdam::dense;
-            a.train.lazy_dense_adam = v == "dense-lazy";
+            a.train.dense_adam = v == "dense-lazy"    ? DenseAdam::lazy
+                                 : v == "dense-eager" ? DenseAdam::eager
+                                                      : DenseAdam::automatic;
         }
         else if (k == "--final-scale") a.train.lr_final_scale = args.f32();
         else if (k == "--grid-divisor") a.grid_divisor = args.u32();
@@ -290,13 +292,14 @@ int main(int argc, char** argv) {
         double setup_s = seconds_since(t_setup);
         std::printf("{\"event\":\"setup\",\"image\":%s,\"width\":%u,\"height\":%u,\"grid\":[%u,%u,%u],"
                     "\"encoding\":\"%s\",\"parameters\":%llu,\"tile\":%u,\"setup_seconds\":%.3f,"
-                    "\"kernel_path_reason\":%s}\n",
+                    "\"kernel_path_reason\":%s,\"encoding_optimizer\":%s}\n",
                     json_string(a.image).c_str(), img.width, img.height, config.grid_width,
                     config.grid_height, config.grid_channels,
                     a.encoding == EncodingKind::hash_grid ? "hash_grid" : "dense_grid",
                     (unsigned long long)initial_model(config, 1).parameter_count(), trainer.tile_size(),
                     setup_s,
-                    json_string(trainer.kernel_path_reason()).c_str());
+                    json_string(trainer.kernel_path_reason()).c_str(),
+                    json_string(trainer.encoding_optimizer()).c_str());
         std::fflush(stdout);
 
         if (!a.save_init.empty()) save_init(a, device, config, img);

@@ -9,7 +9,7 @@
 #error "the model configuration defines are missing"
 #endif
 
-// Mirrors ff::engine::detail::PushConstants (116 bytes).
+// Mirrors ff::engine::detail::PushConstants (120 bytes).
 layout(push_constant) uniform Push {
     uint grid_w, grid_h, width, height;   // feature grid; image or render size
     uint batch, step, seed_lo, seed_hi;   // samples this step; step index; RNG seed
@@ -23,6 +23,7 @@ layout(push_constant) uniform Push {
     uint encoding_groups;                 // optimizer.comp: workgroups over the encoding's cells
     uint first_row;                       // render.comp, squared_error.comp: the band's first row
     float log2_beta1, log2_beta2, log2_lr_final_scale; // encoding_adam.glsl's skipped steps
+    uint catch_up_last;                   // encoding_adam.glsl: the last entry of its table
 } pc;
 
 const float PI = 3.14159265358979323846;

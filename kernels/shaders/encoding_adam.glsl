@@ -1,20 +1,14 @@
 // Adam for the encoding's parameters, shared by optimizer.comp and encoding_settle.comp. The
 // including kernel declares the buffers enc_params, enc_m, enc_v (floats, ENC_CELL_FEATURES per
-// optimizer cell) and, for the lazy form, enc_stamp (per cell: the Adam steps it has taken).
+// optimizer cell) and, for the lazy form, enc_stamp (per cell: the Adam steps it has taken) and
+// enc_catch_up (the host's table of the skipped steps' sums, kernels/src/adam_schedule.hpp).
 //
 // Dense Adam steps every cell every step; a cell no sample touched sees a zero gradient and its
 // momentum carries it on. Run eagerly that costs a pass over every parameter per step, which grows
 // with the grid or table. The lazy form gives the same result for what the step touched only: a
-// touched cell first takes the zero-gradient steps it skipped since its stamp (encoding_catch_up),
-// then this step's; before anything reads the parameters, Trainer settles every cell to the
-// current step. The skipped steps' learning rates and bias corrections are recomputed here from
-// the schedule in fp32 (the eager form takes the host's, computed in double: both agree to
-// rounding).
-//
-// A skipped step k steps after the last gradient moves a parameter by at most
-// lr * (beta1 / sqrt(beta2))^k * |m / sqrt(v)|: past pc.catch_up_limit such steps (chosen by the
-// host, kernels/src/trainer.cpp) the sum of all later moves is below 1e-7 of one step, so those
-// steps only decay the moments.
+// touched cell first takes the zero-gradient steps it skipped since its stamp (encoding_catch_up,
+// in closed form: its cost does not grow with the gap), then this step's; before anything reads
+// the parameters, Trainer settles every cell to the current step.
 #ifndef FF_ENCODING_ADAM_GLSL
 #define FF_ENCODING_ADAM_GLSL
 
@@ -45,34 +39,47 @@ void encoding_adam(uint cell, float grad[ENC_CELL_FEATURES]) {
 }
 
 #ifdef ENCODING_ADAM_LAZY
-// Brings `cell` from Adam step `from` to step `to`: the zero-gradient steps from + 1 .. to. With
-// no gradient the moments decay in closed form (m beta1^j, v beta2^j after j steps), so each
-// skipped step's move is computed from the moments at `from` alone: the steps are independent
-// terms of one sum, not a chain of dependent updates.
-void encoding_catch_up(uint cell, uint from, uint to) {
-    if (from >= to) return;
-    float p[ENC_CELL_FEATURES], m[ENC_CELL_FEATURES], v[ENC_CELL_FEATURES];
-    for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
-        const uint i = cell * ENC_CELL_FEATURES + c;
-        p[c] = enc_params[i];
-        m[c] = enc_m[i];
-        v[c] = enc_v[i];
-    }
+// Steps from + 1 .. to of one parameter, one by one: the exact form, for the rare parameter whose
+// epsilon is not negligible next to sqrt(v) (below).
+float catch_up_stepwise(float p, float m, float v, uint from, uint to) {
     const uint steps = min(to - from, pc.catch_up_limit);
     for (uint j = 1u; j <= steps; ++j) {
         const uint t = from + j;
         const float lr = encoding_lr(t);
         const float bc1 = 1.0 - exp2(float(t) * pc.log2_beta1), bc2 = 1.0 - exp2(float(t) * pc.log2_beta2);
         const float d1 = exp2(float(j) * pc.log2_beta1) / bc1, d2 = exp2(float(j) * pc.log2_beta2) / bc2;
-        for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) p[c] -= lr * (m[c] * d1) / (sqrt(v[c] * d2) + pc.epsilon);
+        p -= lr * (m * d1) / (sqrt(v * d2) + pc.epsilon);
     }
+    return p;
+}
+
+// R(f) of the host's table (kernels/src/adam_schedule.hpp), constant past its end.
+float catch_up_sum(uint f) { return enc_catch_up[min(f, pc.catch_up_last)]; }
+
+// Brings `cell` from Adam step `from` to step `to`: the zero-gradient steps from + 1 .. to. With
+// no gradient the moments decay in closed form (m beta1^j, v beta2^j after j steps), so step
+// from + j moves a parameter by -a(from + j) r^j m / sqrt(v) (m, v at `from`; r = beta1 /
+// sqrt(beta2); a(t) the rate times the bias corrections' ratio), epsilon aside: the moves of all
+// skipped steps add up to -(R(from) - r^k R(to)) m / sqrt(v), two lookups whatever the gap k.
+// Epsilon is left out only where it is below 1e-6 of the smallest sqrt(v) those steps divide by
+// (always, in practice, with the default 1e-15); elsewhere the steps are taken one by one, up to
+// the catch-up limit past which no step moves a parameter.
+void encoding_catch_up(uint cell, uint from, uint to) {
+    if (from >= to) return;
     const float k = float(to - from);
     const float decay1 = exp2(k * pc.log2_beta1), decay2 = exp2(k * pc.log2_beta2);
+    const float moves = catch_up_sum(from) - exp2(k * (pc.log2_beta1 - 0.5 * pc.log2_beta2)) * catch_up_sum(to);
+    const float v_floor = exp2(float(min(to - from, pc.catch_up_limit)) * 0.5 * pc.log2_beta2);
     for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
         const uint i = cell * ENC_CELL_FEATURES + c;
-        enc_params[i] = p[c];
-        enc_m[i] = m[c] * decay1;
-        enc_v[i] = v[c] * decay2;
+        const float m = enc_m[i], v = enc_v[i];
+        if (m != 0.0) {
+            const float root = sqrt(v);
+            if (v > 0.0 && pc.epsilon <= 1e-6 * root * v_floor) enc_params[i] -= moves * (m / root);
+            else enc_params[i] = catch_up_stepwise(enc_params[i], m, v, from, to);
+        }
+        enc_m[i] = m * decay1;
+        enc_v[i] = v * decay2;
     }
 }
 #endif

@@ -1,5 +1,6 @@
 // Trainer: owns the device buffers of one training run and records many fused training steps per
 // command buffer (train_step -> barrier -> optimizer (MLP + encoding Adam) -> barrier, per step).
+#include "adam_schedule.hpp"
 #include "gpu_model.hpp"
 #include "encodings/encoding.hpp"
 
@@ -15,18 +16,6 @@ constexpr uint32_t kStepsPerSubmit = 1000; // loss log length; one submit + wait
 // fill a large GPU, and within every device's maxComputeWorkGroupCount (65,535).
 constexpr uint32_t kMaxEncodingGroups = 1024;
 
-// Skipped zero-gradient steps the lazy dense Adam takes one by one (encoding_adam.glsl): the k-th
-// moves a parameter by at most lr * r^k * |m / sqrt(v)| with r = beta1 / sqrt(beta2), so after n
-// of them all later moves sum to below 1e-7 of one step once r^n / (1 - r) < 1e-7. 0 if r >= 1
-// or n would be huge: such betas take the eager form.
-uint32_t catch_up_limit(float beta1, float beta2) {
-    const double r = double(beta1) / std::sqrt(double(beta2));
-    if (r <= 0) return 1;
-    if (r >= 1) return 0;
-    const double n = std::ceil(std::log(1e-7 * (1 - r)) / std::log(r));
-    return n > 4096 ? 0 : std::max<uint32_t>(1, uint32_t(n));
-}
-
 void check_image(const ImageData& image) {
     if (image.width == 0 || image.height == 0)
         throw EngineError("image is empty (" + std::to_string(image.width) + "x" +
@@ -37,6 +26,14 @@ void check_image(const ImageData& image) {
         throw EngineError("image data holds " + std::to_string(image.rgb.size()) + " floats, " +
                           std::to_string(image.width) + "x" + std::to_string(image.height) +
                           " RGB needs " + std::to_string(n * 3));
+}
+
+// Whether dense Adam takes its lazy form: asked for, or (automatic) the cells outnumber what a step
+// reads by kLazyDenseAdamRatio, so that a pass over every cell costs more than the list of touched
+// ones and the catch-up of the next step's reads.
+bool lazy_is_chosen(const TrainOptions& o, uint32_t cells_read, uint64_t cells) {
+    if (o.dense_adam != DenseAdam::automatic) return o.dense_adam == DenseAdam::lazy;
+    return double(cells) > kLazyDenseAdamRatio * double(o.batch) * cells_read;
 }
 
 void check_options(const TrainOptions& o) {
@@ -70,6 +67,9 @@ public:
     }
     TrainerState state();
     uint64_t device_bytes() const;
+    std::string encoding_optimizer() const {
+        return grid_adam_ == 0 ? "sparse" : grid_adam_ == 1 ? "dense, eager" : "dense, lazy";
+    }
 
     uint32_t step_ = 0;
     bool diverged_ = false;
@@ -98,11 +98,12 @@ private:
     uint32_t groups_ = 0, cells_ = 0;
     uint32_t grid_adam_ = 0;         // optimizer.comp's GRID_ADAM: 0 sparse, 1 eager dense, 2 lazy dense
     uint32_t catch_up_limit_ = 0;
+    uint32_t catch_up_last_ = 0;     // the last entry of catch_up_sums_
     uint32_t settled_step_ = 0;      // the step every cell was last brought to
     GpuModel model_;
     Buffer mlp_m_, mlp_v_, partials_, loss_partials_, loss_log_;
-    Buffer encoding_m_, encoding_v_, encoding_grad_, encoding_touched_, encoding_stamp_, image_buf_,
-        loss_readback_;
+    Buffer encoding_m_, encoding_v_, encoding_grad_, encoding_touched_, encoding_stamp_, catch_up_sums_,
+        image_buf_, loss_readback_;
     DescriptorSet train_set_, optimizer_set_, settle_set_;
     // Kept between evaluations and snapshots, so that they allocate nothing (RenderBandResources).
     RenderBandResources eval_render_, snapshot_render_;
@@ -220,24 +221,32 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     settled_step_ = step_;
 
     catch_up_limit_ = catch_up_limit(options.beta1, options.beta2);
-    if (options.grid_adam == GridAdam::sparse)
-        grid_adam_ = 0;
-    else
-        grid_adam_ = options.lazy_dense_adam && catch_up_limit_ && cells_ > 0 ? 2 : 1;
+    grid_adam_ = options.grid_adam == GridAdam::sparse ? 0 : 1;
+    if (grid_adam_ == 1 && cells_ > 0 && lazy_is_chosen(options, encoding.cells_read(config), cells_)) {
+        const uint64_t max_entries = limits.maxStorageBufferRange / 4;
+        const std::vector<float> sums = catch_up_sums(options, max_entries);
+        if (!sums.empty()) {
+            grid_adam_ = 2;
+            catch_up_last_ = uint32_t(sums.size() - 1);
+            catch_up_sums_ = local(sums.size() * 4, "encoding Adam catch-up sums");
+            upload(dev_, runner_, catch_up_sums_, sums.data(), sums.size() * 4);
+        }
+    }
     // The eager pass visits every cell itself: the training step need not list what it touched.
     const Kernel& train = train_kernel(dev_, config, tiling_, false, rgba16, grid_adam_ != 1);
     Defines optimizer_defines = model_defines(config);
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
-    const Kernel& optimizer = dev_.kernel("optimizer.comp", optimizer_defines, 12);
+    const Kernel& optimizer = dev_.kernel("optimizer.comp", optimizer_defines, 13);
     train_set_ = DescriptorSet(dev_, train, {&model_.mlp, &model_.encoding, &encoding_grad_, &encoding_touched_,
                                              &partials_, &loss_partials_, &image_buf_});
     optimizer_set_ = DescriptorSet(dev_, optimizer, {&model_.mlp, &mlp_m_, &mlp_v_, &partials_,
                                                      &loss_partials_, &loss_log_, &model_.encoding,
                                                      &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_,
-                                                     &encoding_stamp_});
+                                                     &encoding_stamp_, grid_adam_ == 2 ? &catch_up_sums_ : &encoding_stamp_});
     if (grid_adam_ == 2 && cells_ > 0) {
-        const Kernel& settle = dev_.kernel("encoding_settle.comp", model_defines(config), 4);
-        settle_set_ = DescriptorSet(dev_, settle, {&model_.encoding, &encoding_m_, &encoding_v_, &encoding_stamp_});
+        const Kernel& settle = dev_.kernel("encoding_settle.comp", model_defines(config), 5);
+        settle_set_ = DescriptorSet(dev_, settle, {&model_.encoding, &encoding_m_, &encoding_v_, &encoding_stamp_,
+                                                   &catch_up_sums_});
     }
 
     if (limits.timestampComputeAndGraphics && dev_.properties().limits.timestampPeriod > 0) {
@@ -249,15 +258,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     }
 }
 
-float TrainerImpl::lr_scale(uint32_t step) const {
-    double total = options_.steps > 0 ? options_.steps : 1;
-    double warmup = options_.lr_warmup * total;
-    double ramp = step + 1 < warmup ? (step + 1) / warmup : 1.0;
-    double start = options_.lr_decay_start * total;
-    if (step <= start) return float(ramp);
-    double t = std::min(1.0, (step - start) / std::max(1.0, total - start));
-    return float(ramp * std::pow(double(options_.lr_final_scale), t));
-}
+float TrainerImpl::lr_scale(uint32_t step) const { return float(learning_rate_scale(options_, step)); }
 
 void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer, uint32_t first) {
     uint32_t t = step_ + 1; // Adam's 1-based step
@@ -379,6 +380,7 @@ void TrainerImpl::encoding_schedule(PushConstants& pc) const {
     pc.log2_lr_final_scale = std::log2(options_.lr_final_scale);
     pc.steps_total = options_.steps;
     pc.catch_up_limit = catch_up_limit_;
+    pc.catch_up_last = catch_up_last_;
     pc.lr_grid_base = options_.lr_grid;
     pc.lr_warmup = options_.lr_warmup;
     pc.lr_decay_start = options_.lr_decay_start;
@@ -453,6 +455,7 @@ uint64_t TrainerImpl::device_bytes() const {
     uint64_t n = 0;
     for (const Buffer* b : {&model_.mlp, &model_.encoding, &mlp_m_, &mlp_v_, &partials_, &loss_partials_,
                             &loss_log_, &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_, &encoding_stamp_,
+                            &catch_up_sums_,
                             &image_buf_, &loss_readback_, &eval_render_.out, &eval_render_.readback,
                             &snapshot_render_.out, &snapshot_render_.readback, &eval_partials_, &eval_readback_})
         n += b->allocated();
@@ -484,6 +487,7 @@ double Trainer::gpu_seconds() const { return impl_->gpu_seconds_; }
 uint32_t Trainer::tile_size() const { return impl_->tiling_.tile; }
 std::string Trainer::kernel_path() const { return impl_->tiling_.coopmat ? "coopmat" : "portable"; }
 std::string Trainer::kernel_path_reason() const { return impl_->tiling_.portable_reason; }
+std::string Trainer::encoding_optimizer() const { return impl_->encoding_optimizer(); }
 double Trainer::last_render_gpu_seconds() const { return impl_->render_gpu_seconds_; }
 std::vector<DispatchTime> Trainer::profile_dispatches(uint32_t steps) { return impl_->profile(steps); }
 

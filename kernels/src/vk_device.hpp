@@ -67,9 +67,10 @@ struct PushConstants {
     float lr_grid_base = 0, lr_warmup = 0, lr_decay_start = 0, lr_final_scale = 1;
     uint32_t encoding_groups = 0, first_row = 0;
     float log2_beta1 = 0, log2_beta2 = 0, log2_lr_final_scale = 0;
+    uint32_t catch_up_last = 0;
 };
 // Vulkan guarantees 128 bytes of push constants on every device.
-static_assert(sizeof(PushConstants) == 116 && sizeof(PushConstants) <= 128);
+static_assert(sizeof(PushConstants) == 120 && sizeof(PushConstants) <= 128);
 
 // A compute pipeline over `bindings` storage buffers (bindings 0..n-1) + the push constants.
 struct Kernel {

@@ -117,7 +117,8 @@ public:
         prepare_snapshot_folder();
         node_.log("training " + description() + " for " +
                   std::to_string(schedule_.steps) + " steps on " + device_.info().name + " (" +
-                  trainer_->kernel_path() + " kernels)");
+                  trainer_->kernel_path() + " kernels" +
+                  (trainer_->encoding_optimizer() == "dense, lazy" ? ", lazy dense Adam on the encoding" : "") + ")");
         if (const std::string why = trainer_->kernel_path_reason(); !why.empty())
             node_.log("warning: this device has tensor cores, but this model trains on the portable "
                       "kernels: " + why);
@@ -357,6 +358,7 @@ private:
             {"lr_decay_start", params_.options.lr_decay_start},
             {"lr_final_scale", params_.options.lr_final_scale},
             {"grid_adam", params_.options.grid_adam == fe::GridAdam::dense ? "dense" : "sparse"},
+            {"encoding_optimizer", trainer_->encoding_optimizer()},
             {"train_seconds", progress_.train_seconds},
             {"setup_seconds", setup_seconds_},
             {"device_seconds", device_seconds_},

@@ -21,7 +21,7 @@ double state_difference(const TrainerState& a, const TrainerState& b) {
 
 TrainerState trained(const ModelConfig& config, TrainOptions o, GridAdam adam, bool eager, bool read_midway) {
     o.grid_adam = adam;
-    o.lazy_dense_adam = !eager;
+    o.dense_adam = eager ? DenseAdam::eager : DenseAdam::lazy;
     Trainer t(test::portable_device(), config, o, test::synthetic_image(64, 48));
     if (read_midway) {
         // A read settles every cell mid-run; training goes on from the settled state.
@@ -83,6 +83,25 @@ TEST(EncodingAdam, LazyDenseEqualsEagerOnAHashGrid) {
     TrainOptions o = small_batches();
     o.batch = 8;
     expect_lazy_equals_eager(test::hash_test_config(), o);
+}
+
+// automatic takes the lazy form once the cells outnumber a step's reads kLazyDenseAdamRatio times
+// over (4 a sample on the dense grid), and the eager form below that; sparse Adam is neither.
+TEST(EncodingAdam, AutomaticFormFollowsTheCellsPerRead) {
+    const ModelConfig config = test::default_config(64, 48);
+    const uint64_t cells = uint64_t(config.grid_width) * config.grid_height;
+    TrainOptions o;
+    o.steps = 10;
+    auto form = [&](uint32_t batch, GridAdam adam) {
+        o.batch = batch;
+        o.grid_adam = adam;
+        return Trainer(test::portable_device(), config, o, test::synthetic_image(64, 48)).encoding_optimizer();
+    };
+    const uint32_t lazy_batch = uint32_t(double(cells) / (kLazyDenseAdamRatio * 4)) - 1;
+    ASSERT_GE(lazy_batch, 1u);
+    EXPECT_EQ(form(lazy_batch, GridAdam::dense), "dense, lazy");
+    EXPECT_EQ(form(lazy_batch + 2, GridAdam::dense), "dense, eager");
+    EXPECT_EQ(form(lazy_batch, GridAdam::sparse), "sparse");
 }
 
 } // namespace

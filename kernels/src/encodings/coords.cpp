@@ -10,6 +10,7 @@ uint32_t input_width(const ModelConfig&) { return 2; }
 uint32_t gradient_inputs(const ModelConfig&) { return 0; }
 uint64_t cells(const ModelConfig&) { return 0; }
 uint32_t cell_features(const ModelConfig&) { return 1; }
+uint32_t cells_read(const ModelConfig&) { return 0; }
 
 void validate(const ModelConfig& c, std::ostringstream& e) {
     if (c.grid_width != 0 || c.grid_height != 0)
@@ -33,7 +34,7 @@ std::string describe(const ModelConfig&) { return "coordinates"; }
 
 extern const EncodingDescriptor kCoordsEncoding = {
     EncodingKind::coords, "coords", "ENCODING_COORDS", "encoding parameters",
-    input_width, gradient_inputs, cells, cell_features, validate, initialise, defines,
+    input_width, gradient_inputs, cells, cell_features, cells_read, validate, initialise, defines,
     describe, write_grid_keys, read_grid_keys, reference_encode, reference_backward,
 };
 

@@ -16,6 +16,7 @@ uint32_t input_width(const ModelConfig& c) {
 uint32_t gradient_inputs(const ModelConfig& c) { return c.grid_channels; }
 uint64_t cells(const ModelConfig& c) { return uint64_t(c.grid_width) * c.grid_height; }
 uint32_t cell_features(const ModelConfig& c) { return c.grid_channels; }
+uint32_t cells_read(const ModelConfig&) { return 4; } // bilinear: the 4 nearest cells
 
 void validate(const ModelConfig& c, std::ostringstream& e) {
     if (c.grid_width < 2 || c.grid_height < 2)
@@ -106,7 +107,7 @@ std::string describe(const ModelConfig& c) {
 
 extern const EncodingDescriptor kDenseGridEncoding = {
     EncodingKind::dense_grid, "dense_grid", "ENCODING_DENSE_GRID", "feature grid",
-    input_width, gradient_inputs, cells, cell_features, validate, initialise, defines,
+    input_width, gradient_inputs, cells, cell_features, cells_read, validate, initialise, defines,
     describe, write_grid_keys, read_grid_keys, reference_encode, reference_backward,
 };
 

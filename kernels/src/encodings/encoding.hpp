@@ -54,6 +54,9 @@ struct EncodingDescriptor {
     // parameter count = cells * cell_features.
     uint64_t (*cells)(const ModelConfig&);
     uint32_t (*cell_features)(const ModelConfig&);
+    // Cells one sample reads (at most; the training step touches batch times this): with the
+    // cell count it decides the form of dense Adam (TrainOptions::dense_adam).
+    uint32_t (*cells_read)(const ModelConfig&);
     // Appends "what is wrong; " for each problem of its own fields.
     void (*validate)(const ModelConfig&, std::ostringstream& problems);
     // Fills `params` (already sized) with the initial values.

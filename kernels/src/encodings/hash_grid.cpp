@@ -48,6 +48,7 @@ uint64_t cells(const ModelConfig& c) {
     return levels.empty() ? 0 : levels.back().offset + levels.back().entries;
 }
 uint32_t cell_features(const ModelConfig& c) { return c.encoding.hash.features; }
+uint32_t cells_read(const ModelConfig& c) { return 4 * c.encoding.hash.levels; } // bilinear, per level
 
 void validate(const ModelConfig& c, std::ostringstream& e) {
     const HashGridConfig& h = c.encoding.hash;
@@ -172,7 +173,7 @@ std::string describe(const ModelConfig& c) {
 
 extern const EncodingDescriptor kHashGridEncoding = {
     EncodingKind::hash_grid, "hash_grid", "ENCODING_HASH_GRID", "hash tables",
-    input_width, input_width, cells, cell_features, validate, initialise, defines,
+    input_width, input_width, cells, cell_features, cells_read, validate, initialise, defines,
     describe, write_header, read_header, reference_encode, reference_backward,
 };
 

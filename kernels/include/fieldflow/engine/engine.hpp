@@ -172,10 +172,16 @@ ModelConfig siren_config(uint32_t hidden_width = 64, uint32_t hidden_layers = 3,
 //  sparse: they do not step and their moments freeze (the per-cell Adam of the seed);
 //  dense:  they step on with a zero gradient, their momentum decaying (torch.optim.Adam on a
 //          dense grid). Measured on the H100 (bench/RESULTS.md), dense reaches higher PSNR.
-// Dense Adam can also run lazily (TrainOptions::lazy_dense_adam): a step then updates only what
-// its batch touches, and a cell catches up the zero-gradient steps it skipped before it is read
-// (kernels/shaders/encoding_adam.glsl).
+// Dense Adam runs in one of two forms with the same result (to rounding; TrainOptions::dense_adam):
+// eagerly, a pass over every cell each step (its cost grows with the grid or table), or lazily, a
+// step updating only what its batch touches while a cell catches up the zero-gradient steps it
+// skipped, in closed form, before it is read (kernels/shaders/encoding_adam.glsl; its cost follows
+// the batch).
 enum class GridAdam : uint32_t { sparse = 0, dense = 1 };
+// automatic: the lazy form once the cells outnumber what a step reads by kLazyDenseAdamRatio.
+enum class DenseAdam : uint32_t { automatic = 0, eager = 1, lazy = 2 };
+// The cells-to-reads ratio above which the lazy form is the faster (bench/RESULTS.md, 2026-11-24).
+inline constexpr double kLazyDenseAdamRatio = 4.0;
 
 struct TrainOptions {
     uint32_t steps = 40000;
@@ -194,11 +200,9 @@ struct TrainOptions {
     float lr_decay_start = 0.5f;
     float lr_final_scale = 0.03f;
     GridAdam grid_adam = GridAdam::dense;
-    // Dense Adam in its lazy form: the same result (to rounding) at a cost that follows the batch,
-    // not the grid. Off by default: on the H100 it is not yet faster than the pass over every cell
-    // at any image size measured (bench/RESULTS.md, 2026-11-23). Betas whose skipped steps decay
-    // too slowly (beta1 >= sqrt(beta2)) keep the eager form.
-    bool lazy_dense_adam = false;
+    // The form of dense Adam (same result to rounding; automatic picks the faster). Betas whose
+    // skipped steps decay too slowly for the closed form (beta1 >= sqrt(beta2)) take the eager one.
+    DenseAdam dense_adam = DenseAdam::automatic;
 };
 
 struct ImageData {
@@ -271,6 +275,8 @@ public:
     std::string kernel_path() const;
     // Why a device with tensor cores runs this model on the portable kernels; "" when it does not.
     std::string kernel_path_reason() const;
+    // The encoding's optimizer as run: "sparse", "dense, eager" or "dense, lazy" (see DenseAdam).
+    std::string encoding_optimizer() const;
     // GPU time of the render dispatch alone in the last render() (timestamps; seconds, 0 if none).
     double last_render_gpu_seconds() const;
     // Runs `steps` (at most 1,000) more training steps with a barrier and a GPU timestamp after

@@ -1,0 +1,78 @@
+// The host's half of lazy dense Adam's closed form (kernels/src/adam_schedule.hpp): the table of
+// skipped steps' sums against the steps taken one by one, in double.
+#include "adam_schedule.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace ff::engine::detail {
+namespace {
+
+TrainOptions schedule() {
+    TrainOptions o;
+    o.steps = 2000;
+    o.lr_grid = 3e-2f;
+    o.lr_warmup = 0.05f;     // 100 steps of ramp
+    o.lr_decay_start = 0.4f; // then a hold, then the decay: every part of the schedule is crossed
+    o.lr_final_scale = 0.05f;
+    return o;
+}
+
+// Parameter after zero-gradient Adam steps from + 1 .. to, one by one (the eager form), from the
+// moments m, v after step `from`.
+double stepwise(const TrainOptions& o, double p, double m, double v, uint32_t from, uint32_t to) {
+    for (uint32_t t = from + 1; t <= to; ++t) {
+        m *= o.beta1;
+        v *= o.beta2;
+        const double lr = o.lr_grid * learning_rate_scale(o, t - 1);
+        const double m_hat = m / (1 - std::pow(double(o.beta1), t)), v_hat = v / (1 - std::pow(double(o.beta2), t));
+        p -= lr * m_hat / (std::sqrt(v_hat) + o.epsilon);
+    }
+    return p;
+}
+
+// The closed form as encoding_adam.glsl takes it: two lookups, clamped past the table's end.
+double closed_form(const TrainOptions& o, const std::vector<float>& sums, double p, double m, double v,
+                   uint32_t from, uint32_t to) {
+    auto sum = [&](uint32_t f) { return double(sums[std::min<size_t>(f, sums.size() - 1)]); };
+    const double r = o.beta1 / std::sqrt(double(o.beta2));
+    return p - (sum(from) - std::pow(r, to - from) * sum(to)) * m / std::sqrt(v);
+}
+
+TEST(AdamSchedule, CatchUpSumsTakeAnyGapInTwoLookups) {
+    const TrainOptions o = schedule();
+    const std::vector<float> sums = catch_up_sums(o, 1u << 20);
+    ASSERT_EQ(sums.size(), o.steps + 4097u);
+    const double m = 2e-4, v = 3e-8, p = 0.25;
+    const uint32_t gaps[][2] = {{0, 1},       {0, 7},      {5, 6},       {90, 130},   {99, 100},
+                                {700, 701},   {700, 950},  {790, 1500},  {1990, 2010}, {1999, 2000},
+                                {1000, 6000}, {2500, 2600}, {6000, 9000}, {9000, 9001}};
+    for (const auto& g : gaps) {
+        const double step = stepwise(o, p, m, v, g[0], g[0] + 1) - p; // one step's move, for scale
+        const double want = stepwise(o, p, m, v, g[0], g[1]);
+        const double got = closed_form(o, sums, p, m, v, g[0], g[1]);
+        EXPECT_NEAR(got, want, 1e-5 * std::abs(step)) << "steps " << g[0] + 1 << ".." << g[1];
+    }
+}
+
+TEST(AdamSchedule, NoTableWhereTheSkippedStepsDoNotDecay) {
+    TrainOptions o = schedule();
+    o.beta1 = 0.999f;
+    o.beta2 = 0.99f; // beta1 >= sqrt(beta2): the series does not converge
+    EXPECT_EQ(catch_up_limit(o.beta1, o.beta2), 0u);
+    EXPECT_TRUE(catch_up_sums(o, 1u << 20).empty());
+    EXPECT_TRUE(catch_up_sums(schedule(), 1000).empty()) << "a table over its size bound is refused";
+}
+
+TEST(AdamSchedule, LearningRateScaleFollowsTheSchedule) {
+    const TrainOptions o = schedule();
+    EXPECT_NEAR(learning_rate_scale(o, 0), 1.0 / 100, 1e-6);   // the ramp's first step
+    EXPECT_NEAR(learning_rate_scale(o, 99), 1.0, 1e-6);        // its end
+    EXPECT_NEAR(learning_rate_scale(o, 800), 1.0, 1e-6);       // the hold
+    EXPECT_NEAR(learning_rate_scale(o, 2000), 0.05, 1e-9);     // the decay's end
+    EXPECT_NEAR(learning_rate_scale(o, 5000), 0.05, 1e-9);     // and after it
+}
+
+} // namespace
+} // namespace ff::engine::detail
