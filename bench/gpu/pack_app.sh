@@ -22,10 +22,12 @@ cp "$BUILD"/lib/*.so "$stage/lib/"
 for program in ${PROGRAMS:-ff-engine-bench}; do
   [ -f "build-engine-only/bin/$program" ] && cp "build-engine-only/bin/$program" "$stage/bin/"
 done
+# The reliability tests' input maker and checker (run_app.sh, part "interrupts"), if built.
+[ -f "$BUILD/bin/ff_reliability_inputs" ] && cp "$BUILD/bin/ff_reliability_inputs" "$stage/bin/"
 mkdir -p "$stage/img"
 cp /usr/share/doc/opencv-doc/examples/data/{leuvenA.jpg,graf1.png} "$stage/img/"
 # The ldd closure, minus what the GPU machine has (glibc, the Vulkan loader carried in .gl).
-ldd "$stage"/bin/fieldflow "$stage"/bin/plugins/*.so "$stage"/lib/*.so | awk '/=> \// {print $3}' | sort -u |
+ldd $(find "$stage/bin" "$stage/lib" -type f) 2>/dev/null | awk '/=> \// {print $3}' | sort -u |
   grep -vE '/(libc|libm|libpthread|libdl|librt|libvulkan)\.so' | grep -v "$stage" |
   while read -r lib; do cp -L "$lib" "$stage/lib/"; done
 find "$stage/bin" "$stage/lib" -type f | xargs strip --strip-unneeded 2>/dev/null || true

@@ -3,10 +3,10 @@
 # engine's tests and step benchmark where the bundle holds them. Results under $OUT.
 #   GL: the folder of Vulkan loader .debs (default .gl-app: the loader and glvnd, without the
 #   validation layers, so that the whole carry stays within 64 MiB)
-#   PARTS (any of "tests steps seeds quality jobs"; default "tests steps jobs"),
+#   PARTS (any of "tests steps seeds quality jobs interrupts"; default "tests steps jobs"),
 #   JOB_SIZES ("leuvenA 6000x4000 8192x8192"), JOB_SETS (one job per entry, each a comma-separated
 #   list of extra `--set` assignments; "-" = the defaults; default "-"), JOB_REPEATS (1),
-#   STEP_IMAGES, STEP_ADAMS ("dense dense-lazy"), STEP_BATCHES, SEED_ADAMS ("dense sparse"),
+#   STEP_IMAGES, STEP_ADAMS ("dense-eager dense-lazy"), STEP_BATCHES, SEED_ADAMS ("dense sparse"),
 #   QUALITY_IMAGES ("6000x4000 8192x8192")
 #   bash bench/gpu/run_app.sh 2>&1 | tee $OUT/log
 set -u
@@ -20,8 +20,14 @@ if ! ldconfig -p | grep -q libvulkan.so.1; then
   ldconfig
 fi
 export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+# The app bundle (pack_app.sh); without it the engine bundle (.bundle, pack.sh) serves the parts
+# that need only the engine (tests, steps, seeds, quality).
 APP=/tmp/app
-mkdir -p $APP && tar -xJf .appbundle/app.tar.xz -C $APP
+if [ -f .appbundle/app.tar.xz ]; then
+  mkdir -p $APP && tar -xJf .appbundle/app.tar.xz -C $APP
+else
+  APP=$PWD/.bundle
+fi
 export LD_LIBRARY_PATH=$APP/lib FIELDFLOW_CACHE_DIR=/tmp/ffcache
 IMG=/tmp/img
 mkdir -p $IMG
@@ -63,7 +69,7 @@ fi
 if [[ " $PARTS " == *" steps "* ]]; then
   # Per-step cost of the encoding's Adam forms on leuvenA and the 8192x8192 mosaic.
   for img in ${STEP_IMAGES:-leuvenA 8192x8192}; do
-    for adam in ${STEP_ADAMS:-dense dense-lazy}; do
+    for adam in ${STEP_ADAMS:-dense-eager dense-lazy}; do
       for batch in ${STEP_BATCHES:-16384 1048576}; do
         echo "# steps $img $adam $batch" >> "$OUT/steps.jsonl"
         timeout 120 $APP/bin/ff-engine-bench --image $IMG/$img.ppm --grid-adam $adam --batch $batch \
@@ -144,4 +150,13 @@ if [[ " $PARTS " == *" jobs "* ]]; then
   done
   done
   done
+fi
+if [[ " $PARTS " == *" interrupts "* ]]; then
+  # SIGTERM during each node of the job on the 8192x8192 photo (tests/reliability/interrupt_each_node.sh,
+  # the CI test's script on this photo, no validation layer): exit 143 within 1 s, nothing half-written.
+  FIELDFLOW_VALIDATION=0 INPUT=$IMG/8192x8192.png WIDTH=8192 HEIGHT=8192 BITS=8 \
+    CASES="image save_ground_truth baseline train learned report" \
+    bash tests/reliability/interrupt_each_node.sh $APP/bin/fieldflow $APP/bin/ff_reliability_inputs /tmp/interrupts 1 \
+    > "$OUT/interrupts.txt" 2>&1
+  echo "interrupts exit $? $(tail -1 "$OUT/interrupts.txt")" | tee -a "$OUT/summary.txt"
 fi

@@ -13,7 +13,7 @@ layout(std430, binding = 0) buffer EncodingParams { float enc_params[]; };
 layout(std430, binding = 1) buffer EncodingM { float enc_m[]; };
 layout(std430, binding = 2) buffer EncodingV { float enc_v[]; };
 layout(std430, binding = 3) buffer EncodingStamp { uint enc_stamp[]; };
-layout(std430, binding = 4) readonly buffer EncodingCatchUp { float enc_catch_up[]; };
+layout(std430, binding = 4) readonly buffer EncodingCatchUp { vec2 enc_catch_up[]; };
 
 #include "encoding_adam.glsl"
 

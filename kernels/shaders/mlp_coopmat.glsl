@@ -92,41 +92,10 @@ void cm_put_input(float x[IN_PAD]) {
 // Other activations (and the last matrix) go through the per-sample path (cm_activate).
 #define CM_FUSED_RELU (HIDDEN_ACT == ACT_RELU)
 
-// CM_WEIGHT_REUSE: a product over the tile's two 16-row blocks loads each weight block once for
-// both (two accumulators live at a time) instead of once per row block.
-#ifndef CM_WEIGHT_REUSE
-#define CM_WEIGHT_REUSE 0
-#endif
-#define CM_RB (WT / 16) // 16-row blocks of a subgroup's tile
-
 // Pre-activations of matrix l for the tile: X_l (slice l) times W_l^T (plus, fused, bias and ReLU).
 void cm_matmul_forward(int l) {
     const uint KB = IN_PAD_L(l) / 16, NB = OUT_PAD_L(l) / 16;
     const bool fused = CM_FUSED_RELU && l < LAYERS;
-#if CM_WEIGHT_REUSE
-    [[dont_unroll]] for (uint nb = 0; nb < NB; ++nb) {
-        CM_F acc[CM_RB];
-        [[unroll]] for (uint r = 0; r < CM_RB; ++r) {
-            acc[r] = CM_F(0.0);
-            if (fused) coopMatLoadNV(acc[r], s_bias, l * CM_BIAS_STRIDE + nb * 16, 0, false);
-        }
-        [[unroll]] for (uint kb = 0; kb < KB; ++kb) {
-            CM_H b;
-            coopMatLoadNV(b, s_w16, W_OFF(l) + nb * 16 * IN_PAD_L(l) + kb * 16, IN_PAD_L(l), true);
-            [[unroll]] for (uint r = 0; r < CM_RB; ++r) {
-                CM_H a;
-                coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + r * 16, WS, true);
-                acc[r] = coopMatMulAddNV(a, b, acc[r]);
-            }
-        }
-        [[unroll]] for (uint r = 0; r < CM_RB; ++r) {
-            if (fused)
-                for (int i = 0; i < acc[r].length(); ++i) acc[r][i] = max(acc[r][i], 0.0);
-            if (l < LAYERS) coopMatStoreNV(CM_H(acc[r]), s_slice, CM_SLICE(SLICE_COL(l + 1) + nb * 16) + r * 16, WS, true);
-            else coopMatStoreNV(acc[r], s_out, CM_OUT(nb * 16) + r * 16, WOS, true);
-        }
-    }
-#else
     [[dont_unroll]] for (uint nb = 0; nb < NB; ++nb) {
         [[dont_unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
             CM_F acc = CM_F(0.0);
@@ -143,7 +112,6 @@ void cm_matmul_forward(int l) {
             else coopMatStoreNV(acc, s_out, CM_OUT(nb * 16) + r0, WOS, true);
         }
     }
-#endif
 }
 
 // Bias + activation for this invocation's sample, in place (hidden) or into cm_out (last matrix).
@@ -262,31 +230,6 @@ void cm_weight_gradients(int l) {
 // so element i of both is the same position).
 void cm_input_gradients(int l, uint in_blocks) {
     const bool fused = CM_FUSED_RELU && l > 0;
-#if CM_WEIGHT_REUSE
-    [[dont_unroll]] for (uint ib = 0; ib < in_blocks; ++ib) {
-        CM_F acc[CM_RB];
-        [[unroll]] for (uint r = 0; r < CM_RB; ++r) acc[r] = CM_F(0.0);
-        [[unroll]] for (uint ob = 0; ob < CM_OB(l); ++ob) {
-            CM_H b;
-            coopMatLoadNV(b, s_w16, W_OFF(l) + ob * 16 * IN_PAD_L(l) + ib * 16, IN_PAD_L(l), false); // W_l
-            [[unroll]] for (uint r = 0; r < CM_RB; ++r) {
-                CM_H a;
-                coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + ob * 16) + r * 16, WS, true); // delta
-                acc[r] = coopMatMulAddNV(a, b, acc[r]);
-            }
-        }
-        [[unroll]] for (uint r = 0; r < CM_RB; ++r) {
-            const uint at = CM_SLICE(SLICE_COL(l) + ib * 16) + r * 16;
-            CM_H dx = CM_H(acc[r]);
-            if (fused) {
-                CM_H y;
-                coopMatLoadNV(y, s_slice, at, WS, true);
-                for (int i = 0; i < dx.length(); ++i) dx[i] = y[i] > float16_t(0.0) ? dx[i] : float16_t(0.0);
-            }
-            coopMatStoreNV(dx, s_slice, at, WS, true);
-        }
-    }
-#else
     [[dont_unroll]] for (uint ib = 0; ib < in_blocks; ++ib) {
         [[dont_unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
             CM_F acc = CM_F(0.0);
@@ -306,7 +249,6 @@ void cm_input_gradients(int l, uint in_blocks) {
             coopMatStoreNV(dx, s_slice, at, WS, true);
         }
     }
-#endif
 }
 
 // Backward over the tile after cm_put_output_delta. `grad_scale` turns the scaled per-sample

@@ -48,7 +48,7 @@ layout(std430, binding = 8) buffer EncodingV { float enc_v[]; };
 layout(std430, binding = 9) buffer EncodingGrad { float enc_grad[]; };
 layout(std430, binding = 10) buffer EncodingTouched { uint enc_touched[]; };
 layout(std430, binding = 11) buffer EncodingStamp { uint enc_stamp[]; };
-layout(std430, binding = 12) readonly buffer EncodingCatchUp { float enc_catch_up[]; }; // lazy form only
+layout(std430, binding = 12) readonly buffer EncodingCatchUp { vec2 enc_catch_up[]; }; // lazy form only
 // Adam step that last touched each cell; list lengths; the list (train_step.comp)
 #define TOUCHED_STEP(cell) enc_touched[cell]
 #define TOUCHED_COUNT(parity) enc_touched[pc.cells + (parity)]
@@ -69,19 +69,8 @@ void step_mlp(uint group) {
     const uint lane = tid % PARAMS_PER_GROUP, slice = tid / PARAMS_PER_GROUP;
     const uint p = group * PARAMS_PER_GROUP + lane;
     float g = 0.0;
-    if (p < MLP_PARAMS) {
-        // Four rows per iteration: independent loads in flight together, where one at a time
-        // made the sum a chain of memory latencies (most of this dispatch at small batches).
-        uint w = slice;
-        for (; w + 3u * ROW_SLICES < pc.count; w += 4u * ROW_SLICES) {
-            const float a = mlp_partials[w * MLP_PARAMS + p];
-            const float b = mlp_partials[(w + ROW_SLICES) * MLP_PARAMS + p];
-            const float c = mlp_partials[(w + 2u * ROW_SLICES) * MLP_PARAMS + p];
-            const float d = mlp_partials[(w + 3u * ROW_SLICES) * MLP_PARAMS + p];
-            g += (a + b) + (c + d);
-        }
-        for (; w < pc.count; w += ROW_SLICES) g += mlp_partials[w * MLP_PARAMS + p];
-    }
+    if (p < MLP_PARAMS)
+        for (uint w = slice; w < pc.count; w += ROW_SLICES) g += mlp_partials[w * MLP_PARAMS + p];
     s_sum[slice][lane] = g;
 
     if (group == 0) { // workgroup-uniform: the barriers below are safe

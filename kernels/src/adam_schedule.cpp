@@ -24,25 +24,36 @@ uint32_t catch_up_limit(float beta1, float beta2) {
 }
 
 std::vector<float> catch_up_sums(const TrainOptions& o, uint64_t max_entries) {
-    if (catch_up_limit(o.beta1, o.beta2) == 0) return {};
-    // Entries up to well past the schedule's end, where a(t) has become constant: the bias
-    // corrections 1 - beta^t reach 1 in float within ~4,000 steps for any beta the limit admits.
+    if (catch_up_limit(o.beta1, o.beta2) == 0 || !(o.beta1 < o.beta2)) return {};
+    // Entries up to well past the schedule's end, where the terms' factors have become constant:
+    // the bias corrections 1 - beta^t reach 1 in float within ~4,000 steps for any beta the limit
+    // admits.
     const uint64_t size = uint64_t(o.steps) + 4097;
-    if (size > max_entries) return {};
-    const double r = double(o.beta1) / std::sqrt(double(o.beta2));
-    auto a = [&](uint64_t t) { // Adam step t (1-based)
-        const double lr = double(o.lr_grid) * learning_rate_scale(o, uint32_t(std::min<uint64_t>(t - 1, UINT32_MAX)));
-        return lr * std::sqrt(1 - std::pow(double(o.beta2), double(t))) / (1 - std::pow(double(o.beta1), double(t)));
+    if (2 * size > max_entries) return {};
+    const double b1 = o.beta1, b2 = o.beta2;
+    const double r = b1 / std::sqrt(b2), q = b1 / b2;
+    // Per Adam step t (1-based): the rate, and the bias corrections 1 - beta^t.
+    auto lr = [&](uint64_t t) {
+        return double(o.lr_grid) * learning_rate_scale(o, uint32_t(std::min<uint64_t>(t - 1, UINT32_MAX)));
     };
+    auto bc = [](double beta, uint64_t t) { return 1 - std::pow(beta, double(t)); };
+    auto a = [&](uint64_t t) { return lr(t) * std::sqrt(bc(b2, t)) / bc(b1, t); };
+    auto e = [&](uint64_t t) { return lr(t) * bc(b2, t) / bc(b1, t); };
     // The last entry: its series until the terms vanish in double.
-    double tail = 0, rk = r;
-    for (uint64_t t = size; rk > 1e-20; ++t, rk *= r) tail += a(t) * rk;
-    std::vector<float> sums(size);
-    double next = tail; // R(f + 1)
-    sums[size - 1] = float(tail);
+    double tail_a = 0, tail_e = 0, rk = r, qk = q;
+    for (uint64_t t = size; rk > 1e-20 || qk > 1e-20; ++t, rk *= r, qk *= q) {
+        tail_a += a(t) * rk;
+        tail_e += e(t) * qk;
+    }
+    std::vector<float> sums(2 * size);
+    double next_a = tail_a, next_e = tail_e; // R(f + 1), E(f + 1)
+    sums[2 * (size - 1)] = float(tail_a);
+    sums[2 * (size - 1) + 1] = float(tail_e);
     for (uint64_t f = size - 1; f-- > 0;) {
-        next = r * (a(f + 1) + next);
-        sums[f] = float(next);
+        next_a = r * (a(f + 1) + next_a);
+        next_e = q * (e(f + 1) + next_e);
+        sums[2 * f] = float(next_a);
+        sums[2 * f + 1] = float(next_e);
     }
     return sums;
 }

@@ -20,14 +20,18 @@ double learning_rate_scale(const TrainOptions& o, uint32_t step);
 // not used).
 uint32_t catch_up_limit(float beta1, float beta2);
 
-// A zero-gradient Adam step t moves a parameter by -a(t) * r^(t - f) * m_f / sqrt(v_f) (eps
-// aside), with m_f, v_f the moments after step f, r = beta1 / sqrt(beta2) and
-// a(t) = lr_grid(t) * sqrt(1 - beta2^t) / (1 - beta1^t). The table holds
-//   R(f) = sum over t > f of a(t) r^(t - f),      f = 0 .. size - 1,
-// so the steps f + 1 .. g move it by -(R(f) - r^(g - f) R(g)) m_f / sqrt(v_f). Past its end the
-// schedule is constant (the rate holds after o.steps, the bias corrections are 1 in float), so a
-// lookup clamps to the last entry. Empty when catch_up_limit() is 0 or the table would exceed
-// `max_entries`.
+// A zero-gradient Adam step t moves a parameter by
+//   -a(t) r^j (m / sqrt(v)) / (1 + d(t)),   d(t) = eps sqrt(1 - beta2^t) / (sqrt(v) beta2^(j/2)),
+// with j = t - f, m, v the moments after step f, r = beta1 / sqrt(beta2) and a(t) = lr_grid(t)
+// sqrt(1 - beta2^t) / (1 - beta1^t). To first order in d, 1 / (1 + d) = 1 - d, and the steps
+// f + 1 .. g move it by -(m / sqrt(v)) (A - (eps / sqrt(v)) E) with
+//   A = R(f) - r^(g - f) R(g),  R(f) = sum over t > f of a(t) r^(t - f),
+//   E = S(f) - q^(g - f) S(g),  S(f) = sum over t > f of e(t) q^(t - f),
+// q = beta1 / beta2 and e(t) = lr_grid(t) (1 - beta2^t) / (1 - beta1^t): two lookups each,
+// whatever the gap (the error, of order d^2, is what the shader bounds). The table holds R(f),
+// S(f) in pairs, f = 0 .. size - 1. Past its end the schedule is constant (the rate holds after
+// o.steps, the bias corrections are 1 in float), so a lookup clamps to the last pair. Empty when
+// catch_up_limit() is 0, beta1 >= beta2, or the table would exceed `max_entries` floats.
 std::vector<float> catch_up_sums(const TrainOptions& o, uint64_t max_entries);
 
 } // namespace ff::engine::detail

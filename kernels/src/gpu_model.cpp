@@ -140,14 +140,6 @@ const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const 
             registers = v == "registers";
         }
         d.push_back({"CM_GRADS_IN_REGISTERS", registers ? "1" : "0"});
-        // mlp_coopmat.glsl's CM_WEIGHT_REUSE; FIELDFLOW_TRAIN_WEIGHT_REUSE=0|1 overrides (measurements).
-        bool reuse = false;
-        if (const char* env = std::getenv("FIELDFLOW_TRAIN_WEIGHT_REUSE"); env && *env) {
-            const std::string v = env;
-            if (v != "0" && v != "1") throw EngineError("FIELDFLOW_TRAIN_WEIGHT_REUSE='" + v + "' must be 0 or 1");
-            reuse = v == "1";
-        }
-        d.push_back({"CM_WEIGHT_REUSE", reuse ? "1" : "0"});
     }
     // FIELDFLOW_TRAIN_ABLATE=part[,part...] leaves parts of the tensor-core step out, to measure
     // what each costs (bench/README.md); the step then does not train.

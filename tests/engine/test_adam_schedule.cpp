@@ -32,23 +32,29 @@ double stepwise(const TrainOptions& o, double p, double m, double v, uint32_t fr
     return p;
 }
 
-// The closed form as encoding_adam.glsl takes it: two lookups, clamped past the table's end.
+// The closed form as encoding_adam.glsl takes it: two lookups of each sum, clamped past the
+// table's end, epsilon's share to first order.
 double closed_form(const TrainOptions& o, const std::vector<float>& sums, double p, double m, double v,
                    uint32_t from, uint32_t to) {
-    auto sum = [&](uint32_t f) { return double(sums[std::min<size_t>(f, sums.size() - 1)]); };
-    const double r = o.beta1 / std::sqrt(double(o.beta2));
-    return p - (sum(from) - std::pow(r, to - from) * sum(to)) * m / std::sqrt(v);
+    auto at = [&](uint32_t f, int which) { return double(sums[2 * std::min<size_t>(f, sums.size() / 2 - 1) + which]); };
+    const double r = o.beta1 / std::sqrt(double(o.beta2)), q = double(o.beta1) / o.beta2;
+    const double a = at(from, 0) - std::pow(r, to - from) * at(to, 0);
+    const double e = at(from, 1) - std::pow(q, to - from) * at(to, 1);
+    const double root = std::sqrt(v);
+    return p - (m / root) * (a - (o.epsilon / root) * e);
 }
 
+const uint32_t kGaps[][2] = {{0, 1},     {0, 7},      {5, 6},       {90, 130},    {99, 100},
+                             {700, 701}, {700, 950},  {790, 1500},  {1990, 2010}, {1999, 2000},
+                             {1000, 6000}, {2500, 2600}, {6000, 9000}, {9000, 9001}};
+
 TEST(AdamSchedule, CatchUpSumsTakeAnyGapInTwoLookups) {
-    const TrainOptions o = schedule();
+    TrainOptions o = schedule();
+    o.epsilon = 0;
     const std::vector<float> sums = catch_up_sums(o, 1u << 20);
-    ASSERT_EQ(sums.size(), o.steps + 4097u);
+    ASSERT_EQ(sums.size(), 2 * (o.steps + 4097u));
     const double m = 2e-4, v = 3e-8, p = 0.25;
-    const uint32_t gaps[][2] = {{0, 1},       {0, 7},      {5, 6},       {90, 130},   {99, 100},
-                                {700, 701},   {700, 950},  {790, 1500},  {1990, 2010}, {1999, 2000},
-                                {1000, 6000}, {2500, 2600}, {6000, 9000}, {9000, 9001}};
-    for (const auto& g : gaps) {
+    for (const auto& g : kGaps) {
         const double step = stepwise(o, p, m, v, g[0], g[0] + 1) - p; // one step's move, for scale
         const double want = stepwise(o, p, m, v, g[0], g[1]);
         const double got = closed_form(o, sums, p, m, v, g[0], g[1]);
@@ -56,10 +62,30 @@ TEST(AdamSchedule, CatchUpSumsTakeAnyGapInTwoLookups) {
     }
 }
 
+TEST(AdamSchedule, CatchUpSumsCarryEpsilonToFirstOrder) {
+    // epsilon up to 1e-3 of sqrt(v) at the most decayed step the shader takes in closed form: the
+    // moves are off by ~d^2 = 1e-6 of themselves. Without the epsilon term they would be off by
+    // ~d = 1e-3, which the test must see.
+    TrainOptions o = schedule();
+    const double m = 2e-9, v = 1e-18, p = 0.25; // sqrt(v) = 1e-9
+    o.epsilon = float(1e-3 * 1e-9 * std::pow(double(o.beta2), 0.5 * catch_up_limit(o.beta1, o.beta2)));
+    const std::vector<float> sums = catch_up_sums(o, 1u << 20);
+    for (const auto& g : kGaps) {
+        const double want = stepwise(o, p, m, v, g[0], g[1]);
+        const double moved = std::abs(want - p);
+        EXPECT_NEAR(closed_form(o, sums, p, m, v, g[0], g[1]), want, 1e-5 * moved) << "steps " << g[0] + 1 << ".." << g[1];
+        TrainOptions no_eps = o;
+        no_eps.epsilon = 0;
+        if (g[1] - g[0] >= 100) // long gaps reach the most decayed v, where d is largest
+            EXPECT_GT(std::abs(closed_form(no_eps, sums, p, m, v, g[0], g[1]) - want), 1e-4 * moved)
+                << "the epsilon term matters at this size (steps " << g[0] + 1 << ".." << g[1] << ")";
+    }
+}
+
 TEST(AdamSchedule, NoTableWhereTheSkippedStepsDoNotDecay) {
     TrainOptions o = schedule();
     o.beta1 = 0.999f;
-    o.beta2 = 0.99f; // beta1 >= sqrt(beta2): the series does not converge
+    o.beta2 = 0.99f; // beta1 >= sqrt(beta2): the series do not converge
     EXPECT_EQ(catch_up_limit(o.beta1, o.beta2), 0u);
     EXPECT_TRUE(catch_up_sums(o, 1u << 20).empty());
     EXPECT_TRUE(catch_up_sums(schedule(), 1000).empty()) << "a table over its size bound is refused";

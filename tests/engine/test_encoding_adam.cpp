@@ -79,6 +79,14 @@ TEST(EncodingAdam, LazyDenseEqualsEagerWhereMostSkippedStepsAreClosedForm) {
     expect_lazy_equals_eager(test::default_config(64, 48), o);
 }
 
+TEST(EncodingAdam, LazyDenseEqualsEagerWhereEpsilonIsNotNegligible) {
+    // epsilon near sqrt(v) of the grid's gradients: skipped steps are taken one by one rather than
+    // in closed form (encoding_adam.glsl), for most cells.
+    TrainOptions o = small_batches();
+    o.epsilon = 1e-6f;
+    expect_lazy_equals_eager(test::default_config(64, 48), o);
+}
+
 TEST(EncodingAdam, LazyDenseEqualsEagerOnAHashGrid) {
     TrainOptions o = small_batches();
     o.batch = 8;

@@ -60,11 +60,6 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
     for (const ModelConfig& c : configs())
         expect_valid("train_step.comp", c,
                      {{"TILE", "64"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"}, {"CM_GRADS_IN_REGISTERS", "0"}});
-    // Both row blocks of a product sharing each weight block load (CM_WEIGHT_REUSE).
-    for (const ModelConfig& c : configs())
-        for (const char* registers : {"0", "1"})
-            expect_valid("train_step.comp", c, {{"TILE", "64"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"},
-                                                {"CM_GRADS_IN_REGISTERS", registers}, {"CM_WEIGHT_REUSE", "1"}});
     // A 16-bit training target (deep sources) and the tests' explicit samples, on both paths.
     for (const char* coopmat : {"0", "1"}) {
         expect_valid("train_step.comp", configs()[0],

@@ -17,7 +17,8 @@
 #
 # For measurements on other images (bench/RESULTS.md): INPUT=FILE WIDTH=W HEIGHT=H BITS=8|16 take
 # that image instead of the synthesised one, and CASES="image baseline ..." picks the cases
-# (default: image save_ground_truth train learned report; `baseline` is one more).
+# (default: image save_ground_truth train learned report; `baseline` is one more);
+# FIELDFLOW_VALIDATION=0 runs without the validation layer (bench/gpu/run_app.sh on the H100).
 set -uo pipefail
 
 if [ $# -lt 3 ] || [ $# -gt 4 ]; then
@@ -36,7 +37,7 @@ fi
 # The model learns the image at 300 pixels wide (large.yaml's `small`); its grid is a quarter.
 small_w=300 small_h=$(((2 * 300 * height + width) / (2 * width)))
 export FIELDFLOW_PROGRESS_SECONDS=0.05 # a plain progress line per running node every 50 ms
-export FIELDFLOW_VALIDATION=1
+export FIELDFLOW_VALIDATION=${FIELDFLOW_VALIDATION:-1} # 0 for latency measurements on a GPU machine
 fail=0
 summary=()
 
