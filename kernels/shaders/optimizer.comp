@@ -122,16 +122,24 @@ void ready_cell(uint cell) {
 }
 // The encoding's backward pass visits exactly the cells a sample reads: run with a zero gradient
 // and no accumulation, it readies them, with no second description of each encoding's cells.
+// READY_PARTS invocations share a sample, each readying every READY_PARTS-th cell it visits: one
+// cell each on the dense grid, so no invocation waits on a chain of cells' memory round trips.
+#define READY_PARTS 4u
+uint ready_visit = 0u, ready_part = 0u;
 #define ENC_PARAM(i) enc_params[i]
 #define ENC_GRAD_ADD(i, v)
-#define ENC_TOUCH(cell) ready_cell(cell)
+#define ENC_TOUCH(cell) if ((ready_visit++ % READY_PARTS) == ready_part) ready_cell(cell)
 #include "encoding.glsl"
 #include "sampling.glsl"
 
 void ready_next_samples(uint first, uint stride) {
     float zero[ENC_GRAD_DIM];
     for (int i = 0; i < ENC_GRAD_DIM; ++i) zero[i] = 0.0;
-    for (uint s = first; s < pc.batch; s += stride) encode_backward(pixel_uv(training_pixel(pc.step + 1u, s)), zero);
+    for (uint w = first; w < pc.batch * READY_PARTS; w += stride) {
+        ready_visit = 0u;
+        ready_part = w % READY_PARTS;
+        encode_backward(pixel_uv(training_pixel(pc.step + 1u, w / READY_PARTS)), zero);
+    }
 }
 #endif
 

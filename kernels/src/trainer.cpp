@@ -293,7 +293,9 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     // The eager pass: one invocation per cell (as many workgroups as one dispatch may have); the
     // list forms loop.
     pc.encoding_groups = std::min(div_up(cells_, 256), grid_adam_ == 1 ? 65535u : kMaxEncodingGroups);
-    const uint32_t ready_groups = grid_adam_ == 2 ? std::min(div_up(options_.batch, 256), kMaxEncodingGroups) : 0;
+    // The readying pass: 4 invocations a sample (optimizer.comp's READY_PARTS).
+    const uint32_t ready_groups =
+        grid_adam_ == 2 ? uint32_t(std::min<uint64_t>(div_up(uint64_t(options_.batch) * 4, 256), kMaxEncodingGroups)) : 0;
     optimizer_set_.dispatch(cb, pc, div_up(model_.layout.total, 32) + pc.encoding_groups + ready_groups);
     compute_barrier(cb);
     if (timer) timer->stamp(cb, first + 2);
