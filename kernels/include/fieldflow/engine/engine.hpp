@@ -178,10 +178,10 @@ ModelConfig siren_config(uint32_t hidden_width = 64, uint32_t hidden_layers = 3,
 // skipped, in closed form, before it is read (kernels/shaders/encoding_adam.glsl; its cost follows
 // the batch).
 enum class GridAdam : uint32_t { sparse = 0, dense = 1 };
-// automatic: the lazy form once the cells outnumber what a step reads by kLazyDenseAdamRatio.
+// automatic: the lazy form once the cells outnumber what a step reads kLazyDenseAdamRatio times.
 enum class DenseAdam : uint32_t { automatic = 0, eager = 1, lazy = 2 };
 // The cells-to-reads ratio above which the lazy form is the faster (bench/RESULTS.md, 2026-11-24).
-inline constexpr double kLazyDenseAdamRatio = 4.0;
+inline constexpr double kLazyDenseAdamRatio = 16.0;
 
 struct TrainOptions {
     uint32_t steps = 40000;
