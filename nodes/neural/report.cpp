@@ -313,14 +313,19 @@ void execute_report(Node& node) {
             [&] { return error_view_png(images.bilinear_error, side, float(error_maps.scale)); },
             [&] { return error_view_png(images.learned_error, side, float(error_maps.scale)); },
         };
+        // Both rows of the strip as thumbnails: a large photo's feature grid is megapixels too
+        // (2048x2048 at 8192x8192, ~2.5 MB a snapshot as written).
         page.snapshots = full_snapshots;
         for (const ReportSnapshot& shot : page.snapshots)
-            if (shot.prediction)
-                encodes.push_back([&shot, width = kStripWidths[level]] { return png_thumbnail(*shot.prediction, width); });
+            for (const std::optional<PngBytes>* png : {&shot.prediction, &shot.feature})
+                if (*png)
+                    encodes.push_back([png, width = kStripWidths[level]] { return png_thumbnail(**png, width); });
         std::vector<PngBytes> views = encode_in_parallel(encodes);
         node.throw_if_cancelled();
-        for (size_t i = 0, next = 5; i < page.snapshots.size(); ++i)
-            if (page.snapshots[i].prediction) page.snapshots[i].prediction = std::move(views[next++]);
+        size_t next = 5;
+        for (ReportSnapshot& shot : page.snapshots)
+            for (std::optional<PngBytes>* png : {&shot.prediction, &shot.feature})
+                if (*png) *png = std::move(views[next++]);
         page.images = {
             {"Ground truth", std::move(views[0]), std::nullopt, std::nullopt},
             {"Bilinear", std::move(views[1]), psnr_shown(m_bilinear), m_bilinear.ssim},

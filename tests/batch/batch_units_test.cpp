@@ -3,11 +3,15 @@
 #include "batch_test_support.hpp"
 
 #include <fieldflow/host/batch/batch_runner.hpp>
+#include <fieldflow/host/batch/child_process.hpp>
 #include <fieldflow/host/batch/inputs.hpp>
 #include <fieldflow/host/batch/manifest.hpp>
 #include <fieldflow/host/batch/summary.hpp>
 
+#include <chrono>
+#include <csignal>
 #include <set>
+#include <thread>
 
 namespace fieldflow::batch_test {
 namespace {
@@ -321,6 +325,35 @@ TEST(BatchHashes, FileAndGraphHashesChangeWithTheirContent) {
     EXPECT_NE(hash_graph(g, {}), hash_graph(g + " ", {}));
     EXPECT_NE(hash_graph(g, {{"steps", "100"}}), hash_graph(g, {{"steps", "200"}}));
     EXPECT_NE(hash_graph(g, {{"a", "b=c"}}), hash_graph(g, {{"a=b", "c"}}));
+}
+
+// A stop forwarded to an image the moment it is started ends it, every time: the batch's own
+// interrupt handler, which the child inherits across fork, must never see (and swallow) it.
+volatile std::sig_atomic_t g_batch_handler_ran = 0; // (in the child, where the stop is lost)
+TEST(BatchChild, AStopSentAsItStartsIsNeverLost) {
+    struct sigaction batch_like {}, previous {};
+    batch_like.sa_handler = [](int) { g_batch_handler_ran = 1; };
+    sigemptyset(&batch_like.sa_mask);
+    ASSERT_EQ(::sigaction(SIGTERM, &batch_like, &previous), 0);
+    TempDir dir;
+    int lost = 0;
+    for (int i = 0; i < 200 && lost == 0; ++i) {
+        const pid_t pid = fieldflow::host::batch::spawn_child("/bin/sleep", {"30"}, dir / "child.log");
+        fieldflow::host::batch::signal_child(pid, SIGTERM);
+        std::optional<fieldflow::host::batch::ChildExit> exit;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        while (!(exit = fieldflow::host::batch::poll_child(pid)) && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        if (!exit) { // the stop was lost: the child sleeps on
+            ++lost;
+            fieldflow::host::batch::signal_child(pid, SIGKILL);
+            while (!fieldflow::host::batch::poll_child(pid)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            continue;
+        }
+        EXPECT_TRUE(exit->signaled && exit->signal == SIGTERM) << exit->describe();
+    }
+    ::sigaction(SIGTERM, &previous, nullptr);
+    EXPECT_EQ(lost, 0) << "a SIGTERM sent as the child started was lost";
 }
 
 } // namespace

@@ -503,6 +503,36 @@ TEST(Report, PageStaysWithinTenMegabytesForALargeNoisyImage) {
     fs::remove_all(folder);
 }
 
+// A large photo's snapshots (its feature grid is megapixels too: 2048x2048 at 8192x8192) are shown
+// as thumbnails in both rows of the strip, so they do not take the page over its bound.
+TEST(Report, LargeSnapshotsStayThumbnails) {
+    cv::Mat truth(600, 800, CV_32FC3);
+    cv::RNG(6).fill(truth, cv::RNG::UNIFORM, 0.0, 1.0);
+    fs::path folder = fresh_folder("report_large_snapshots");
+    fs::path snapshots = folder / "snapshots";
+    fs::create_directories(snapshots);
+    cv::Mat noise(1400, 1400, CV_8UC3);
+    size_t written = 0;
+    for (int step : {1, 10, 100, 1000, 10000, 40000}) {
+        cv::RNG(step).fill(noise, cv::RNG::UNIFORM, 0, 256);
+        for (const char* kind : {"prediction", "feature"}) {
+            const fs::path file = snapshots / (std::string(kind) + "_at_" + std::to_string(step) + ".png");
+            ASSERT_TRUE(cv::imwrite(file.string(), noise));
+            written += fs::file_size(file);
+        }
+    }
+    ASSERT_GT(written, 60'000'000u); // far over the page's bound if embedded as written
+    OpRun run("Report");
+    run.image("ground_truth", truth).image("bilinear", truth).image("learned", truth)
+        .param("path", (folder / "report.html").string()).param("snapshots", snapshots.string());
+    ASSERT_EQ(run.execute(), FF_OK) << run.error();
+    const std::string html = read_text(folder / "report.html");
+    EXPECT_LE(html.size(), 10'000'000u);
+    for (const char* kind : {"prediction", "feature"})
+        EXPECT_NE(html.find("snapshots/" + std::string(kind) + "_at_40000.png"), std::string::npos) << kind;
+    fs::remove_all(folder);
+}
+
 // An interrupt during the metrics stops the report at its next check and leaves no file.
 TEST(Report, InterruptStopsItAndWritesNothing) {
     cv::Mat truth(1500, 2000, CV_32FC3);

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cerrno>
 #include <csignal>
+#include <pthread.h>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -42,8 +43,17 @@ pid_t spawn_child(const std::string& program, const std::vector<std::string>& ar
         ::close(log_fd);
         throw std::runtime_error(std::string("cannot open /dev/null: ") + std::strerror(errno));
     }
+    // SIGINT and SIGTERM stay blocked from fork until the child has reset their handlers: one
+    // forwarded in between would otherwise run the batch's handler, inherited by the child, and be
+    // lost (the image then ran to the end, uninterrupted). Pending, it ends the child once unblocked.
+    sigset_t stops, previous;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    ::pthread_sigmask(SIG_BLOCK, &stops, &previous);
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
+    if (pid != 0) ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     if (pid < 0) {
         const int error = errno;
         ::close(log_fd);
@@ -54,9 +64,11 @@ pid_t spawn_child(const std::string& program, const std::vector<std::string>& ar
         ::setpgid(0, 0);                     // terminal signals reach the batch, which forwards them
         ::prctl(PR_SET_PDEATHSIG, SIGKILL); // the batch died (even by SIGKILL): so does the image
         if (::getppid() != parent) ::_exit(127); // it died before prctl took effect
-        // The batch blocks nothing, but an inherited ignore would survive exec.
+        // An inherited handler or ignore would survive exec or swallow a stop: the defaults, then
+        // the mask the batch had (a stop that came since fork ends the child here).
         ::signal(SIGINT, SIG_DFL);
         ::signal(SIGTERM, SIG_DFL);
+        ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
         ::dup2(null_fd, STDIN_FILENO);
         ::dup2(log_fd, STDOUT_FILENO);
         ::dup2(log_fd, STDERR_FILENO);
