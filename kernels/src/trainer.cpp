@@ -55,7 +55,10 @@ class TrainerImpl {
 public:
     TrainerImpl(const Device& device, const ModelConfig& config, const TrainOptions& options,
                 const ImageData& image, const Model* start, const TrainerState* resume);
-    ~TrainerImpl() { if (query_pool_) vkDestroyQueryPool(dev_.device(), query_pool_, nullptr); }
+    ~TrainerImpl() {
+        pipeline_.drain(); // a run left in flight by an error uses the buffers and queries below
+        if (query_pool_) vkDestroyQueryPool(dev_.device(), query_pool_, nullptr);
+    }
 
     float train(uint32_t steps);
     std::vector<DispatchTime> profile(uint32_t steps);
@@ -89,6 +92,7 @@ private:
     TrainOptions options_;
     ImageData image_;
     CommandRunner runner_;
+    PipelinedRunner pipeline_; // training runs (train()); runner_ for everything else
     // The encoding's cell count and learning-rate schedule (encoding_adam.glsl recomputes the
     // rates of skipped steps).
     void encoding_schedule(PushConstants& pc) const;
@@ -159,7 +163,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
                          const TrainOptions& options, const ImageData& image, const Model* start,
                          const TrainerState* resume)
     : device_(device), dev_(device.impl()), config_(config), options_(options),
-      image_(checked_shape(image, config, options)), runner_(dev_),
+      image_(checked_shape(image, config, options)), runner_(dev_), pipeline_(dev_),
       model_(dev_, runner_, start_model(config, options, start, resume)) {
     const auto& limits = dev_.properties().limits;
     tiling_ = train_tiling_for(dev_, config);
@@ -175,7 +179,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     mlp_v_ = local(L.total * 4, "MLP Adam v");
     partials_ = local(size_t(partial_rows(tiling_, groups_)) * L.total * 4, "MLP gradient partials");
     loss_partials_ = local(size_t(groups_) * 4, "loss partials");
-    loss_log_ = local(kStepsPerSubmit * 4, "loss log");
+    loss_log_ = local(PipelinedRunner::kSlots * kStepsPerSubmit * 4, "loss log");
     encoding_m_ = local(encoding_floats * 4, "encoding Adam m");
     encoding_v_ = local(encoding_floats * 4, "encoding Adam v");
     encoding_grad_ = local(encoding_floats * 4, "encoding gradients");
@@ -185,7 +189,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     const bool rgba16 = image.source_bits > 8;
     image_buf_ = local(size_t(image.width) * image.height * (rgba16 ? 8 : 4),
                        rgba16 ? "image (RGBA16)" : "image (RGBA8)");
-    loss_readback_ = Buffer(dev_, kStepsPerSubmit * 4, MemoryKind::readback, "loss readback");
+    loss_readback_ = Buffer(dev_, PipelinedRunner::kSlots * kStepsPerSubmit * 4, MemoryKind::readback, "loss readback");
 
     // The image travels as RGBA8 (4x smaller than float) for 8-bit sources, as RGBA16 (two uints
     // a pixel, the shader's unpackUnorm2x16) for deeper ones, so their precision is learned.
@@ -252,7 +256,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     if (limits.timestampComputeAndGraphics && dev_.properties().limits.timestampPeriod > 0) {
         VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
         qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        qi.queryCount = 2;
+        qi.queryCount = 2 * PipelinedRunner::kSlots; // a start and an end per pipeline slot
         vk_check(vkCreateQueryPool(dev_.device(), &qi, nullptr, &query_pool_), "creating a query pool");
         timestamp_period_ns_ = limits.timestampPeriod;
     }
@@ -302,41 +306,61 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     ++step_;
 }
 
+// Runs of up to kStepsPerSubmit steps, recorded while the device runs the one before (two in
+// flight: PipelinedRunner). Each pipeline slot has its own part of the loss log, of its read-back
+// buffer and of the timestamp queries, so a run's results stay until the host reads them.
 float TrainerImpl::train(uint32_t steps) {
+    struct Run {
+        uint32_t first_step = 0, steps = 0; // the step whose loss lands in the slot's first entry
+        bool pending = false;
+    };
+    Run runs[PipelinedRunner::kSlots];
     float last = 0;
     diverged_ = false;
     diverged_step_ = 0;
-    while (steps > 0) {
-        uint32_t n = std::min(steps, kStepsPerSubmit);
-        const uint32_t first_step = step_ + 1; // the step whose loss lands in slot 0
-        runner_.run([&](VkCommandBuffer cb) {
-            compute_barrier(cb);
-            if (query_pool_) {
-                vkCmdResetQueryPool(cb, query_pool_, 0, 2);
-                vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, query_pool_, 0);
-            }
-            for (uint32_t i = 0; i < n; ++i) record_step(cb, i);
-            if (query_pool_)
-                vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, 1);
-            VkBufferCopy region{0, 0, VkDeviceSize(n) * 4};
-            vkCmdCopyBuffer(cb, loss_log_.handle(), loss_readback_.handle(), 1, &region);
-        });
+    // Waits for a slot's run and takes its results: GPU time, divergence, the last loss.
+    auto collect = [&](uint32_t slot) {
+        Run& run = runs[slot];
+        if (!run.pending) return;
+        pipeline_.wait(slot);
+        run.pending = false;
         if (query_pool_) {
             uint64_t ts[2] = {0, 0};
-            if (vkGetQueryPoolResults(dev_.device(), query_pool_, 0, 2, sizeof ts, ts, sizeof(uint64_t),
+            if (vkGetQueryPoolResults(dev_.device(), query_pool_, 2 * slot, 2, sizeof ts, ts, sizeof(uint64_t),
                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS &&
                 ts[1] > ts[0])
                 gpu_seconds_ += double(ts[1] - ts[0]) * timestamp_period_ns_ * 1e-9;
         }
-        const float* log = static_cast<const float*>(loss_readback_.mapped());
-        for (uint32_t i = 0; i < n; ++i)
+        const float* log = static_cast<const float*>(loss_readback_.mapped()) + slot * kStepsPerSubmit;
+        for (uint32_t i = 0; i < run.steps; ++i)
             if (!std::isfinite(log[i]) && !diverged_) {
                 diverged_ = true;
-                diverged_step_ = first_step + i;
+                diverged_step_ = run.first_step + i;
             }
-        last = log[n - 1];
+        last = log[run.steps - 1];
+    };
+    uint32_t submitted = 0;
+    while (steps > 0) {
+        const uint32_t n = std::min(steps, kStepsPerSubmit);
+        const uint32_t slot = submitted++ % PipelinedRunner::kSlots;
+        collect(slot); // the oldest run in flight, so results are taken in order
+        runs[slot] = {step_ + 1, n, true};
+        pipeline_.submit(slot, [&](VkCommandBuffer cb) {
+            compute_barrier(cb);
+            if (query_pool_) {
+                vkCmdResetQueryPool(cb, query_pool_, 2 * slot, 2);
+                vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, query_pool_, 2 * slot);
+            }
+            for (uint32_t i = 0; i < n; ++i) record_step(cb, slot * kStepsPerSubmit + i);
+            if (query_pool_)
+                vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, 2 * slot + 1);
+            const VkDeviceSize offset = VkDeviceSize(slot) * kStepsPerSubmit * 4;
+            VkBufferCopy region{offset, offset, VkDeviceSize(n) * 4};
+            vkCmdCopyBuffer(cb, loss_log_.handle(), loss_readback_.handle(), 1, &region);
+        });
         steps -= n;
     }
+    for (uint32_t k = 0; k < PipelinedRunner::kSlots; ++k) collect((submitted + k) % PipelinedRunner::kSlots);
     return last;
 }
 

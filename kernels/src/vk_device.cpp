@@ -230,6 +230,59 @@ void CommandRunner::run(const std::function<void(VkCommandBuffer)>& record) {
     device_.submit_and_wait(cb_, fence_);
 }
 
+PipelinedRunner::PipelinedRunner(DeviceImpl& device) : device_(device) {
+    VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pi.queueFamilyIndex = device.queue_family();
+    vk_check(vkCreateCommandPool(device.device(), &pi, nullptr, &pool_), "creating a command pool");
+    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = pool_;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = kSlots;
+    VkResult r = vkAllocateCommandBuffers(device.device(), &ai, cb_);
+    VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    for (uint32_t i = 0; i < kSlots && r == VK_SUCCESS; ++i) r = vkCreateFence(device.device(), &fi, nullptr, &fence_[i]);
+    if (r != VK_SUCCESS) {
+        for (VkFence f : fence_)
+            if (f) vkDestroyFence(device.device(), f, nullptr);
+        vkDestroyCommandPool(device.device(), pool_, nullptr);
+        vk_check(r, "allocating command buffers");
+    }
+}
+
+PipelinedRunner::~PipelinedRunner() {
+    drain();
+    for (VkFence f : fence_) vkDestroyFence(device_.device(), f, nullptr);
+    vkDestroyCommandPool(device_.device(), pool_, nullptr);
+}
+
+void PipelinedRunner::drain() noexcept {
+    for (uint32_t i = 0; i < kSlots; ++i) {
+        if (in_flight_[i]) vkWaitForFences(device_.device(), 1, &fence_[i], VK_TRUE, UINT64_MAX);
+        in_flight_[i] = false;
+    }
+}
+
+void PipelinedRunner::wait(uint32_t slot) {
+    if (!in_flight_[slot]) return;
+    vk_check(vkWaitForFences(device_.device(), 1, &fence_[slot], VK_TRUE, UINT64_MAX), "waiting for the device");
+    in_flight_[slot] = false;
+}
+
+void PipelinedRunner::submit(uint32_t slot, const std::function<void(VkCommandBuffer)>& record) {
+    wait(slot);
+    VkCommandBuffer cb = cb_[slot];
+    vk_check(vkResetCommandBuffer(cb, 0), "resetting a command buffer");
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    vk_check(vkBeginCommandBuffer(cb, &bi), "beginning a command buffer");
+    record(cb);
+    vk_check(vkEndCommandBuffer(cb), "recording commands");
+    vk_check(vkResetFences(device_.device(), 1, &fence_[slot]), "resetting a fence");
+    device_.submit(cb, fence_[slot]);
+    in_flight_[slot] = true;
+}
+
 } // namespace detail
 
 // ---- DeviceImpl -----------------------------------------------------------------------------
@@ -732,14 +785,16 @@ void DeviceImpl::print_pipeline_stats(VkPipeline pipeline, const std::string& sh
     std::cerr << line << "\n";
 }
 
-void DeviceImpl::submit_and_wait(VkCommandBuffer cb, VkFence fence) {
+void DeviceImpl::submit(VkCommandBuffer cb, VkFence fence) {
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cb;
-    {
-        std::lock_guard lock(queue_mutex_);
-        detail::vk_check(vkQueueSubmit(queue_, 1, &si, fence), "submitting work to the device");
-    }
+    std::lock_guard lock(queue_mutex_);
+    detail::vk_check(vkQueueSubmit(queue_, 1, &si, fence), "submitting work to the device");
+}
+
+void DeviceImpl::submit_and_wait(VkCommandBuffer cb, VkFence fence) {
+    submit(cb, fence);
     detail::vk_check(vkWaitForFences(device_, 1, &fence, VK_TRUE, UINT64_MAX),
                      "waiting for the device");
 }

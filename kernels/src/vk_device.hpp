@@ -125,6 +125,33 @@ private:
     VkFence fence_ = VK_NULL_HANDLE;
 };
 
+// Command buffers recorded while the device runs the ones submitted before them: the host's
+// recording (thousands of dispatches for a long run of training steps) overlaps the device's work
+// instead of adding to it. Each of kSlots slots holds one command buffer and its fence.
+class PipelinedRunner {
+public:
+    static constexpr uint32_t kSlots = 2;
+    explicit PipelinedRunner(DeviceImpl& device);
+    ~PipelinedRunner(); // waits for what is still in flight
+    PipelinedRunner(const PipelinedRunner&) = delete;
+    PipelinedRunner& operator=(const PipelinedRunner&) = delete;
+
+    // Waits for the slot's previous submit, records into its command buffer and submits it,
+    // without waiting. Work in submission order is ordered by the barriers it records.
+    void submit(uint32_t slot, const std::function<void(VkCommandBuffer)>& record);
+    // Waits until the slot's last submit has finished; at once when nothing is in flight there.
+    void wait(uint32_t slot);
+    // Waits for every slot, ignoring device errors (destructors, unwinding).
+    void drain() noexcept;
+
+private:
+    DeviceImpl& device_;
+    VkCommandPool pool_ = VK_NULL_HANDLE;
+    VkCommandBuffer cb_[kSlots] = {};
+    VkFence fence_[kSlots] = {};
+    bool in_flight_[kSlots] = {};
+};
+
 } // namespace detail
 
 class DeviceImpl {
@@ -155,6 +182,7 @@ public:
 
     // Queue access is externally synchronised: every submit goes through here.
     void submit_and_wait(VkCommandBuffer cb, VkFence fence);
+    void submit(VkCommandBuffer cb, VkFence fence); // returns at once; the fence signals the end
 
     void add_message(std::string message);
     std::vector<std::string> messages() const;

@@ -103,6 +103,47 @@ TEST(Training, SameSeedSameResult) {
     test::expect_validation_clean(messages);
 }
 
+// A call of several runs of 1,000 steps records each run while the device works on the one
+// before: it must give what the same steps give run by run (each call waiting for its run), report
+// the last step's loss and count every run's GPU time.
+TEST(Training, PipelinedRunsGiveTheStepByStepResult) {
+    size_t messages = test::device().validation_messages().size();
+    ImageData img = test::synthetic_image(40, 30);
+    ModelConfig c = test::default_config(10, 8);
+    TrainOptions o;
+    o.batch = 64;
+    o.steps = 2100; // runs of 1,000, 1,000 and 100 steps
+    o.seed = 21;
+    Trainer whole(test::device(), c, o, img), in_parts(test::device(), c, o, img);
+    const float whole_loss = whole.train(2100);
+    in_parts.train(1000);
+    in_parts.train(1000);
+    const float parts_loss = in_parts.train(100);
+    EXPECT_EQ(whole.step(), 2100u);
+    EXPECT_FALSE(whole.diverged());
+    EXPECT_NEAR(whole_loss, parts_loss, test::tolerances().loss_rel * parts_loss);
+    EXPECT_NEAR(whole.full_image_mse(), in_parts.full_image_mse(), 1e-3 * in_parts.full_image_mse());
+    EXPECT_GT(whole.gpu_seconds(), 0.8 * in_parts.gpu_seconds());
+    EXPECT_LT(whole.gpu_seconds(), 1.25 * in_parts.gpu_seconds());
+    test::expect_validation_clean(messages);
+}
+
+// Divergence in the first of several runs is reported with its step, not a later run's.
+TEST(Training, DivergenceIsReportedWithItsFirstStepAcrossRuns) {
+    ImageData img = test::synthetic_image(40, 30);
+    ModelConfig c = test::default_config(10, 8);
+    TrainOptions o;
+    o.batch = 64;
+    o.steps = 2200;
+    o.lr_mlp = 1e30f; // overflows at once
+    o.lr_warmup = 0;
+    Trainer t(test::device(), c, o, img);
+    t.train(2200);
+    EXPECT_TRUE(t.diverged());
+    EXPECT_GE(t.diverged_step(), 1u);
+    EXPECT_LE(t.diverged_step(), 1000u);
+}
+
 TEST(Training, BadInputsAreClearErrors) {
     ModelConfig c = test::default_config(8, 8);
     TrainOptions o;
