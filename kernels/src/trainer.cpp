@@ -349,7 +349,9 @@ float TrainerImpl::train(uint32_t steps) {
             compute_barrier(cb);
             if (query_pool_) {
                 vkCmdResetQueryPool(cb, query_pool_, 2 * slot, 2);
-                vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, query_pool_, 2 * slot);
+                // Written once the work before it is done: the run before this one may still be
+                // on the device when this one starts, and its time must not be counted twice.
+                vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, 2 * slot);
             }
             for (uint32_t i = 0; i < n; ++i) record_step(cb, slot * kStepsPerSubmit + i);
             if (query_pool_)

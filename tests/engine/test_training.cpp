@@ -105,16 +105,19 @@ TEST(Training, SameSeedSameResult) {
 
 // A call of several runs of 1,000 steps records each run while the device works on the one
 // before: it must give what the same steps give run by run (each call waiting for its run), report
-// the last step's loss and count every run's GPU time.
+// the last step's loss and count every run's GPU time once. On the portable kernels everywhere:
+// the order of the work is path-independent, and on the tensor cores fp16 activations grow the
+// atomics' rounding differences over 2,000 steps past what a comparison of two runs can hold.
 TEST(Training, PipelinedRunsGiveTheStepByStepResult) {
-    size_t messages = test::device().validation_messages().size();
+    Device& device = test::portable_device();
+    size_t messages = device.validation_messages().size();
     ImageData img = test::synthetic_image(40, 30);
     ModelConfig c = test::default_config(10, 8);
     TrainOptions o;
     o.batch = 64;
     o.steps = 2100; // runs of 1,000, 1,000 and 100 steps
     o.seed = 21;
-    Trainer whole(test::device(), c, o, img), in_parts(test::device(), c, o, img);
+    Trainer whole(device, c, o, img), in_parts(device, c, o, img);
     const float whole_loss = whole.train(2100);
     in_parts.train(1000);
     in_parts.train(1000);
@@ -125,7 +128,7 @@ TEST(Training, PipelinedRunsGiveTheStepByStepResult) {
     EXPECT_NEAR(whole.full_image_mse(), in_parts.full_image_mse(), 1e-3 * in_parts.full_image_mse());
     EXPECT_GT(whole.gpu_seconds(), 0.8 * in_parts.gpu_seconds());
     EXPECT_LT(whole.gpu_seconds(), 1.25 * in_parts.gpu_seconds());
-    test::expect_validation_clean(messages);
+    test::expect_validation_clean(messages, device);
 }
 
 // Divergence in the first of several runs is reported with its step, not a later run's.
