@@ -116,8 +116,8 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
     return std::max(1u, std::min(div_up(batch, tiling.tile), cap));
 }
 
-const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
-                           bool explicit_samples, bool image_rgba16, bool touch_list) {
+KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
+                                   bool image_rgba16, bool touch_list) {
     Defines d = model_defines(config);
     d.push_back({"TILE", std::to_string(tiling.tile)});
     d.push_back({"WEIGHTS_IN_SHARED", tiling.weights_in_shared ? "1" : "0"});
@@ -160,7 +160,13 @@ const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const 
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     if (image_rgba16) d.push_back({"IMAGE_RGBA16", "1"});
     d.push_back({"TOUCH_LIST", touch_list ? "1" : "0"});
-    return device.kernel("train_step.comp", d, explicit_samples ? 9 : 7);
+    return {"train_step.comp", d, explicit_samples ? 9u : 7u};
+}
+
+const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
+                           bool explicit_samples, bool image_rgba16, bool touch_list) {
+    const KernelRequest r = train_kernel_request(config, tiling, explicit_samples, image_rgba16, touch_list);
+    return device.kernel(r.shader, r.defines, r.bindings);
 }
 
 namespace {
@@ -171,7 +177,31 @@ void check_render_size(uint32_t width, uint32_t height) {
     if (uint64_t(width) * height >= (uint64_t(1) << 32))
         throw EngineError("render size " + size + " is too large: at most 2^32 - 1 pixels render in one call");
 }
+
+// The render's kernel path: the training's, unless FIELDFLOW_RENDER_PATH=portable|coopmat picks
+// it on a tensor-core device (measurements); the default is the faster one measured on the H100
+// (bench/RESULTS.md).
+TrainTiling render_tiling(const DeviceImpl& device, const ModelConfig& config) {
+    TrainTiling tiling = train_tiling_for(device, config);
+    if (const char* env = std::getenv("FIELDFLOW_RENDER_PATH"); env && *env && tiling.coopmat) {
+        std::string v = env;
+        if (v != "portable" && v != "coopmat")
+            throw EngineError("FIELDFLOW_RENDER_PATH='" + v + "' must be portable or coopmat");
+        if (v == "portable") tiling.coopmat = false;
+    }
+    return tiling;
+}
 } // namespace
+
+KernelRequest render_kernel_request(const DeviceImpl& device, const ModelConfig& config) {
+    const TrainTiling tiling = render_tiling(device, config);
+    Defines defines = model_defines(config);
+    if (tiling.coopmat) {
+        defines.push_back({"COOPMAT", "1"});
+        defines.push_back({"TILE", std::to_string(tiling.tile)});
+    }
+    return {"render.comp", defines, 3};
+}
 
 RenderBandResources::RenderBandResources() = default;
 RenderBandResources::~RenderBandResources() = default;
@@ -183,15 +213,7 @@ void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& 
                   const RenderBandUse& use, double* gpu_seconds, RenderBandResources* keep) {
     check_render_size(width, height);
     const auto& limits = device.properties().limits;
-    TrainTiling tiling = train_tiling_for(device, config);
-    // FIELDFLOW_RENDER_PATH=portable|coopmat picks the render kernel on a tensor-core device
-    // (measurements); the default is the faster one measured on the H100 (bench/RESULTS.md).
-    if (const char* env = std::getenv("FIELDFLOW_RENDER_PATH"); env && *env && tiling.coopmat) {
-        std::string v = env;
-        if (v != "portable" && v != "coopmat")
-            throw EngineError("FIELDFLOW_RENDER_PATH='" + v + "' must be portable or coopmat");
-        if (v == "portable") tiling.coopmat = false;
-    }
+    const TrainTiling tiling = render_tiling(device, config);
     const uint32_t group_size = tiling.coopmat ? tiling.tile : 64;
     // Rows per band: the band's output within maxStorageBufferRange (and at most 256 MB, so the
     // host never holds two copies of a huge image), its workgroups within one dispatch.
@@ -207,12 +229,8 @@ void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& 
         throw EngineError("render width " + std::to_string(width) + " is too large: one row needs " +
                           std::to_string(row_bytes) + " bytes, more than '" + device.info().name +
                           "' allows in one buffer (" + std::to_string(max_bytes) + ")");
-    Defines defines = model_defines(config);
-    if (tiling.coopmat) {
-        defines.push_back({"COOPMAT", "1"});
-        defines.push_back({"TILE", std::to_string(tiling.tile)});
-    }
-    const Kernel& k = device.kernel("render.comp", defines, 3);
+    const KernelRequest request = render_kernel_request(device, config);
+    const Kernel& k = device.kernel(request.shader, request.defines, request.bindings);
     RenderBandResources local;
     RenderBandResources& r = keep ? *keep : local;
     if (r.kernel != &k || r.mlp != mlp.handle() || r.encoding != encoding.handle() || r.width != width ||

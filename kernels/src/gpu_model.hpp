@@ -48,6 +48,11 @@ uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups);
 // that steps only those).
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
                            bool explicit_samples, bool image_rgba16 = false, bool touch_list = true);
+// What train_kernel builds (for DeviceImpl::prepare_kernels).
+KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
+                                   bool image_rgba16 = false, bool touch_list = true);
+// The kernel render_bands runs for a model on this device.
+KernelRequest render_kernel_request(const DeviceImpl& device, const ModelConfig& config);
 
 // What is done with each band of a render: `record` adds commands after the band's dispatch
 // (same command buffer; `out` holds rows [first, first + rows), output_dims floats per pixel),

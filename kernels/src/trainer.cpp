@@ -98,6 +98,8 @@ private:
     void encoding_schedule(PushConstants& pc) const;
     // Brings every encoding cell to the current step (lazy dense Adam): before any read.
     void settle();
+    // The kernel of full_image_mse (the image buffer's depth picks its sampling).
+    KernelRequest squared_error_request() const;
 
     uint32_t groups_ = 0, cells_ = 0;
     uint32_t grid_adam_ = 0;         // optimizer.comp's GRID_ADAM: 0 sparse, 1 eager dense, 2 lazy dense
@@ -236,10 +238,17 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
             upload(dev_, runner_, catch_up_sums_, sums.data(), sums.size() * 4);
         }
     }
-    // The eager pass visits every cell itself: the training step need not list what it touched.
-    const Kernel& train = train_kernel(dev_, config, tiling_, false, rgba16, grid_adam_ != 1);
+    // Every kernel the trainer runs, built side by side (on a first run, compiling them is most
+    // of the setup). The eager pass visits every cell itself: the training step need not list
+    // what it touched.
+    const KernelRequest train_request = train_kernel_request(config, tiling_, false, rgba16, grid_adam_ != 1);
     Defines optimizer_defines = model_defines(config);
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
+    std::vector<KernelRequest> requests = {train_request, {"optimizer.comp", optimizer_defines, 13},
+                                           render_kernel_request(dev_, config), squared_error_request()};
+    if (grid_adam_ == 2) requests.push_back({"encoding_settle.comp", model_defines(config), 5});
+    dev_.prepare_kernels(requests);
+    const Kernel& train = dev_.kernel(train_request.shader, train_request.defines, train_request.bindings);
     const Kernel& optimizer = dev_.kernel("optimizer.comp", optimizer_defines, 13);
     train_set_ = DescriptorSet(dev_, train, {&model_.mlp, &model_.encoding, &encoding_grad_, &encoding_touched_,
                                              &partials_, &loss_partials_, &image_buf_});
@@ -439,12 +448,16 @@ std::vector<float> TrainerImpl::render(uint32_t w, uint32_t h) {
 
 // Rendered band by band and compared on the device with the training target (the image buffer:
 // 8 or 16 bits per channel as trained), so only one float per 256 pixels comes back.
+KernelRequest TrainerImpl::squared_error_request() const {
+    Defines defines = model_defines(config_);
+    if (image_.source_bits > 8) defines.push_back({"IMAGE_RGBA16", "1"});
+    return {"squared_error.comp", defines, 3};
+}
+
 double TrainerImpl::full_image_mse() {
     settle();
-    Defines defines = model_defines(config_);
-    const bool rgba16 = image_.source_bits > 8;
-    if (rgba16) defines.push_back({"IMAGE_RGBA16", "1"});
-    const Kernel& kernel = dev_.kernel("squared_error.comp", defines, 3);
+    const KernelRequest request = squared_error_request();
+    const Kernel& kernel = dev_.kernel(request.shader, request.defines, request.bindings);
     double sum = 0;
     uint32_t groups = 0;
     RenderBandUse compare;

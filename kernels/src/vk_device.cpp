@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <iostream>
 
 namespace ff::engine {
@@ -474,15 +475,19 @@ DeviceImpl::DeviceImpl(const std::string& selector, const DeviceOptions& options
     }
 }
 
+namespace {
+void destroy_kernel(VkDevice device, const detail::Kernel& k) {
+    if (k.pipeline) vkDestroyPipeline(device, k.pipeline, nullptr);
+    if (k.layout) vkDestroyPipelineLayout(device, k.layout, nullptr);
+    if (k.set_layout) vkDestroyDescriptorSetLayout(device, k.set_layout, nullptr);
+    if (k.module) vkDestroyShaderModule(device, k.module, nullptr);
+}
+} // namespace
+
 DeviceImpl::~DeviceImpl() {
     if (device_) {
         vkDeviceWaitIdle(device_);
-        for (auto& [key, k] : kernels_) {
-            vkDestroyPipeline(device_, k->pipeline, nullptr);
-            vkDestroyPipelineLayout(device_, k->layout, nullptr);
-            vkDestroyDescriptorSetLayout(device_, k->set_layout, nullptr);
-            vkDestroyShaderModule(device_, k->module, nullptr);
-        }
+        for (auto& [key, k] : kernels_) destroy_kernel(device_, *k);
         vkDestroyDevice(device_, nullptr);
     }
     if (messenger_) {
@@ -696,21 +701,19 @@ const detail::Kernel& DeviceImpl::kernel(const std::string& shader, const detail
                                          uint32_t bindings) {
     std::string key = shader + "|" + std::to_string(bindings);
     for (const auto& [k, v] : defines) key += "|" + k + "=" + v;
-    std::lock_guard lock(kernel_mutex_);
-    if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
-
+    {
+        std::lock_guard lock(kernel_mutex_);
+        if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
+    }
+    // Built without the lock, so that kernels build side by side (prepare_kernels); a kernel
+    // another thread finished first is kept and this one dropped.
     detail::CompileResult compiled = detail::compile_shader(shader, defines);
     for (const auto& w : compiled.warnings) std::cerr << "fieldflow engine: warning: " << w << "\n";
 
     auto k = std::make_unique<detail::Kernel>();
     k->name = shader;
     k->bindings = bindings;
-    auto cleanup = [&] {
-        if (k->pipeline) vkDestroyPipeline(device_, k->pipeline, nullptr);
-        if (k->layout) vkDestroyPipelineLayout(device_, k->layout, nullptr);
-        if (k->set_layout) vkDestroyDescriptorSetLayout(device_, k->set_layout, nullptr);
-        if (k->module) vkDestroyShaderModule(device_, k->module, nullptr);
-    };
+    auto cleanup = [&] { destroy_kernel(device_, *k); };
     try {
         VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
         mi.codeSize = compiled.spirv.size() * 4;
@@ -747,7 +750,27 @@ const detail::Kernel& DeviceImpl::kernel(const std::string& shader, const detail
         cleanup();
         throw;
     }
+    std::lock_guard lock(kernel_mutex_);
+    if (auto it = kernels_.find(key); it != kernels_.end()) {
+        destroy_kernel(device_, *k);
+        return *it->second;
+    }
     return *(kernels_[key] = std::move(k));
+}
+
+void DeviceImpl::prepare_kernels(const std::vector<detail::KernelRequest>& requests) {
+    std::vector<std::future<void>> builds;
+    for (const detail::KernelRequest& r : requests)
+        builds.push_back(std::async(std::launch::async, [this, &r] { kernel(r.shader, r.defines, r.bindings); }));
+    std::exception_ptr failure;
+    for (std::future<void>& b : builds) {
+        try {
+            b.get();
+        } catch (...) {
+            if (!failure) failure = std::current_exception();
+        }
+    }
+    if (failure) std::rethrow_exception(failure);
 }
 
 void DeviceImpl::print_pipeline_stats(VkPipeline pipeline, const std::string& shader,

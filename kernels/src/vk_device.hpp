@@ -72,6 +72,13 @@ struct PushConstants {
 // Vulkan guarantees 128 bytes of push constants on every device.
 static_assert(sizeof(PushConstants) == 120 && sizeof(PushConstants) <= 128);
 
+// What a kernel is built from: its shader, the defines and its storage-buffer bindings.
+struct KernelRequest {
+    std::string shader;
+    Defines defines;
+    uint32_t bindings = 0;
+};
+
 // A compute pipeline over `bindings` storage buffers (bindings 0..n-1) + the push constants.
 struct Kernel {
     std::string name;
@@ -179,6 +186,10 @@ public:
     // Builds (once per name + defines) the pipeline of an embedded shader.
     const detail::Kernel& kernel(const std::string& shader, const detail::Defines& defines,
                                  uint32_t bindings);
+    // Builds the kernels of `requests` side by side (SPIR-V compilation and the driver's pipeline
+    // compilation take most of a first run's setup), so that kernel() then finds them; rethrows
+    // the first failure once all have ended.
+    void prepare_kernels(const std::vector<detail::KernelRequest>& requests);
 
     // Queue access is externally synchronised: every submit goes through here.
     void submit_and_wait(VkCommandBuffer cb, VkFence fence);
