@@ -1,5 +1,7 @@
 // Device selection, error reporting and validation plumbing.
 #include "test_support.hpp"
+#include "model_layout.hpp"
+#include "vk_device.hpp"
 
 #include <cstdlib>
 
@@ -104,6 +106,27 @@ TEST(Device, ValidationCollectsMessages) {
     Device& d = test::device();
     (void)d.info();
     test::expect_validation_clean(0);
+}
+
+// Kernels built side by side are the ones kernel() then returns; a failing one is reported once
+// all have ended, and does not keep the others from being built.
+TEST(Device, PreparedKernelsAreBuiltSideBySideAndAFailureIsRethrown) {
+    DeviceImpl& device = test::device().impl();
+    const ModelConfig config = test::default_config(13, 9);
+    const detail::Defines defines = detail::model_defines(config);
+    const std::vector<detail::KernelRequest> good = {{"render.comp", defines, 3}, {"squared_error.comp", defines, 3}};
+    std::vector<detail::KernelRequest> with_bad = good;
+    with_bad.insert(with_bad.begin(), {"no_such_kernel.comp", defines, 3});
+    try {
+        device.prepare_kernels(with_bad);
+        ADD_FAILURE() << "a shader that does not exist was built";
+    } catch (const EngineError& e) {
+        EXPECT_NE(std::string(e.what()).find("no_such_kernel.comp"), std::string::npos) << e.what();
+    }
+    device.prepare_kernels(good); // built by the call above already, or now
+    const detail::Kernel& render = device.kernel("render.comp", defines, 3);
+    EXPECT_EQ(&render, &device.kernel("render.comp", defines, 3));
+    EXPECT_NE(render.pipeline, VK_NULL_HANDLE);
 }
 
 TEST(ModelConfig, ValidateNamesTheProblem) {
