@@ -197,22 +197,46 @@ void compute_barrier(VkCommandBuffer cb) {
 
 // ---- CommandRunner --------------------------------------------------------------------------
 
-CommandRunner::CommandRunner(DeviceImpl& device) : device_(device) {
+namespace {
+// A resettable command pool with `count` primary command buffers and as many fences; on failure
+// nothing is left behind.
+void create_command_buffers(DeviceImpl& device, uint32_t count, VkCommandPool& pool, VkCommandBuffer* cbs,
+                            VkFence* fences) {
     VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     pi.queueFamilyIndex = device.queue_family();
-    vk_check(vkCreateCommandPool(device.device(), &pi, nullptr, &pool_), "creating a command pool");
+    vk_check(vkCreateCommandPool(device.device(), &pi, nullptr, &pool), "creating a command pool");
     VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    ai.commandPool = pool_;
+    ai.commandPool = pool;
     ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    ai.commandBufferCount = 1;
+    ai.commandBufferCount = count;
+    VkResult r = vkAllocateCommandBuffers(device.device(), &ai, cbs);
     VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VkResult r = vkAllocateCommandBuffers(device.device(), &ai, &cb_);
-    if (r == VK_SUCCESS) r = vkCreateFence(device.device(), &fi, nullptr, &fence_);
+    for (uint32_t i = 0; i < count && r == VK_SUCCESS; ++i) r = vkCreateFence(device.device(), &fi, nullptr, &fences[i]);
     if (r != VK_SUCCESS) {
-        vkDestroyCommandPool(device.device(), pool_, nullptr);
-        vk_check(r, "allocating a command buffer");
+        for (uint32_t i = 0; i < count; ++i)
+            if (fences[i]) vkDestroyFence(device.device(), fences[i], nullptr);
+        vkDestroyCommandPool(device.device(), pool, nullptr);
+        pool = VK_NULL_HANDLE;
+        vk_check(r, "allocating command buffers");
     }
+}
+
+// Records `record` into `cb` for one submit, then resets `fence` for it.
+void record_for_submit(VkDevice device, VkCommandBuffer cb, VkFence fence,
+                       const std::function<void(VkCommandBuffer)>& record) {
+    vk_check(vkResetCommandBuffer(cb, 0), "resetting a command buffer");
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    vk_check(vkBeginCommandBuffer(cb, &bi), "beginning a command buffer");
+    record(cb);
+    vk_check(vkEndCommandBuffer(cb), "recording commands");
+    vk_check(vkResetFences(device, 1, &fence), "resetting a fence");
+}
+} // namespace
+
+CommandRunner::CommandRunner(DeviceImpl& device) : device_(device) {
+    create_command_buffers(device, 1, pool_, &cb_, &fence_);
 }
 
 CommandRunner::~CommandRunner() {
@@ -221,34 +245,12 @@ CommandRunner::~CommandRunner() {
 }
 
 void CommandRunner::run(const std::function<void(VkCommandBuffer)>& record) {
-    vk_check(vkResetCommandBuffer(cb_, 0), "resetting a command buffer");
-    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    vk_check(vkBeginCommandBuffer(cb_, &bi), "beginning a command buffer");
-    record(cb_);
-    vk_check(vkEndCommandBuffer(cb_), "recording commands");
-    vk_check(vkResetFences(device_.device(), 1, &fence_), "resetting a fence");
+    record_for_submit(device_.device(), cb_, fence_, record);
     device_.submit_and_wait(cb_, fence_);
 }
 
 PipelinedRunner::PipelinedRunner(DeviceImpl& device) : device_(device) {
-    VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-    pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-    pi.queueFamilyIndex = device.queue_family();
-    vk_check(vkCreateCommandPool(device.device(), &pi, nullptr, &pool_), "creating a command pool");
-    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    ai.commandPool = pool_;
-    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    ai.commandBufferCount = kSlots;
-    VkResult r = vkAllocateCommandBuffers(device.device(), &ai, cb_);
-    VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    for (uint32_t i = 0; i < kSlots && r == VK_SUCCESS; ++i) r = vkCreateFence(device.device(), &fi, nullptr, &fence_[i]);
-    if (r != VK_SUCCESS) {
-        for (VkFence f : fence_)
-            if (f) vkDestroyFence(device.device(), f, nullptr);
-        vkDestroyCommandPool(device.device(), pool_, nullptr);
-        vk_check(r, "allocating command buffers");
-    }
+    create_command_buffers(device, kSlots, pool_, cb_, fence_);
 }
 
 PipelinedRunner::~PipelinedRunner() {
@@ -272,15 +274,8 @@ void PipelinedRunner::wait(uint32_t slot) {
 
 void PipelinedRunner::submit(uint32_t slot, const std::function<void(VkCommandBuffer)>& record) {
     wait(slot);
-    VkCommandBuffer cb = cb_[slot];
-    vk_check(vkResetCommandBuffer(cb, 0), "resetting a command buffer");
-    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    vk_check(vkBeginCommandBuffer(cb, &bi), "beginning a command buffer");
-    record(cb);
-    vk_check(vkEndCommandBuffer(cb), "recording commands");
-    vk_check(vkResetFences(device_.device(), 1, &fence_[slot]), "resetting a fence");
-    device_.submit(cb, fence_[slot]);
+    record_for_submit(device_.device(), cb_[slot], fence_[slot], record);
+    device_.submit(cb_[slot], fence_[slot]);
     in_flight_[slot] = true;
 }
 
