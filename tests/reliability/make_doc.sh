@@ -192,7 +192,19 @@ BITS=8 CASES="image save_ground_truth baseline train"`; lavapipe cannot render 8
 dispatch, so not `learned` and `report` there): decoding 45 ms, encoding 182 ms, preparing the
 samples 79 ms, writing the bytes 84 ms, BilinearBaseline shrinking 148 ms and enlarging 146 ms,
 training 326 ms, all exit 143 with nothing half-written. (The Report node's own phases at
-8192x8192 took 0.24 to 0.48 s: `bench/RESULTS.md`.)
+8192x8192 took 0.24 to 0.48 s: `bench/RESULTS.md`.) On the H100 machine (`bench/gpu/run_app.sh`
+part `interrupts`: the same script on an 8192x8192 mosaic, every node including `learned` and
+`report`, no validation layer, bound 1 s; 2026-11-24): image 30 ms, save_ground_truth 68 ms,
+baseline 102 ms, train 261 ms, learned 294 ms, report 629 ms, each exit 143 with nothing
+half-written.
+
+`fieldflow batch` forwards an interrupt to the images in flight (each a `fieldflow run` in its own
+process group). A stop must reach an image however early it comes: SIGINT and SIGTERM stay blocked
+from `fork` until the child has set their default handlers (`host/src/batch/child_process.cpp`),
+so a signal forwarded in between is held and then ends the child, where the batch's own handler,
+inherited across `fork`, used to swallow it and the image ran on to the end (seen as a failure of
+`BatchCli.SigtermStopsCleanlyAndResumeFinishes` under load; `BatchChild.AStopSentAsItStartsIsNeverLost`
+signals 200 children as they start and lost one within a few tries before the fix).
 
 ## Tests that wait for a process
 
