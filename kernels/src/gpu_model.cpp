@@ -165,8 +165,7 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
 
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
                            bool explicit_samples, bool image_rgba16, bool touch_list) {
-    const KernelRequest r = train_kernel_request(config, tiling, explicit_samples, image_rgba16, touch_list);
-    return device.kernel(r.shader, r.defines, r.bindings);
+    return device.kernel(train_kernel_request(config, tiling, explicit_samples, image_rgba16, touch_list));
 }
 
 namespace {
@@ -229,8 +228,7 @@ void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& 
         throw EngineError("render width " + std::to_string(width) + " is too large: one row needs " +
                           std::to_string(row_bytes) + " bytes, more than '" + device.info().name +
                           "' allows in one buffer (" + std::to_string(max_bytes) + ")");
-    const KernelRequest request = render_kernel_request(device, config);
-    const Kernel& k = device.kernel(request.shader, request.defines, request.bindings);
+    const Kernel& k = device.kernel(render_kernel_request(device, config));
     RenderBandResources local;
     RenderBandResources& r = keep ? *keep : local;
     if (r.kernel != &k || r.mlp != mlp.handle() || r.encoding != encoding.handle() || r.width != width ||

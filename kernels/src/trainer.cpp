@@ -244,22 +244,23 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     const KernelRequest train_request = train_kernel_request(config, tiling_, false, rgba16, grid_adam_ != 1);
     Defines optimizer_defines = model_defines(config);
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
-    std::vector<KernelRequest> requests = {train_request, {"optimizer.comp", optimizer_defines, 13},
-                                           render_kernel_request(dev_, config), squared_error_request()};
-    if (grid_adam_ == 2) requests.push_back({"encoding_settle.comp", model_defines(config), 5});
+    const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, 13};
+    const KernelRequest settle_request{"encoding_settle.comp", model_defines(config), 5};
+    std::vector<KernelRequest> requests = {train_request, optimizer_request, render_kernel_request(dev_, config),
+                                           squared_error_request()};
+    if (grid_adam_ == 2) requests.push_back(settle_request);
     dev_.prepare_kernels(requests);
-    const Kernel& train = dev_.kernel(train_request.shader, train_request.defines, train_request.bindings);
-    const Kernel& optimizer = dev_.kernel("optimizer.comp", optimizer_defines, 13);
+    const Kernel& train = dev_.kernel(train_request);
+    const Kernel& optimizer = dev_.kernel(optimizer_request);
     train_set_ = DescriptorSet(dev_, train, {&model_.mlp, &model_.encoding, &encoding_grad_, &encoding_touched_,
                                              &partials_, &loss_partials_, &image_buf_});
     optimizer_set_ = DescriptorSet(dev_, optimizer, {&model_.mlp, &mlp_m_, &mlp_v_, &partials_,
                                                      &loss_partials_, &loss_log_, &model_.encoding,
                                                      &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_,
                                                      &encoding_stamp_, grid_adam_ == 2 ? &catch_up_sums_ : &encoding_stamp_});
-    if (grid_adam_ == 2 && cells_ > 0) {
-        const Kernel& settle = dev_.kernel("encoding_settle.comp", model_defines(config), 5);
-        settle_set_ = DescriptorSet(dev_, settle, {&model_.encoding, &encoding_m_, &encoding_v_, &encoding_stamp_,
-                                                   &catch_up_sums_});
+    if (grid_adam_ == 2) {
+        settle_set_ = DescriptorSet(dev_, dev_.kernel(settle_request),
+                                    {&model_.encoding, &encoding_m_, &encoding_v_, &encoding_stamp_, &catch_up_sums_});
     }
 
     if (limits.timestampComputeAndGraphics && dev_.properties().limits.timestampPeriod > 0) {
@@ -425,7 +426,7 @@ void TrainerImpl::encoding_schedule(PushConstants& pc) const {
 }
 
 void TrainerImpl::settle() {
-    if (grid_adam_ != 2 || cells_ == 0 || settled_step_ == step_) return;
+    if (grid_adam_ != 2 || settled_step_ == step_) return; // the lazy form needs cells
     PushConstants pc;
     pc.step = step_;
     pc.beta1 = options_.beta1;
@@ -456,8 +457,7 @@ KernelRequest TrainerImpl::squared_error_request() const {
 
 double TrainerImpl::full_image_mse() {
     settle();
-    const KernelRequest request = squared_error_request();
-    const Kernel& kernel = dev_.kernel(request.shader, request.defines, request.bindings);
+    const Kernel& kernel = dev_.kernel(squared_error_request());
     double sum = 0;
     uint32_t groups = 0;
     RenderBandUse compare;

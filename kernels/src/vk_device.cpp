@@ -756,7 +756,7 @@ const detail::Kernel& DeviceImpl::kernel(const std::string& shader, const detail
 void DeviceImpl::prepare_kernels(const std::vector<detail::KernelRequest>& requests) {
     std::vector<std::future<void>> builds;
     for (const detail::KernelRequest& r : requests)
-        builds.push_back(std::async(std::launch::async, [this, &r] { kernel(r.shader, r.defines, r.bindings); }));
+        builds.push_back(std::async(std::launch::async, [this, &r] { kernel(r); }));
     std::exception_ptr failure;
     for (std::future<void>& b : builds) {
         try {

@@ -190,6 +190,7 @@ public:
     // compilation take most of a first run's setup), so that kernel() then finds them; rethrows
     // the first failure once all have ended.
     void prepare_kernels(const std::vector<detail::KernelRequest>& requests);
+    const detail::Kernel& kernel(const detail::KernelRequest& r) { return kernel(r.shader, r.defines, r.bindings); }
 
     // Queue access is externally synchronised: every submit goes through here.
     void submit_and_wait(VkCommandBuffer cb, VkFence fence);
