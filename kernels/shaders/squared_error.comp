@@ -9,9 +9,8 @@
 layout(local_size_x = 256) in;
 
 layout(std430, binding = 0) readonly buffer Render { float rgb[]; };      // the band, 3 floats a pixel
-// RGBA8 (one uint a pixel), or RGBA16 (two: RG, BA): the trainer's target (train_step.comp)
-layout(std430, binding = 1) readonly buffer Image { uint image_rgba[]; };
-layout(std430, binding = 2) writeonly buffer Partials { float partials[]; };
+layout(std430, binding = 1) writeonly buffer Partials { float partials[]; };
+#include "target_image.glsl" // the trainer's target, from binding 2 (IMAGE_BINDING)
 
 shared float s_sum[256];
 
@@ -20,13 +19,7 @@ void main() {
     float e = 0.0;
     if (p < pc.count) {
         const uint pixel = pc.first_row * pc.width + p;
-#ifdef IMAGE_RGBA16
-        const vec2 rg = unpackUnorm2x16(image_rgba[2 * pixel]), ba = unpackUnorm2x16(image_rgba[2 * pixel + 1]);
-        const vec3 target = vec3(rg, ba.x);
-#else
-        const vec3 target = unpackUnorm4x8(image_rgba[pixel]).rgb;
-#endif
-        const vec3 d = vec3(rgb[3 * p], rgb[3 * p + 1], rgb[3 * p + 2]) - target;
+        const vec3 d = vec3(rgb[3 * p], rgb[3 * p + 1], rgb[3 * p + 2]) - target_rgb(pixel);
         e = dot(d, d);
     }
     s_sum[tid] = e;

@@ -49,8 +49,7 @@ layout(std430, binding = 6) readonly buffer SampleUv { vec2 sample_uv[]; };
 layout(std430, binding = 7) readonly buffer SampleTarget { float sample_target[]; };
 layout(std430, binding = 8) writeonly buffer SampleOut { float sample_out[]; };
 #else
-// RGBA8 (one uint a pixel), or RGBA16 (two: RG, BA) for sources deeper than 8 bits.
-layout(std430, binding = 6) readonly buffer Image { uint image_rgba[]; };
+#include "target_image.glsl" // the image's parts from binding 6 (IMAGE_BINDING)
 #if OUT_DIM != 3
 #error "training on an image needs OUT_DIM == 3"
 #endif
@@ -94,13 +93,8 @@ void training_sample(uint s, out vec2 uv, out float target[OUT_PAD]) {
 #else
     const uint pixel = training_pixel(pc.step, s);
     uv = pixel_uv(pixel);
-#ifdef IMAGE_RGBA16
-    vec2 rg = unpackUnorm2x16(image_rgba[2 * pixel]), ba = unpackUnorm2x16(image_rgba[2 * pixel + 1]);
-    target[0] = rg.x; target[1] = rg.y; target[2] = ba.x;
-#else
-    vec4 rgba = unpackUnorm4x8(image_rgba[pixel]);
-    target[0] = rgba.r; target[1] = rgba.g; target[2] = rgba.b;
-#endif
+    const vec3 rgb = target_rgb(pixel);
+    target[0] = rgb.r; target[1] = rgb.g; target[2] = rgb.b;
 #endif
 }
 

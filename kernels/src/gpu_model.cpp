@@ -110,14 +110,14 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
     }
     // The partial rows must fit one storage buffer binding.
     const uint64_t group_bytes = uint64_t(partial_rows(tiling, 1)) * mlp_floats * 4;
-    const uint64_t fit = device.properties().limits.maxStorageBufferRange / std::max<uint64_t>(group_bytes, 1);
+    const uint64_t fit = device.max_buffer_bytes() / std::max<uint64_t>(group_bytes, 1);
     cap = uint32_t(std::min<uint64_t>(cap, std::max<uint64_t>(fit, 1)));
     cap = std::min(cap, device.properties().limits.maxComputeWorkGroupCount[0]);
     return std::max(1u, std::min(div_up(batch, tiling.tile), cap));
 }
 
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
-                                   bool image_rgba16, bool touch_list) {
+                                   const TargetImageLayout& image, bool touch_list) {
     Defines d = model_defines(config);
     d.push_back({"TILE", std::to_string(tiling.tile)});
     d.push_back({"WEIGHTS_IN_SHARED", tiling.weights_in_shared ? "1" : "0"});
@@ -157,15 +157,16 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
                                    "' (backward, encoding_backward, bias, inputs)");
         }
     }
+    constexpr uint32_t kImageBinding = 6; // train_step.comp: after the model's and the step's buffers
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
-    if (image_rgba16) d.push_back({"IMAGE_RGBA16", "1"});
+    else image.add_defines(d, kImageBinding);
     d.push_back({"TOUCH_LIST", touch_list ? "1" : "0"});
-    return {"train_step.comp", d, explicit_samples ? 9u : 7u};
+    return {"train_step.comp", d, explicit_samples ? 9u : kImageBinding + image.parts};
 }
 
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
-                           bool explicit_samples, bool image_rgba16, bool touch_list) {
-    return device.kernel(train_kernel_request(config, tiling, explicit_samples, image_rgba16, touch_list));
+                           bool explicit_samples, const TargetImageLayout& image, bool touch_list) {
+    return device.kernel(train_kernel_request(config, tiling, explicit_samples, image, touch_list));
 }
 
 namespace {
@@ -207,17 +208,15 @@ RenderBandResources::~RenderBandResources() = default;
 RenderBandResources::RenderBandResources(RenderBandResources&&) noexcept = default;
 RenderBandResources& RenderBandResources::operator=(RenderBandResources&&) noexcept = default;
 
-void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& config,
-                  const Buffer& mlp, const Buffer& encoding, uint32_t width, uint32_t height,
-                  const RenderBandUse& use, double* gpu_seconds, RenderBandResources* keep) {
+uint32_t render_band_rows(const DeviceImpl& device, const ModelConfig& config, uint32_t width, uint32_t height) {
     check_render_size(width, height);
     const auto& limits = device.properties().limits;
     const TrainTiling tiling = render_tiling(device, config);
     const uint32_t group_size = tiling.coopmat ? tiling.tile : 64;
-    // Rows per band: the band's output within maxStorageBufferRange (and at most 256 MB, so the
-    // host never holds two copies of a huge image), its workgroups within one dispatch.
+    // Rows per band: the band's output within the buffer cap (and at most 256 MB, so the host
+    // never holds two copies of a huge image), its workgroups within one dispatch.
     const uint64_t row_bytes = uint64_t(width) * config.output_dims * 4;
-    const uint64_t max_bytes = std::min<uint64_t>(limits.maxStorageBufferRange, 256ull << 20);
+    const uint64_t max_bytes = std::min<uint64_t>(device.max_buffer_bytes(), 256ull << 20);
     const uint64_t max_pixels = std::min<uint64_t>(uint64_t(limits.maxComputeWorkGroupCount[0]) * group_size,
                                                    uint64_t(1) << 31);
     uint32_t band_rows = uint32_t(std::min<uint64_t>({height, max_bytes / row_bytes, max_pixels / width}));
@@ -228,6 +227,16 @@ void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& 
         throw EngineError("render width " + std::to_string(width) + " is too large: one row needs " +
                           std::to_string(row_bytes) + " bytes, more than '" + device.info().name +
                           "' allows in one buffer (" + std::to_string(max_bytes) + ")");
+    return band_rows;
+}
+
+void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& config,
+                  const Buffer& mlp, const Buffer& encoding, uint32_t width, uint32_t height,
+                  const RenderBandUse& use, double* gpu_seconds, RenderBandResources* keep) {
+    const uint32_t band_rows = render_band_rows(device, config, width, height);
+    const uint64_t row_bytes = uint64_t(width) * config.output_dims * 4;
+    const TrainTiling tiling = render_tiling(device, config);
+    const uint32_t group_size = tiling.coopmat ? tiling.tile : 64;
     const Kernel& k = device.kernel(render_kernel_request(device, config));
     RenderBandResources local;
     RenderBandResources& r = keep ? *keep : local;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "model_layout.hpp"
+#include "target_image.hpp"
 #include "vk_device.hpp"
 
 #include <functional>
@@ -43,14 +44,14 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
 // workgroup (the rows the optimizer sums), and on the tensor-core path one per subgroup after them.
 uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups);
 
-// The fused training kernel for a model on this device (EXPLICIT_SAMPLES for tests; IMAGE_RGBA16
-// for a target kept at 16 bits per channel; TOUCH_LIST: the touched cells listed for an optimizer
-// that steps only those).
+// The fused training kernel for a model on this device (EXPLICIT_SAMPLES for tests, else the
+// samples are drawn from the training image of layout `image`; TOUCH_LIST: the touched cells
+// listed for an optimizer that steps only those).
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
-                           bool explicit_samples, bool image_rgba16 = false, bool touch_list = true);
+                           bool explicit_samples, const TargetImageLayout& image = {}, bool touch_list = true);
 // What train_kernel builds (for DeviceImpl::prepare_kernels).
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
-                                   bool image_rgba16 = false, bool touch_list = true);
+                                   const TargetImageLayout& image = {}, bool touch_list = true);
 // The kernel render_bands runs for a model on this device.
 KernelRequest render_kernel_request(const DeviceImpl& device, const ModelConfig& config);
 
@@ -84,6 +85,9 @@ struct RenderBandResources {
     DescriptorSet set;
     std::unique_ptr<GpuTimer> timer;
 };
+
+// Rows in each band of a width x height render on this device (EngineError if not even one row fits).
+uint32_t render_band_rows(const DeviceImpl& device, const ModelConfig& config, uint32_t width, uint32_t height);
 
 // Renders width x height pixel centres of the model held in `mlp` / `encoding` in bands of rows,
 // each within maxStorageBufferRange and one dispatch (so any size the host can hold renders on any

@@ -53,7 +53,7 @@ uint64_t count_splat_pairs(const std::vector<float>& params, uint32_t width, uin
 
 uint64_t max_pair_capacity(const DeviceImpl& device) {
     // Entries are 4-byte splat indices; offsets are uint32.
-    uint64_t by_range = device.properties().limits.maxStorageBufferRange / 4;
+    uint64_t by_range = device.max_buffer_bytes() / 4;
     return std::min<uint64_t>(by_range, 1ull << 30);
 }
 

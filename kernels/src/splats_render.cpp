@@ -13,7 +13,7 @@ std::vector<float> render_splats(const Device& device, const SplatModel& model, 
     DeviceImpl& dev = device.impl();
     uint64_t pixels = uint64_t(width) * height;
     uint64_t bytes = pixels * 3 * 4;
-    if (pixels == 0 || bytes > dev.properties().limits.maxStorageBufferRange)
+    if (pixels == 0 || bytes > dev.max_buffer_bytes())
         throw EngineError("render size " + std::to_string(width) + "x" + std::to_string(height) +
                           " is empty or too large for one buffer on '" + dev.info().name + "'");
 

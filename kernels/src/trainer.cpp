@@ -109,7 +109,8 @@ private:
     GpuModel model_;
     Buffer mlp_m_, mlp_v_, partials_, loss_partials_, loss_log_;
     Buffer encoding_m_, encoding_v_, encoding_grad_, encoding_touched_, encoding_stamp_, catch_up_sums_,
-        image_buf_, loss_readback_;
+        loss_readback_;
+    TargetImage image_buf_;
     DescriptorSet train_set_, optimizer_set_, settle_set_;
     // Kept between evaluations and snapshots, so that they allocate nothing (RenderBandResources).
     RenderBandResources eval_render_, snapshot_render_;
@@ -145,15 +146,19 @@ static Model start_model(const ModelConfig& config, const TrainOptions& options,
     return *start;
 }
 
-// The image's size and depth, checked; its pixels live on the device only (the trainer keeps no
-// host copy: at 8192x8192 that would be 805 MB).
-static ImageData checked_shape(const ImageData& image, const ModelConfig& config, const TrainOptions& o) {
+// The image's size and depth, checked, and the run's device memory against the device's before
+// anything is allocated; its pixels live on the device only (the trainer keeps no host copy: at
+// 8192x8192 that would be 805 MB).
+static ImageData checked_shape(const Device& device, const ImageData& image, const ModelConfig& config,
+                               const TrainOptions& o) {
     check_image(image);
     check_options(o);
     require_valid(config);
     if (config.output_dims != 3)
         throw EngineError("training on an RGB image needs output_dims = 3, not " +
                           std::to_string(config.output_dims));
+    require_fits(estimate_training_memory(device, config, o, image.width, image.height, image.source_bits),
+                 device.info().name);
     ImageData shape;
     shape.width = image.width;
     shape.height = image.height;
@@ -165,7 +170,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
                          const TrainOptions& options, const ImageData& image, const Model* start,
                          const TrainerState* resume)
     : device_(device), dev_(device.impl()), config_(config), options_(options),
-      image_(checked_shape(image, config, options)), runner_(dev_), pipeline_(dev_),
+      image_(checked_shape(device, image, config, options)), runner_(dev_), pipeline_(dev_),
       model_(dev_, runner_, start_model(config, options, start, resume)) {
     const auto& limits = dev_.properties().limits;
     tiling_ = train_tiling_for(dev_, config);
@@ -188,30 +193,9 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     // Per cell a touched flag, then two list lengths, then the list (train_step.comp).
     encoding_touched_ = local((2 * size_t(cells_) + 2) * 4, "encoding touched cells");
     encoding_stamp_ = local(size_t(std::max(cells_, 1u)) * 4, "encoding Adam steps");
-    const bool rgba16 = image.source_bits > 8;
-    image_buf_ = local(size_t(image.width) * image.height * (rgba16 ? 8 : 4),
-                       rgba16 ? "image (RGBA16)" : "image (RGBA8)");
     loss_readback_ = Buffer(dev_, PipelinedRunner::kSlots * kStepsPerSubmit * 4, MemoryKind::readback, "loss readback");
-
-    // The image travels as RGBA8 (4x smaller than float) for 8-bit sources, as RGBA16 (two uints
-    // a pixel, the shader's unpackUnorm2x16) for deeper ones, so their precision is learned.
-    const size_t pixels = size_t(image.width) * image.height;
-    std::vector<uint32_t> packed(rgba16 ? 2 * pixels : pixels);
-    const float unit = rgba16 ? 65535.0f : 255.0f;
-    auto quantised = [&](size_t p, int c) {
-        float f = image.rgb[p * 3 + c];
-        f = std::isfinite(f) ? std::clamp(f, 0.0f, 1.0f) : 0.0f;
-        return uint32_t(std::lround(f * unit));
-    };
-    for (size_t p = 0; p < pixels; ++p) {
-        if (rgba16) {
-            packed[2 * p] = quantised(p, 0) | quantised(p, 1) << 16;
-            packed[2 * p + 1] = quantised(p, 2) | 0xFFFF0000u;
-        } else {
-            packed[p] = quantised(p, 0) | quantised(p, 1) << 8 | quantised(p, 2) << 16 | 0xFF000000u;
-        }
-    }
-    upload(dev_, runner_, image_buf_, packed.data(), packed.size() * 4);
+    image_buf_ = TargetImage(dev_, runner_, TargetImageLayout::of(dev_, image.width, image.height, image.source_bits),
+                             image.rgb);
     fill_zero(runner_, {&mlp_m_, &mlp_v_, &partials_, &loss_partials_, &loss_log_, &encoding_m_,
                         &encoding_v_, &encoding_grad_, &encoding_touched_, &encoding_stamp_});
     if (resume) {
@@ -229,7 +213,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     catch_up_limit_ = catch_up_limit(options.beta1, options.beta2);
     grid_adam_ = options.grid_adam == GridAdam::sparse ? 0 : 1;
     if (grid_adam_ == 1 && cells_ > 0 && lazy_is_chosen(options, encoding.cells_read(config), cells_)) {
-        const uint64_t max_entries = limits.maxStorageBufferRange / 4;
+        const uint64_t max_entries = dev_.max_buffer_bytes() / 4;
         const std::vector<float> sums = catch_up_sums(options, max_entries);
         if (!sums.empty()) {
             grid_adam_ = 2;
@@ -241,7 +225,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     // Every kernel the trainer runs, built side by side (on a first run, compiling them is most
     // of the setup). The eager pass visits every cell itself: the training step need not list
     // what it touched.
-    const KernelRequest train_request = train_kernel_request(config, tiling_, false, rgba16, grid_adam_ != 1);
+    const KernelRequest train_request = train_kernel_request(config, tiling_, false, image_buf_.layout(), grid_adam_ != 1);
     Defines optimizer_defines = model_defines(config);
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
     const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, 13};
@@ -252,8 +236,10 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     dev_.prepare_kernels(requests);
     const Kernel& train = dev_.kernel(train_request);
     const Kernel& optimizer = dev_.kernel(optimizer_request);
-    train_set_ = DescriptorSet(dev_, train, {&model_.mlp, &model_.encoding, &encoding_grad_, &encoding_touched_,
-                                             &partials_, &loss_partials_, &image_buf_});
+    std::vector<const Buffer*> train_buffers = {&model_.mlp, &model_.encoding, &encoding_grad_, &encoding_touched_,
+                                                &partials_, &loss_partials_};
+    for (const Buffer* part : image_buf_.parts()) train_buffers.push_back(part);
+    train_set_ = DescriptorSet(dev_, train, train_buffers);
     optimizer_set_ = DescriptorSet(dev_, optimizer, {&model_.mlp, &mlp_m_, &mlp_v_, &partials_,
                                                      &loss_partials_, &loss_log_, &model_.encoding,
                                                      &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_,
@@ -451,8 +437,9 @@ std::vector<float> TrainerImpl::render(uint32_t w, uint32_t h) {
 // 8 or 16 bits per channel as trained), so only one float per 256 pixels comes back.
 KernelRequest TrainerImpl::squared_error_request() const {
     Defines defines = model_defines(config_);
-    if (image_.source_bits > 8) defines.push_back({"IMAGE_RGBA16", "1"});
-    return {"squared_error.comp", defines, 3};
+    constexpr uint32_t kImageBinding = 2; // squared_error.comp: after the band and the partials
+    image_buf_.layout().add_defines(defines, kImageBinding);
+    return {"squared_error.comp", defines, kImageBinding + image_buf_.layout().parts};
 }
 
 double TrainerImpl::full_image_mse() {
@@ -466,7 +453,9 @@ double TrainerImpl::full_image_mse() {
             const VkDeviceSize most = div_up(uint32_t(out.size() / 12), 256) * VkDeviceSize(4);
             eval_partials_ = Buffer(dev_, most, MemoryKind::device_local, "squared error partials");
             eval_readback_ = Buffer(dev_, most, MemoryKind::readback, "squared error readback");
-            eval_set_ = DescriptorSet(dev_, kernel, {&out, &image_buf_, &eval_partials_});
+            std::vector<const Buffer*> buffers = {&out, &eval_partials_};
+            for (const Buffer* part : image_buf_.parts()) buffers.push_back(part);
+            eval_set_ = DescriptorSet(dev_, kernel, buffers);
             eval_set_for_ = out.handle();
         }
         const Buffer& partials = eval_partials_;
@@ -497,10 +486,10 @@ uint64_t TrainerImpl::device_bytes() const {
     for (const Buffer* b : {&model_.mlp, &model_.encoding, &mlp_m_, &mlp_v_, &partials_, &loss_partials_,
                             &loss_log_, &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_, &encoding_stamp_,
                             &catch_up_sums_,
-                            &image_buf_, &loss_readback_, &eval_render_.out, &eval_render_.readback,
+                            &loss_readback_, &eval_render_.out, &eval_render_.readback,
                             &snapshot_render_.out, &snapshot_render_.readback, &eval_partials_, &eval_readback_})
         n += b->allocated();
-    return n;
+    return n + image_buf_.allocated();
 }
 
 // ---- public wrappers ------------------------------------------------------------------------

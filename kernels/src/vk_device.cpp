@@ -41,11 +41,13 @@ void vk_check(VkResult r, const std::string& what) {
 Buffer::Buffer(DeviceImpl& device, VkDeviceSize size, MemoryKind kind, const std::string& name)
     : device_(&device), size_(size) {
     if (size == 0) size = 4; // Vulkan forbids empty buffers; callers may ask for none
-    const VkPhysicalDeviceLimits& limits = device.properties().limits;
-    if (size > limits.maxStorageBufferRange)
-        throw EngineError("buffer '" + name + "' needs " + std::to_string(size) +
-                          " bytes, more than the device's maxStorageBufferRange (" +
-                          std::to_string(limits.maxStorageBufferRange) + ")");
+    const uint64_t range = device.properties().limits.maxStorageBufferRange;
+    if (size > device.max_buffer_bytes())
+        throw EngineError("buffer '" + name + "' needs " + std::to_string(size) + " bytes, more than " +
+                          (device.max_buffer_bytes() < range
+                               ? "the cap on buffers (max_buffer_bytes = " + std::to_string(device.max_buffer_bytes())
+                               : "the device's maxStorageBufferRange (" + std::to_string(range)) +
+                          ")");
     VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     bi.size = size;
     bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
@@ -420,6 +422,11 @@ DeviceInfo describe(VkInstance instance, VkPhysicalDevice pd, uint32_t index) {
     info.cooperative_matrix = basic.apiVersion >= VK_API_VERSION_1_2 &&
                               coopmat_missing(instance, pd, basic.apiVersion, subgroup).empty();
     for (size_t i = 0; i < missing.size(); ++i) info.missing += (i ? ", " : "") + missing[i];
+    VkPhysicalDeviceMemoryProperties memory;
+    vkGetPhysicalDeviceMemoryProperties(pd, &memory);
+    for (uint32_t h = 0; h < memory.memoryHeapCount; ++h)
+        if (memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+            info.memory_bytes = std::max<uint64_t>(info.memory_bytes, memory.memoryHeaps[h].size);
     return info;
 }
 
@@ -458,6 +465,15 @@ DeviceImpl::DeviceImpl(const std::string& selector, const DeviceOptions& options
     try {
         create_instance(options.validation || env_flag("FIELDFLOW_VALIDATION"));
         select_and_create_device(selector, options.force_portable);
+        max_buffer_bytes_ = properties_.limits.maxStorageBufferRange;
+        uint64_t cap = options.max_buffer_bytes;
+        if (const char* env = std::getenv("FIELDFLOW_MAX_BUFFER_BYTES"); cap == 0 && env && *env) {
+            char* end = nullptr;
+            cap = std::strtoull(env, &end, 10);
+            if (*end != '\0' || cap == 0)
+                throw EngineError(std::string("FIELDFLOW_MAX_BUFFER_BYTES='") + env + "' is not a positive byte count");
+        }
+        if (cap > 0) max_buffer_bytes_ = std::min<uint64_t>(max_buffer_bytes_, std::max<uint64_t>(cap, 256));
     } catch (...) {
         if (device_) vkDestroyDevice(device_, nullptr);
         if (messenger_) {

@@ -178,6 +178,9 @@ public:
     bool coopmat() const { return coopmat_; }
     std::string kernel_path() const { return coopmat_ ? "coopmat" : "portable"; }
 
+    // The most bytes one storage buffer may hold: maxStorageBufferRange, or less where
+    // DeviceOptions::max_buffer_bytes / FIELDFLOW_MAX_BUFFER_BYTES caps it.
+    uint64_t max_buffer_bytes() const { return max_buffer_bytes_; }
     // Memory type index for a buffer of `kind`; throws if none fits.
     uint32_t memory_type(uint32_t type_bits, detail::MemoryKind kind) const;
     void add_allocated(int64_t bytes) { allocated_ += bytes; }
@@ -216,6 +219,7 @@ private:
     VkPhysicalDeviceProperties properties_{};
     VkPhysicalDeviceMemoryProperties memory_{};
     std::atomic<int64_t> allocated_{0};
+    uint64_t max_buffer_bytes_ = 0;
 
     std::mutex queue_mutex_;
     std::mutex kernel_mutex_;

@@ -6,7 +6,9 @@
 
 namespace ff::neural {
 
-inline constexpr uint64_t kMaxRenderPixels = uint64_t(1) << 28; // 268 M pixels, 3 GiB of floats
+// The engine's pixel indices are 32-bit; host memory for the output (12 bytes a pixel as floats) is
+// checked when it is allocated, with an error naming the size.
+inline constexpr uint64_t kMaxRenderPixels = uint64_t(1) << 31; // 2.1 G pixels
 
 struct OutputSize {
     uint32_t width = 0;

@@ -160,7 +160,19 @@ private:
                 warn_ignored_checkpoint(node_, *checkpoint_, e.what());
             }
         }
+        log_device_memory();
         trainer_.emplace(device_, config_, params_.options, image_);
+    }
+
+    // What the run will hold on the device (the Trainer refuses one that cannot fit, with the same
+    // figures), said up front for large images, where it matters.
+    void log_device_memory() {
+        const fe::MemoryEstimate memory = fe::estimate_training_memory(
+            device_, config_, params_.options, image_.width, image_.height, image_.source_bits);
+        if (memory.total < (uint64_t(1) << 30)) return;
+        node_.log("device memory: about " + memory.text() + " of " +
+                  format("%.1f", double(memory.device_memory) / double(uint64_t(1) << 30)) + " GiB on " +
+                  device_.info().name);
     }
 
     // Snapshots of an earlier run at other steps would mix into this run's strip: a fresh run

@@ -118,7 +118,9 @@ TEST(Device, PreparedKernelsAreBuiltSideBySideAndAFailureIsRethrown) {
     DeviceImpl& device = test::device().impl();
     const ModelConfig config = test::default_config(13, 9);
     const detail::Defines defines = detail::model_defines(config);
-    const std::vector<detail::KernelRequest> good = {{"render.comp", defines, 3}, {"squared_error.comp", defines, 3}};
+    detail::Defines optimizer = defines;
+    optimizer.push_back({"GRID_ADAM", "1"});
+    const std::vector<detail::KernelRequest> good = {{"render.comp", defines, 3}, {"optimizer.comp", optimizer, 13}};
     std::vector<detail::KernelRequest> with_bad = good;
     with_bad.insert(with_bad.begin(), {"no_such_kernel.comp", defines, 3});
     try {

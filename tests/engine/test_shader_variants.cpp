@@ -5,6 +5,7 @@
 #include "fieldflow/engine/engine.hpp"
 #include "model_layout.hpp"
 #include "shader_compiler.hpp"
+#include "target_image.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -27,9 +28,31 @@ std::string validate(const std::vector<uint32_t>& spirv) {
     return tools.Validate(spirv.data(), spirv.size(), options) ? "" : messages + "(invalid)";
 }
 
+// The training image's defines (target_image.glsl) for `parts` parts of 2^20 words from `binding`.
+Defines image(uint32_t binding, uint32_t parts = 1, bool rgba16 = false) {
+    detail::TargetImageLayout layout;
+    layout.rgba16 = rgba16;
+    layout.parts = parts;
+    layout.part_shift = 20;
+    Defines d;
+    layout.add_defines(d, binding);
+    return d;
+}
+
+bool has(const Defines& d, const std::string& key) {
+    for (const auto& [k, v] : d)
+        if (k == key) return true;
+    return false;
+}
+
 void expect_valid(const std::string& shader, const ModelConfig& config, const Defines& extra) {
     Defines d = detail::model_defines(config);
     d.insert(d.end(), extra.begin(), extra.end());
+    // The training step reads a one-part RGBA8 image unless the variant says otherwise.
+    if (shader == "train_step.comp" && !has(d, "EXPLICIT_SAMPLES") && !has(d, "IMAGE_PARTS")) {
+        const Defines one = image(6);
+        d.insert(d.end(), one.begin(), one.end());
+    }
     std::string where = shader;
     for (const auto& [k, v] : extra) where += " " + k + "=" + v;
     detail::CompileResult r;
@@ -60,10 +83,15 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
     for (const ModelConfig& c : configs())
         expect_valid("train_step.comp", c,
                      {{"TILE", "64"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"}, {"CM_GRADS_IN_REGISTERS", "0"}});
-    // A 16-bit training target (deep sources) and the tests' explicit samples, on both paths.
+    // 8- and 16-bit training targets (deep sources) in one or several parts, and the tests'
+    // explicit samples, on both paths.
     for (const char* coopmat : {"0", "1"}) {
-        expect_valid("train_step.comp", configs()[0],
-                     {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", coopmat}, {"IMAGE_RGBA16", "1"}});
+        for (bool rgba16 : {false, true})
+            for (uint32_t parts : {1u, 3u, 8u}) {
+                Defines d = image(6, parts, rgba16);
+                d.insert(d.end(), {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", coopmat}});
+                expect_valid("train_step.comp", configs()[0], d);
+            }
         expect_valid("train_step.comp", configs()[3],
                      {{"TILE", "64"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", coopmat}, {"EXPLICIT_SAMPLES", "1"}});
         // The step that marks touched cells without listing them (eager dense Adam, the default).
@@ -79,6 +107,8 @@ TEST(ShaderVariants, RenderAndOptimizerKernelsValidate) {
         for (const char* form : {"0", "1", "2"}) expect_valid("optimizer.comp", c, {{"GRID_ADAM", form}});
         expect_valid("encoding_settle.comp", c, {});
     }
+    for (bool rgba16 : {false, true})
+        for (uint32_t parts : {1u, 2u, 8u}) expect_valid("squared_error.comp", configs()[0], image(2, parts, rgba16));
 }
 
 } // namespace

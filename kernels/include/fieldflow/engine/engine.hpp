@@ -40,6 +40,7 @@ struct DeviceInfo {
     bool float_atomics = false; // shaderBufferFloat32AtomicAdd: required
     bool cooperative_matrix = false; // VK_NV_cooperative_matrix with fp16 16x16x16
     std::string missing;        // empty if usable, else the missing features, comma-separated
+    uint64_t memory_bytes = 0;  // the largest device-local memory heap (system memory on a CPU driver)
 };
 
 // Every Vulkan physical device, usable or not. Empty (no exception) if there is no driver.
@@ -52,6 +53,10 @@ struct DeviceOptions {
     // Force the portable kernels even where the tensor-core path is available
     // (also FIELDFLOW_KERNEL_PATH=portable).
     bool force_portable = false;
+    // Caps every storage buffer below the device's maxStorageBufferRange (0: no cap; also
+    // FIELDFLOW_MAX_BUFFER_BYTES=N). Buffers that can grow past the cap (the training image) are
+    // split into parts; this lets a small image exercise the split on any device.
+    uint64_t max_buffer_bytes = 0;
 };
 
 class DeviceImpl;
@@ -213,6 +218,23 @@ struct ImageData {
     // 16 bits per channel (RGBA16) instead of RGBA8, so a 16-bit photo is learned at its precision.
     uint32_t source_bits = 8;
 };
+
+// The device memory a Trainer will hold, estimated before anything is allocated: the Trainer's
+// constructor refuses a run that cannot fit (EngineError naming both figures) instead of failing
+// part-way through its allocations. An upper bound: read-back buffers (host memory on a discrete
+// GPU) count too.
+struct MemoryEstimate {
+    std::vector<std::pair<std::string, uint64_t>> parts; // ("image", bytes), ("encoding", bytes), ...
+    uint64_t total = 0;
+    uint64_t device_memory = 0; // the device's largest device-local heap
+    uint64_t held = 0;          // what the engine already holds on this device
+    std::string text() const;   // "5.21 GiB (image 3.35 GiB, encoding 1.02 GiB, ...)"
+};
+MemoryEstimate estimate_training_memory(const Device& device, const ModelConfig& config, const TrainOptions& options,
+                                        uint32_t width, uint32_t height, uint32_t source_bits = 8);
+// EngineError when `estimate` needs more than the device has free: "training needs about ... of
+// device memory (...), more than the ... free on '<device>' (... in all, ... held by this process)".
+void require_fits(const MemoryEstimate& estimate, const std::string& device_name);
 
 class TrainerImpl;
 

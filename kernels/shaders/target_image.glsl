@@ -1,0 +1,80 @@
+// The training image, read by pixel index: RGBA8 (one word a pixel) or, with IMAGE_RGBA16, RGBA16
+// (two words: RG, BA). A large image lies in IMAGE_PARTS buffers (1..8) of 2^IMAGE_PART_SHIFT
+// words each, at bindings IMAGE_BINDING, IMAGE_BINDING + 1, ... (kernels/src/target_image.hpp), so
+// that no buffer exceeds maxStorageBufferRange. One part (every image up to 4 GB on NVIDIA) reads
+// as a single buffer, with no part arithmetic.
+#ifndef FF_TARGET_IMAGE_GLSL
+#define FF_TARGET_IMAGE_GLSL
+
+#if !defined(IMAGE_BINDING) || !defined(IMAGE_PARTS) || IMAGE_PARTS < 1 || IMAGE_PARTS > 8
+#error "target_image.glsl needs IMAGE_BINDING and IMAGE_PARTS (1..8)"
+#endif
+
+#define FF_IMAGE_PART(k) \
+    layout(std430, binding = IMAGE_BINDING + k) readonly buffer ImagePart##k { uint words[]; } image_part##k;
+
+FF_IMAGE_PART(0)
+#if IMAGE_PARTS > 1
+FF_IMAGE_PART(1)
+#endif
+#if IMAGE_PARTS > 2
+FF_IMAGE_PART(2)
+#endif
+#if IMAGE_PARTS > 3
+FF_IMAGE_PART(3)
+#endif
+#if IMAGE_PARTS > 4
+FF_IMAGE_PART(4)
+#endif
+#if IMAGE_PARTS > 5
+FF_IMAGE_PART(5)
+#endif
+#if IMAGE_PARTS > 6
+FF_IMAGE_PART(6)
+#endif
+#if IMAGE_PARTS > 7
+FF_IMAGE_PART(7)
+#endif
+
+uint image_word(uint w) {
+#if IMAGE_PARTS == 1
+    return image_part0.words[w];
+#else
+    const uint part = w >> IMAGE_PART_SHIFT, i = w & ((1u << IMAGE_PART_SHIFT) - 1u);
+    switch (part) {
+    case 0u: return image_part0.words[i];
+    case 1u: return image_part1.words[i];
+#if IMAGE_PARTS > 2
+    case 2u: return image_part2.words[i];
+#endif
+#if IMAGE_PARTS > 3
+    case 3u: return image_part3.words[i];
+#endif
+#if IMAGE_PARTS > 4
+    case 4u: return image_part4.words[i];
+#endif
+#if IMAGE_PARTS > 5
+    case 5u: return image_part5.words[i];
+#endif
+#if IMAGE_PARTS > 6
+    case 6u: return image_part6.words[i];
+#endif
+#if IMAGE_PARTS > 7
+    case 7u: return image_part7.words[i];
+#endif
+    }
+    return 0u;
+#endif
+}
+
+// The target colour of a pixel, each channel in [0, 1].
+vec3 target_rgb(uint pixel) {
+#ifdef IMAGE_RGBA16
+    const vec2 rg = unpackUnorm2x16(image_word(2u * pixel)), ba = unpackUnorm2x16(image_word(2u * pixel + 1u));
+    return vec3(rg, ba.x);
+#else
+    return unpackUnorm4x8(image_word(pixel)).rgb;
+#endif
+}
+
+#endif

@@ -1,0 +1,108 @@
+#include "target_image.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace ff::engine::detail {
+
+namespace {
+// Staging holds at most this much at a time: the upload's host-visible memory stays bounded.
+constexpr uint64_t kStagingBytes = 64ull << 20;
+
+std::string gib(uint64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(1ull << 30));
+    return text;
+}
+} // namespace
+
+TargetImageLayout TargetImageLayout::of(const DeviceImpl& device, uint32_t width, uint32_t height,
+                                        uint32_t source_bits) {
+    TargetImageLayout l;
+    l.rgba16 = source_bits > 8;
+    l.words = uint64_t(width) * height * (l.rgba16 ? 2 : 1);
+    // The largest power-of-two word count within the cap (an even one: an RGBA16 pixel's two words
+    // never straddle two parts).
+    const uint64_t cap_words = device.max_buffer_bytes() / 4;
+    l.part_shift = 1;
+    while ((uint64_t(1) << (l.part_shift + 1)) <= cap_words && l.part_shift < 31) ++l.part_shift;
+    const uint64_t per_part = uint64_t(1) << l.part_shift;
+    l.parts = l.words <= cap_words ? 1 : uint32_t((l.words + per_part - 1) / per_part);
+    if (l.parts > kMaxImageParts)
+        throw EngineError("the training image (" + std::to_string(width) + "x" + std::to_string(height) + ", " +
+                          (l.rgba16 ? "RGBA16" : "RGBA8") + ") needs " + gib(l.bytes()) + " on the device, more than " +
+                          std::to_string(kMaxImageParts) + " buffers of " + gib(per_part * 4) + " hold on '" +
+                          device.info().name + "'");
+    return l;
+}
+
+uint64_t TargetImageLayout::part_words(uint32_t part) const {
+    if (parts == 1) return words;
+    const uint64_t per_part = uint64_t(1) << part_shift;
+    return std::min(per_part, words - uint64_t(part) * per_part);
+}
+
+void TargetImageLayout::add_defines(Defines& defines, uint32_t first_binding) const {
+    if (rgba16) defines.push_back({"IMAGE_RGBA16", "1"});
+    defines.push_back({"IMAGE_BINDING", std::to_string(first_binding)});
+    defines.push_back({"IMAGE_PARTS", std::to_string(parts)});
+    if (parts > 1) defines.push_back({"IMAGE_PART_SHIFT", std::to_string(part_shift)});
+}
+
+TargetImage::TargetImage(DeviceImpl& device, CommandRunner& runner, const TargetImageLayout& layout,
+                         const std::vector<float>& rgb)
+    : layout_(layout) {
+    const char* format = layout.rgba16 ? "RGBA16" : "RGBA8";
+    for (uint32_t p = 0; p < layout.parts; ++p) {
+        const std::string name = layout.parts == 1 ? std::string("image (") + format + ")"
+                                                   : "image part " + std::to_string(p + 1) + " of " +
+                                                         std::to_string(layout.parts) + " (" + format + ")";
+        parts_.emplace_back(device, layout.part_words(p) * 4, MemoryKind::device_local, name);
+    }
+    const float unit = layout.rgba16 ? 65535.0f : 255.0f;
+    auto quantised = [&](uint64_t i) {
+        float f = rgb[i];
+        f = std::isfinite(f) ? std::clamp(f, 0.0f, 1.0f) : 0.0f;
+        return uint32_t(std::lround(f * unit));
+    };
+    // Word w of the whole image: pixel w (RGBA8), or half of pixel w / 2 (RGBA16: RG, then BA).
+    auto word = [&](uint64_t w) -> uint32_t {
+        if (!layout.rgba16)
+            return quantised(3 * w) | quantised(3 * w + 1) << 8 | quantised(3 * w + 2) << 16 | 0xFF000000u;
+        const uint64_t p = w / 2;
+        return w % 2 == 0 ? quantised(3 * p) | quantised(3 * p + 1) << 16 : quantised(3 * p + 2) | 0xFFFF0000u;
+    };
+    const uint64_t chunk_words = std::min<uint64_t>(kStagingBytes, device.max_buffer_bytes()) / 4;
+    Buffer staging(device, std::min(chunk_words, layout.words) * 4, MemoryKind::upload, "image upload staging");
+    uint64_t first = 0; // the whole image's first word of this part
+    for (uint32_t p = 0; p < layout.parts; ++p) {
+        const uint64_t n = layout.part_words(p);
+        for (uint64_t done = 0; done < n;) {
+            const uint64_t count = std::min(chunk_words, n - done);
+            uint32_t* out = static_cast<uint32_t*>(staging.mapped());
+            for (uint64_t i = 0; i < count; ++i) out[i] = word(first + done + i);
+            runner.run([&](VkCommandBuffer cb) {
+                const VkBufferCopy region{0, done * 4, count * 4};
+                vkCmdCopyBuffer(cb, staging.handle(), parts_[p].handle(), 1, &region);
+            });
+            done += count;
+        }
+        first += n;
+    }
+}
+
+std::vector<const Buffer*> TargetImage::parts() const {
+    std::vector<const Buffer*> out;
+    for (const Buffer& b : parts_) out.push_back(&b);
+    return out;
+}
+
+uint64_t TargetImage::allocated() const {
+    uint64_t n = 0;
+    for (const Buffer& b : parts_) n += b.allocated();
+    return n;
+}
+
+} // namespace ff::engine::detail

@@ -1,0 +1,69 @@
+// The device memory of a training run, from the same sizes the Trainer allocates (trainer.cpp):
+// estimated from the configuration alone, so that a run too large for the device is refused before
+// its first allocation. tests/engine checks the estimate against what a Trainer then holds.
+#include "adam_schedule.hpp"
+#include "encodings/encoding.hpp"
+#include "gpu_model.hpp"
+#include "target_image.hpp"
+
+#include <cstdio>
+
+namespace ff::engine {
+
+using namespace detail;
+
+namespace {
+constexpr uint64_t kStepsPerSubmit = 1000; // trainer.cpp's loss log, per pipeline slot
+
+std::string gib(uint64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(1ull << 30));
+    return text;
+}
+} // namespace
+
+std::string MemoryEstimate::text() const {
+    std::string out = gib(total) + " (";
+    for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i].first + " " + gib(parts[i].second);
+    return out + ")";
+}
+
+MemoryEstimate estimate_training_memory(const Device& device, const ModelConfig& config, const TrainOptions& options,
+                                        uint32_t width, uint32_t height, uint32_t source_bits) {
+    require_valid(config);
+    DeviceImpl& dev = device.impl();
+    const EncodingDescriptor& encoding = encoding_of(config);
+    const MlpLayout L = mlp_layout(config);
+    const TrainTiling tiling = train_tiling_for(dev, config);
+    const uint32_t groups = persistent_groups(dev, tiling, options.batch, L.total);
+    const uint64_t cells = encoding.cells(config), floats = encoding.parameter_count(config);
+
+    MemoryEstimate e;
+    e.parts.emplace_back("image", TargetImageLayout::of(dev, width, height, source_bits).bytes());
+    // Parameters, gradients, Adam's m and v; the touched flags and list; the steps of each cell;
+    // the lazy form's catch-up table (its largest size).
+    e.parts.emplace_back("encoding", 4 * (4 * floats + (2 * cells + 2) + std::max<uint64_t>(cells, 1) +
+                                          2 * (uint64_t(options.steps) + 4097)));
+    e.parts.emplace_back("MLP", 4 * uint64_t(L.total) * (3 + partial_rows(tiling, groups)) + 4 * uint64_t(groups));
+    // The evaluation's render band and the error partials (one float a 256 pixels of a band, on
+    // the device and read back); the snapshots' band and its read-back.
+    const uint64_t band_rows = render_band_rows(dev, config, width, height);
+    const uint64_t band = band_rows * width * config.output_dims * 4;
+    e.parts.emplace_back("renders", 3 * band + 2 * 4 * ((band_rows * width + 255) / 256));
+    e.parts.emplace_back("loss log", 2 * 4 * PipelinedRunner::kSlots * kStepsPerSubmit);
+    for (const auto& [name, bytes] : e.parts) e.total += bytes;
+    e.device_memory = dev.info().memory_bytes;
+    e.held = dev.allocated_bytes();
+    return e;
+}
+
+void require_fits(const MemoryEstimate& e, const std::string& device_name) {
+    if (e.device_memory == 0) return; // the driver reports no device-local heap: nothing to compare
+    const uint64_t free = e.device_memory > e.held ? e.device_memory - e.held : 0;
+    if (e.total <= free) return;
+    throw EngineError("training needs about " + e.text() + " of device memory, more than the " + gib(free) +
+                      " free on '" + device_name + "' (" + gib(e.device_memory) + " in all, " + gib(e.held) +
+                      " held by this process); use a smaller image, batch or model");
+}
+
+} // namespace ff::engine

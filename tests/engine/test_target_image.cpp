@@ -1,0 +1,124 @@
+// The training image in several buffers (a gigapixel image outgrows maxStorageBufferRange): a
+// device whose buffers are capped at a few KB splits a small image into parts, and training and
+// the full-image error must not notice. The run's device memory is estimated before allocation.
+#include "target_image.hpp"
+#include "test_support.hpp"
+#include "vk_device.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ff::engine {
+namespace {
+
+constexpr uint64_t kCap = 65536; // bytes a buffer: 16,384 RGBA8 pixels, 8,192 RGBA16 ones
+
+Device& capped_device() {
+    static Device d = Device::open("auto", DeviceOptions{.validation = true, .max_buffer_bytes = kCap});
+    return d;
+}
+
+// The image with its rows in reverse order: the same pixels, read from the wrong places.
+ImageData flipped(const ImageData& image) {
+    ImageData out = image;
+    const size_t row = size_t(image.width) * 3;
+    for (uint32_t y = 0; y < image.height; ++y)
+        std::copy_n(&image.rgb[size_t(image.height - 1 - y) * row], row, &out.rgb[size_t(y) * row]);
+    return out;
+}
+
+TEST(TargetImage, LayoutSplitsAtTheCapAndRefusesPastEightParts) {
+    const DeviceImpl& dev = capped_device().impl();
+    const auto rgba8 = detail::TargetImageLayout::of(dev, 160, 240, 8);
+    EXPECT_EQ(rgba8.words, 38400u);
+    EXPECT_EQ(rgba8.part_shift, 14u);
+    EXPECT_EQ(rgba8.parts, 3u);
+    EXPECT_EQ(rgba8.part_words(0) + rgba8.part_words(1) + rgba8.part_words(2), rgba8.words);
+    EXPECT_EQ(rgba8.part_words(2), 38400u - 32768u);
+    const auto rgba16 = detail::TargetImageLayout::of(dev, 160, 240, 16);
+    EXPECT_EQ(rgba16.parts, 5u);
+    EXPECT_TRUE(rgba16.rgba16);
+    EXPECT_EQ(detail::TargetImageLayout::of(dev, 128, 128, 8).parts, 1u); // exactly one full buffer
+    EXPECT_EQ(detail::TargetImageLayout::of(test::device().impl(), 160, 240, 16).parts, 1u);
+    try {
+        detail::TargetImageLayout::of(dev, 400, 400, 8); // 160,000 words: 10 parts
+        ADD_FAILURE() << "a 10-part image was accepted";
+    } catch (const EngineError& e) {
+        EXPECT_NE(std::string(e.what()).find("more than 8 buffers"), std::string::npos) << e.what();
+    }
+}
+
+TEST(TargetImage, SplitImageTrainsAndScoresAsOneBuffer) {
+    const size_t messages = capped_device().validation_messages().size();
+    const size_t whole_messages = test::device().validation_messages().size();
+    for (uint32_t bits : {8u, 16u}) {
+        ImageData image = test::synthetic_image(160, 240); // 3 parts at RGBA8, 5 at RGBA16
+        image.source_bits = bits;
+        TrainOptions o;
+        o.batch = 512;
+        o.steps = 60;
+        const ModelConfig config = test::default_config(11, 15);
+        Trainer whole(test::device(), config, o, image), split(capped_device(), config, o, image);
+        Trainer wrong(test::device(), config, o, flipped(image)); // the control
+        // Same model, same render: the initial error is the same but for the order of its sums
+        // (the capped device renders in smaller bands, and each workgroup sums 768 floats in fp32).
+        const double start = whole.full_image_mse();
+        EXPECT_NEAR(split.full_image_mse(), start, 1e-6 * start) << bits << " bits";
+        EXPECT_GT(std::abs(wrong.full_image_mse() - start), 1e-3 * start) << bits << " bits";
+        whole.train(o.steps);
+        split.train(o.steps);
+        wrong.train(o.steps);
+        const Model a = whole.model(), b = split.model(), c = wrong.model();
+        const double same = test::tolerances().same_seed;
+        EXPECT_LE(test::max_difference(a.mlp, b.mlp), same) << bits << " bits";
+        EXPECT_LE(test::max_difference(a.encoding_params, b.encoding_params), same) << bits << " bits";
+        EXPECT_GT(test::max_difference(a.encoding_params, c.encoding_params), 10 * same) << bits << " bits";
+        EXPECT_NEAR(split.full_image_mse(), whole.full_image_mse(), 1e-2 * whole.full_image_mse()) << bits << " bits";
+    }
+    test::expect_validation_clean(messages, capped_device());
+    test::expect_validation_clean(whole_messages);
+}
+
+TEST(TrainingMemory, EstimateCoversWhatTheTrainerHolds) {
+    for (const ModelConfig& config : {test::default_config(64, 48), test::hash_test_config()}) {
+        const ImageData image = test::synthetic_image(256, 192);
+        TrainOptions o;
+        o.batch = 4096;
+        o.steps = 10;
+        const MemoryEstimate e = estimate_training_memory(test::device(), config, o, image.width, image.height);
+        uint64_t sum = 0;
+        for (const auto& [name, bytes] : e.parts) sum += bytes;
+        EXPECT_EQ(sum, e.total);
+        EXPECT_EQ(e.parts.front().first, "image");
+        EXPECT_EQ(e.parts.front().second, uint64_t(image.width) * image.height * 4);
+        EXPECT_GT(e.device_memory, 0u);
+        Trainer t(test::device(), config, o, image);
+        t.train(o.steps);
+        t.full_image_mse();
+        t.render(image.width, image.height); // every buffer it keeps is allocated by now
+        // An upper bound, and a close one: within allocation rounding (a few KB a buffer) and the
+        // catch-up table a dense run without the lazy form does not allocate.
+        EXPECT_GE(e.total + 64 * 1024, t.device_bytes()) << e.text();
+        EXPECT_LE(e.total, t.device_bytes() + 8 * (o.steps + 4097) + 64 * 1024) << e.text();
+    }
+}
+
+TEST(TrainingMemory, ARunThatCannotFitIsRefusedNamingBothFigures) {
+    MemoryEstimate e = estimate_training_memory(test::device(), test::default_config(64, 48), TrainOptions{}, 2048, 1536);
+    e.held = 1ull << 30;
+    e.device_memory = e.held + e.total; // just fits
+    EXPECT_NO_THROW(require_fits(e, "a device"));
+    e.device_memory -= 1;
+    try {
+        require_fits(e, "a device");
+        ADD_FAILURE() << "a run one byte too large was accepted";
+    } catch (const EngineError& error) {
+        const std::string text = error.what();
+        EXPECT_NE(text.find("training needs about " + e.text()), std::string::npos) << text;
+        EXPECT_NE(text.find("free on 'a device'"), std::string::npos) << text;
+        EXPECT_NE(text.find("1.00 GiB held by this process"), std::string::npos) << text;
+    }
+}
+
+} // namespace
+} // namespace ff::engine
