@@ -5,6 +5,11 @@
 // The file is written under a temporary name and renamed, so it is complete or absent.
 //
 //   ff-make-mosaic --width W --height H --output FILE [--cell N] [--seed N] [--photos DIR]
+//                  [--samples DIR]
+//   ff-make-mosaic --list-samples      (the sample photos it uses, one path a line)
+//
+// --samples: where OpenCV's sample photos are (default: Debian's opencv-doc folder), for a machine
+// that has a copy elsewhere; the same photos, hence the same mosaic.
 //
 // The format follows the extension (png, tif, jpg, ppm, ...). OpenCV's readers refuse images of
 // more than 2^30 pixels unless OPENCV_IO_MAX_IMAGE_PIXELS says otherwise; the tool says so.
@@ -43,7 +48,7 @@ constexpr const char* kSamplePhotos[] = {
 void usage(const std::string& problem) {
     if (!problem.empty()) std::fprintf(stderr, "ff-make-mosaic: %s\n", problem.c_str());
     std::fprintf(stderr, "usage: ff-make-mosaic --width W --height H --output FILE [--cell N] "
-                         "[--seed N] [--photos DIR]\n");
+                         "[--seed N] [--photos DIR] [--samples DIR]\n       ff-make-mosaic --list-samples\n");
     std::exit(2);
 }
 
@@ -51,11 +56,12 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The photos to tile with, as 8-bit BGR: every image file in `folder`, or the sample photos.
-std::vector<cv::Mat> load_photos(const std::string& folder) {
+// The photos to tile with, as 8-bit BGR: every image file in `folder`, or the sample photos (in
+// `samples`).
+std::vector<cv::Mat> load_photos(const std::string& folder, const std::string& samples) {
     std::vector<std::string> paths;
     if (folder.empty()) {
-        for (const char* name : kSamplePhotos) paths.push_back(std::string(kSampleFolder) + "/" + name);
+        for (const char* name : kSamplePhotos) paths.push_back(samples + "/" + name);
     } else {
         std::error_code error;
         for (const auto& entry : fs::directory_iterator(folder, error))
@@ -95,7 +101,11 @@ void paint(cv::Mat& mosaic, const cv::Rect& cell_area, int cell, const cv::Mat& 
 
 int main(int argc, char** argv) {
     uint32_t width = 0, height = 0, cell = 512, seed = 1;
-    std::string output, photo_folder;
+    std::string output, photo_folder, samples = kSampleFolder;
+    if (argc == 2 && std::string(argv[1]) == "--list-samples") {
+        for (const char* name : kSamplePhotos) std::printf("%s/%s\n", kSampleFolder, name);
+        return 0;
+    }
     ff::bench::ArgReader args(argc, argv, usage);
     while (args.next()) {
         if (args.key() == "--width") width = args.u32();
@@ -104,6 +114,7 @@ int main(int argc, char** argv) {
         else if (args.key() == "--cell") cell = args.u32();
         else if (args.key() == "--seed") seed = args.u32();
         else if (args.key() == "--photos") photo_folder = args.value();
+        else if (args.key() == "--samples") samples = args.value();
         else usage("unknown option " + args.key());
     }
     if (width == 0 || height == 0 || output.empty()) usage("--width, --height and --output are required");
@@ -111,10 +122,10 @@ int main(int argc, char** argv) {
     if (cell < 16) usage("--cell must be at least 16");
     if (!cv::haveImageWriter(output)) usage("OpenCV cannot write '" + output + "' (its extension)");
 
-    const std::vector<cv::Mat> photos = load_photos(photo_folder);
+    const std::vector<cv::Mat> photos = load_photos(photo_folder, samples);
     if (photos.empty()) {
         std::fprintf(stderr, "ff-make-mosaic: no photos found in %s\n",
-                     photo_folder.empty() ? kSampleFolder : photo_folder.c_str());
+                     photo_folder.empty() ? samples.c_str() : photo_folder.c_str());
         return 1;
     }
 

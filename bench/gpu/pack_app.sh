@@ -26,6 +26,13 @@ done
 [ -f "$BUILD/bin/ff_reliability_inputs" ] && cp "$BUILD/bin/ff_reliability_inputs" "$stage/bin/"
 mkdir -p "$stage/img"
 cp /usr/share/doc/opencv-doc/examples/data/{leuvenA.jpg,graf1.png} "$stage/img/"
+# The mosaic maker and its sample photos (run_app.sh, part "gigapixel": about 5 MB).
+cmake --build "$BUILD" --target ff-make-mosaic -j 2
+cp "$BUILD/bin/ff-make-mosaic" "$stage/bin/"
+mkdir -p "$stage/img/samples"
+"$BUILD/bin/ff-make-mosaic" --list-samples | while read -r photo; do
+  [ -f "$photo" ] && cp "$photo" "$stage/img/samples/"
+done
 # The ldd closure, minus what the GPU machine has (glibc, the Vulkan loader carried in .gl).
 ldd $(find "$stage/bin" "$stage/lib" -type f) 2>/dev/null | awk '/=> \// {print $3}' | sort -u |
   grep -vE '/(libc|libm|libpthread|libdl|librt|libvulkan)\.so' | grep -v "$stage" |

@@ -3,11 +3,12 @@
 # engine's tests and step benchmark where the bundle holds them. Results under $OUT.
 #   GL: the folder of Vulkan loader .debs (default .gl-app: the loader and glvnd, without the
 #   validation layers, so that the whole carry stays within 64 MiB)
-#   PARTS (any of "tests steps seeds quality jobs interrupts"; default "tests steps jobs"),
+#   PARTS (any of "tests steps seeds quality jobs interrupts gigapixel"; default "tests steps jobs"),
 #   JOB_SIZES ("leuvenA 6000x4000 8192x8192"), JOB_SETS (one job per entry, each a comma-separated
 #   list of extra `--set` assignments; "-" = the defaults; default "-"), JOB_REPEATS (1),
 #   STEP_IMAGES, STEP_ADAMS ("dense-eager dense-lazy"), STEP_BATCHES, SEED_ADAMS ("dense sparse"),
-#   QUALITY_IMAGES ("6000x4000 8192x8192")
+#   QUALITY_IMAGES ("6000x4000 8192x8192"), GIGA_SIZE ("30000x30000"), GIGA_SETS (extra
+#   `fieldflow run` arguments for bench/gigapixel.sh, e.g. "--set steps=30000")
 #   bash bench/gpu/run_app.sh 2>&1 | tee $OUT/log
 set -u
 cd "$(dirname "$0")/../.."
@@ -34,8 +35,8 @@ mkdir -p $IMG
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)" | tee "$OUT/summary.txt"
 
 # Test photos: leuvenA, and mosaics of the two sample photos (bench/make_mosaic's recipe in Python:
-# cv2 is there, the C++ tool's OpenCV is not needed).
-python3 - "$APP/img" "$IMG" <<'PY'
+# cv2 is there, the C++ tool's OpenCV is not needed), for the parts that use them.
+[[ " $PARTS " =~ \ (steps|seeds|quality|jobs|interrupts)\  ]] && python3 - "$APP/img" "$IMG" <<'PY'
 import sys, cv2, numpy as np
 src, dst = sys.argv[1], sys.argv[2]
 photos = [cv2.imread(f"{src}/leuvenA.jpg"), cv2.imread(f"{src}/graf1.png")]
@@ -159,4 +160,12 @@ if [[ " $PARTS " == *" interrupts "* ]]; then
     bash tests/reliability/interrupt_each_node.sh $APP/bin/fieldflow $APP/bin/ff_reliability_inputs /tmp/interrupts 1 \
     > "$OUT/interrupts.txt" 2>&1
   echo "interrupts exit $? $(tail -1 "$OUT/interrupts.txt")" | tee -a "$OUT/summary.txt"
+fi
+if [[ " $PARTS " == *" gigapixel "* ]]; then
+  # bench/gigapixel.sh: a 0.9-gigapixel mosaic of the sample photos learned with graphs/gigapixel.yaml.
+  FIELDFLOW=$APP/bin/fieldflow MAKE_MOSAIC=$APP/bin/ff-make-mosaic SAMPLES=$APP/img/samples \
+    SIZE=${GIGA_SIZE:-30000x30000} bash bench/gigapixel.sh /tmp/giga -- ${GIGA_SETS:-} > "$OUT/gigapixel.log" 2>&1
+  echo "gigapixel exit $?" | tee -a "$OUT/summary.txt"
+  cat /tmp/giga/summary.txt >> "$OUT/summary.txt"
+  cp /tmp/giga/result/metrics.json "$OUT/metrics-gigapixel.json" 2>/dev/null
 fi

@@ -1,4 +1,5 @@
 #include "target_image.hpp"
+#include "size_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,12 +11,6 @@ namespace ff::engine::detail {
 namespace {
 // Staging holds at most this much at a time: the upload's host-visible memory stays bounded.
 constexpr uint64_t kStagingBytes = 64ull << 20;
-
-std::string gib(uint64_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(1ull << 30));
-    return text;
-}
 } // namespace
 
 TargetImageLayout TargetImageLayout::of(const DeviceImpl& device, uint32_t width, uint32_t height,
@@ -32,8 +27,8 @@ TargetImageLayout TargetImageLayout::of(const DeviceImpl& device, uint32_t width
     l.parts = l.words <= cap_words ? 1 : uint32_t((l.words + per_part - 1) / per_part);
     if (l.parts > kMaxImageParts)
         throw EngineError("the training image (" + std::to_string(width) + "x" + std::to_string(height) + ", " +
-                          (l.rgba16 ? "RGBA16" : "RGBA8") + ") needs " + gib(l.bytes()) + " on the device, more than " +
-                          std::to_string(kMaxImageParts) + " buffers of " + gib(per_part * 4) + " hold on '" +
+                          (l.rgba16 ? "RGBA16" : "RGBA8") + ") needs " + size_text(l.bytes()) + " on the device, more than " +
+                          std::to_string(kMaxImageParts) + " buffers of " + size_text(per_part * 4) + " hold on '" +
                           device.info().name + "'");
     return l;
 }

@@ -5,6 +5,7 @@
 #include "encodings/encoding.hpp"
 #include "gpu_model.hpp"
 #include "target_image.hpp"
+#include "size_text.hpp"
 
 #include <cstdio>
 
@@ -14,17 +15,11 @@ using namespace detail;
 
 namespace {
 constexpr uint64_t kStepsPerSubmit = 1000; // trainer.cpp's loss log, per pipeline slot
-
-std::string gib(uint64_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(1ull << 30));
-    return text;
-}
 } // namespace
 
 std::string MemoryEstimate::text() const {
-    std::string out = gib(total) + " (";
-    for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i].first + " " + gib(parts[i].second);
+    std::string out = size_text(total) + " (";
+    for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i].first + " " + size_text(parts[i].second);
     return out + ")";
 }
 
@@ -61,8 +56,8 @@ void require_fits(const MemoryEstimate& e, const std::string& device_name) {
     if (e.device_memory == 0) return; // the driver reports no device-local heap: nothing to compare
     const uint64_t free = e.device_memory > e.held ? e.device_memory - e.held : 0;
     if (e.total <= free) return;
-    throw EngineError("training needs about " + e.text() + " of device memory, more than the " + gib(free) +
-                      " free on '" + device_name + "' (" + gib(e.device_memory) + " in all, " + gib(e.held) +
+    throw EngineError("training needs about " + e.text() + " of device memory, more than the " + size_text(free) +
+                      " free on '" + device_name + "' (" + size_text(e.device_memory) + " in all, " + size_text(e.held) +
                       " held by this process); use a smaller image, batch or model");
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <string>
 
 namespace ff::nodes {
@@ -11,6 +12,15 @@ namespace ff::nodes {
 GridSize auto_grid_size(uint32_t image_width, uint32_t image_height) {
     return {std::max<uint32_t>(kMinGridCells, image_width / kAutoGridDivisor),
             std::max<uint32_t>(kMinGridCells, image_height / kAutoGridDivisor)};
+}
+
+GridSize grid_with_values(uint64_t values, uint32_t channels, uint32_t image_width, uint32_t image_height) {
+    const double cells = double(values) / std::max<uint32_t>(channels, 1);
+    auto clamp_side = [](double side, uint32_t most) {
+        return uint32_t(std::clamp<double>(std::floor(side), kMinGridCells, std::max(most, kMinGridCells)));
+    };
+    const uint32_t width = clamp_side(std::sqrt(cells * image_width / image_height), image_width);
+    return {width, clamp_side(cells / width, image_height)};
 }
 
 namespace {

@@ -30,6 +30,10 @@ GridSize auto_grid_size(uint32_t image_width, uint32_t image_height);
 // from an op's validate to reject a bad spec before anything runs.
 std::optional<GridSize> parse_grid_spec(std::string_view spec);
 
+// The largest grid of the image's aspect ratio holding at most `values` values at `channels` per
+// cell (a baseline the size of a model: its parameter count), 2 to the image's size per axis.
+GridSize grid_with_values(uint64_t values, uint32_t channels, uint32_t image_width, uint32_t image_height);
+
 // The grid for `spec` and an image of the given size.
 GridSize resolve_grid_size(std::string_view spec, uint32_t image_width, uint32_t image_height);
 

@@ -6,19 +6,47 @@
 
 #include <fieldflow/node.hpp>
 
+#include <nlohmann/json.hpp>
 #include <opencv2/imgproc.hpp>
+
+#include <string>
+
+namespace {
+
+constexpr const char* kParamsGrid = "params";
+
+// The model's parameter count from a Train node's stats (grid 'params').
+uint64_t model_parameters(ff::Node& node) {
+    const auto blob = node.optional_blob("stats");
+    if (!blob)
+        throw ff::ParamError("grid", "grid 'params' needs the stats input (a Train node's stats), "
+                                     "whose parameter_count sets the grid");
+    const nlohmann::json stats = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(blob->data()), blob->size()), nullptr, false);
+    if (!stats.is_object() || !stats.contains("parameter_count") || !stats["parameter_count"].is_number_unsigned() ||
+        stats["parameter_count"].get<uint64_t>() == 0)
+        throw ff::Error("input 'stats' holds no positive parameter_count (is it a Train node's stats?)");
+    return stats["parameter_count"].get<uint64_t>();
+}
+
+} // namespace
 
 FF_NODE(bilinear_baseline) =
     ff::op("BilinearBaseline", "image")
         .doc("The baseline a learned model must beat: the image shrunk to the feature-grid size "
              "with area averaging (INTER_AREA), then scaled back to its own size bilinearly "
              "(INTER_LINEAR). With grid 'auto' the grid is the size the Train node uses: the "
-             "image size / 4, rounded down. Gray, RGB and RGBA keep their channels (alpha is scaled "
-             "like the colours).")
+             "image size / 4, rounded down; with grid 'params' it holds as many values as the "
+             "model of the `stats` input has parameters (a comparison at equal size, for "
+             "encodings whose size is not a grid's). Gray, RGB and RGBA keep their channels "
+             "(alpha is scaled like the colours).")
         .input("image", ff::kImage, "image to approximate")
+        .optional_input("stats", ff::kJson, "a Train node's stats (grid 'params' reads its parameter_count)")
         .output("image", ff::kImage, "baseline reconstruction, same size as the input")
-        .param_string("grid", "auto", "grid size: 'auto' (image / 4), or 'WxH' / 'W,H'")
+        .param_string("grid", "auto",
+                      "grid size: 'auto' (image / 4), 'WxH' / 'W,H', or 'params' (the model's "
+                      "parameter count in values, from the stats input)")
         .validate([](ff::Node& node) {
+            if (node.string("grid") == kParamsGrid) return;
             try {
                 ff::nodes::parse_grid_spec(node.string("grid"));
             } catch (const ff::Error& e) {
@@ -29,11 +57,20 @@ FF_NODE(bilinear_baseline) =
             // Every channel as it is: gray stays gray, alpha is scaled like the colours.
             const cv::Mat in = ff::nodes::native_mat(node.image("image"), "image");
             ff::nodes::GridSize grid;
-            try {
-                grid = ff::nodes::resolve_grid_size(node.string("grid"), uint32_t(in.cols),
-                                                    uint32_t(in.rows));
-            } catch (const ff::Error& e) {
-                throw ff::ParamError("grid", e.what());
+            std::string why;
+            if (node.string("grid") == kParamsGrid) {
+                const uint64_t parameters = model_parameters(node);
+                grid = ff::nodes::grid_with_values(parameters, uint32_t(in.channels()), uint32_t(in.cols),
+                                                   uint32_t(in.rows));
+                why = " (" + std::to_string(uint64_t(grid.width) * grid.height * in.channels()) +
+                      " values, for the model's " + std::to_string(parameters) + " parameters)";
+            } else {
+                try {
+                    grid = ff::nodes::resolve_grid_size(node.string("grid"), uint32_t(in.cols),
+                                                        uint32_t(in.rows));
+                } catch (const ff::Error& e) {
+                    throw ff::ParamError("grid", e.what());
+                }
             }
             // In bands, each answering a cancel (baseline_resize.hpp), straight into the output.
             const cv::Mat small = ff::nodes::shrink_to_grid(
@@ -42,5 +79,5 @@ FF_NODE(bilinear_baseline) =
                                               uint32_t(in.channels()));
             cv::Mat out(in.size(), in.type(), pixels);
             ff::nodes::enlarge_to(node, small, out);
-            node.log("grid " + std::to_string(grid.width) + "x" + std::to_string(grid.height));
+            node.log("grid " + std::to_string(grid.width) + "x" + std::to_string(grid.height) + why);
         });

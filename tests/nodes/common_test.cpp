@@ -35,6 +35,19 @@ TEST(GridSize, AutoIsAQuarterRoundedDown) {
     EXPECT_EQ(ff::nodes::resolve_grid_size("auto", 751, 563), (GridSize{187, 140}));
 }
 
+TEST(GridSize, WithValuesHoldsAModelsParameterCountAtTheImagesAspect) {
+    // 30000x30000 RGB and a hash grid of 57,016,834 parameters: 4359x4360 cells x 3 values.
+    const GridSize square = ff::nodes::grid_with_values(57016834, 3, 30000, 30000);
+    EXPECT_EQ(square, (GridSize{4359, 4360}));
+    EXPECT_LE(uint64_t(square.width) * square.height * 3, 57016834u);
+    EXPECT_GT(uint64_t(square.width + 1) * (square.height + 1) * 3, 57016834u); // the largest that fits
+    const GridSize wide = ff::nodes::grid_with_values(200 * 100 * 3, 3, 800, 400); // 2:1
+    EXPECT_EQ(wide, (GridSize{200, 100}));
+    EXPECT_EQ(ff::nodes::grid_with_values(200 * 100, 1, 800, 400), (GridSize{200, 100})); // gray
+    EXPECT_EQ(ff::nodes::grid_with_values(1, 3, 800, 400), (GridSize{2, 2}));        // never below 2x2
+    EXPECT_EQ(ff::nodes::grid_with_values(1u << 30, 3, 80, 40), (GridSize{80, 40})); // nor above the image
+}
+
 TEST(GridSize, ExplicitSpecs) {
     EXPECT_EQ(ff::nodes::resolve_grid_size("200x137", 1, 1), (GridSize{200, 137}));
     EXPECT_EQ(ff::nodes::resolve_grid_size("64,32", 1, 1), (GridSize{64, 32}));
