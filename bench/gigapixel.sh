@@ -10,7 +10,7 @@
 #
 # Environment: SIZE (WxH, default 30000x30000), MOSAIC_FORMAT (png), PHOTOS (a folder of photos;
 # default the OpenCV samples), SAMPLES (where the OpenCV samples are, if not in Debian's folder), FIELDFLOW and MAKE_MOSAIC (the programs; default build/bin/...),
-# TABLE (log2 rows a hash level, default 24: Instant-NGP's gigapixel setting). The mosaic is kept
+# TABLE (log2 rows a hash level, default 22: 57 M parameters; see graphs/gigapixel.yaml). The mosaic is kept
 # in OUT_DIR and reused when it exists. Writes OUT_DIR/summary.txt and prints it.
 set -euo pipefail
 
@@ -49,7 +49,7 @@ trap '[ -n "$SAMPLER" ] && kill $SAMPLER 2>/dev/null || true' EXIT
 RUN_LOG=$OUT_DIR/run.log
 echo "# fieldflow run graphs/gigapixel.yaml on $MOSAIC"
 python3 - "$RUN_LOG" "$FIELDFLOW" run "$ROOT/graphs/gigapixel.yaml" --set "input=$MOSAIC" \
-    --set "output=$OUT_DIR/result" --set "log2_table_size=${TABLE:-24}" --no-cache "${EXTRA[@]}" <<'PY'
+    --set "output=$OUT_DIR/result" --set "log2_table_size=${TABLE:-22}" --no-cache "${EXTRA[@]}" <<'PY'
 # Runs the command with its output teed to the log; prints the wall time and the peak resident
 # memory of the run (getrusage of the waited-for child: the fieldflow process).
 import resource, subprocess, sys, time

@@ -44,7 +44,8 @@ RgbImage read_ppm(const std::string& path) {
     img.width = number(in, path, "width");
     img.height = number(in, path, "height");
     uint32_t maxval = number(in, path, "maxval");
-    if (img.width == 0 || img.height == 0 || uint64_t(img.width) * img.height > (1u << 28))
+    // Up to the engine's 2^31 pixels (a gigapixel mosaic: 30000x30000).
+    if (img.width == 0 || img.height == 0 || uint64_t(img.width) * img.height >= (1ull << 31))
         throw std::runtime_error(path + ": unsupported PPM size " + std::to_string(img.width) + "x" +
                                  std::to_string(img.height));
     if (maxval == 0 || maxval > 255)

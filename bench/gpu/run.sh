@@ -5,8 +5,9 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake"; default "ours peers scaling"), SCALING_WIDTHS ("16 32 64 128"),
-# SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts).
+# scaling groups grads seeds hash hashseeds hashlake gigasteps"; default "ours peers scaling"), SCALING_WIDTHS ("16 32 64 128"),
+# SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts),
+# GIGA_STEPS_CONFIGS ("width:batch:adam:log2_table ...", part gigasteps).
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -69,7 +70,7 @@ if [[ " $PARTS " == *" tests "* ]]; then
   for path in coopmat portable; do
     echo "# run tests $path" >> "$RESULTS"
     FIELDFLOW_KERNEL_PATH=$path $B/bin/ff_engine_tests --gtest_brief=1 \
-        --gtest_filter='CpuReference.*:GpuGradients.*:GpuForward.*:Training.*:Resume.*:EncodingAdam.*' \
+        --gtest_filter='CpuReference.*:GpuGradients.*:GpuForward.*:Training.*:Resume.*:EncodingAdam.*:TargetImage.*:TrainingMemory.*:RenderBands.*:Device.*' \
         > "${OUT:-/tmp/ff-bench}/tests-$path.txt" 2>&1
     echo "{\"event\":\"tests\",\"path\":\"$path\",\"exit\":$?}" | tee -a "$RESULTS" >&2
   done
@@ -159,3 +160,26 @@ if [[ " $PARTS " == *" hashlake "* ]]; then
   done
 fi
 python3 bench/gpu/tables.py "$RESULTS"
+if [[ " $PARTS " == *" gigasteps "* ]]; then
+  # The step cost of graphs/gigapixel.yaml's model (hash grid 16 x 2 x 2^table, finest level 29,000
+  # cells) on a 30000x30000 mosaic of the two sample photos, per MLP width, batch, form of the
+  # encoding's Adam and table size (the image is 3.6 GB as RGBA8: two buffers of 2 GB on NVIDIA).
+  python3 - "$B/img" <<'PY'
+import sys, cv2, numpy as np
+src = sys.argv[1]
+photos = [cv2.imread(f"{src}/leuvenA.jpg"), cv2.imread(f"{src}/graf1.png")]
+tiles = []
+for p in photos:
+    side = min(p.shape[:2])
+    y0, x0 = (p.shape[0] - side) // 2, (p.shape[1] - side) // 2
+    tiles.append(cv2.resize(p[y0:y0 + side, x0:x0 + side], (1000, 1000), interpolation=cv2.INTER_AREA))
+row = [np.hstack([tiles[(r + c) % 2] for c in range(30)]) for r in range(2)]
+cv2.imwrite("/tmp/giga.ppm", np.vstack([row[r % 2] for r in range(30)]))
+PY
+  GIGA="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
+  for cfg in ${GIGA_STEPS_CONFIGS:-32:65536:dense:20 32:262144:dense:20 32:65536:dense:22 32:262144:dense:22 32:262144:sparse:22 32:65536:dense:24 64:262144:dense:22 32:1048576:dense:22}; do
+    IFS=: read -r width batch adam table <<< "$cfg"
+    run "gigasteps $width $batch $adam $table" $BENCH --image /tmp/giga.ppm $GIGA --hash-log2-table "$table" \
+        --hidden "$width" --batch "$batch" --grid-adam "$adam" --steps 300 --report-every 300 --render-repeats 1 --profile 100
+  done
+fi

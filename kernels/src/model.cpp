@@ -63,16 +63,17 @@ std::string ModelConfig::validate() const {
     return s;
 }
 
-uint64_t Model::parameter_count() const {
-    uint64_t n = config.encoding_parameter_count();
-    uint32_t in = config.input_width();
-    for (uint32_t l = 0; l <= config.hidden_layers; ++l) {
-        uint32_t out = l == config.hidden_layers ? config.output_dims : config.hidden_width;
+uint64_t ModelConfig::parameter_count() const {
+    uint64_t n = encoding_parameter_count();
+    uint32_t in = input_width();
+    for (uint32_t l = 0; l <= hidden_layers; ++l) {
+        uint32_t out = l == hidden_layers ? output_dims : hidden_width;
         n += uint64_t(out) * in + out;
-        in = config.hidden_width;
+        in = hidden_width;
     }
     return n;
 }
+uint64_t Model::parameter_count() const { return config.parameter_count(); }
 
 namespace {
 // splitmix64: a tiny, well-mixed deterministic generator for initialisation.

@@ -13,8 +13,12 @@ namespace {
 
 constexpr uint64_t kCap = 65536; // bytes a buffer: 16,384 RGBA8 pixels, 8,192 RGBA16 ones
 
+// On the portable (fp32) kernels, like test::portable_device(): the split touches only the image
+// reads, and two tensor-core runs drift apart through fp16 rounding of float-atomic sums taken in
+// another order (0.025 after 60 steps on the H100), which would hide what is compared here.
 Device& capped_device() {
-    static Device d = Device::open("auto", DeviceOptions{.validation = true, .max_buffer_bytes = kCap});
+    static Device d =
+        Device::open("auto", DeviceOptions{.validation = true, .force_portable = true, .max_buffer_bytes = kCap});
     return d;
 }
 
@@ -50,7 +54,8 @@ TEST(TargetImage, LayoutSplitsAtTheCapAndRefusesPastEightParts) {
 
 TEST(TargetImage, SplitImageTrainsAndScoresAsOneBuffer) {
     const size_t messages = capped_device().validation_messages().size();
-    const size_t whole_messages = test::device().validation_messages().size();
+    Device& whole_device = test::portable_device();
+    const size_t whole_messages = whole_device.validation_messages().size();
     for (uint32_t bits : {8u, 16u}) {
         ImageData image = test::synthetic_image(160, 240); // 3 parts at RGBA8, 5 at RGBA16
         image.source_bits = bits;
@@ -58,8 +63,8 @@ TEST(TargetImage, SplitImageTrainsAndScoresAsOneBuffer) {
         o.batch = 512;
         o.steps = 60;
         const ModelConfig config = test::default_config(11, 15);
-        Trainer whole(test::device(), config, o, image), split(capped_device(), config, o, image);
-        Trainer wrong(test::device(), config, o, flipped(image)); // the control
+        Trainer whole(whole_device, config, o, image), split(capped_device(), config, o, image);
+        Trainer wrong(whole_device, config, o, flipped(image)); // the control
         // Same model, same render: the initial error is the same but for the order of its sums
         // (the capped device renders in smaller bands, and each workgroup sums 768 floats in fp32).
         const double start = whole.full_image_mse();
@@ -69,14 +74,14 @@ TEST(TargetImage, SplitImageTrainsAndScoresAsOneBuffer) {
         split.train(o.steps);
         wrong.train(o.steps);
         const Model a = whole.model(), b = split.model(), c = wrong.model();
-        const double same = test::tolerances().same_seed;
+        const double same = test::portable_tolerances().same_seed;
         EXPECT_LE(test::max_difference(a.mlp, b.mlp), same) << bits << " bits";
         EXPECT_LE(test::max_difference(a.encoding_params, b.encoding_params), same) << bits << " bits";
         EXPECT_GT(test::max_difference(a.encoding_params, c.encoding_params), 10 * same) << bits << " bits";
         EXPECT_NEAR(split.full_image_mse(), whole.full_image_mse(), 1e-2 * whole.full_image_mse()) << bits << " bits";
     }
     test::expect_validation_clean(messages, capped_device());
-    test::expect_validation_clean(whole_messages);
+    test::expect_validation_clean(whole_messages, whole_device);
 }
 
 TEST(TrainingMemory, EstimateCoversWhatTheTrainerHolds) {

@@ -139,6 +139,7 @@ struct ModelConfig {
 
     uint32_t input_width() const;        // logical encoding width (13 for the default)
     uint64_t encoding_parameter_count() const; // learnable floats of the encoding (Model::encoding_params)
+    uint64_t parameter_count() const;    // logical (unpadded) learnable parameters of the model
     uint32_t padded_input_width() const; // rounded up to 16
     uint32_t padded_output_width() const;
     std::string validate() const;        // empty if valid, else what is wrong
@@ -159,7 +160,7 @@ struct Model {
     ModelConfig config;
     std::vector<float> encoding_params;
     std::vector<float> mlp;
-    uint64_t parameter_count() const; // logical (unpadded) learnable parameters
+    uint64_t parameter_count() const; // config.parameter_count()
 };
 
 // The same initialisation the Trainer uses (deterministic for a seed). A sine hidden activation
