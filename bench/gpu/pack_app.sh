@@ -31,7 +31,7 @@ cmake --build "$BUILD" --target ff-make-mosaic -j 2
 cp "$BUILD/bin/ff-make-mosaic" "$stage/bin/"
 mkdir -p "$stage/img/samples"
 "$BUILD/bin/ff-make-mosaic" --list-samples | while read -r photo; do
-  [ -f "$photo" ] && cp "$photo" "$stage/img/samples/"
+  if [ -f "$photo" ]; then cp "$photo" "$stage/img/samples/"; fi
 done
 # The ldd closure, minus what the GPU machine has (glibc, the Vulkan loader carried in .gl).
 ldd $(find "$stage/bin" "$stage/lib" -type f) 2>/dev/null | awk '/=> \// {print $3}' | sort -u |
