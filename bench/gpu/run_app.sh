@@ -163,7 +163,9 @@ if [[ " $PARTS " == *" interrupts "* ]]; then
 fi
 if [[ " $PARTS " == *" gigapixel "* ]]; then
   # bench/gigapixel.sh: a 0.9-gigapixel mosaic of the sample photos learned with graphs/gigapixel.yaml.
-  FIELDFLOW=$APP/bin/fieldflow MAKE_MOSAIC=$APP/bin/ff-make-mosaic SAMPLES=$APP/img/samples \
+  # The sample photos when the bundle has them (pack_app.sh MOSAIC_SAMPLES=1), else leuvenA and graf1.
+  photos=(SAMPLES=$APP/img/samples); [ -d $APP/img/samples ] || photos=(PHOTOS=$APP/img)
+  env "${photos[@]}" FIELDFLOW=$APP/bin/fieldflow MAKE_MOSAIC=$APP/bin/ff-make-mosaic \
     SIZE=${GIGA_SIZE:-30000x30000} bash bench/gigapixel.sh /tmp/giga -- ${GIGA_SETS:-} > "$OUT/gigapixel.log" 2>&1
   echo "gigapixel exit $?" | tee -a "$OUT/summary.txt"
   cat /tmp/giga/summary.txt >> "$OUT/summary.txt"
