@@ -30,10 +30,10 @@ SUMMARY=$OUT_DIR/summary.txt
 
 if [ ! -f "$MOSAIC" ]; then
     echo "# painting the $SIZE mosaic: $MOSAIC"
-    start=$(date +%s.%N)
+    start=$(date +%s)
     "$MAKE_MOSAIC" --width "$WIDTH" --height "$HEIGHT" --output "$MOSAIC" ${PHOTOS:+--photos "$PHOTOS"} \
         ${SAMPLES:+--samples "$SAMPLES"}
-    echo "mosaic $SIZE written in $(echo "$(date +%s.%N) - $start" | bc) s ($(stat -c %s "$MOSAIC") bytes)"
+    echo "mosaic $SIZE written in $(($(date +%s) - start)) s ($(stat -c %s "$MOSAIC") bytes)"
 fi
 
 # The GPU's memory in use, sampled every 200 ms while the run lasts (its peak is reported).

@@ -70,6 +70,7 @@ public:
     }
     TrainerState state();
     uint64_t device_bytes() const;
+    uint32_t image_parts() const { return image_buf_.layout().parts; }
     std::string encoding_optimizer() const {
         return grid_adam_ == 0 ? "sparse" : grid_adam_ == 1 ? "dense, eager" : "dense, lazy";
     }
@@ -511,6 +512,7 @@ TrainerState Trainer::state() const { return impl_->state(); }
 std::vector<float> Trainer::render(uint32_t w, uint32_t h) const { return impl_->render(w, h); }
 double Trainer::full_image_mse() const { return impl_->full_image_mse(); }
 uint64_t Trainer::device_bytes() const { return impl_->device_bytes(); }
+uint32_t Trainer::image_parts() const { return impl_->image_parts(); }
 bool Trainer::diverged() const { return impl_->diverged_; }
 uint32_t Trainer::diverged_step() const { return impl_->diverged_step_; }
 double Trainer::gpu_seconds() const { return impl_->gpu_seconds_; }

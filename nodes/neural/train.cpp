@@ -118,7 +118,9 @@ public:
         node_.log("training " + description() + " for " +
                   std::to_string(schedule_.steps) + " steps on " + device_.info().name + " (" +
                   trainer_->kernel_path() + " kernels" +
-                  (trainer_->encoding_optimizer() == "dense, lazy" ? ", lazy dense Adam on the encoding" : "") + ")");
+                  (trainer_->encoding_optimizer() == "dense, lazy" ? ", lazy dense Adam on the encoding" : "") +
+                  (trainer_->image_parts() > 1 ? ", the image in " + std::to_string(trainer_->image_parts()) + " buffers" : "") +
+                  ")");
         if (const std::string why = trainer_->kernel_path_reason(); !why.empty())
             node_.log("warning: this device has tensor cores, but this model trains on the portable "
                       "kernels: " + why);

@@ -153,6 +153,32 @@ TEST_F(ModelCommands, LakeGraphLearnsWithTheHashEncoding) {
         << r.output;
 }
 
+TEST_F(ModelCommands, GigapixelGraphSplitsTheImageAndMatchesTheBaselineToTheModel) {
+    // graphs/gigapixel.yaml on a small photo with a small table, buffers capped at 1 MB: the
+    // 800x600 image (1.9 MB as RGBA8) trains from two buffers, and the baseline holds as many
+    // values as the model has parameters.
+    cv::Mat bgr = cv::imread(FF_TEST_IMAGE, cv::IMREAD_COLOR), photo;
+    cv::resize(bgr, photo, cv::Size(800, 600), 0, 0, cv::INTER_CUBIC);
+    const fs::path input = folder_ / "giga_input.png", out = folder_ / "giga";
+    ASSERT_TRUE(cv::imwrite(input.string(), photo));
+    Result r = run("FIELDFLOW_MAX_BUFFER_BYTES=1048576 " + exe() + "run --device cpu --no-cache " FF_GIGAPIXEL_GRAPH
+                   " --set input=" + quoted(input) + " --set output=" + quoted(out) +
+                   " --set log2_table_size=10 --set cpu_steps=200");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("the image in 2 buffers"), std::string::npos) << r.output;
+    json metrics = json::parse(read_text(out / "metrics.json"));
+    const uint64_t parameters = metrics["parameter_count"].get<uint64_t>();
+    const size_t grid = r.output.find("[baseline] grid ");
+    ASSERT_NE(grid, std::string::npos) << r.output;
+    unsigned width = 0, height = 0;
+    ASSERT_EQ(std::sscanf(r.output.c_str() + grid, "[baseline] grid %ux%u", &width, &height), 2) << r.output;
+    EXPECT_LE(uint64_t(width) * height * 3, parameters);
+    EXPECT_GT(uint64_t(width + 1) * (height + 1) * 3, parameters);
+    EXPECT_GT(metrics["psnr_learned"].get<double>(), 20.0) << metrics.dump();
+    EXPECT_TRUE(fs::exists(out / "prediction.png"));
+    EXPECT_TRUE(fs::exists(out / "report.html"));
+}
+
 TEST_F(ModelCommands, TrainListsTheParamsOfEachModel) {
     // `fieldflow nodes Train` groups the params by the model and encoding they apply to;
     // with model=siren it lists only the SIREN's, with encoding=hash only the hash grid model's.

@@ -300,6 +300,8 @@ public:
     std::string kernel_path_reason() const;
     // The encoding's optimizer as run: "sparse", "dense, eager" or "dense, lazy" (see DenseAdam).
     std::string encoding_optimizer() const;
+    // Buffers the training image lies in: 1, or more where it outgrows one (docs/engine.md).
+    uint32_t image_parts() const;
     // GPU time of the render dispatch alone in the last render() (timestamps; seconds, 0 if none).
     double last_render_gpu_seconds() const;
     // Runs `steps` (at most 1,000) more training steps with a barrier and a GPU timestamp after
