@@ -23,12 +23,13 @@ uint32_t catch_up_limit(float beta1, float beta2) {
     return n > 4096 ? 0 : std::max<uint32_t>(1, uint32_t(n));
 }
 
+// Entries up to well past the schedule's end, where the terms' factors have become constant: the
+// bias corrections 1 - beta^t reach 1 in float within ~4,000 steps for any beta the limit admits.
+uint64_t catch_up_table_floats(const TrainOptions& o) { return 2 * (uint64_t(o.steps) + 4097); }
+
 std::vector<float> catch_up_sums(const TrainOptions& o, uint64_t max_entries) {
     if (catch_up_limit(o.beta1, o.beta2) == 0 || !(o.beta1 < o.beta2)) return {};
-    // Entries up to well past the schedule's end, where the terms' factors have become constant:
-    // the bias corrections 1 - beta^t reach 1 in float within ~4,000 steps for any beta the limit
-    // admits.
-    const uint64_t size = uint64_t(o.steps) + 4097;
+    const uint64_t size = catch_up_table_floats(o) / 2;
     if (2 * size > max_entries) return {};
     const double b1 = o.beta1, b2 = o.beta2;
     const double r = b1 / std::sqrt(b2), q = b1 / b2;

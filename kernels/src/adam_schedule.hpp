@@ -33,5 +33,7 @@ uint32_t catch_up_limit(float beta1, float beta2);
 // o.steps, the bias corrections are 1 in float), so a lookup clamps to the last pair. Empty when
 // catch_up_limit() is 0, beta1 >= beta2, or the table would exceed `max_entries` floats.
 std::vector<float> catch_up_sums(const TrainOptions& o, uint64_t max_entries);
+// The floats catch_up_sums() holds when it is not empty (two a pair).
+uint64_t catch_up_table_floats(const TrainOptions& o);
 
 } // namespace ff::engine::detail

@@ -157,11 +157,11 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
                                    "' (backward, encoding_backward, bias, inputs)");
         }
     }
-    constexpr uint32_t kImageBinding = 6; // train_step.comp: after the model's and the step's buffers
+    uint32_t bindings = 9; // explicit samples: uv, target and output after the step's 6 buffers
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
-    else image.add_defines(d, kImageBinding);
+    else bindings = image.add_defines(d, 6); // the image after the model's and the step's buffers
     d.push_back({"TOUCH_LIST", touch_list ? "1" : "0"});
-    return {"train_step.comp", d, explicit_samples ? 9u : kImageBinding + image.parts};
+    return {"train_step.comp", d, bindings};
 }
 
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,

@@ -11,6 +11,10 @@
 
 namespace ff::engine::detail {
 
+// Training steps a trainer records in one command buffer: its loss log holds this many a pipeline
+// slot (one submit + wait costs ~60 us).
+inline constexpr uint32_t kTrainerStepsPerSubmit = 1000;
+
 // Copies through a temporary staging buffer (the destination / source stays device-local).
 void upload(DeviceImpl& device, CommandRunner& runner, const Buffer& dst, const void* data,
             size_t bytes);

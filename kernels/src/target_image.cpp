@@ -52,11 +52,12 @@ uint64_t TargetImageLayout::part_words(uint32_t part) const {
     return std::min(per_part, words - uint64_t(part) * per_part);
 }
 
-void TargetImageLayout::add_defines(Defines& defines, uint32_t first_binding) const {
+uint32_t TargetImageLayout::add_defines(Defines& defines, uint32_t first_binding) const {
     if (rgba16) defines.push_back({"IMAGE_RGBA16", "1"});
     defines.push_back({"IMAGE_BINDING", std::to_string(first_binding)});
     defines.push_back({"IMAGE_PARTS", std::to_string(parts)});
     if (parts > 1) defines.push_back({"IMAGE_PART_SHIFT", std::to_string(part_shift)});
+    return first_binding + parts;
 }
 
 TargetImage::TargetImage(DeviceImpl& device, CommandRunner& runner, const TargetImageLayout& layout,
@@ -105,10 +106,9 @@ TargetImage::TargetImage(DeviceImpl& device, CommandRunner& runner, const Target
     }
 }
 
-std::vector<const Buffer*> TargetImage::parts() const {
-    std::vector<const Buffer*> out;
-    for (const Buffer& b : parts_) out.push_back(&b);
-    return out;
+std::vector<const Buffer*> TargetImage::after(std::vector<const Buffer*> buffers) const {
+    for (const Buffer& b : parts_) buffers.push_back(&b);
+    return buffers;
 }
 
 uint64_t TargetImage::allocated() const {

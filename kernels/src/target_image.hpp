@@ -13,7 +13,6 @@
 
 namespace ff::engine::detail {
 
-
 // At most this many parts: 8 x 2 GB on NVIDIA (4.3 gigapixels at RGBA8), 8 x 128 MB on lavapipe.
 inline constexpr uint32_t kMaxImageParts = 8;
 
@@ -28,8 +27,9 @@ struct TargetImageLayout {
     static TargetImageLayout of(const DeviceImpl& device, uint32_t width, uint32_t height, uint32_t source_bits);
     uint64_t part_words(uint32_t part) const;
     uint64_t bytes() const { return words * 4; }
-    // IMAGE_RGBA16, IMAGE_PARTS, IMAGE_PART_SHIFT and IMAGE_BINDING (the first part's binding).
-    void add_defines(Defines& defines, uint32_t first_binding) const;
+    // IMAGE_RGBA16, IMAGE_PARTS, IMAGE_PART_SHIFT and IMAGE_BINDING (the first part's binding);
+    // returns the kernel's binding count, the parts being its last bindings.
+    uint32_t add_defines(Defines& defines, uint32_t first_binding) const;
 };
 
 class TargetImage {
@@ -41,7 +41,8 @@ public:
                 const std::vector<float>& rgb);
 
     const TargetImageLayout& layout() const { return layout_; }
-    std::vector<const Buffer*> parts() const;
+    // `buffers` (a kernel's bindings before the image's) followed by the parts.
+    std::vector<const Buffer*> after(std::vector<const Buffer*> buffers) const;
     uint64_t allocated() const;
 
 private:

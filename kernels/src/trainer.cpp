@@ -11,7 +11,6 @@
 namespace ff::engine {
 
 namespace {
-constexpr uint32_t kStepsPerSubmit = 1000; // loss log length; one submit + wait costs ~60 us
 // Workgroups of 256 that the optimizer's encoding part and the settle pass loop with: enough to
 // fill a large GPU, and within every device's maxComputeWorkGroupCount (65,535).
 constexpr uint32_t kMaxEncodingGroups = 1024;
@@ -187,14 +186,14 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     mlp_v_ = local(L.total * 4, "MLP Adam v");
     partials_ = local(size_t(partial_rows(tiling_, groups_)) * L.total * 4, "MLP gradient partials");
     loss_partials_ = local(size_t(groups_) * 4, "loss partials");
-    loss_log_ = local(PipelinedRunner::kSlots * kStepsPerSubmit * 4, "loss log");
+    loss_log_ = local(PipelinedRunner::kSlots * kTrainerStepsPerSubmit * 4, "loss log");
     encoding_m_ = local(encoding_floats * 4, "encoding Adam m");
     encoding_v_ = local(encoding_floats * 4, "encoding Adam v");
     encoding_grad_ = local(encoding_floats * 4, "encoding gradients");
     // Per cell a touched flag, then two list lengths, then the list (train_step.comp).
     encoding_touched_ = local((2 * size_t(cells_) + 2) * 4, "encoding touched cells");
     encoding_stamp_ = local(size_t(std::max(cells_, 1u)) * 4, "encoding Adam steps");
-    loss_readback_ = Buffer(dev_, PipelinedRunner::kSlots * kStepsPerSubmit * 4, MemoryKind::readback, "loss readback");
+    loss_readback_ = Buffer(dev_, PipelinedRunner::kSlots * kTrainerStepsPerSubmit * 4, MemoryKind::readback, "loss readback");
     image_buf_ = TargetImage(dev_, runner_, TargetImageLayout::of(dev_, image.width, image.height, image.source_bits),
                              image.rgb);
     fill_zero(runner_, {&mlp_m_, &mlp_v_, &partials_, &loss_partials_, &loss_log_, &encoding_m_,
@@ -237,10 +236,8 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     dev_.prepare_kernels(requests);
     const Kernel& train = dev_.kernel(train_request);
     const Kernel& optimizer = dev_.kernel(optimizer_request);
-    std::vector<const Buffer*> train_buffers = {&model_.mlp, &model_.encoding, &encoding_grad_, &encoding_touched_,
-                                                &partials_, &loss_partials_};
-    for (const Buffer* part : image_buf_.parts()) train_buffers.push_back(part);
-    train_set_ = DescriptorSet(dev_, train, train_buffers);
+    train_set_ = DescriptorSet(dev_, train, image_buf_.after({&model_.mlp, &model_.encoding, &encoding_grad_,
+                                                              &encoding_touched_, &partials_, &loss_partials_}));
     optimizer_set_ = DescriptorSet(dev_, optimizer, {&model_.mlp, &mlp_m_, &mlp_v_, &partials_,
                                                      &loss_partials_, &loss_log_, &model_.encoding,
                                                      &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_,
@@ -303,7 +300,7 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     ++step_;
 }
 
-// Runs of up to kStepsPerSubmit steps, recorded while the device runs the one before (two in
+// Runs of up to kTrainerStepsPerSubmit steps, recorded while the device runs the one before (two in
 // flight: PipelinedRunner). Each pipeline slot has its own part of the loss log, of its read-back
 // buffer and of the timestamp queries, so a run's results stay until the host reads them.
 float TrainerImpl::train(uint32_t steps) {
@@ -328,7 +325,7 @@ float TrainerImpl::train(uint32_t steps) {
                 ts[1] > ts[0])
                 gpu_seconds_ += double(ts[1] - ts[0]) * timestamp_period_ns_ * 1e-9;
         }
-        const float* log = static_cast<const float*>(loss_readback_.mapped()) + slot * kStepsPerSubmit;
+        const float* log = static_cast<const float*>(loss_readback_.mapped()) + slot * kTrainerStepsPerSubmit;
         for (uint32_t i = 0; i < run.steps; ++i)
             if (!std::isfinite(log[i]) && !diverged_) {
                 diverged_ = true;
@@ -338,7 +335,7 @@ float TrainerImpl::train(uint32_t steps) {
     };
     uint32_t submitted = 0;
     while (steps > 0) {
-        const uint32_t n = std::min(steps, kStepsPerSubmit);
+        const uint32_t n = std::min(steps, kTrainerStepsPerSubmit);
         const uint32_t slot = submitted++ % PipelinedRunner::kSlots;
         collect(slot); // the oldest run in flight, so results are taken in order
         runs[slot] = {step_ + 1, n, true};
@@ -350,10 +347,10 @@ float TrainerImpl::train(uint32_t steps) {
                 // on the device when this one starts, and its time must not be counted twice.
                 vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, 2 * slot);
             }
-            for (uint32_t i = 0; i < n; ++i) record_step(cb, slot * kStepsPerSubmit + i);
+            for (uint32_t i = 0; i < n; ++i) record_step(cb, slot * kTrainerStepsPerSubmit + i);
             if (query_pool_)
                 vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, 2 * slot + 1);
-            const VkDeviceSize offset = VkDeviceSize(slot) * kStepsPerSubmit * 4;
+            const VkDeviceSize offset = VkDeviceSize(slot) * kTrainerStepsPerSubmit * 4;
             VkBufferCopy region{offset, offset, VkDeviceSize(n) * 4};
             vkCmdCopyBuffer(cb, loss_log_.handle(), loss_readback_.handle(), 1, &region);
         });
@@ -379,7 +376,7 @@ TrainerState TrainerImpl::state() {
 }
 
 std::vector<DispatchTime> TrainerImpl::profile(uint32_t steps) {
-    steps = std::min(steps, kStepsPerSubmit);
+    steps = std::min(steps, kTrainerStepsPerSubmit);
     if (steps == 0) return {};
     GpuTimer timer(dev_, 1 + 2 * steps);
     runner_.run([&](VkCommandBuffer cb) {
@@ -438,9 +435,8 @@ std::vector<float> TrainerImpl::render(uint32_t w, uint32_t h) {
 // 8 or 16 bits per channel as trained), so only one float per 256 pixels comes back.
 KernelRequest TrainerImpl::squared_error_request() const {
     Defines defines = model_defines(config_);
-    constexpr uint32_t kImageBinding = 2; // squared_error.comp: after the band and the partials
-    image_buf_.layout().add_defines(defines, kImageBinding);
-    return {"squared_error.comp", defines, kImageBinding + image_buf_.layout().parts};
+    const uint32_t bindings = image_buf_.layout().add_defines(defines, 2); // after the band and the partials
+    return {"squared_error.comp", defines, bindings};
 }
 
 double TrainerImpl::full_image_mse() {
@@ -454,9 +450,7 @@ double TrainerImpl::full_image_mse() {
             const VkDeviceSize most = div_up(uint32_t(out.size() / 12), 256) * VkDeviceSize(4);
             eval_partials_ = Buffer(dev_, most, MemoryKind::device_local, "squared error partials");
             eval_readback_ = Buffer(dev_, most, MemoryKind::readback, "squared error readback");
-            std::vector<const Buffer*> buffers = {&out, &eval_partials_};
-            for (const Buffer* part : image_buf_.parts()) buffers.push_back(part);
-            eval_set_ = DescriptorSet(dev_, kernel, buffers);
+            eval_set_ = DescriptorSet(dev_, kernel, image_buf_.after({&out, &eval_partials_}));
             eval_set_for_ = out.handle();
         }
         const Buffer& partials = eval_partials_;

@@ -13,10 +13,6 @@ namespace ff::engine {
 
 using namespace detail;
 
-namespace {
-constexpr uint64_t kStepsPerSubmit = 1000; // trainer.cpp's loss log, per pipeline slot
-} // namespace
-
 std::string MemoryEstimate::text() const {
     std::string out = size_text(total) + " (";
     for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i].first + " " + size_text(parts[i].second);
@@ -38,14 +34,14 @@ MemoryEstimate estimate_training_memory(const Device& device, const ModelConfig&
     // Parameters, gradients, Adam's m and v; the touched flags and list; the steps of each cell;
     // the lazy form's catch-up table (its largest size).
     e.parts.emplace_back("encoding", 4 * (4 * floats + (2 * cells + 2) + std::max<uint64_t>(cells, 1) +
-                                          2 * (uint64_t(options.steps) + 4097)));
+                                          catch_up_table_floats(options)));
     e.parts.emplace_back("MLP", 4 * uint64_t(L.total) * (3 + partial_rows(tiling, groups)) + 4 * uint64_t(groups));
     // The evaluation's render band and the error partials (one float a 256 pixels of a band, on
     // the device and read back); the snapshots' band and its read-back.
     const uint64_t band_rows = render_band_rows(dev, config, width, height);
     const uint64_t band = band_rows * width * config.output_dims * 4;
     e.parts.emplace_back("renders", 3 * band + 2 * 4 * ((band_rows * width + 255) / 256));
-    e.parts.emplace_back("loss log", 2 * 4 * PipelinedRunner::kSlots * kStepsPerSubmit);
+    e.parts.emplace_back("loss log", 2 * 4 * uint64_t(PipelinedRunner::kSlots) * kTrainerStepsPerSubmit);
     for (const auto& [name, bytes] : e.parts) e.total += bytes;
     e.device_memory = dev.info().memory_bytes;
     e.held = dev.allocated_bytes();
