@@ -4,8 +4,10 @@
 //   void encode_backward(vec2 uv, float dx[ENC_GRAD_DIM]) scatters dLoss/dx into its parameters
 // and reads its parameters through the including kernel's macros:
 //   ENC_PARAM(i)           parameter i
-//   ENC_GRAD_ADD(i, v)     accumulate v into the gradient of parameter i (atomic)
-//   ENC_TOUCH(cell)        mark an optimizer cell (ENC_CELL_FEATURES parameters) as touched this step
+//   ENC_CELL_GRAD(cell, g) add g (float[ENC_CELL_FEATURES]) to the gradients of optimizer cell
+//                          `cell` (parameters cell * ENC_CELL_FEATURES + f) and mark it touched
+//                          this step; called by every active invocation of a subgroup alike (the
+//                          training kernel may sum equal cells across the subgroup first)
 // The descriptor (kernels/src/encodings/) defines its glsl_define, which selects the file below;
 // a new encoding is a new file here plus one #elif.
 #ifndef FF_ENCODING_GLSL

@@ -13,6 +13,6 @@ void encode(vec2 uv, out float x[IN_PAD]) {
     for (int i = IN_DIM; i < IN_PAD; ++i) x[i] = 0.0;
 }
 
-#ifdef ENC_GRAD_ADD
+#ifdef ENC_CELL_GRAD
 void encode_backward(vec2 uv, float dx[ENC_GRAD_DIM]) {}
 #endif

@@ -61,12 +61,13 @@ void encode(vec2 uv, out float x[IN_PAD]) {
     for (int i = IN_DIM; i < IN_PAD; ++i) x[i] = 0.0;
 }
 
-#ifdef ENC_GRAD_ADD
+#ifdef ENC_CELL_GRAD
 void encode_backward(vec2 uv, float dx[ENC_GRAD_DIM]) {
     GridTap t = grid_tap(uv);
     for (int k = 0; k < 4; ++k) {
-        for (int c = 0; c < GRID_C; ++c) ENC_GRAD_ADD(t.cell[k] * GRID_C + c, t.w[k] * dx[c]);
-        ENC_TOUCH(t.cell[k]);
+        float g[GRID_C];
+        for (int c = 0; c < GRID_C; ++c) g[c] = t.w[k] * dx[c];
+        ENC_CELL_GRAD(uint(t.cell[k]), g);
     }
 }
 #endif

@@ -53,13 +53,14 @@ void encode(vec2 uv, out float x[IN_PAD]) {
     for (int i = IN_DIM; i < IN_PAD; ++i) x[i] = 0.0;
 }
 
-#ifdef ENC_GRAD_ADD
+#ifdef ENC_CELL_GRAD
 void encode_backward(vec2 uv, float dx[ENC_GRAD_DIM]) {
     for (int l = 0; l < HASH_LEVELS; ++l) {
         HashCorners k = hash_corners(l, uv);
         for (int i = 0; i < 4; ++i) {
-            for (int f = 0; f < HASH_F; ++f) ENC_GRAD_ADD(k.row[i] * HASH_F + f, k.w[i] * dx[l * HASH_F + f]);
-            ENC_TOUCH(k.row[i]);
+            float g[HASH_F];
+            for (int f = 0; f < HASH_F; ++f) g[f] = k.w[i] * dx[l * HASH_F + f];
+            ENC_CELL_GRAD(k.row[i], g);
         }
     }
 }

@@ -127,8 +127,7 @@ void ready_cell(uint cell) {
 #define READY_PARTS 4u
 uint ready_visit = 0u, ready_part = 0u;
 #define ENC_PARAM(i) enc_params[i]
-#define ENC_GRAD_ADD(i, v)
-#define ENC_TOUCH(cell) if ((ready_visit++ % READY_PARTS) == ready_part) ready_cell(cell)
+#define ENC_CELL_GRAD(cell, g) if ((ready_visit++ % READY_PARTS) == ready_part) ready_cell(cell)
 #include "encoding.glsl"
 #include "sampling.glsl"
 

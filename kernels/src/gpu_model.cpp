@@ -116,8 +116,20 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
     return std::max(1u, std::min(div_up(batch, tiling.tile), cap));
 }
 
+SamplingChoice sampling_for(const DeviceImpl& device, bool blocks) {
+    SamplingChoice s;
+    s.blocks = blocks;
+    s.summed_per_cell = blocks && device.subgroup_partitioned();
+    if (const char* env = std::getenv("FIELDFLOW_GRAD_AGGREGATE"); env && *env) {
+        const std::string v = env;
+        if (v != "0" && v != "1") throw EngineError("FIELDFLOW_GRAD_AGGREGATE='" + v + "' must be 0 or 1");
+        if (v == "0") s.summed_per_cell = false;
+    }
+    return s;
+}
+
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
-                                   const TargetImageLayout& image, bool touch_list) {
+                                   const TargetImageLayout& image, bool touch_list, SamplingChoice sampling) {
     Defines d = model_defines(config);
     d.push_back({"TILE", std::to_string(tiling.tile)});
     d.push_back({"WEIGHTS_IN_SHARED", tiling.weights_in_shared ? "1" : "0"});
@@ -161,12 +173,15 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     else bindings = image.add_defines(d, 6); // the image after the model's and the step's buffers
     d.push_back({"TOUCH_LIST", touch_list ? "1" : "0"});
+    d.push_back({"SAMPLE_BLOCKS", sampling.blocks ? "1" : "0"});
+    d.push_back({"GRAD_AGGREGATE", sampling.summed_per_cell ? "1" : "0"});
     return {"train_step.comp", d, bindings};
 }
 
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
-                           bool explicit_samples, const TargetImageLayout& image, bool touch_list) {
-    return device.kernel(train_kernel_request(config, tiling, explicit_samples, image, touch_list));
+                           bool explicit_samples, const TargetImageLayout& image, bool touch_list,
+                           SamplingChoice sampling) {
+    return device.kernel(train_kernel_request(config, tiling, explicit_samples, image, touch_list, sampling));
 }
 
 namespace {
