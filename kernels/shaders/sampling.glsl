@@ -16,8 +16,10 @@
 #ifndef SAMPLE_BLOCKS
 #define SAMPLE_BLOCKS 0
 #endif
+#ifndef SAMPLE_BLOCK_W
 #define SAMPLE_BLOCK_W 8u
 #define SAMPLE_BLOCK_H 4u
+#endif
 #define SAMPLE_BLOCK (SAMPLE_BLOCK_W * SAMPLE_BLOCK_H)
 
 uint training_pixel(uint step, uint s) {

@@ -2,6 +2,7 @@
 #include "encodings/encoding.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -128,6 +129,19 @@ SamplingChoice sampling_for(const DeviceImpl& device, bool blocks) {
     return s;
 }
 
+void SamplingChoice::add_defines(Defines& d) const {
+    d.push_back({"SAMPLE_BLOCKS", blocks ? "1" : "0"});
+    // FIELDFLOW_SAMPLE_BLOCK=WxH: another block shape (measurements; default 8x4).
+    if (const char* env = std::getenv("FIELDFLOW_SAMPLE_BLOCK"); env && *env && blocks) {
+        unsigned w = 0, h = 0;
+        char rest = 0;
+        if (std::sscanf(env, "%ux%u%c", &w, &h, &rest) != 2 || w == 0 || h == 0 || w * h > 1024)
+            throw EngineError(std::string("FIELDFLOW_SAMPLE_BLOCK='") + env + "' must be WxH, W*H <= 1024");
+        d.push_back({"SAMPLE_BLOCK_W", std::to_string(w) + "u"});
+        d.push_back({"SAMPLE_BLOCK_H", std::to_string(h) + "u"});
+    }
+}
+
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
                                    const TargetImageLayout& image, bool touch_list, SamplingChoice sampling) {
     Defines d = model_defines(config);
@@ -173,7 +187,7 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     else bindings = image.add_defines(d, 6); // the image after the model's and the step's buffers
     d.push_back({"TOUCH_LIST", touch_list ? "1" : "0"});
-    d.push_back({"SAMPLE_BLOCKS", sampling.blocks ? "1" : "0"});
+    sampling.add_defines(d);
     d.push_back({"GRAD_AGGREGATE", sampling.summed_per_cell ? "1" : "0"});
     return {"train_step.comp", d, bindings};
 }

@@ -54,6 +54,7 @@ uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups);
 struct SamplingChoice {
     bool blocks = false;
     bool summed_per_cell = false;
+    void add_defines(Defines& d) const; // SAMPLE_BLOCKS (and FIELDFLOW_SAMPLE_BLOCK's block shape)
 };
 SamplingChoice sampling_for(const DeviceImpl& device, bool blocks);
 

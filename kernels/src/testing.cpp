@@ -86,7 +86,7 @@ std::vector<uint32_t> sample_indices(const Device& device, uint64_t seed, uint32
     ModelConfig c; // any valid configuration: the sampler does not depend on the model
     c.grid_width = c.grid_height = 2;
     Defines defines = model_defines(c);
-    defines.push_back({"SAMPLE_BLOCKS", blocks ? "1" : "0"});
+    SamplingChoice{blocks, false}.add_defines(defines);
     const Kernel& k = dev.kernel("sample_indices.comp", defines, 1);
     Buffer out(dev, size_t(batch) * 4, MemoryKind::device_local, "sample indices");
     DescriptorSet set(dev, k, {&out});

@@ -239,7 +239,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
         train_kernel_request(config, tiling_, false, image_buf_.layout(), grid_adam_ != 1, sampling_);
     Defines optimizer_defines = model_defines(config);
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
-    optimizer_defines.emplace_back("SAMPLE_BLOCKS", sampling_.blocks ? "1" : "0"); // its readying pass draws them too
+    sampling_.add_defines(optimizer_defines); // its readying pass draws the next step's samples too
     const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, 13};
     const KernelRequest settle_request{"encoding_settle.comp", model_defines(config), 5};
     std::vector<KernelRequest> requests = {train_request, optimizer_request, render_kernel_request(dev_, config),
