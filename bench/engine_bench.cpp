@@ -40,7 +40,6 @@ using ff::bench::ArgReader;
               << "usage: ff-engine-bench --image FILE.ppm [--steps N] [--batch N] [--seed N]\n"
               << "       [--lr-mlp X] [--lr-grid X] [--beta1 X] [--beta2 X] [--eps X]\n"
               << "       [--warmup F] [--decay-start F] [--final-scale F] [--grid-adam sparse|dense|dense-eager|dense-lazy] [--grid-divisor N] [--hidden N]\n"
-              << "       [--sampling automatic|pixels|blocks]\n"
               << "       [--layers N] [--device auto|cpu|INDEX] [--validation] [--report-every N]\n"
               << "       [--encoding dense_grid|hash_grid] [--hash-levels N] [--hash-features N]\n"
               << "       [--hash-log2-table N] [--hash-base N] [--hash-scale X]\n"
@@ -81,12 +80,6 @@ Args parse(int argc, char** argv) {
             a.train.dense_adam = v == "dense-lazy"    ? DenseAdam::lazy
                                  : v == "dense-eager" ? DenseAdam::eager
                                                       : DenseAdam::automatic;
-        }
-        else if (k == "--sampling") {
-            std::string v = args.value();
-            if (v != "automatic" && v != "pixels" && v != "blocks")
-                usage("--sampling expects automatic, pixels or blocks, got '" + v + "'");
-            a.train.sampling = v == "pixels" ? Sampling::pixels : v == "blocks" ? Sampling::blocks : Sampling::automatic;
         }
         else if (k == "--final-scale") a.train.lr_final_scale = args.f32();
         else if (k == "--grid-divisor") a.grid_divisor = args.u32();
@@ -310,7 +303,7 @@ int main(int argc, char** argv) {
         double setup_s = seconds_since(t_setup);
         std::printf("{\"event\":\"setup\",\"image\":%s,\"width\":%u,\"height\":%u,\"grid\":[%u,%u,%u],"
                     "\"encoding\":\"%s\",\"parameters\":%llu,\"tile\":%u,\"setup_seconds\":%.3f,"
-                    "\"kernel_path_reason\":%s,\"encoding_optimizer\":%s,\"sampling\":%s}\n",
+                    "\"kernel_path_reason\":%s,\"encoding_optimizer\":%s}\n",
                     json_string(a.image).c_str(), img.width, img.height, config.grid_width,
                     config.grid_height, config.grid_channels,
                     a.encoding == EncodingKind::hash_grid ? "hash_grid" : "dense_grid",
@@ -318,7 +311,7 @@ int main(int argc, char** argv) {
                     trainer.tile_size(),
                     setup_s,
                     json_string(trainer.kernel_path_reason()).c_str(),
-                    json_string(trainer.encoding_optimizer()).c_str(), json_string(trainer.sampling()).c_str());
+                    json_string(trainer.encoding_optimizer()).c_str());
         std::fflush(stdout);
 
         if (!a.save_init.empty()) save_init(a, device, config, img);

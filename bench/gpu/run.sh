@@ -5,10 +5,10 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake gigasteps sampling"; default "ours peers scaling"),
-# SCALING_WIDTHS ("16 32 64 128"),
+# scaling groups grads seeds hash hashseeds hashlake gigasteps"; default "ours peers scaling"),
+# SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts),
-# GIGA_STEPS_CONFIGS ("width:batch:adam:log2_table[:sampling] ...", part gigasteps).
+# GIGA_STEPS_CONFIGS ("width:batch:adam:log2_table ...", part gigasteps).
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -175,43 +175,6 @@ img = np.vstack([np.hstack([tiles[(r + c) % 2] for c in range(nx)]) for r in ran
 cv2.imwrite(path, img[:h, :w])
 PY
 }
-if [[ " $PARTS " == *" sampling "* ]]; then
-  # Block sampling against pixels (TrainOptions::sampling) per image size and batch; blocks without
-  # the per-cell sums (FIELDFLOW_GRAD_AGGREGATE=0); the lake model's quality over seeds either way.
-  for size in 2048x2048 4096x4096 6000x4000 8192x8192; do mosaic ${size%x*} ${size#*x} /tmp/m$size.ppm; done
-  for img in $B/img/leuvenA.ppm /tmp/m2048x2048.ppm /tmp/m4096x4096.ppm /tmp/m6000x4000.ppm /tmp/m8192x8192.ppm; do
-    for s in pixels blocks; do
-      run "sampling $(basename $img .ppm) $s 16384" $BENCH --image $img --sampling $s --steps 2000 \
-          --report-every 2000 --render-repeats 1 --profile 200
-    done
-    run "sampling $(basename $img .ppm) blocks-unsummed 16384" env FIELDFLOW_GRAD_AGGREGATE=0 $BENCH --image $img \
-        --sampling blocks --steps 2000 --report-every 2000 --render-repeats 1 --profile 200
-    run "sampling $(basename $img .ppm) blocks-4x2 16384" env FIELDFLOW_SAMPLE_BLOCK=4x2 $BENCH --image $img \
-        --sampling blocks --steps 2000 --report-every 2000 --render-repeats 1 --profile 200
-  done
-  for lb in 16 18 20; do
-    for s in pixels blocks; do
-      run "sampling leuvenA $s $((1 << lb))" $BENCH --image $B/img/leuvenA.ppm --sampling $s --batch $((1 << lb)) \
-          --steps 300 --report-every 300 --render-repeats 1 --profile 100
-      run "sampling hash64 leuvenA $s $((1 << lb))" $BENCH --image $B/img/leuvenA.ppm $HASH_LARGE --sampling $s \
-          --batch $((1 << lb)) --steps 300 --report-every 300 --render-repeats 1 --profile 100
-    done
-  done
-  for shape in 4x2 2x1; do
-    run "sampling m8192x8192 blocks-$shape 40000 steps" env FIELDFLOW_SAMPLE_BLOCK=$shape $BENCH \
-        --image /tmp/m8192x8192.ppm --sampling blocks --steps $STEPS --report-every $STEPS --render-repeats 1
-  done
-  for s in pixels blocks; do
-    run "sampling m8192x8192 $s 40000 steps" $BENCH --image /tmp/m8192x8192.ppm --sampling $s --steps $STEPS \
-        --report-every $STEPS --render-repeats 1
-    for img in leuvenA graf1; do
-      for seed in ${SAMPLING_SEEDS:-1 2 3 4 5 6 7 8 9 10}; do
-        run "samplingseeds $img $s $seed" $BENCH --image $B/img/$img.ppm --sampling $s --seed $seed --steps $STEPS \
-            --report-every $STEPS --render-repeats 1
-      done
-    done
-  done
-fi
 python3 bench/gpu/tables.py "$RESULTS"
 if [[ " $PARTS " == *" gigasteps "* ]]; then
   # The step cost of graphs/gigapixel.yaml's model (hash grid 16 x 2 x 2^table, finest level 29,000
@@ -231,9 +194,8 @@ cv2.imwrite("/tmp/giga.ppm", np.vstack([row[r % 2] for r in range(30)]))
 PY
   GIGA="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
   for cfg in ${GIGA_STEPS_CONFIGS:-32:65536:dense:20 32:262144:dense:20 32:65536:dense:22 32:262144:dense:22 32:262144:sparse:22 32:65536:dense:24 64:262144:dense:22 32:1048576:dense:22}; do
-    IFS=: read -r width batch adam table sampling <<< "$cfg"
-    run "gigasteps $width $batch $adam $table ${sampling:-automatic}" $BENCH --image /tmp/giga.ppm $GIGA \
-        --hash-log2-table "$table" --hidden "$width" --batch "$batch" --grid-adam "$adam" \
-        --sampling "${sampling:-automatic}" --steps 300 --report-every 300 --render-repeats 1 --profile 100
+    IFS=: read -r width batch adam table <<< "$cfg"
+    run "gigasteps $width $batch $adam $table" $BENCH --image /tmp/giga.ppm $GIGA --hash-log2-table "$table" \
+        --hidden "$width" --batch "$batch" --grid-adam "$adam" --steps 300 --report-every 300 --render-repeats 1 --profile 100
   done
 fi

@@ -6,8 +6,7 @@
 //   ENC_PARAM(i)           parameter i
 //   ENC_CELL_GRAD(cell, g) add g (float[ENC_CELL_FEATURES]) to the gradients of optimizer cell
 //                          `cell` (parameters cell * ENC_CELL_FEATURES + f) and mark it touched
-//                          this step; called by every active invocation of a subgroup alike (the
-//                          training kernel may sum equal cells across the subgroup first)
+//                          this step
 // The descriptor (kernels/src/encodings/) defines its glsl_define, which selects the file below;
 // a new encoding is a new file here plus one #elif.
 #ifndef FF_ENCODING_GLSL

@@ -1,6 +1,6 @@
 #version 450
 // Writes the pixel index each sample of a training step draws (training_pixel, as train_step.comp
-// draws them; SAMPLE_BLOCKS picks the sampling), so tests can check the sampler.
+// draws them), so tests can check the sampler.
 #extension GL_GOOGLE_include_directive : require
 
 #include "common.glsl"

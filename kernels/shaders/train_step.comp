@@ -22,9 +22,6 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
-#if GRAD_AGGREGATE
-#extension GL_NV_shader_subgroup_partitioned : require
-#endif
 #if COOPMAT
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -61,16 +58,16 @@ layout(std430, binding = 8) writeonly buffer SampleOut { float sample_out[]; };
 #define ENC_PARAM(i) enc_params[i]
 // The touched buffer: per encoding cell the Adam step that last touched it, two list lengths
 // (alternate steps use alternate ones, so the optimizer can reset the next step's), then the list
-// of the cells this step touched. `mine`: this invocation stands for the cell (see enc_cell_grad).
+// of the cells this step touched.
 #ifndef TOUCH_LIST
 #define TOUCH_LIST 1
 #endif
-void enc_touch(uint cell, bool mine) {
+void enc_touch(uint cell) {
     const uint t = pc.step + 1u;
 #if !TOUCH_LIST
-    if (mine) enc_touched[cell] = t; // eager dense Adam visits every cell and needs only this step's mark
+    enc_touched[cell] = t; // eager dense Adam visits every cell and needs only this step's mark
 #else
-    const bool first = mine && atomicExchange(enc_touched[cell], t) != t;
+    const bool first = atomicExchange(enc_touched[cell], t) != t;
     // One list-length atomic per subgroup rather than per cell: tens of thousands of cells a step
     // on one counter would be served one at a time.
     const uvec4 firsts = subgroupBallot(first);
@@ -83,24 +80,10 @@ void enc_touch(uint cell, bool mine) {
 #endif
 }
 
-// Adds one sample's gradient of an encoding cell. With GRAD_AGGREGATE (blocks of neighbouring
-// samples, and a device with VK_NV_shader_subgroup_partitioned) the invocations of a subgroup that
-// hold the same cell sum their gradients first and one of them adds the sum: a block's samples
-// share the cells of a coarse grid, and atomics on one address are served one at a time.
-#ifndef GRAD_AGGREGATE
-#define GRAD_AGGREGATE 0
-#endif
+// Adds one sample's gradient of an encoding cell and marks the cell touched.
 void enc_cell_grad(uint cell, float g[ENC_CELL_FEATURES]) {
-#if GRAD_AGGREGATE
-    const uvec4 same = subgroupPartitionNV(cell);
-    const bool mine = subgroupBallotFindLSB(same) == gl_SubgroupInvocationID;
-    for (int f = 0; f < ENC_CELL_FEATURES; ++f) g[f] = subgroupPartitionedAddNV(g[f], same);
-#else
-    const bool mine = true;
-#endif
-    if (mine)
-        for (int f = 0; f < ENC_CELL_FEATURES; ++f) atomicAdd(enc_grad[cell * ENC_CELL_FEATURES + f], g[f]);
-    enc_touch(cell, mine);
+    for (int f = 0; f < ENC_CELL_FEATURES; ++f) atomicAdd(enc_grad[cell * ENC_CELL_FEATURES + f], g[f]);
+    enc_touch(cell);
 }
 #define ENC_CELL_GRAD(cell, g) enc_cell_grad(cell, g)
 #include "encoding.glsl"

@@ -2,7 +2,6 @@
 #include "encodings/encoding.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -117,33 +116,8 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
     return std::max(1u, std::min(div_up(batch, tiling.tile), cap));
 }
 
-SamplingChoice sampling_for(const DeviceImpl& device, bool blocks) {
-    SamplingChoice s;
-    s.blocks = blocks;
-    s.summed_per_cell = blocks && device.subgroup_partitioned();
-    if (const char* env = std::getenv("FIELDFLOW_GRAD_AGGREGATE"); env && *env) {
-        const std::string v = env;
-        if (v != "0" && v != "1") throw EngineError("FIELDFLOW_GRAD_AGGREGATE='" + v + "' must be 0 or 1");
-        if (v == "0") s.summed_per_cell = false;
-    }
-    return s;
-}
-
-void SamplingChoice::add_defines(Defines& d) const {
-    d.push_back({"SAMPLE_BLOCKS", blocks ? "1" : "0"});
-    // FIELDFLOW_SAMPLE_BLOCK=WxH: another block shape (measurements; default 8x4).
-    if (const char* env = std::getenv("FIELDFLOW_SAMPLE_BLOCK"); env && *env && blocks) {
-        unsigned w = 0, h = 0;
-        char rest = 0;
-        if (std::sscanf(env, "%ux%u%c", &w, &h, &rest) != 2 || w == 0 || h == 0 || w * h > 1024)
-            throw EngineError(std::string("FIELDFLOW_SAMPLE_BLOCK='") + env + "' must be WxH, W*H <= 1024");
-        d.push_back({"SAMPLE_BLOCK_W", std::to_string(w) + "u"});
-        d.push_back({"SAMPLE_BLOCK_H", std::to_string(h) + "u"});
-    }
-}
-
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
-                                   const TargetImageLayout& image, bool touch_list, SamplingChoice sampling) {
+                                   const TargetImageLayout& image, bool touch_list) {
     Defines d = model_defines(config);
     d.push_back({"TILE", std::to_string(tiling.tile)});
     d.push_back({"WEIGHTS_IN_SHARED", tiling.weights_in_shared ? "1" : "0"});
@@ -187,15 +161,12 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     else bindings = image.add_defines(d, 6); // the image after the model's and the step's buffers
     d.push_back({"TOUCH_LIST", touch_list ? "1" : "0"});
-    sampling.add_defines(d);
-    d.push_back({"GRAD_AGGREGATE", sampling.summed_per_cell ? "1" : "0"});
     return {"train_step.comp", d, bindings};
 }
 
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
-                           bool explicit_samples, const TargetImageLayout& image, bool touch_list,
-                           SamplingChoice sampling) {
-    return device.kernel(train_kernel_request(config, tiling, explicit_samples, image, touch_list, sampling));
+                           bool explicit_samples, const TargetImageLayout& image, bool touch_list) {
+    return device.kernel(train_kernel_request(config, tiling, explicit_samples, image, touch_list));
 }
 
 namespace {

@@ -48,26 +48,14 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
 // workgroup (the rows the optimizer sums), and on the tensor-core path one per subgroup after them.
 uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups);
 
-// How a trainer draws its samples (sampling.glsl's SAMPLE_BLOCKS) and whether the training step
-// sums a subgroup's equal encoding cells before its atomics (train_step.comp's GRAD_AGGREGATE:
-// blocks on a device with partitioned subgroup operations, unless FIELDFLOW_GRAD_AGGREGATE=0).
-struct SamplingChoice {
-    bool blocks = false;
-    bool summed_per_cell = false;
-    void add_defines(Defines& d) const; // SAMPLE_BLOCKS (and FIELDFLOW_SAMPLE_BLOCK's block shape)
-};
-SamplingChoice sampling_for(const DeviceImpl& device, bool blocks);
-
 // The fused training kernel for a model on this device (EXPLICIT_SAMPLES for tests, else the
 // samples are drawn from the training image of layout `image`; TOUCH_LIST: the touched cells
 // listed for an optimizer that steps only those).
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
-                           bool explicit_samples, const TargetImageLayout& image = {}, bool touch_list = true,
-                           SamplingChoice sampling = {});
+                           bool explicit_samples, const TargetImageLayout& image = {}, bool touch_list = true);
 // What train_kernel builds (for DeviceImpl::prepare_kernels).
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
-                                   const TargetImageLayout& image = {}, bool touch_list = true,
-                                   SamplingChoice sampling = {});
+                                   const TargetImageLayout& image = {}, bool touch_list = true);
 // The kernel render_bands runs for a model on this device.
 KernelRequest render_kernel_request(const DeviceImpl& device, const ModelConfig& config);
 

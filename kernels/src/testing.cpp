@@ -17,10 +17,8 @@ Tiling train_tiling(const Device& device, const ModelConfig& config) {
 
 ForwardBackward forward_backward(const Device& device, const Model& model,
                                  const std::vector<float>& uv, const std::vector<float>& targets,
-                                 uint32_t max_groups, bool sum_equal_cells) {
+                                 uint32_t max_groups) {
     DeviceImpl& dev = device.impl();
-    if (sum_equal_cells && !dev.subgroup_partitioned())
-        throw EngineError("forward_backward: the device has no partitioned subgroup operations");
     const ModelConfig& c = model.config;
     uint32_t n = uint32_t(uv.size() / 2);
     if (n == 0 || uv.size() != size_t(n) * 2 || targets.size() != size_t(n) * c.output_dims)
@@ -46,7 +44,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     upload(dev, runner, target_buf, targets.data(), targets.size() * 4);
     fill_zero(runner, {&grid_grad, &touched, &partials, &loss_partials, &out_buf});
 
-    const Kernel& k = train_kernel(dev, c, tiling, true, {}, true, SamplingChoice{false, sum_equal_cells});
+    const Kernel& k = train_kernel(dev, c, tiling, true);
     DescriptorSet set(dev, k, {&gpu.mlp, &gpu.encoding, &grid_grad, &touched, &partials, &loss_partials,
                                &uv_buf, &target_buf, &out_buf});
     PushConstants pc;
@@ -77,17 +75,13 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     return r;
 }
 
-bool can_sum_equal_cells(const Device& device) { return device.impl().subgroup_partitioned(); }
-
 std::vector<uint32_t> sample_indices(const Device& device, uint64_t seed, uint32_t step,
-                                     uint32_t batch, uint32_t width, uint32_t height, bool blocks) {
+                                     uint32_t batch, uint32_t width, uint32_t height) {
     DeviceImpl& dev = device.impl();
     CommandRunner runner(dev);
     ModelConfig c; // any valid configuration: the sampler does not depend on the model
     c.grid_width = c.grid_height = 2;
-    Defines defines = model_defines(c);
-    SamplingChoice{blocks, false}.add_defines(defines);
-    const Kernel& k = dev.kernel("sample_indices.comp", defines, 1);
+    const Kernel& k = dev.kernel("sample_indices.comp", model_defines(c), 1);
     Buffer out(dev, size_t(batch) * 4, MemoryKind::device_local, "sample indices");
     DescriptorSet set(dev, k, {&out});
     PushConstants pc;

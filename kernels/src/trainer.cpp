@@ -35,11 +35,6 @@ bool lazy_is_chosen(const TrainOptions& o, uint32_t cells_read, uint64_t cells) 
     return double(cells) > kLazyDenseAdamRatio * double(o.batch) * cells_read;
 }
 
-bool blocks_are_chosen(const TrainOptions& o, uint32_t width, uint32_t height) {
-    if (o.sampling != Sampling::automatic) return o.sampling == Sampling::blocks;
-    return uint64_t(width) * height >= kBlockSamplingPixels;
-}
-
 void check_options(const TrainOptions& o) {
     auto bad = [](const std::string& what) { throw EngineError("invalid training options: " + what); };
     if (o.batch == 0) bad("batch must be at least 1");
@@ -78,9 +73,6 @@ public:
     std::string encoding_optimizer() const {
         return grid_adam_ == 0 ? "sparse" : grid_adam_ == 1 ? "dense, eager" : "dense, lazy";
     }
-    std::string sampling() const {
-        return !sampling_.blocks ? "pixels" : sampling_.summed_per_cell ? "blocks, summed per cell" : "blocks";
-    }
 
     uint32_t step_ = 0;
     bool diverged_ = false;
@@ -109,7 +101,6 @@ private:
     // The kernel of full_image_mse (the image buffer's depth picks its sampling).
     KernelRequest squared_error_request() const;
 
-    SamplingChoice sampling_;
     uint32_t groups_ = 0, cells_ = 0;
     uint32_t grid_adam_ = 0;         // optimizer.comp's GRID_ADAM: 0 sparse, 1 eager dense, 2 lazy dense
     uint32_t catch_up_limit_ = 0;
@@ -183,7 +174,6 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
       model_(dev_, runner_, start_model(config, options, start, resume)) {
     const auto& limits = dev_.properties().limits;
     tiling_ = train_tiling_for(dev_, config);
-    sampling_ = sampling_for(dev_, blocks_are_chosen(options, image.width, image.height));
     groups_ = persistent_groups(dev_, tiling_, options.batch, model_.layout.total);
     const detail::EncodingDescriptor& encoding = encoding_of(config);
     cells_ = uint32_t(encoding.cells(config));
@@ -235,11 +225,9 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     // Every kernel the trainer runs, built side by side (on a first run, compiling them is most
     // of the setup). The eager pass visits every cell itself: the training step need not list
     // what it touched.
-    const KernelRequest train_request =
-        train_kernel_request(config, tiling_, false, image_buf_.layout(), grid_adam_ != 1, sampling_);
+    const KernelRequest train_request = train_kernel_request(config, tiling_, false, image_buf_.layout(), grid_adam_ != 1);
     Defines optimizer_defines = model_defines(config);
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
-    sampling_.add_defines(optimizer_defines); // its readying pass draws the next step's samples too
     const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, 13};
     const KernelRequest settle_request{"encoding_settle.comp", model_defines(config), 5};
     std::vector<KernelRequest> requests = {train_request, optimizer_request, render_kernel_request(dev_, config),
@@ -526,7 +514,6 @@ uint32_t Trainer::tile_size() const { return impl_->tiling_.tile; }
 std::string Trainer::kernel_path() const { return impl_->tiling_.coopmat ? "coopmat" : "portable"; }
 std::string Trainer::kernel_path_reason() const { return impl_->tiling_.portable_reason; }
 std::string Trainer::encoding_optimizer() const { return impl_->encoding_optimizer(); }
-std::string Trainer::sampling() const { return impl_->sampling(); }
 double Trainer::last_render_gpu_seconds() const { return impl_->render_gpu_seconds_; }
 std::vector<DispatchTime> Trainer::profile_dispatches(uint32_t steps) { return impl_->profile(steps); }
 

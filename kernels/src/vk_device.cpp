@@ -656,17 +656,6 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
         f16.pNext = &mm;
         exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
     }
-    // Summing equal encoding cells across a subgroup before the atomics (train_step.comp's
-    // GRAD_AGGREGATE) takes the partitioned subgroup operations.
-    if (has_extension(physical_, VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME)) {
-        VkPhysicalDeviceSubgroupProperties sp{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
-        VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
-        p2.pNext = &sp;
-        vkGetPhysicalDeviceProperties2(physical_, &p2);
-        subgroup_partitioned_ = (sp.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
-                                (sp.supportedOperations & VK_SUBGROUP_FEATURE_PARTITIONED_BIT_NV);
-        if (subgroup_partitioned_) exts.push_back(VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME);
-    }
     // FIELDFLOW_PIPELINE_STATS=1 prints what the driver reports of each compiled kernel (registers,
     // shared memory, ...: VK_KHR_pipeline_executable_properties), for tuning the kernels.
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe{

@@ -177,9 +177,6 @@ public:
     // it and neither DeviceOptions::force_portable nor FIELDFLOW_KERNEL_PATH=portable said no.
     bool coopmat() const { return coopmat_; }
     std::string kernel_path() const { return coopmat_ ? "coopmat" : "portable"; }
-    // True when compute kernels may use GL_NV_shader_subgroup_partitioned (the device offers
-    // VK_NV_shader_subgroup_partitioned for compute; it was enabled at device creation).
-    bool subgroup_partitioned() const { return subgroup_partitioned_; }
 
     // The most bytes one storage buffer may hold: maxStorageBufferRange, or less where
     // DeviceOptions::max_buffer_bytes / FIELDFLOW_MAX_BUFFER_BYTES caps it.
@@ -217,7 +214,6 @@ private:
     VkQueue queue_ = VK_NULL_HANDLE;
     uint32_t queue_family_ = 0;
     bool coopmat_ = false;
-    bool subgroup_partitioned_ = false;
     bool pipeline_stats_ = false; // FIELDFLOW_PIPELINE_STATS=1: print each kernel's driver statistics
     DeviceInfo info_;
     VkPhysicalDeviceProperties properties_{};

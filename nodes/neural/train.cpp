@@ -119,7 +119,6 @@ public:
                   std::to_string(schedule_.steps) + " steps on " + device_.info().name + " (" +
                   trainer_->kernel_path() + " kernels" +
                   (trainer_->encoding_optimizer() == "dense, lazy" ? ", lazy dense Adam on the encoding" : "") +
-                  (trainer_->sampling() != "pixels" ? ", samples in " + trainer_->sampling() : "") +
                   (trainer_->image_parts() > 1 ? ", the image in " + std::to_string(trainer_->image_parts()) + " buffers" : "") +
                   ")");
         if (const std::string why = trainer_->kernel_path_reason(); !why.empty())
@@ -374,7 +373,6 @@ private:
             {"lr_final_scale", params_.options.lr_final_scale},
             {"grid_adam", params_.options.grid_adam == fe::GridAdam::dense ? "dense" : "sparse"},
             {"encoding_optimizer", trainer_->encoding_optimizer()},
-            {"sampling", trainer_->sampling()},
             {"train_seconds", progress_.train_seconds},
             {"setup_seconds", setup_seconds_},
             {"device_seconds", device_seconds_},

@@ -111,11 +111,6 @@ OpBuilder& declare_train_params(OpBuilder& op) {
                     "encoding cells not sampled in a step: 'dense' steps them with a zero gradient "
                     "(momentum decays), 'sparse' leaves them and their moments untouched")
         .applies_when("model=grid")
-        .param_enum("sampling", "automatic", "automatic|pixels|blocks",
-                    "how a step draws its pixels: 'pixels' one by one, 'blocks' in 8x4 blocks of "
-                    "neighbours at random positions (several times faster on images larger than "
-                    "the GPU's cache); 'automatic' takes blocks from 8 megapixels")
-        .applies_when("model=grid|siren")
         .param_int("seed", int64_t(defaults.seed), 0, INT64_MAX,
                    "seed of the initial weights and of the pixel sampling")
         .param_string("device", std::string(""),
@@ -208,10 +203,6 @@ TrainParams read_train_params(const Node& node) {
     o.lr_final_scale = float(node.number("lr_final_scale"));
     o.grid_adam = node.string("grid_adam") == "sparse" ? fe::GridAdam::sparse : fe::GridAdam::dense;
     o.seed = uint64_t(node.integer("seed"));
-    const std::string sampling = node.string("sampling");
-    o.sampling = sampling == "pixels" ? fe::Sampling::pixels
-                 : sampling == "blocks" ? fe::Sampling::blocks
-                                        : fe::Sampling::automatic;
     if (p.choice == ModelChoice::siren) {
         // The SIREN's own configuration and rate; the grid-model params above do not apply.
         m = fe::siren_config(m.hidden_width, m.hidden_layers, float(node.number("omega")));

@@ -93,15 +93,6 @@ TEST(EncodingAdam, LazyDenseEqualsEagerOnAHashGrid) {
     expect_lazy_equals_eager(test::hash_test_config(), o);
 }
 
-// Blocks of neighbouring samples: the lazy form's readying pass must draw the same blocks as the
-// next step (and, where the device sums a subgroup's equal cells, each cell is listed once).
-TEST(EncodingAdam, LazyDenseEqualsEagerWithBlockSampling) {
-    TrainOptions o = small_batches();
-    o.batch = 32;
-    o.sampling = Sampling::blocks;
-    expect_lazy_equals_eager(test::default_config(64, 48), o);
-}
-
 // automatic takes the lazy form once the cells outnumber a step's reads kLazyDenseAdamRatio times
 // over (4 a sample on the dense grid), and the eager form below that; sparse Adam is neither.
 TEST(EncodingAdam, AutomaticFormFollowsTheCellsPerRead) {

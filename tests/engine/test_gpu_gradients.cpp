@@ -38,16 +38,12 @@ double forward_tolerance(const ModelConfig& config) {
 }
 
 // max_groups > 0 caps the training kernel's workgroups, so each one accumulates several tiles.
-// clustered: samples in runs of 32 that share encoding cells, through the kernel variant that sums
-// a subgroup's equal cells before its atomics.
 void check_gradients(const ModelConfig& config, uint32_t samples, uint32_t seed,
-                     uint32_t max_groups = 0, bool clustered = false) {
+                     uint32_t max_groups = 0) {
     size_t messages = test::device().validation_messages().size();
     Model model = test::random_model(config, seed);
-    test::Samples s = clustered ? test::clustered_samples(samples, config.output_dims, seed + 1)
-                                : test::random_samples(samples, config.output_dims, seed + 1);
-    testing::ForwardBackward gpu =
-        testing::forward_backward(test::device(), model, s.uv, s.targets, max_groups, clustered);
+    test::Samples s = test::random_samples(samples, config.output_dims, seed + 1);
+    testing::ForwardBackward gpu = testing::forward_backward(test::device(), model, s.uv, s.targets, max_groups);
     reference::Gradients ref = reference::forward_backward(
         model, {s.uv.begin(), s.uv.end()}, {s.targets.begin(), s.targets.end()});
 
@@ -141,17 +137,6 @@ TEST(GpuGradients, FewGroupsAccumulateManyTiles) {
     check_gradients(test::default_config(), 1500, 52, 3);
     check_gradients(test::hash_test_config(), 1100, 53, 2);
     check_gradients(test::siren_test_config(), 900, 54, 2);
-}
-
-// Sampling::blocks on a device with partitioned subgroup operations: a subgroup's samples that
-// share a cell have their gradients summed, and one invocation adds the sum. 300 samples leave
-// a partly filled last subgroup (inactive invocations take no part in the sums).
-TEST(GpuGradients, EqualCellsSummedAcrossASubgroupMatchReference) {
-    if (!testing::can_sum_equal_cells(test::device()))
-        GTEST_SKIP() << "the device has no partitioned subgroup operations (VK_NV_shader_subgroup_partitioned)";
-    check_gradients(test::default_config(), 300, 61, 0, true);
-    check_gradients(test::default_config(), 1500, 62, 2, true);
-    check_gradients(test::hash_test_config(), 300, 63, 0, true);
 }
 
 TEST(GpuGradients, SirenMatchesReference) {

@@ -106,21 +106,6 @@ inline Samples random_samples(uint32_t n, uint32_t dims, uint32_t seed) {
     return s;
 }
 
-// Samples in runs of 32 (a subgroup's tile) that lie within `spread` of a random centre, as
-// Sampling::blocks draws them: many samples of a run share encoding cells.
-inline Samples clustered_samples(uint32_t n, uint32_t dims, uint32_t seed, float spread = 0.03f) {
-    Samples s = random_samples(n, dims, seed);
-    std::mt19937 rng(seed + 7);
-    std::uniform_real_distribution<float> centre(spread, 1.0f - spread), offset(-spread, spread);
-    float cu = 0, cv = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-        if (i % 32 == 0) cu = centre(rng), cv = centre(rng);
-        s.uv[2 * i] = cu + offset(rng);
-        s.uv[2 * i + 1] = cv + offset(rng);
-    }
-    return s;
-}
-
 inline ModelConfig default_config(uint32_t gw = 23, uint32_t gh = 17) {
     ModelConfig c;
     c.grid_width = gw;

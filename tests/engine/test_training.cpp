@@ -32,69 +32,6 @@ TEST(Sampler, SameSeedSameSamplesAndInRange) {
     test::expect_validation_clean(test::device().validation_messages().size());
 }
 
-// Sampling::blocks: each run of 32 samples is an 8x4 block of neighbours (wrapping at the edges),
-// at positions that spread over the whole image alike.
-TEST(Sampler, BlocksAreNeighboursAndCoverTheImageAlike) {
-    const uint32_t w = 37, h = 23, batch = 1u << 16;
-    auto a = testing::sample_indices(test::device(), 7, 3, batch, w, h, true);
-    auto b = testing::sample_indices(test::device(), 7, 3, batch, w, h, true);
-    auto other_step = testing::sample_indices(test::device(), 7, 4, batch, w, h, true);
-    auto pixels = testing::sample_indices(test::device(), 7, 3, batch, w, h, false);
-    ASSERT_EQ(a.size(), batch);
-    EXPECT_EQ(a, b);
-    EXPECT_NE(a, other_step);
-    EXPECT_NE(a, pixels);
-    std::set<std::pair<uint32_t, uint32_t>> origins;
-    for (uint32_t s = 0; s < batch; ++s) {
-        ASSERT_LT(a[s], w * h);
-        const uint32_t first = a[s - s % 32], j = s % 32;
-        const uint32_t x0 = first % w, y0 = first / w;
-        ASSERT_EQ(a[s] % w, (x0 + j % 8) % w) << "sample " << s;
-        ASSERT_EQ(a[s] / w, (y0 + j / 8) % h) << "sample " << s;
-        if (j == 0) origins.insert({x0, y0});
-    }
-    // 2,048 blocks over 851 positions: nearly every position starts one, and every quarter of the
-    // image gets 25% of the samples (+-4%: about 4 standard deviations at 2,048 blocks).
-    EXPECT_GT(origins.size(), w * h * 85 / 100);
-    size_t quarters[4] = {0, 0, 0, 0};
-    for (uint32_t i : a) quarters[(i % w) * 2 / w + 2 * ((i / w) * 2 / h)]++;
-    for (size_t q : quarters) EXPECT_NEAR(double(q) / batch, 0.25, 0.04);
-    test::expect_validation_clean(test::device().validation_messages().size());
-}
-
-// Blocks learn the image as independent pixels do (same steps, same image), and automatic picks
-// blocks from kBlockSamplingPixels on.
-TEST(Training, BlockSamplingLearnsLikePixelSampling) {
-    size_t messages = test::device().validation_messages().size();
-    ImageData img = test::synthetic_image(64, 48);
-    ModelConfig c = test::default_config(16, 12);
-    TrainOptions o;
-    o.batch = 512;
-    o.steps = 300;
-    o.seed = 3;
-    auto trained_mse = [&](Sampling sampling, std::string* how) {
-        o.sampling = sampling;
-        Trainer t(test::device(), c, o, img);
-        *how = t.sampling();
-        const double before = t.full_image_mse();
-        t.train(o.steps);
-        EXPECT_FALSE(t.diverged());
-        const double after = t.full_image_mse();
-        EXPECT_LT(after, 0.2 * before);
-        return after;
-    };
-    std::string pixels_how, blocks_how, automatic_how;
-    const double pixels = trained_mse(Sampling::pixels, &pixels_how);
-    const double blocks = trained_mse(Sampling::blocks, &blocks_how);
-    (void)trained_mse(Sampling::automatic, &automatic_how);
-    EXPECT_EQ(pixels_how, "pixels");
-    EXPECT_EQ(blocks_how.rfind("blocks", 0), 0u) << blocks_how;
-    EXPECT_EQ(automatic_how, "pixels"); // 3,072 pixels, far below kBlockSamplingPixels
-    EXPECT_LT(blocks, 1.5 * pixels) << "blocks " << blocks << " pixels " << pixels;
-    EXPECT_NE(blocks, pixels); // they did draw different samples
-    test::expect_validation_clean(messages);
-}
-
 TEST(Training, LossDecreasesAndStateIsConsistent) {
     size_t messages = test::device().validation_messages().size();
     ImageData img = test::synthetic_image(48, 40);

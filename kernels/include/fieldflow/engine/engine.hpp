@@ -189,17 +189,6 @@ enum class DenseAdam : uint32_t { automatic = 0, eager = 1, lazy = 2 };
 // The cells-to-reads ratio above which the lazy form is the faster (bench/RESULTS.md, 2026-11-24).
 inline constexpr double kLazyDenseAdamRatio = 16.0;
 
-// How a step's samples are drawn from the image (kernels/shaders/sampling.glsl). Both draw every
-// pixel with the same probability; they differ in what a step's samples have in common.
-//  pixels:  every sample is a pixel drawn on its own;
-//  blocks:  samples come in blocks of 32 neighbouring pixels (8x4) at uniform random positions, so
-//           a subgroup's image reads share cache lines and its gradients share encoding cells: on
-//           an image larger than the GPU's cache the step costs several times less (bench/RESULTS.md);
-//  automatic: blocks from kBlockSamplingPixels pixels on, pixels below (where the image stays in
-//           the cache and independent samples are what the defaults were tuned with).
-enum class Sampling : uint32_t { automatic = 0, pixels = 1, blocks = 2 };
-inline constexpr uint64_t kBlockSamplingPixels = uint64_t(8) << 20;
-
 struct TrainOptions {
     uint32_t steps = 40000;
     uint32_t batch = 16384;
@@ -220,7 +209,6 @@ struct TrainOptions {
     // The form of dense Adam (same result to rounding; automatic picks the faster). Betas whose
     // skipped steps decay too slowly for the closed form (beta1 >= sqrt(beta2)) take the eager one.
     DenseAdam dense_adam = DenseAdam::automatic;
-    Sampling sampling = Sampling::automatic;
 };
 
 struct ImageData {
@@ -312,9 +300,6 @@ public:
     std::string kernel_path_reason() const;
     // The encoding's optimizer as run: "sparse", "dense, eager" or "dense, lazy" (see DenseAdam).
     std::string encoding_optimizer() const;
-    // How samples are drawn, as run: "pixels", "blocks" or "blocks, summed per cell" (blocks whose
-    // equal cells are summed across a subgroup before the gradient atomics; see Sampling).
-    std::string sampling() const;
     // Buffers the training image lies in: 1, or more where it outgrows one (docs/engine.md).
     uint32_t image_parts() const;
     // GPU time of the render dispatch alone in the last render() (timestamps; seconds, 0 if none).

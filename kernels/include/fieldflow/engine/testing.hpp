@@ -20,18 +20,13 @@ struct ForwardBackward {
 // uv: 2 floats per sample; targets: output_dims floats per sample. Runs train_step.comp with
 // explicit samples, then sums the per-workgroup partial gradients on the host. max_groups > 0
 // caps the workgroups, so each loops over several tiles as in training at large batches.
-// sum_equal_cells: the kernel variant that sums a subgroup's equal encoding cells before its
-// atomics (needs can_sum_equal_cells; EngineError otherwise).
 ForwardBackward forward_backward(const Device& device, const Model& model,
                                  const std::vector<float>& uv, const std::vector<float>& targets,
-                                 uint32_t max_groups = 0, bool sum_equal_cells = false);
-// Whether the device has that variant (partitioned subgroup operations).
-bool can_sum_equal_cells(const Device& device);
+                                 uint32_t max_groups = 0);
 
-// The pixel index (y * width + x) each of `batch` samples draws at training step `step`, drawn
-// one by one or in blocks (Sampling::blocks).
+// The pixel index (y * width + x) each of `batch` samples draws at training step `step`.
 std::vector<uint32_t> sample_indices(const Device& device, uint64_t seed, uint32_t step,
-                                     uint32_t batch, uint32_t width, uint32_t height, bool blocks = false);
+                                     uint32_t batch, uint32_t width, uint32_t height);
 
 // Samples per workgroup and whether weights live in shared memory, for this model on this device.
 struct Tiling {
