@@ -30,6 +30,8 @@ struct Args {
     uint32_t profile_steps = 0, render_repeats = 5, trace_steps = 0;
     bool validation = false, check_paths = false;
     EncodingKind encoding = EncodingKind::dense_grid;
+    bool siren = false;
+    float omega = 30.0f;
     HashGridConfig hash;
 };
 
@@ -42,6 +44,7 @@ using ff::bench::ArgReader;
               << "       [--warmup F] [--decay-start F] [--final-scale F] [--grid-adam sparse|dense|dense-eager|dense-lazy] [--grid-divisor N] [--hidden N]\n"
               << "       [--layers N] [--device auto|cpu|INDEX] [--validation] [--report-every N]\n"
               << "       [--encoding dense_grid|hash_grid] [--hash-levels N] [--hash-features N]\n"
+              << "       [--model grid|siren] [--omega X]   (siren: a sine MLP of --hidden x --layers)\n"
               << "       [--hash-log2-table N] [--hash-base N] [--hash-scale X]\n"
               << "       [--out prediction.ppm] [--profile STEPS] [--render-repeats N] [--check-paths]\n"
               << "  --profile STEPS  after training, time each dispatch over STEPS more steps (GPU timestamps)\n"
@@ -90,6 +93,12 @@ Args parse(int argc, char** argv) {
             if (v != "dense_grid" && v != "hash_grid") usage("--encoding expects dense_grid or hash_grid, got '" + v + "'");
             a.encoding = v == "hash_grid" ? EncodingKind::hash_grid : EncodingKind::dense_grid;
         }
+        else if (k == "--model") {
+            std::string v = args.value();
+            if (v != "grid" && v != "siren") usage("--model expects grid or siren, got '" + v + "'");
+            a.siren = v == "siren";
+        }
+        else if (k == "--omega") a.omega = args.f32();
         else if (k == "--hash-levels") a.hash.levels = args.u32();
         else if (k == "--hash-features") a.hash.features = args.u32();
         else if (k == "--hash-log2-table") a.hash.log2_table_size = args.u32();
@@ -279,6 +288,7 @@ int main(int argc, char** argv) {
             config.encoding.hash = a.hash;
             config.grid_width = config.grid_height = 0;
         }
+        if (a.siren) config = siren_config(a.hidden, a.layers, a.omega);
         if (std::string why = config.validate(); !why.empty()) usage(why);
 
         DeviceOptions dopt;
@@ -306,7 +316,7 @@ int main(int argc, char** argv) {
                     "\"kernel_path_reason\":%s,\"encoding_optimizer\":%s}\n",
                     json_string(a.image).c_str(), img.width, img.height, config.grid_width,
                     config.grid_height, config.grid_channels,
-                    a.encoding == EncodingKind::hash_grid ? "hash_grid" : "dense_grid",
+                    a.siren ? "coords" : a.encoding == EncodingKind::hash_grid ? "hash_grid" : "dense_grid",
                     (unsigned long long)config.parameter_count(),
                     trainer.tile_size(),
                     setup_s,

@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake gigasteps"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashlake gigasteps unroll siren ablate8k"; default "ours peers scaling"),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts),
 # GIGA_STEPS_CONFIGS ("width:batch:adam:log2_table ...", part gigasteps).
@@ -175,6 +175,37 @@ img = np.vstack([np.hstack([tiles[(r + c) % 2] for c in range(nx)]) for r in ran
 cv2.imwrite(path, img[:h, :w])
 PY
 }
+if [[ " $PARTS " == *" unroll "* ]]; then
+  # The tensor-core step's block loops unrolled (FIELDFLOW_TRAIN_UNROLL) against kept as loops.
+  for unroll in none forward input forward,input; do
+    for cfg in 32:14 32:16 32:18 32:20 16:20 64:20 hash64:14 hash64:20; do
+      IFS=: read -r width lb <<< "$cfg"
+      model="--hidden $width"; [ "$width" = hash64 ] && model="$HASH_LARGE"
+      run "unroll $unroll $width $((1 << lb))" env FIELDFLOW_TRAIN_UNROLL=$unroll $BENCH --image $B/img/leuvenA.ppm \
+          $model --batch $((1 << lb)) --steps 300 --report-every 300 --render-repeats 1
+    done
+  done
+fi
+if [[ " $PARTS " == *" siren "* ]]; then
+  # A SIREN that fits the tensor-core kernels (64 x 3, omega 30) trained on each path.
+  for lr in 1e-4 1e-3; do
+    for path in portable coopmat; do
+      run "siren $path $lr" env FIELDFLOW_SIREN_PATH=$path $BENCH --image $B/img/leuvenA.ppm --model siren \
+          --hidden 64 --layers 3 --lr-mlp $lr --steps ${SIREN_STEPS:-20000} --report-every ${SIREN_STEPS:-20000} --render-repeats 1
+    done
+  done
+fi
+if [[ " $PARTS " == *" ablate8k "* ]]; then
+  # Where the 8192x8192 step's time goes (FIELDFLOW_TRAIN_ABLATE), against leuvenA's.
+  mosaic 8192 8192 /tmp/m8192.ppm
+  for img in $B/img/leuvenA.ppm /tmp/m8192.ppm; do
+    for part in none inputs encoding_backward backward; do
+      ablate=$part; [ $part = none ] && ablate=
+      run "ablate8k $(basename $img .ppm) $part" env FIELDFLOW_TRAIN_ABLATE=$ablate $BENCH --image $img \
+          --steps 2000 --report-every 2000 --render-repeats 1 --profile 200
+    done
+  done
+fi
 python3 bench/gpu/tables.py "$RESULTS"
 if [[ " $PARTS " == *" gigasteps "* ]]; then
   # The step cost of graphs/gigapixel.yaml's model (hash grid 16 x 2 x 2^table, finest level 29,000

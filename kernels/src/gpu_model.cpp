@@ -74,9 +74,12 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
     // Sine layers with a frequency factor (SIREN) stay on the fp32 portable kernels: the tensor-core
     // path carries activations and deltas in fp16, where omega = 30 multiplies the phase error of
     // fp16 weights and grows the backpropagated deltas by ~omega per layer toward fp16's range.
+    // FIELDFLOW_SIREN_PATH=coopmat takes them onto the tensor cores anyway (measurements).
+    const char* siren_path = std::getenv("FIELDFLOW_SIREN_PATH");
+    const bool siren_on_coopmat = siren_path && std::string(siren_path) == "coopmat";
     const bool scaled_sine = config.first_omega != 1.0f || config.hidden_omega != 1.0f;
     std::string reason;
-    if (device.coopmat() && scaled_sine) {
+    if (device.coopmat() && scaled_sine && !siren_on_coopmat) {
         reason = "sine layers with omega != 1 (SIREN) run in fp32";
     } else if (device.coopmat()) {
         TrainTiling t = choose_coopmat_tiling(config, limits.maxComputeSharedMemorySize,
@@ -140,6 +143,12 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
             registers = v == "registers";
         }
         d.push_back({"CM_GRADS_IN_REGISTERS", registers ? "1" : "0"});
+    }
+    // FIELDFLOW_TRAIN_UNROLL=forward,input unrolls the block loops of those products (measurements).
+    if (const char* env = std::getenv("FIELDFLOW_TRAIN_UNROLL"); env && *env && tiling.coopmat) {
+        const std::string v = env;
+        if (v.find("forward") != std::string::npos) d.push_back({"CM_UNROLL_FORWARD", "1"});
+        if (v.find("input") != std::string::npos) d.push_back({"CM_UNROLL_INPUT", "1"});
     }
     // FIELDFLOW_TRAIN_ABLATE=part[,part...] leaves parts of the tensor-core step out, to measure
     // what each costs (bench/README.md); the step then does not train.
