@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake gigasteps unroll siren ablate8k"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k"; default "ours peers scaling"),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts),
 # GIGA_STEPS_CONFIGS ("width:batch:adam:log2_table ...", part gigasteps).
@@ -175,23 +175,16 @@ img = np.vstack([np.hstack([tiles[(r + c) % 2] for c in range(nx)]) for r in ran
 cv2.imwrite(path, img[:h, :w])
 PY
 }
-if [[ " $PARTS " == *" unroll "* ]]; then
-  # The tensor-core step's block loops unrolled (FIELDFLOW_TRAIN_UNROLL) against kept as loops.
-  for unroll in none forward input forward,input; do
-    for cfg in 32:14 32:16 32:18 32:20 16:20 64:20 hash64:14 hash64:20; do
-      IFS=: read -r width lb <<< "$cfg"
-      model="--hidden $width"; [ "$width" = hash64 ] && model="$HASH_LARGE"
-      run "unroll $unroll $width $((1 << lb))" env FIELDFLOW_TRAIN_UNROLL=$unroll $BENCH --image $B/img/leuvenA.ppm \
-          $model --batch $((1 << lb)) --steps 300 --report-every 300 --render-repeats 1
-    done
-  done
-fi
 if [[ " $PARTS " == *" siren "* ]]; then
-  # A SIREN that fits the tensor-core kernels (64 x 3, omega 30) trained on each path.
-  for lr in 1e-4 1e-3; do
-    for path in portable coopmat; do
-      run "siren $path $lr" env FIELDFLOW_SIREN_PATH=$path $BENCH --image $B/img/leuvenA.ppm --model siren \
-          --hidden 64 --layers 3 --lr-mlp $lr --steps ${SIREN_STEPS:-20000} --report-every ${SIREN_STEPS:-20000} --render-repeats 1
+  # SIRENs (omega 30) trained on each kernel path: width:layers:rate, on both photos.
+  for img in leuvenA graf1; do
+    for cfg in ${SIREN_CONFIGS:-64:3:1e-4 64:3:1e-3 32:3:1e-3 64:5:1e-4 16:2:1e-3}; do
+      IFS=: read -r width layers lr <<< "$cfg"
+      for path in portable coopmat; do
+        run "siren $img $width:$layers:$lr $path" env FIELDFLOW_SIREN_PATH=$path $BENCH --image $B/img/$img.ppm \
+            --model siren --hidden $width --layers $layers --lr-mlp $lr --steps ${SIREN_STEPS:-10000} \
+            --report-every ${SIREN_STEPS:-10000} --render-repeats 1
+      done
     done
   done
 fi

@@ -92,26 +92,12 @@ void cm_put_input(float x[IN_PAD]) {
 // Other activations (and the last matrix) go through the per-sample path (cm_activate).
 #define CM_FUSED_RELU (HIDDEN_ACT == ACT_RELU)
 
-// The output-block loops of the forward and input-gradient products: kept as loops by default
-// (unrolled, width 64 spilled registers; bench/RESULTS.md); CM_UNROLL_FORWARD / CM_UNROLL_INPUT
-// unroll them (FIELDFLOW_TRAIN_UNROLL, measurements).
-#if CM_UNROLL_FORWARD
-#define CM_FORWARD_LOOP [[unroll]]
-#else
-#define CM_FORWARD_LOOP [[dont_unroll]]
-#endif
-#if CM_UNROLL_INPUT
-#define CM_INPUT_LOOP [[unroll]]
-#else
-#define CM_INPUT_LOOP [[dont_unroll]]
-#endif
-
 // Pre-activations of matrix l for the tile: X_l (slice l) times W_l^T (plus, fused, bias and ReLU).
 void cm_matmul_forward(int l) {
     const uint KB = IN_PAD_L(l) / 16, NB = OUT_PAD_L(l) / 16;
     const bool fused = CM_FUSED_RELU && l < LAYERS;
-    CM_FORWARD_LOOP for (uint nb = 0; nb < NB; ++nb) {
-        CM_FORWARD_LOOP for (uint r0 = 0; r0 < WT; r0 += 16) {
+    [[dont_unroll]] for (uint nb = 0; nb < NB; ++nb) {
+        [[dont_unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
             CM_F acc = CM_F(0.0);
             if (fused) coopMatLoadNV(acc, s_bias, l * CM_BIAS_STRIDE + nb * 16, 0, false);
             [[unroll]] for (uint kb = 0; kb < KB; ++kb) {
@@ -244,8 +230,8 @@ void cm_weight_gradients(int l) {
 // so element i of both is the same position).
 void cm_input_gradients(int l, uint in_blocks) {
     const bool fused = CM_FUSED_RELU && l > 0;
-    CM_INPUT_LOOP for (uint ib = 0; ib < in_blocks; ++ib) {
-        CM_INPUT_LOOP for (uint r0 = 0; r0 < WT; r0 += 16) {
+    [[dont_unroll]] for (uint ib = 0; ib < in_blocks; ++ib) {
+        [[dont_unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
             CM_F acc = CM_F(0.0);
             [[unroll]] for (uint ob = 0; ob < CM_OB(l); ++ob) {
                 CM_H a, b;

@@ -71,16 +71,18 @@ Model GpuModel::download(DeviceImpl& device, CommandRunner& runner) const {
 
 TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config) {
     const auto& limits = device.properties().limits;
-    // Sine layers with a frequency factor (SIREN) stay on the fp32 portable kernels: the tensor-core
-    // path carries activations and deltas in fp16, where omega = 30 multiplies the phase error of
-    // fp16 weights and grows the backpropagated deltas by ~omega per layer toward fp16's range.
-    // FIELDFLOW_SIREN_PATH=coopmat takes them onto the tensor cores anyway (measurements).
+    // Sine layers with a frequency factor (SIREN) train on the tensor cores like the others: fp16
+    // activations and deltas learn the same image to within 0.03 dB of the fp32 portable kernels,
+    // 4.2x faster (64 x 3, omega 30, leuvenA; bench/RESULTS.md, 2026-11-24).
+    // FIELDFLOW_SIREN_PATH=portable keeps them on the portable kernels (measurements).
     const char* siren_path = std::getenv("FIELDFLOW_SIREN_PATH");
-    const bool siren_on_coopmat = siren_path && std::string(siren_path) == "coopmat";
+    if (siren_path && *siren_path && std::string(siren_path) != "portable" && std::string(siren_path) != "coopmat")
+        throw EngineError(std::string("FIELDFLOW_SIREN_PATH='") + siren_path + "' must be portable or coopmat");
+    const bool siren_portable = siren_path && std::string(siren_path) == "portable";
     const bool scaled_sine = config.first_omega != 1.0f || config.hidden_omega != 1.0f;
     std::string reason;
-    if (device.coopmat() && scaled_sine && !siren_on_coopmat) {
-        reason = "sine layers with omega != 1 (SIREN) run in fp32";
+    if (device.coopmat() && scaled_sine && siren_portable) {
+        reason = "FIELDFLOW_SIREN_PATH=portable";
     } else if (device.coopmat()) {
         TrainTiling t = choose_coopmat_tiling(config, limits.maxComputeSharedMemorySize,
                                               limits.maxComputeWorkGroupInvocations);
@@ -143,12 +145,6 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
             registers = v == "registers";
         }
         d.push_back({"CM_GRADS_IN_REGISTERS", registers ? "1" : "0"});
-    }
-    // FIELDFLOW_TRAIN_UNROLL=forward,input unrolls the block loops of those products (measurements).
-    if (const char* env = std::getenv("FIELDFLOW_TRAIN_UNROLL"); env && *env && tiling.coopmat) {
-        const std::string v = env;
-        if (v.find("forward") != std::string::npos) d.push_back({"CM_UNROLL_FORWARD", "1"});
-        if (v.find("input") != std::string::npos) d.push_back({"CM_UNROLL_INPUT", "1"});
     }
     // FIELDFLOW_TRAIN_ABLATE=part[,part...] leaves parts of the tensor-core step out, to measure
     // what each costs (bench/README.md); the step then does not train.

@@ -83,11 +83,6 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
     for (const ModelConfig& c : configs())
         expect_valid("train_step.comp", c,
                      {{"TILE", "64"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"}, {"CM_GRADS_IN_REGISTERS", "0"}});
-    // The tensor-core step with its block loops unrolled (FIELDFLOW_TRAIN_UNROLL).
-    for (const ModelConfig& c : configs())
-        expect_valid("train_step.comp", c,
-                     {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"}, {"CM_UNROLL_FORWARD", "1"},
-                      {"CM_UNROLL_INPUT", "1"}});
     // 8- and 16-bit training targets (deep sources) in one or several parts, and the tests'
     // explicit samples, on both paths.
     for (const char* coopmat : {"0", "1"}) {
