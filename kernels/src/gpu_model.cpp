@@ -71,9 +71,9 @@ Model GpuModel::download(DeviceImpl& device, CommandRunner& runner) const {
 
 TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config) {
     const auto& limits = device.properties().limits;
-    // Sine layers with a frequency factor (SIREN) train on the tensor cores like the others: fp16
-    // activations and deltas learn the same image to within 0.03 dB of the fp32 portable kernels,
-    // 4.2x faster (64 x 3, omega 30, leuvenA; bench/RESULTS.md, 2026-11-24).
+    // Sine layers with a frequency factor (SIREN) train on the tensor cores like the others: with
+    // fp16 activations and deltas they learn the same image as the fp32 portable kernels to within
+    // 0.1 dB, 1.6-4.2x faster (omega 30, widths 16-64, leuvenA and graf1; bench/RESULTS.md).
     // FIELDFLOW_SIREN_PATH=portable keeps them on the portable kernels (measurements).
     const char* siren_path = std::getenv("FIELDFLOW_SIREN_PATH");
     if (siren_path && *siren_path && std::string(siren_path) != "portable" && std::string(siren_path) != "coopmat")
