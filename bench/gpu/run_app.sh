@@ -3,7 +3,7 @@
 # engine's tests and step benchmark where the bundle holds them. Results under $OUT.
 #   GL: the folder of Vulkan loader .debs (default .gl-app: the loader and glvnd, without the
 #   validation layers, so that the whole carry stays within 64 MiB)
-#   PARTS (any of "tests steps seeds quality jobs interrupts gigapixel"; default "tests steps jobs"),
+#   PARTS (any of "tests steps seeds quality jobs firstrun interrupts gigapixel"; default "tests steps jobs"),
 #   JOB_SIZES ("leuvenA 6000x4000 8192x8192"), JOB_SETS (one job per entry, each a comma-separated
 #   list of extra `--set` assignments; "-" = the defaults; default "-"), JOB_REPEATS (1),
 #   STEP_IMAGES, STEP_ADAMS ("dense-eager dense-lazy"), STEP_BATCHES, SEED_ADAMS ("dense sparse"),
@@ -36,7 +36,7 @@ echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi --query-gpu=name,driver_version
 
 # Test photos: leuvenA, and mosaics of the two sample photos (bench/make_mosaic's recipe in Python:
 # cv2 is there, the C++ tool's OpenCV is not needed), for the parts that use them.
-[[ " $PARTS " =~ \ (steps|seeds|quality|jobs|interrupts)\  ]] && python3 - "$APP/img" "$IMG" <<'PY'
+[[ " $PARTS " =~ \ (steps|seeds|quality|jobs|firstrun|interrupts)\  ]] && python3 - "$APP/img" "$IMG" <<'PY'
 import sys, cv2, numpy as np
 src, dst = sys.argv[1], sys.argv[2]
 photos = [cv2.imread(f"{src}/leuvenA.jpg"), cv2.imread(f"{src}/graf1.png")]
@@ -150,6 +150,25 @@ if [[ " $PARTS " == *" jobs "* ]]; then
     gpumax=0
   done
   done
+  done
+fi
+if [[ " $PARTS " == *" firstrun "* ]]; then
+  # What a machine's first run of the main job (leuvenA, defaults) spends on compiling kernels:
+  # each case empties some of the caches first (ours, the SPIR-V; the driver's, its machine code).
+  for case in ${FIRSTRUN_CASES:-cold spirv-kept driver-kept warm cold2 warm2}; do
+    case $case in
+      cold*) rm -rf /tmp/ffcache ~/.cache/nvidia ~/.nv ;;
+      spirv-kept) rm -rf ~/.cache/nvidia ~/.nv ;;
+      driver-kept) rm -rf /tmp/ffcache ;;
+    esac
+    out=/tmp/firstrun/$case
+    rm -rf "$out"
+    start=$(date +%s%N)
+    $APP/bin/fieldflow run graphs/lake.yaml --no-cache --set input=$IMG/leuvenA.png --set output=$out \
+      > "$OUT/firstrun-$case.log" 2>&1
+    rc=$?
+    printf 'firstrun %s exit %d wall %d ms\n' "$case" $rc $((($(date +%s%N) - start) / 1000000)) | tee -a "$OUT/summary.txt"
+    cp "$out/metrics.json" "$OUT/metrics-firstrun-$case.json" 2>/dev/null
   done
 fi
 if [[ " $PARTS " == *" interrupts "* ]]; then
