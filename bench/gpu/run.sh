@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k wide"; default "ours peers scaling"),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts),
 # GIGA_STEPS_CONFIGS ("width:batch:adam:log2_table ...", part gigasteps).
@@ -196,6 +196,28 @@ if [[ " $PARTS " == *" ablate8k "* ]]; then
       ablate=$part; [ $part = none ] && ablate=
       run "ablate8k $(basename $img .ppm) $part" env FIELDFLOW_TRAIN_ABLATE=$ablate $BENCH --image $img \
           --steps 2000 --report-every 2000 --render-repeats 1 --profile 200
+    done
+  done
+fi
+if [[ " $PARTS " == *" wide "* ]]; then
+  # MLPs whose fp16 weights do not fit shared memory beside a tile (width 128, deep SIRENs): the
+  # tensor-core kernels reading them from memory, per batch and workgroup count, against the
+  # portable kernels; then the SIRENs' quality on each path.
+  for lb in 14 16 18 20; do
+    for groups in ${WIDE_GROUPS:-default 264 1056 2048}; do
+      env_groups=(); [ "$groups" = default ] || env_groups=(FIELDFLOW_TRAIN_GROUPS=$groups)
+      run "wide 128 $((1 << lb)) coopmat groups $groups" env "${env_groups[@]}" $BENCH --image $B/img/leuvenA.ppm \
+          --hidden 128 --batch $((1 << lb)) --steps 300 --report-every 300 --render-repeats 1 --profile 100
+    done
+  done
+  run "wide 128 16384 portable" env FIELDFLOW_KERNEL_PATH=portable $BENCH --image $B/img/leuvenA.ppm --hidden 128 \
+      --steps 300 --report-every 300 --render-repeats 1
+  for cfg in 128:2:dense 64:5:siren 128:6:siren; do
+    IFS=: read -r width layers model <<< "$cfg"
+    args=(--hidden $width --layers $layers); [ $model = siren ] && args+=(--model siren --lr-mlp 1e-4)
+    for path in portable coopmat; do
+      run "wide quality $model $width:$layers $path" env FIELDFLOW_KERNEL_PATH=$path $BENCH --image $B/img/leuvenA.ppm \
+          "${args[@]}" --steps ${WIDE_STEPS:-5000} --report-every ${WIDE_STEPS:-5000} --render-repeats 5
     done
   done
 fi

@@ -50,9 +50,22 @@
 #define SLICE_COL(l) ((l) == 0 ? 0 : IN_PAD + ((l) - 1) * HIDDEN)
 #define SLICE_COLS (IN_PAD + LAYERS * HIDDEN + OUT_PAD)
 
+// The fp16 weights: a copy in shared memory (WEIGHTS_IN_SHARED, loaded by cm_load_weights), or,
+// for MLPs whose weights and tiles together outgrow shared memory (width 128, deep SIRENs), read
+// by the products straight from the fp16 copy the optimizer keeps in device memory (binding
+// CM_WEIGHTS_BINDING; the including kernel enables GL_EXT_shader_16bit_storage).
+#ifndef WEIGHTS_IN_SHARED
+#define WEIGHTS_IN_SHARED 1
+#endif
 // Every shared array is a multiple of 16 bytes: cooperative-matrix loads and stores need 16-byte
 // aligned addresses, and the driver places the arrays one after another.
+#if WEIGHTS_IN_SHARED
 shared float16_t s_w16[MLP_PARAMS];                  // fp16 copy of the weights
+#define CM_W s_w16
+#else
+layout(std430, binding = CM_WEIGHTS_BINDING) readonly buffer MlpWeights16 { float16_t mlp_w16[]; };
+#define CM_W mlp_w16
+#endif
 #define CM_BIAS_STRIDE max(HIDDEN, OUT_PAD)           // the widest matrix output
 shared float s_bias[MATRICES * CM_BIAS_STRIDE];      // fp32 biases, matrix l's at l * CM_BIAS_STRIDE
 shared float16_t s_slice[CM_WARPS * SLICE_COLS * WS]; // per subgroup: its tile's slices
@@ -74,7 +87,9 @@ float cm_out[OUT_PAD];         // per invocation: the network output
 
 // Every invocation of the workgroup calls this, then passes a barrier().
 void cm_load_weights() {
+#if WEIGHTS_IN_SHARED
     for (uint i = gl_LocalInvocationID.x; i < MLP_PARAMS; i += TILE) s_w16[i] = float16_t(mlp_params[i]);
+#endif
     for (uint i = gl_LocalInvocationID.x; i < MATRICES * CM_BIAS_STRIDE; i += TILE) {
         const uint l = i / CM_BIAS_STRIDE, o = i % CM_BIAS_STRIDE;
         s_bias[i] = o < OUT_PAD_L(l) ? mlp_params[B_OFF(l) + o] : 0.0;
@@ -103,7 +118,7 @@ void cm_matmul_forward(int l) {
             [[unroll]] for (uint kb = 0; kb < KB; ++kb) {
                 CM_H a, b;
                 coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + r0, WS, true);
-                coopMatLoadNV(b, s_w16, W_OFF(l) + nb * 16 * IN_PAD_L(l) + kb * 16, IN_PAD_L(l), true);
+                coopMatLoadNV(b, CM_W, W_OFF(l) + nb * 16 * IN_PAD_L(l) + kb * 16, IN_PAD_L(l), true);
                 acc = coopMatMulAddNV(a, b, acc);
             }
             if (fused)
@@ -236,7 +251,7 @@ void cm_input_gradients(int l, uint in_blocks) {
             [[unroll]] for (uint ob = 0; ob < CM_OB(l); ++ob) {
                 CM_H a, b;
                 coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + ob * 16) + r0, WS, true); // delta
-                coopMatLoadNV(b, s_w16, W_OFF(l) + ob * 16 * IN_PAD_L(l) + ib * 16, IN_PAD_L(l), false); // W_l
+                coopMatLoadNV(b, CM_W, W_OFF(l) + ob * 16 * IN_PAD_L(l) + ib * 16, IN_PAD_L(l), false); // W_l
                 acc = coopMatMulAddNV(a, b, acc);
             }
             const uint at = CM_SLICE(SLICE_COL(l) + ib * 16) + r0;

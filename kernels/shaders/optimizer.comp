@@ -22,6 +22,10 @@
 // The workgroups loop over the list (or the cells, or the next step's samples), so their count
 // does not grow with the grid. The next step's list length is reset here (nothing else reads it).
 #extension GL_GOOGLE_include_directive : require
+#if MLP_FP16_COPY
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+#endif
 
 #include "common.glsl"
 #include "adam.glsl"
@@ -49,6 +53,11 @@ layout(std430, binding = 9) buffer EncodingGrad { float enc_grad[]; };
 layout(std430, binding = 10) buffer EncodingTouched { uint enc_touched[]; };
 layout(std430, binding = 11) buffer EncodingStamp { uint enc_stamp[]; };
 layout(std430, binding = 12) readonly buffer EncodingCatchUp { vec2 enc_catch_up[]; }; // lazy form only
+// MLP_FP16_COPY: the fp16 copy of the MLP's weights that tensor-core kernels read from memory
+// (mlp_coopmat.glsl, weights not in shared memory), kept current with the master weights.
+#if MLP_FP16_COPY
+layout(std430, binding = 13) writeonly buffer MlpWeights16 { float16_t mlp_w16[]; };
+#endif
 // Adam step that last touched each cell; list lengths; the list (train_step.comp)
 #define TOUCHED_STEP(cell) enc_touched[cell]
 #define TOUCHED_COUNT(parity) enc_touched[pc.cells + (parity)]
@@ -91,6 +100,9 @@ void step_mlp(uint group) {
     for (uint j = 0; j < ROW_SLICES; ++j) grad += s_sum[j][lane];
     float m = mlp_m[p], v = mlp_v[p];
     mlp_params[p] = adam_step(mlp_params[p], grad, m, v, pc.lr);
+#if MLP_FP16_COPY
+    mlp_w16[p] = float16_t(mlp_params[p]);
+#endif
     mlp_m[p] = m;
     mlp_v[p] = v;
 }

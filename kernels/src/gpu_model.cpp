@@ -1,5 +1,6 @@
 #include "gpu_model.hpp"
 #include "encodings/encoding.hpp"
+#include "half_float.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -57,6 +58,26 @@ GpuModel::GpuModel(DeviceImpl& device, CommandRunner& runner, const Model& model
     require_consistent(model);
     upload(device, runner, mlp, model.mlp.data(), model.mlp.size() * 4);
     upload(device, runner, encoding, model.encoding_params.data(), model.encoding_params.size() * 4);
+    const TrainTiling tiling = train_tiling_for(device, config);
+    if (tiling.coopmat && !tiling.weights_in_shared) {
+        const std::vector<uint16_t> halves = to_half(model.mlp);
+        mlp16 = Buffer(device, halves.size() * 2, MemoryKind::device_local, "MLP parameters (fp16)");
+        upload(device, runner, mlp16, halves.data(), halves.size() * 2);
+    }
+}
+
+std::vector<const Buffer*> GpuModel::bindings(const TrainTiling& tiling, std::vector<const Buffer*> more) const {
+    std::vector<const Buffer*> all = {&mlp, &encoding};
+    all.insert(all.end(), more.begin(), more.end());
+    if (tiling.coopmat && !tiling.weights_in_shared) all.push_back(&mlp16);
+    return all;
+}
+
+uint32_t add_weight_defines(Defines& defines, const TrainTiling& tiling, uint32_t bindings) {
+    defines.push_back({"WEIGHTS_IN_SHARED", tiling.weights_in_shared ? "1" : "0"});
+    if (!tiling.coopmat || tiling.weights_in_shared) return bindings;
+    defines.push_back({"CM_WEIGHTS_BINDING", std::to_string(bindings)});
+    return bindings + 1;
 }
 
 Model GpuModel::download(DeviceImpl& device, CommandRunner& runner) const {
@@ -87,8 +108,9 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
         TrainTiling t = choose_coopmat_tiling(config, limits.maxComputeSharedMemorySize,
                                               limits.maxComputeWorkGroupInvocations);
         if (t.tile) return t;
-        reason = "the tensor-core kernels of hidden width " + std::to_string(config.hidden_width) +
-                 " (fp16 weights and a 64-sample tile in shared memory) need more than the device's " +
+        reason = "the tensor-core kernels of hidden width " + std::to_string(config.hidden_width) + " x " +
+                 std::to_string(config.hidden_layers) + " layers (a 32-sample tile's activations in shared memory) "
+                 "need more than the device's " +
                  std::to_string(limits.maxComputeSharedMemorySize) + " bytes of shared memory";
     }
     TrainTiling t = choose_tiling(config, limits.maxComputeSharedMemorySize, limits.maxComputeWorkGroupInvocations);
@@ -125,7 +147,6 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
                                    const TargetImageLayout& image, bool touch_list) {
     Defines d = model_defines(config);
     d.push_back({"TILE", std::to_string(tiling.tile)});
-    d.push_back({"WEIGHTS_IN_SHARED", tiling.weights_in_shared ? "1" : "0"});
     d.push_back({"COOPMAT", tiling.coopmat ? "1" : "0"});
     if (tiling.coopmat) {
         // A subgroup's gradient sums stay in registers while they take at most 24 accumulator
@@ -166,7 +187,7 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     else bindings = image.add_defines(d, 6); // the image after the model's and the step's buffers
     d.push_back({"TOUCH_LIST", touch_list ? "1" : "0"});
-    return {"train_step.comp", d, bindings};
+    return {"train_step.comp", d, add_weight_defines(d, tiling, bindings)};
 }
 
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
@@ -205,7 +226,7 @@ KernelRequest render_kernel_request(const DeviceImpl& device, const ModelConfig&
         defines.push_back({"COOPMAT", "1"});
         defines.push_back({"TILE", std::to_string(tiling.tile)});
     }
-    return {"render.comp", defines, 3};
+    return {"render.comp", defines, add_weight_defines(defines, tiling, 3)};
 }
 
 RenderBandResources::RenderBandResources() = default;
@@ -235,9 +256,9 @@ uint32_t render_band_rows(const DeviceImpl& device, const ModelConfig& config, u
     return band_rows;
 }
 
-void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& config,
-                  const Buffer& mlp, const Buffer& encoding, uint32_t width, uint32_t height,
+void render_bands(DeviceImpl& device, CommandRunner& runner, const GpuModel& model, uint32_t width, uint32_t height,
                   const RenderBandUse& use, double* gpu_seconds, RenderBandResources* keep) {
+    const ModelConfig& config = model.config;
     const uint32_t band_rows = render_band_rows(device, config, width, height);
     const uint64_t row_bytes = uint64_t(width) * config.output_dims * 4;
     const TrainTiling tiling = render_tiling(device, config);
@@ -245,13 +266,14 @@ void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& 
     const Kernel& k = device.kernel(render_kernel_request(device, config));
     RenderBandResources local;
     RenderBandResources& r = keep ? *keep : local;
-    if (r.kernel != &k || r.mlp != mlp.handle() || r.encoding != encoding.handle() || r.width != width ||
+    if (r.kernel != &k || r.mlp != model.mlp.handle() || r.encoding != model.encoding.handle() || r.width != width ||
         r.band_rows != band_rows) {
         r = RenderBandResources();
         r.out = Buffer(device, uint64_t(band_rows) * row_bytes, MemoryKind::device_local, "render output");
-        r.set = DescriptorSet(device, k, {&mlp, &encoding, &r.out});
+        r.set = DescriptorSet(device, k, model.bindings(tiling, {&r.out}));
         r.timer = std::make_unique<GpuTimer>(device, 2);
-        r.kernel = &k, r.mlp = mlp.handle(), r.encoding = encoding.handle(), r.width = width, r.band_rows = band_rows;
+        r.kernel = &k, r.mlp = model.mlp.handle(), r.encoding = model.encoding.handle(), r.width = width,
+        r.band_rows = band_rows;
     }
     const Buffer& out = r.out;
     GpuTimer& timer = *r.timer;
@@ -280,10 +302,10 @@ void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& 
     if (gpu_seconds) *gpu_seconds = seconds;
 }
 
-std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner,
-                                  const ModelConfig& config, const Buffer& mlp, const Buffer& encoding,
+std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner, const GpuModel& model,
                                   uint32_t width, uint32_t height, double* gpu_seconds,
                                   RenderBandResources* keep) {
+    const ModelConfig& config = model.config;
     check_render_size(width, height); // before allocating the output
     const size_t row_floats = size_t(width) * config.output_dims;
     const uint64_t bytes = uint64_t(row_floats) * height * 4;
@@ -308,7 +330,7 @@ std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner,
     copy_out.done = [&](uint32_t first, uint32_t rows) {
         std::memcpy(rgb.data() + size_t(first) * row_floats, r.readback.mapped(), size_t(rows) * row_floats * 4);
     };
-    render_bands(device, runner, config, mlp, encoding, width, height, copy_out, gpu_seconds, &r);
+    render_bands(device, runner, model, width, height, copy_out, gpu_seconds, &r);
     return rgb;
 }
 
@@ -354,7 +376,7 @@ std::vector<float> render(const Device& device, const Model& model, uint32_t wid
                           uint32_t height) {
     detail::CommandRunner runner(device.impl());
     detail::GpuModel gpu(device.impl(), runner, model);
-    return detail::render_buffers(device.impl(), runner, model.config, gpu.mlp, gpu.encoding, width,
+    return detail::render_buffers(device.impl(), runner, gpu, width,
                                   height);
 }
 

@@ -28,9 +28,20 @@ struct GpuModel {
     MlpLayout layout;
     Buffer mlp;  // Model::mlp
     Buffer encoding; // Model::encoding_params
+    // An fp16 copy of `mlp` for tensor-core kernels whose weights do not fit shared memory and are
+    // read from device memory (TrainTiling::weights_in_shared false); empty otherwise. The
+    // optimizer keeps it current (optimizer.comp's MLP_FP16_COPY).
+    Buffer mlp16;
     GpuModel(DeviceImpl& device, CommandRunner& runner, const Model& model);
     Model download(DeviceImpl& device, CommandRunner& runner) const;
+    // The model's buffers as a kernel of `tiling` binds them: mlp, encoding, then `more`, then mlp16
+    // where the kernel reads its weights from memory (add_weight_defines).
+    std::vector<const Buffer*> bindings(const TrainTiling& tiling, std::vector<const Buffer*> more) const;
 };
+
+// Binds the kernel's fp16 weights (mlp_coopmat.glsl's CM_WEIGHTS_BINDING) after its `bindings`
+// when the tiling reads them from memory; returns the kernel's binding count.
+uint32_t add_weight_defines(Defines& defines, const TrainTiling& tiling, uint32_t bindings);
 
 // Checks a Model's vector sizes against its config; throws EngineError saying what differs.
 void require_consistent(const Model& model);
@@ -97,13 +108,11 @@ uint32_t render_band_rows(const DeviceImpl& device, const ModelConfig& config, u
 // each within maxStorageBufferRange and one dispatch (so any size the host can hold renders on any
 // device), handing each band to `use`. gpu_seconds receives the render dispatches' own GPU time
 // (timestamps; 0 if the device has none). `keep`: resources to reuse and leave for the next call.
-void render_bands(DeviceImpl& device, CommandRunner& runner, const ModelConfig& config,
-                  const Buffer& mlp, const Buffer& encoding, uint32_t width, uint32_t height,
+void render_bands(DeviceImpl& device, CommandRunner& runner, const GpuModel& model, uint32_t width, uint32_t height,
                   const RenderBandUse& use, double* gpu_seconds = nullptr, RenderBandResources* keep = nullptr);
 
 // render_bands into host memory: config.output_dims floats per pixel.
-std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner,
-                                  const ModelConfig& config, const Buffer& mlp, const Buffer& encoding,
+std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner, const GpuModel& model,
                                   uint32_t width, uint32_t height, double* gpu_seconds = nullptr,
                                   RenderBandResources* keep = nullptr);
 

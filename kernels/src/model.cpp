@@ -214,9 +214,9 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     // Mirrors the shared arrays of mlp_coopmat.glsl: fp16 weights, fp32 biases, then per 32-sample
     // subgroup its fp16 slices (stride 40) and fp32 outputs (stride 36).
     const uint32_t widest = std::max(c.hidden_width, c.padded_output_width());
-    auto bytes = [&](uint32_t tile) {
+    auto bytes = [&](uint32_t tile, bool weights) {
         const uint32_t subgroups = tile / 32;
-        return 2u * L.total + 4u * (c.hidden_layers + 1) * widest +
+        return (weights ? 2u * L.total : 0u) + 4u * (c.hidden_layers + 1) * widest +
                subgroups * (2u * slice_cols * 40u + 4u * c.padded_output_width() * 36u);
     };
     // The workgroup only shares the weights among its subgroups (each takes its own tiles), so the
@@ -226,8 +226,11 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
         uint32_t t = uint32_t(std::strtoul(env, nullptr, 10));
         if (t == 32 || t == 64 || t == 128) tiles = {t};
     }
-    for (uint32_t tile : tiles)
-        if (tile <= max_invocations && bytes(tile) <= max_shared) return {tile, true, true};
+    // Where no workgroup fits its weights beside its tiles, the products read the weights from
+    // device memory (an fp16 copy; mlp_coopmat.glsl) and shared memory holds the tiles alone.
+    for (bool weights : {true, false})
+        for (uint32_t tile : tiles)
+            if (tile <= max_invocations && bytes(tile, weights) <= max_shared) return {tile, weights, true};
     return {0, false, false};
 }
 

@@ -32,8 +32,9 @@ struct TrainTiling {
 TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
                           uint32_t max_invocations);
 // The tensor-core kernels' workgroup: the largest of 128, 64, 32 invocations (4, 2, 1 subgroups
-// of 32 samples each) whose shared memory fits (or FIELDFLOW_TRAIN_TILE); tile 0 if none does
-// (then the portable kernels run this model).
+// of 32 samples each) whose shared memory fits (or FIELDFLOW_TRAIN_TILE) with the fp16 weights,
+// else without them (weights_in_shared false: read from device memory); tile 0 if not even one
+// subgroup's tile fits (then the portable kernels run this model).
 TrainTiling choose_coopmat_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
                                   uint32_t max_invocations);
 

@@ -45,8 +45,8 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     fill_zero(runner, {&grid_grad, &touched, &partials, &loss_partials, &out_buf});
 
     const Kernel& k = train_kernel(dev, c, tiling, true);
-    DescriptorSet set(dev, k, {&gpu.mlp, &gpu.encoding, &grid_grad, &touched, &partials, &loss_partials,
-                               &uv_buf, &target_buf, &out_buf});
+    DescriptorSet set(dev, k, gpu.bindings(tiling, {&grid_grad, &touched, &partials, &loss_partials,
+                                                    &uv_buf, &target_buf, &out_buf}));
     PushConstants pc;
     pc.grid_w = c.grid_width;
     pc.grid_h = c.grid_height;

@@ -226,9 +226,12 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     // of the setup). The eager pass visits every cell itself: the training step need not list
     // what it touched.
     const KernelRequest train_request = train_kernel_request(config, tiling_, false, image_buf_.layout(), grid_adam_ != 1);
+    // The fp16 weight copy of an MLP whose tensor-core kernels read their weights from memory.
+    const bool fp16_copy = tiling_.coopmat && !tiling_.weights_in_shared;
     Defines optimizer_defines = model_defines(config);
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
-    const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, 13};
+    optimizer_defines.emplace_back("MLP_FP16_COPY", fp16_copy ? "1" : "0");
+    const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, fp16_copy ? 14u : 13u};
     const KernelRequest settle_request{"encoding_settle.comp", model_defines(config), 5};
     std::vector<KernelRequest> requests = {train_request, optimizer_request, render_kernel_request(dev_, config),
                                            squared_error_request()};
@@ -236,12 +239,16 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     dev_.prepare_kernels(requests);
     const Kernel& train = dev_.kernel(train_request);
     const Kernel& optimizer = dev_.kernel(optimizer_request);
-    train_set_ = DescriptorSet(dev_, train, image_buf_.after({&model_.mlp, &model_.encoding, &encoding_grad_,
-                                                              &encoding_touched_, &partials_, &loss_partials_}));
-    optimizer_set_ = DescriptorSet(dev_, optimizer, {&model_.mlp, &mlp_m_, &mlp_v_, &partials_,
-                                                     &loss_partials_, &loss_log_, &model_.encoding,
-                                                     &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_,
-                                                     &encoding_stamp_, grid_adam_ == 2 ? &catch_up_sums_ : &encoding_stamp_});
+    std::vector<const Buffer*> train_buffers = image_buf_.after(
+        {&model_.mlp, &model_.encoding, &encoding_grad_, &encoding_touched_, &partials_, &loss_partials_});
+    if (fp16_copy) train_buffers.push_back(&model_.mlp16);
+    train_set_ = DescriptorSet(dev_, train, train_buffers);
+    std::vector<const Buffer*> optimizer_buffers = {&model_.mlp, &mlp_m_, &mlp_v_, &partials_,
+                                                    &loss_partials_, &loss_log_, &model_.encoding,
+                                                    &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_,
+                                                    &encoding_stamp_, grid_adam_ == 2 ? &catch_up_sums_ : &encoding_stamp_};
+    if (fp16_copy) optimizer_buffers.push_back(&model_.mlp16);
+    optimizer_set_ = DescriptorSet(dev_, optimizer, optimizer_buffers);
     if (grid_adam_ == 2) {
         settle_set_ = DescriptorSet(dev_, dev_.kernel(settle_request),
                                     {&model_.encoding, &encoding_m_, &encoding_v_, &encoding_stamp_, &catch_up_sums_});
@@ -427,7 +434,7 @@ void TrainerImpl::settle() {
 
 std::vector<float> TrainerImpl::render(uint32_t w, uint32_t h) {
     settle();
-    return render_buffers(dev_, runner_, config_, model_.mlp, model_.encoding, w, h, &render_gpu_seconds_,
+    return render_buffers(dev_, runner_, model_, w, h, &render_gpu_seconds_,
                           &snapshot_render_);
 }
 
@@ -471,7 +478,7 @@ double TrainerImpl::full_image_mse() {
         const float* p = static_cast<const float*>(eval_readback_.mapped());
         for (uint32_t g = 0; g < groups; ++g) sum += p[g];
     };
-    render_bands(dev_, runner_, config_, model_.mlp, model_.encoding, image_.width, image_.height, compare,
+    render_bands(dev_, runner_, model_, image_.width, image_.height, compare,
                  &render_gpu_seconds_, &eval_render_);
     return sum / (double(image_.width) * image_.height * 3);
 }

@@ -335,7 +335,8 @@ int compute_queue_family(VkPhysicalDevice pd) {
 }
 
 // The tensor-core path's needs: VK_NV_cooperative_matrix with an fp16 x fp16 -> fp32 16x16x16
-// subgroup shape, shaderFloat16 (fp16 shared memory and arithmetic), 32-wide subgroups with
+// subgroup shape, shaderFloat16 (fp16 shared memory and arithmetic), storageBuffer16BitAccess (the
+// fp16 weight copy wide MLPs read from device memory), 32-wide subgroups with
 // arithmetic operations in compute shaders (mlp_coopmat.glsl splits a tile into 32-wide subgroups).
 // Returns "" if all are there, else what is missing.
 std::string coopmat_missing(VkInstance instance, VkPhysicalDevice pd, uint32_t api_version,
@@ -349,13 +350,16 @@ std::string coopmat_missing(VkInstance instance, VkPhysicalDevice pd, uint32_t a
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
     VkPhysicalDeviceVulkanMemoryModelFeatures mm{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+    VkPhysicalDevice16BitStorageFeatures s16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
     cm.pNext = &f16;
     f16.pNext = &mm;
+    mm.pNext = &s16;
     VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     f2.pNext = &cm;
     vkGetPhysicalDeviceFeatures2(pd, &f2);
     if (!cm.cooperativeMatrix) return "cooperativeMatrix";
     if (!f16.shaderFloat16) return "shaderFloat16";
+    if (!s16.storageBuffer16BitAccess) return "storageBuffer16BitAccess";
     // glslang declares the VulkanMemoryModel capability, with device-scope accesses, for
     // GL_NV_cooperative_matrix shaders.
     if (!mm.vulkanMemoryModel || !mm.vulkanMemoryModelDeviceScope)
@@ -646,14 +650,17 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
     VkPhysicalDeviceVulkanMemoryModelFeatures mm{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+    VkPhysicalDevice16BitStorageFeatures s16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
     if (coopmat_) {
         cm.cooperativeMatrix = VK_TRUE;
         f16.shaderFloat16 = VK_TRUE;
         mm.vulkanMemoryModel = VK_TRUE;
         mm.vulkanMemoryModelDeviceScope = VK_TRUE;
+        s16.storageBuffer16BitAccess = VK_TRUE;
         af.pNext = &cm;
         cm.pNext = &f16;
         f16.pNext = &mm;
+        mm.pNext = &s16;
         exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
     }
     // FIELDFLOW_PIPELINE_STATS=1 prints what the driver reports of each compiled kernel (registers,

@@ -146,6 +146,30 @@ TEST(ModelConfig, ValidateNamesTheProblem) {
     EXPECT_THROW(initial_model(c, 1), EngineError);
 }
 
+// The tensor-core workgroup for a 48 KB device (the H100's Vulkan limit): narrow MLPs keep their
+// fp16 weights in shared memory beside 4 subgroups' tiles; width 128 and a 5-layer SIREN of 64 do
+// not fit that way and read them from memory, one subgroup's tile a workgroup; nothing wider than
+// one tile's activations is refused.
+TEST(ModelConfig, TensorCoreTilingFallsBackToWeightsInMemory) {
+    const uint32_t shared = 48 * 1024, invocations = 1024;
+    ModelConfig lake = test::default_config(200, 137);
+    detail::TrainTiling t = detail::choose_coopmat_tiling(lake, shared, invocations);
+    EXPECT_EQ(t.tile, 128u);
+    EXPECT_TRUE(t.weights_in_shared);
+    ModelConfig widest = lake;
+    widest.hidden_width = 128;
+    t = detail::choose_coopmat_tiling(widest, shared, invocations);
+    EXPECT_EQ(t.tile, 32u);
+    EXPECT_FALSE(t.weights_in_shared);
+    EXPECT_TRUE(t.coopmat);
+    t = detail::choose_coopmat_tiling(siren_config(64, 5, 30.0f), shared, invocations);
+    EXPECT_FALSE(t.weights_in_shared);
+    EXPECT_GT(t.tile, 0u);
+    ModelConfig deep = widest;
+    deep.hidden_layers = 8; // 8 x 128 fp16 activations of 32 samples: over 48 KB
+    EXPECT_EQ(detail::choose_coopmat_tiling(deep, shared, invocations).tile, 0u);
+}
+
 TEST(ModelConfig, InitialModelIsDeterministicAndPadded) {
     ModelConfig c = test::default_config();
     Model a = initial_model(c, 42), b = initial_model(c, 42), other = initial_model(c, 43);

@@ -139,6 +139,24 @@ TEST(GpuGradients, FewGroupsAccumulateManyTiles) {
     check_gradients(test::siren_test_config(), 900, 54, 2);
 }
 
+// Width 128 and a 5-layer SIREN: on the tensor cores their fp16 weights do not fit shared memory
+// beside a tile, so the products read them from the device-memory copy (and the width-128 sums
+// live in each subgroup's partial row); few groups make each accumulate many tiles.
+TEST(GpuGradients, WeightsReadFromMemoryMatchReference) {
+    ModelConfig wide = test::default_config();
+    wide.hidden_width = 128;
+    {
+        SCOPED_TRACE("width 128");
+        check_gradients(wide, 300, 71);
+    }
+    {
+        SCOPED_TRACE("width 128, 2 groups");
+        check_gradients(wide, 1100, 72, 2);
+    }
+    SCOPED_TRACE("SIREN 64x5");
+    check_gradients(siren_config(64, 5, 30.0f), 200, 73);
+}
+
 TEST(GpuGradients, SirenMatchesReference) {
     check_gradients(test::siren_test_config(), 200, 31);
 }
@@ -182,6 +200,10 @@ TEST(GpuForward, RenderMatchesReferenceWideConfigs) {
                           .per_level_scale = 2.0f};
     hash.hidden_width = 64;
     check_render(hash, 38, 27);
+    ModelConfig widest = test::default_config(); // weights read from memory on the tensor cores
+    widest.hidden_width = 128;
+    check_render(widest, 37, 19);
+    check_render(siren_config(64, 5, 30.0f), 29, 21);
 }
 
 TEST(GpuForward, RenderRejectsEmptyAndHugeSizes) {

@@ -75,9 +75,12 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
     for (const ModelConfig& c : configs())
         for (const char* coopmat : {"0", "1"})
             for (const char* tile : {"32", "64", "128"})
-                for (const char* shared : {"0", "1"})
-                    expect_valid("train_step.comp", c,
-                                 {{"TILE", tile}, {"WEIGHTS_IN_SHARED", shared}, {"COOPMAT", coopmat}});
+                for (const char* shared : {"0", "1"}) {
+                    Defines d = {{"TILE", tile}, {"WEIGHTS_IN_SHARED", shared}, {"COOPMAT", coopmat}};
+                    // The tensor-core kernels then read the fp16 weights from a buffer after the image's.
+                    if (std::string(coopmat) == "1" && std::string(shared) == "0") d.push_back({"CM_WEIGHTS_BINDING", "7"});
+                    expect_valid("train_step.comp", c, d);
+                }
     // The tensor-core step keeping its gradient sums in its partial row (wide MLPs) instead of
     // registers (the default above).
     for (const ModelConfig& c : configs())
@@ -104,7 +107,9 @@ TEST(ShaderVariants, RenderAndOptimizerKernelsValidate) {
     for (const ModelConfig& c : configs()) {
         expect_valid("render.comp", c, {});
         expect_valid("render.comp", c, {{"COOPMAT", "1"}, {"TILE", "64"}});
+        expect_valid("render.comp", c, {{"COOPMAT", "1"}, {"TILE", "32"}, {"WEIGHTS_IN_SHARED", "0"}, {"CM_WEIGHTS_BINDING", "3"}});
         for (const char* form : {"0", "1", "2"}) expect_valid("optimizer.comp", c, {{"GRID_ADAM", form}});
+        expect_valid("optimizer.comp", c, {{"GRID_ADAM", "2"}, {"MLP_FP16_COPY", "1"}});
         expect_valid("encoding_settle.comp", c, {});
     }
     for (bool rgba16 : {false, true})
