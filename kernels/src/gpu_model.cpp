@@ -187,7 +187,8 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     else bindings = image.add_defines(d, 6); // the image after the model's and the step's buffers
     d.push_back({"TOUCH_LIST", touch_list ? "1" : "0"});
-    return {"train_step.comp", d, add_weight_defines(d, tiling, bindings)};
+    bindings = add_weight_defines(d, tiling, bindings); // before d is copied into the request
+    return {"train_step.comp", d, bindings};
 }
 
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
@@ -226,7 +227,8 @@ KernelRequest render_kernel_request(const DeviceImpl& device, const ModelConfig&
         defines.push_back({"COOPMAT", "1"});
         defines.push_back({"TILE", std::to_string(tiling.tile)});
     }
-    return {"render.comp", defines, add_weight_defines(defines, tiling, 3)};
+    const uint32_t bindings = add_weight_defines(defines, tiling, 3); // before defines is copied
+    return {"render.comp", defines, bindings};
 }
 
 RenderBandResources::RenderBandResources() = default;

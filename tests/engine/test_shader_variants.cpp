@@ -5,6 +5,7 @@
 #include "fieldflow/engine/engine.hpp"
 #include "model_layout.hpp"
 #include "shader_compiler.hpp"
+#include "gpu_model.hpp"
 #include "target_image.hpp"
 #include "test_support.hpp"
 
@@ -100,6 +101,28 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
         // The step that marks touched cells without listing them (eager dense Adam, the default).
         expect_valid("train_step.comp", configs()[0],
                      {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", coopmat}, {"TOUCH_LIST", "0"}});
+    }
+}
+
+// The training kernel's request for an MLP whose weights are read from memory names the binding
+// of the fp16 copy after its other buffers, and compiles without a shared copy of the weights.
+TEST(ShaderVariants, WeightsInMemoryRequestBindsTheFp16Copy) {
+    ModelConfig c = test::default_config(200, 137);
+    c.hidden_width = 128;
+    const detail::TrainTiling tiling = detail::choose_coopmat_tiling(c, 48 * 1024, 1024);
+    ASSERT_TRUE(tiling.coopmat && !tiling.weights_in_shared);
+    for (bool explicit_samples : {true, false}) {
+        const detail::KernelRequest r = detail::train_kernel_request(c, tiling, explicit_samples, {});
+        const uint32_t image_bindings = explicit_samples ? 9 : 7; // uv, target, output / one image part
+        EXPECT_EQ(r.bindings, image_bindings + 1);
+        EXPECT_TRUE(has(r.defines, "CM_WEIGHTS_BINDING"));
+        for (const auto& [k, v] : r.defines) {
+            if (k == "CM_WEIGHTS_BINDING") EXPECT_EQ(v, std::to_string(image_bindings));
+            if (k == "WEIGHTS_IN_SHARED") EXPECT_EQ(v, "0");
+        }
+        detail::CompileResult compiled;
+        ASSERT_NO_THROW(compiled = detail::compile_shader(r.shader, r.defines));
+        EXPECT_EQ(validate(compiled.spirv), "");
     }
 }
 
