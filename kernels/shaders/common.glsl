@@ -21,7 +21,8 @@ layout(push_constant) uniform Push {
     uint steps_total, catch_up_limit;     // the schedule's length; see encoding_adam.glsl
     float lr_grid_base, lr_warmup, lr_decay_start, lr_final_scale; // the encoding's schedule
     uint encoding_groups;                 // optimizer.comp: workgroups over the encoding's cells
-    uint first_row;                       // render.comp, squared_error.comp: the band's first row
+    uint first_row;                       // render.comp, squared_error.comp: the band's first row;
+                                          // train_step.comp: the dispatch's first tile (count: its tiles)
     float log2_beta1, log2_beta2, log2_lr_final_scale; // encoding_adam.glsl's skipped steps
     uint catch_up_last;                   // encoding_adam.glsl: the last entry of its table
 } pc;

@@ -282,9 +282,11 @@ void main() {
     for (uint i = gl_LocalInvocationID.x; i < MLP_PARAMS; i += TILE) s_w[i] = mlp_params[i];
 #endif
     barrier();
-    const uint tiles = (pc.batch + TILE - 1) / TILE;
-    for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
-        train_tile(tile, tile == gl_WorkGroupID.x);
+    // This dispatch's tiles: [pc.first_row, pc.first_row + pc.count) (a CPU driver splits the step
+    // into several dispatches, each starting at a multiple of the workgroup count: Trainer).
+    const uint tiles = (pc.batch + TILE - 1) / TILE, end = min(tiles, pc.first_row + pc.count);
+    for (uint tile = pc.first_row + gl_WorkGroupID.x; tile < end; tile += gl_NumWorkGroups.x) {
+        train_tile(tile, tile == gl_WorkGroupID.x); // the group's first tile of the step
         barrier(); // the next tile rewrites the shared arrays
     }
 }

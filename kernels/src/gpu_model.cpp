@@ -118,6 +118,20 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
     return t;
 }
 
+void record_train_dispatches(VkCommandBuffer cb, const DeviceImpl& device, const DescriptorSet& set,
+                             PushConstants pc, const TrainTiling& tiling, uint32_t groups) {
+    const uint32_t tiles = div_up(pc.batch, tiling.tile);
+    // A multiple of the workgroups, so each dispatch after the first starts past every group's
+    // first tile (train_step.comp's `first`).
+    const uint32_t chunk = !tiling.coopmat && device.info().type == "cpu" ? kCpuTilesPerDispatch * groups : tiles;
+    for (uint32_t first = 0; first < tiles; first += chunk) {
+        pc.first_row = first;
+        pc.count = std::min(chunk, tiles - first);
+        set.dispatch(cb, pc, std::min(groups, pc.count));
+        compute_barrier(cb);
+    }
+}
+
 uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups) {
     return tiling.coopmat ? groups * (1 + tiling.tile / 32) : groups;
 }
@@ -127,7 +141,10 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
     // Enough workgroups to fill the device several times over; more only add partial rows to
     // reduce (on the H100, 1,024 two-subgroup workgroups of width 64 ran no faster than 512).
     // FIELDFLOW_TRAIN_GROUPS overrides (measurements). A CPU driver runs a few threads.
-    uint32_t cap = device.info().type == "cpu" ? 64u : 512u;
+    // Tensor-core workgroups that read their weights from memory are one subgroup each and keep
+    // their gradient sums in memory: fewer rows stay in the cache (width 128 on the H100, 2^14:
+    // 243 us/step at 264 groups against 362 at 512; bench/RESULTS.md).
+    uint32_t cap = device.info().type == "cpu" ? 64u : tiling.coopmat && !tiling.weights_in_shared ? 256u : 512u;
     if (const char* env = std::getenv("FIELDFLOW_TRAIN_GROUPS"); env && *env) {
         char* end = nullptr;
         unsigned long v = std::strtoul(env, &end, 10);

@@ -55,6 +55,17 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
 uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, uint32_t batch,
                            uint32_t mlp_floats);
 
+// Records one training step's dispatch(es) of `set` (a train_step.comp kernel of `tiling`) over
+// `groups` workgroups, each followed by a compute barrier. A CPU driver's portable workgroups take
+// kCpuTilesPerDispatch tiles each per dispatch (pc.first_row / pc.count: the dispatch's first tile
+// and tile count): on lavapipe (Mesa 22.3), a workgroup of a wide MLP that loops over several
+// tiles computes wrong outputs and gradients from some tile on (width 128: the 3rd; width 64: the
+// 7th; also split over dispatches of 4 tiles), while one tile a dispatch is right, as the H100 is
+// at any count (GpuGradients.WeightsReadFromMemoryMatchReference, both drivers).
+inline constexpr uint32_t kCpuTilesPerDispatch = 1;
+void record_train_dispatches(VkCommandBuffer cb, const DeviceImpl& device, const DescriptorSet& set,
+                             PushConstants pc, const TrainTiling& tiling, uint32_t groups);
+
 // Rows of mlp_floats the training step's partials buffer holds for `groups` workgroups: one per
 // workgroup (the rows the optimizer sums), and on the tensor-core path one per subgroup after them.
 uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups);

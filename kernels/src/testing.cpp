@@ -54,7 +54,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     pc.cells = uint32_t(cells);
     runner.run([&](VkCommandBuffer cb) {
         compute_barrier(cb);
-        set.dispatch(cb, pc, groups);
+        record_train_dispatches(cb, dev, set, pc, tiling, groups);
     });
 
     ForwardBackward r;

@@ -286,8 +286,7 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     encoding_schedule(pc);
     float scale = lr_scale(step_);
 
-    train_set_.dispatch(cb, pc, groups_);
-    compute_barrier(cb);
+    record_train_dispatches(cb, dev_, train_set_, pc, tiling_, groups_);
     if (timer) timer->stamp(cb, first + 1);
     pc.count = groups_;
     pc.lr = options_.lr_mlp * scale;

@@ -74,33 +74,37 @@ TEST(Training, LossDecreasesAndStateIsConsistent) {
     test::expect_validation_clean(messages);
 }
 
+// On the portable kernels everywhere: on the tensor cores fp16 activations grow the atomics'
+// rounding-level differences over the steps, past the tolerance now and then (0.052 against 0.01
+// in one H100 run of 2026-11-24, within it in the others), which would hide what this test is for.
 TEST(Training, SameSeedSameResult) {
-    size_t messages = test::device().validation_messages().size();
+    Device& device = test::portable_device();
+    size_t messages = device.validation_messages().size();
     ImageData img = test::synthetic_image(40, 30);
     ModelConfig c = test::default_config(10, 8);
     TrainOptions o;
     o.batch = 512;
     o.steps = 60;
     o.seed = 99;
-    Trainer a(test::device(), c, o, img), b(test::device(), c, o, img);
+    Trainer a(device, c, o, img), b(device, c, o, img);
     float la = a.train(60), lb = b.train(60);
     // Same samples and same arithmetic; grid gradients are summed by float atomics whose order may
     // vary between runs, so results agree to rounding, not bit for bit.
-    EXPECT_NEAR(la, lb, test::tolerances().loss_rel * la);
+    EXPECT_NEAR(la, lb, test::portable_tolerances().loss_rel * la);
     Model ma = a.model(), mb = b.model();
     double max_diff = 0;
     for (size_t i = 0; i < ma.mlp.size(); ++i)
         max_diff = std::max(max_diff, double(std::abs(ma.mlp[i] - mb.mlp[i])));
     for (size_t i = 0; i < ma.encoding_params.size(); ++i)
         max_diff = std::max(max_diff, double(std::abs(ma.encoding_params[i] - mb.encoding_params[i])));
-    EXPECT_LT(max_diff, test::tolerances().same_seed);
+    EXPECT_LT(max_diff, test::portable_tolerances().same_seed);
 
     TrainOptions o2 = o;
     o2.seed = 100;
-    Trainer c2(test::device(), c, o2, img);
+    Trainer c2(device, c, o2, img);
     float lc = c2.train(60);
     EXPECT_NE(lc, la);
-    test::expect_validation_clean(messages);
+    test::expect_validation_clean(messages, device);
 }
 
 // A call of several runs of 1,000 steps records each run while the device works on the one
