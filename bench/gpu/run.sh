@@ -212,7 +212,7 @@ if [[ " $PARTS " == *" wide "* ]]; then
   done
   run "wide 128 16384 portable" env FIELDFLOW_KERNEL_PATH=portable $BENCH --image $B/img/leuvenA.ppm --hidden 128 \
       --steps 300 --report-every 300 --render-repeats 1
-  for cfg in 128:2:dense 64:5:siren 128:6:siren; do
+  for cfg in ${WIDE_QUALITY:-128:2:dense 64:5:siren}; do
     IFS=: read -r width layers model <<< "$cfg"
     args=(--hidden $width --layers $layers); [ $model = siren ] && args+=(--model siren --lr-mlp 1e-4)
     for path in portable coopmat; do
