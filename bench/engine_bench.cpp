@@ -296,10 +296,10 @@ int main(int argc, char** argv) {
         Device device = Device::open(a.device, dopt);
         const DeviceInfo& info = device.info();
         std::printf("{\"event\":\"device\",\"name\":%s,\"type\":%s,\"driver\":%s,\"kernel_path\":%s,"
-                    "\"subgroup_size\":%u}\n",
+                    "\"subgroup_size\":%u,\"multiprocessors\":%u}\n",
                     json_string(info.name).c_str(), json_string(info.type).c_str(),
                     json_string(info.driver).c_str(), json_string(device.kernel_path()).c_str(),
-                    info.subgroup_size);
+                    info.subgroup_size, info.multiprocessors);
 
         // Above 64 megapixels (a gigapixel mosaic) the extras are left out: the host's bilinear
         // baseline (one core) and the 2x render (4x the pixels) would take minutes.

@@ -142,9 +142,12 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
     // reduce (on the H100, 1,024 two-subgroup workgroups of width 64 ran no faster than 512).
     // FIELDFLOW_TRAIN_GROUPS overrides (measurements). A CPU driver runs a few threads.
     // Tensor-core workgroups that read their weights from memory are one subgroup each and keep
-    // their gradient sums in memory: fewer rows stay in the cache (width 128 on the H100, 2^14:
-    // 243 us/step at 264 groups against 362 at 512; bench/RESULTS.md).
-    uint32_t cap = device.info().type == "cpu" ? 64u : tiling.coopmat && !tiling.weights_in_shared ? 256u : 512u;
+    // their gradient sums in memory: fewer rows stay in the cache, best one a multiprocessor where
+    // the device says how many it has, else 256 (width 128 on the H100, 2^14: 188 us/step at 128
+    // groups, 243 at 256, 262 at 192, 362 at 512; bench/RESULTS.md).
+    const bool weights_in_memory = tiling.coopmat && !tiling.weights_in_shared;
+    const uint32_t sms = device.info().multiprocessors;
+    uint32_t cap = device.info().type == "cpu" ? 64u : weights_in_memory ? (sms ? sms : 256u) : 512u;
     if (const char* env = std::getenv("FIELDFLOW_TRAIN_GROUPS"); env && *env) {
         char* end = nullptr;
         unsigned long v = std::strtoul(env, &end, 10);

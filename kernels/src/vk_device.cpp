@@ -401,7 +401,11 @@ DeviceInfo describe(VkInstance instance, VkPhysicalDevice pd, uint32_t index) {
         VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
         p2.pNext = &subgroup;
         subgroup.pNext = &driver;
+        // The multiprocessor count sizes the training step's workgroups where one each is best.
+        VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+        if (has_extension(pd, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) driver.pNext = &sm;
         vkGetPhysicalDeviceProperties2(pd, &p2);
+        info.multiprocessors = sm.shaderSMCount;
         info.subgroup_size = subgroup.subgroupSize;
         info.driver = std::string(driver.driverName) + " " + driver.driverInfo;
     }

@@ -41,6 +41,7 @@ struct DeviceInfo {
     bool cooperative_matrix = false; // VK_NV_cooperative_matrix with fp16 16x16x16
     std::string missing;        // empty if usable, else the missing features, comma-separated
     uint64_t memory_bytes = 0;  // the largest device-local memory heap (system memory on a CPU driver)
+    uint32_t multiprocessors = 0; // streaming multiprocessors (VK_NV_shader_sm_builtins); 0 if not reported
 };
 
 // Every Vulkan physical device, usable or not. Empty (no exception) if there is no driver.
