@@ -171,8 +171,8 @@ for p in (cv2.imread(f"{src}/leuvenA.jpg"), cv2.imread(f"{src}/graf1.png")):
     y0, x0 = (p.shape[0] - side) // 2, (p.shape[1] - side) // 2
     tiles.append(cv2.resize(p[y0:y0 + side, x0:x0 + side], (1000, 1000), interpolation=cv2.INTER_AREA))
 nx, ny = (w + 999) // 1000, (h + 999) // 1000
-img = np.vstack([np.hstack([tiles[(r + c) % 2] for c in range(nx)]) for r in range(ny)])
-cv2.imwrite(path, img[:h, :w])
+rows = [np.hstack([tiles[(r + c) % 2] for c in range(nx)])[:, :w] for r in range(2)]  # the two that alternate
+cv2.imwrite(path, np.vstack([rows[r % 2] for r in range(ny)])[:h])
 PY
 }
 if [[ " $PARTS " == *" siren "* ]]; then
@@ -221,23 +221,11 @@ if [[ " $PARTS " == *" wide "* ]]; then
     done
   done
 fi
-python3 bench/gpu/tables.py "$RESULTS"
 if [[ " $PARTS " == *" gigasteps "* ]]; then
   # The step cost of graphs/gigapixel.yaml's model (hash grid 16 x 2 x 2^table, finest level 29,000
   # cells) on a 30000x30000 mosaic of the two sample photos, per MLP width, batch, form of the
   # encoding's Adam and table size (the image is 3.6 GB as RGBA8: two buffers of 2 GB on NVIDIA).
-  python3 - "$B/img" <<'PY'
-import sys, cv2, numpy as np
-src = sys.argv[1]
-photos = [cv2.imread(f"{src}/leuvenA.jpg"), cv2.imread(f"{src}/graf1.png")]
-tiles = []
-for p in photos:
-    side = min(p.shape[:2])
-    y0, x0 = (p.shape[0] - side) // 2, (p.shape[1] - side) // 2
-    tiles.append(cv2.resize(p[y0:y0 + side, x0:x0 + side], (1000, 1000), interpolation=cv2.INTER_AREA))
-row = [np.hstack([tiles[(r + c) % 2] for c in range(30)]) for r in range(2)]
-cv2.imwrite("/tmp/giga.ppm", np.vstack([row[r % 2] for r in range(30)]))
-PY
+  mosaic 30000 30000 /tmp/giga.ppm
   GIGA="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
   for cfg in ${GIGA_STEPS_CONFIGS:-32:65536:dense:20 32:262144:dense:20 32:65536:dense:22 32:262144:dense:22 32:262144:sparse:22 32:65536:dense:24 64:262144:dense:22 32:1048576:dense:22}; do
     IFS=: read -r width batch adam table <<< "$cfg"
@@ -245,3 +233,4 @@ PY
         --hidden "$width" --batch "$batch" --grid-adam "$adam" --steps 300 --report-every 300 --render-repeats 1 --profile 100
   done
 fi
+python3 bench/gpu/tables.py "$RESULTS"

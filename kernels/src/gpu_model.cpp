@@ -59,7 +59,7 @@ GpuModel::GpuModel(DeviceImpl& device, CommandRunner& runner, const Model& model
     upload(device, runner, mlp, model.mlp.data(), model.mlp.size() * 4);
     upload(device, runner, encoding, model.encoding_params.data(), model.encoding_params.size() * 4);
     const TrainTiling tiling = train_tiling_for(device, config);
-    if (tiling.coopmat && !tiling.weights_in_shared) {
+    if (tiling.weights_in_memory()) {
         const std::vector<uint16_t> halves = to_half(model.mlp);
         mlp16 = Buffer(device, halves.size() * 2, MemoryKind::device_local, "MLP parameters (fp16)");
         upload(device, runner, mlp16, halves.data(), halves.size() * 2);
@@ -69,13 +69,13 @@ GpuModel::GpuModel(DeviceImpl& device, CommandRunner& runner, const Model& model
 std::vector<const Buffer*> GpuModel::bindings(const TrainTiling& tiling, std::vector<const Buffer*> more) const {
     std::vector<const Buffer*> all = {&mlp, &encoding};
     all.insert(all.end(), more.begin(), more.end());
-    if (tiling.coopmat && !tiling.weights_in_shared) all.push_back(&mlp16);
+    if (tiling.weights_in_memory()) all.push_back(&mlp16);
     return all;
 }
 
 uint32_t add_weight_defines(Defines& defines, const TrainTiling& tiling, uint32_t bindings) {
     defines.push_back({"WEIGHTS_IN_SHARED", tiling.weights_in_shared ? "1" : "0"});
-    if (!tiling.coopmat || tiling.weights_in_shared) return bindings;
+    if (!tiling.weights_in_memory()) return bindings;
     defines.push_back({"CM_WEIGHTS_BINDING", std::to_string(bindings)});
     return bindings + 1;
 }
@@ -145,9 +145,8 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
     // their gradient sums in memory: fewer rows stay in the cache, best one a multiprocessor where
     // the device says how many it has, else 256 (width 128 on the H100, 2^14: 188 us/step at 128
     // groups, 243 at 256, 262 at 192, 362 at 512; bench/RESULTS.md).
-    const bool weights_in_memory = tiling.coopmat && !tiling.weights_in_shared;
     const uint32_t sms = device.info().multiprocessors;
-    uint32_t cap = device.info().type == "cpu" ? 64u : weights_in_memory ? (sms ? sms : 256u) : 512u;
+    uint32_t cap = device.info().type == "cpu" ? 64u : tiling.weights_in_memory() ? (sms ? sms : 256u) : 512u;
     if (const char* env = std::getenv("FIELDFLOW_TRAIN_GROUPS"); env && *env) {
         char* end = nullptr;
         unsigned long v = std::strtoul(env, &end, 10);

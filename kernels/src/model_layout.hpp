@@ -28,6 +28,9 @@ struct TrainTiling {
     bool weights_in_shared = true;
     bool coopmat = false; // the tensor-core MLP body (train_step.comp / render.comp with COOPMAT=1)
     std::string portable_reason = {}; // why a tensor-core device runs the portable kernels ("" if not)
+    // Tensor-core kernels that read the fp16 weights from device memory (GpuModel::mlp16), not
+    // from a shared-memory copy.
+    bool weights_in_memory() const { return coopmat && !weights_in_shared; }
 };
 TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
                           uint32_t max_invocations);

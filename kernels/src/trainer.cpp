@@ -227,7 +227,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     // what it touched.
     const KernelRequest train_request = train_kernel_request(config, tiling_, false, image_buf_.layout(), grid_adam_ != 1);
     // The fp16 weight copy of an MLP whose tensor-core kernels read their weights from memory.
-    const bool fp16_copy = tiling_.coopmat && !tiling_.weights_in_shared;
+    const bool fp16_copy = tiling_.weights_in_memory();
     Defines optimizer_defines = model_defines(config);
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
     optimizer_defines.emplace_back("MLP_FP16_COPY", fp16_copy ? "1" : "0");
@@ -239,10 +239,8 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     dev_.prepare_kernels(requests);
     const Kernel& train = dev_.kernel(train_request);
     const Kernel& optimizer = dev_.kernel(optimizer_request);
-    std::vector<const Buffer*> train_buffers = image_buf_.after(
-        {&model_.mlp, &model_.encoding, &encoding_grad_, &encoding_touched_, &partials_, &loss_partials_});
-    if (fp16_copy) train_buffers.push_back(&model_.mlp16);
-    train_set_ = DescriptorSet(dev_, train, train_buffers);
+    train_set_ = DescriptorSet(dev_, train, model_.bindings(tiling_, image_buf_.after({&encoding_grad_, &encoding_touched_,
+                                                                                        &partials_, &loss_partials_})));
     std::vector<const Buffer*> optimizer_buffers = {&model_.mlp, &mlp_m_, &mlp_v_, &partials_,
                                                     &loss_partials_, &loss_log_, &model_.encoding,
                                                     &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_,

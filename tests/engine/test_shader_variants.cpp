@@ -110,7 +110,7 @@ TEST(ShaderVariants, WeightsInMemoryRequestBindsTheFp16Copy) {
     ModelConfig c = test::default_config(200, 137);
     c.hidden_width = 128;
     const detail::TrainTiling tiling = detail::choose_coopmat_tiling(c, 48 * 1024, 1024);
-    ASSERT_TRUE(tiling.coopmat && !tiling.weights_in_shared);
+    ASSERT_TRUE(tiling.weights_in_memory());
     for (bool explicit_samples : {true, false}) {
         const detail::KernelRequest r = detail::train_kernel_request(c, tiling, explicit_samples, {});
         const uint32_t image_bindings = explicit_samples ? 9 : 7; // uv, target, output / one image part
