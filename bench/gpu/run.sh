@@ -5,7 +5,8 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k wide"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide"; default "ours peers scaling"),
+# ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts),
 # GIGA_STEPS_CONFIGS ("width:batch:adam:log2_table ...", part gigasteps).
@@ -196,6 +197,20 @@ if [[ " $PARTS " == *" ablate8k "* ]]; then
       ablate=$part; [ $part = none ] && ablate=
       run "ablate8k $(basename $img .ppm) $part" env FIELDFLOW_TRAIN_ABLATE=$ablate $BENCH --image $img \
           --steps 2000 --report-every 2000 --render-repeats 1 --profile 200
+    done
+  done
+fi
+if [[ " $PARTS " == *" ablate "* ]]; then
+  # Where a step's time goes per model and batch (FIELDFLOW_TRAIN_ABLATE parts, "none" = whole step).
+  # ABLATE_MODELS: name=args pairs; ABLATE_BATCHES: log2 batches; ABLATE_PARTS: the parts.
+  for model in ${ABLATE_MODELS:-lake= w64=--hidden:64 hash=--encoding:hash_grid:--hash-log2-table:15:--hidden:64}; do
+    name=${model%%=*}; margs=${model#*=}; margs=${margs//:/ }
+    for lb in ${ABLATE_BATCHES:-14 20}; do
+      for part in ${ABLATE_PARTS:-none inputs touch encoding_backward backward mlp}; do
+        ablate=$part; [ $part = none ] && ablate=
+        run "ablate $name $((1 << lb)) $part" env FIELDFLOW_TRAIN_ABLATE=$ablate $BENCH --image $B/img/leuvenA.ppm \
+            $margs --batch $((1 << lb)) --steps 300 --report-every 300 --render-repeats 1 --profile 100
+      done
     done
   done
 fi

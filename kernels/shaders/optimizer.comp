@@ -9,8 +9,9 @@
 // (One invocation per parameter summing every row serially was latency-bound.)
 //
 // Workgroups [MLP_GROUPS, ...): the encoding, whose cells (ENC_CELL_FEATURES parameters each) the
-// training step lists as it touches them (train_step.comp: per cell the Adam step that last
-// touched it, two list lengths used by alternate steps, then the list). GRID_ADAM picks the form:
+// training step lists as it touches them for the sparse and lazy forms (train_step.comp: per cell
+// the Adam step that last touched it, two list lengths used by alternate steps, then the list).
+// GRID_ADAM picks the form:
 //   0 sparse (the seed's): only the listed cells step; the others and their moments stay frozen.
 //   1 dense, eager: every cell steps (untouched ones with a zero gradient, their momentum carrying
 //     them on), as torch.optim.Adam on a dense grid tensor; its cost grows with the grid.
@@ -107,15 +108,15 @@ void step_mlp(uint group) {
     mlp_v[p] = v;
 }
 
-// Step t = pc.step + 1 of one encoding cell.
+// Step t = pc.step + 1 of one encoding cell: a listed cell (sparse, lazy) or any cell (eager; one
+// no sample touched has a zero gradient), its gradient read and cleared for the next step.
 void step_cell(uint cell) {
     const uint t = pc.step + 1u;
-    const bool touched = TOUCHED_STEP(cell) == t;
     float grad[ENC_CELL_FEATURES];
     for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
         const uint i = cell * ENC_CELL_FEATURES + c;
-        grad[c] = touched ? enc_grad[i] : 0.0;
-        if (touched) enc_grad[i] = 0.0;
+        grad[c] = enc_grad[i];
+        if (grad[c] != 0.0) enc_grad[i] = 0.0;
     }
 #if GRID_ADAM == 2
     encoding_catch_up(cell, enc_stamp[cell], t - 1u); // a no-op unless the cell was not readied

@@ -57,17 +57,18 @@ layout(std430, binding = 8) writeonly buffer SampleOut { float sample_out[]; };
 #endif
 
 #define ENC_PARAM(i) enc_params[i]
-// The touched buffer: per encoding cell the Adam step that last touched it, two list lengths
+// The touched buffer (TOUCH_LIST, for the optimizers that step only what a step touched: sparse
+// and lazy dense Adam): per encoding cell the Adam step that last touched it, two list lengths
 // (alternate steps use alternate ones, so the optimizer can reset the next step's), then the list
-// of the cells this step touched.
+// of the cells this step touched. Eager dense Adam visits every cell and reads its gradient
+// whatever happened: the step marks nothing (on the hash model at 2^20 the marks alone cost a
+// fifth of the step).
 #ifndef TOUCH_LIST
 #define TOUCH_LIST 1
 #endif
 void enc_touch(uint cell) {
+#if TOUCH_LIST && !defined(ABLATE_TOUCH)
     const uint t = pc.step + 1u;
-#if !TOUCH_LIST
-    enc_touched[cell] = t; // eager dense Adam visits every cell and needs only this step's mark
-#else
     const bool first = atomicExchange(enc_touched[cell], t) != t;
     // One list-length atomic per subgroup rather than per cell: tens of thousands of cells a step
     // on one counter would be served one at a time.
@@ -89,6 +90,14 @@ void enc_cell_grad(uint cell, float g[ENC_CELL_FEATURES]) {
 #define ENC_CELL_GRAD(cell, g) enc_cell_grad(cell, g)
 #include "encoding.glsl"
 
+
+// The tiles [x, y) of `tiles` that worker `me` of `workers` takes: a contiguous share, sizes
+// differing by at most one (every worker gets one while workers <= tiles).
+uvec2 tile_range(uint me, uint workers, uint tiles) {
+    const uint share = tiles / workers, extra = tiles % workers;
+    const uint first = me * share + min(me, extra);
+    return uvec2(first, first + share + (me < extra ? 1u : 0u));
+}
 
 // Sample s of this step: its uv and target (zero past OUT_DIM).
 void training_sample(uint s, out vec2 uv, out float target[OUT_PAD]) {
@@ -126,8 +135,12 @@ void train_tile(uint tile, inout float loss) {
     training_sample(in_batch ? s : 0u, uv, target);
     encode(uv, x);
 #endif
+#ifdef ABLATE_MLP // no products: the outputs and the encoding's gradient straight from the inputs
+    [[unroll]] for (int o = 0; o < OUT_PAD; ++o) { cm_out[o] = x[o % IN_PAD]; cm_dact_out[o] = 1.0; }
+#else
     cm_put_input(x);
     cm_forward();
+#endif
 
     // Deltas stay unscaled per sample: 2 / (batch * out) is applied to the fp32 sums.
     float delta[OUT_PAD];
@@ -143,10 +156,16 @@ void train_tile(uint tile, inout float loss) {
         for (int o = 0; o < OUT_DIM; ++o) sample_out[s * OUT_DIM + o] = cm_out[o];
 #endif
     loss += in_batch ? sq : 0.0;
+#ifndef ABLATE_MLP
     cm_put_output_delta(delta);
+#endif
 #ifndef ABLATE_BACKWARD
     float dx[ENC_GRAD_DIM];
+#ifdef ABLATE_MLP
+    [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = delta[c % OUT_PAD] * LOSS_SCALE;
+#else
     cm_backward(LOSS_SCALE / CM_LOSS_SCALE, dx);
+#endif
 #ifndef ABLATE_ENCODING_BACKWARD
     if (in_batch) encode_backward(uv, dx);
 #endif
@@ -161,7 +180,8 @@ void main() {
     const uint me = gl_WorkGroupID.x * CM_WARPS + gl_SubgroupID;
     cm_grad_begin(gl_NumWorkGroups.x + me);
     float loss = 0.0;
-    for (uint tile = me; tile < tiles; tile += subgroups) train_tile(tile, loss);
+    const uvec2 mine = tile_range(me, subgroups, tiles);
+    for (uint tile = mine.x; tile < mine.y; ++tile) train_tile(tile, loss);
     cm_write_gradients(LOSS_SCALE / CM_LOSS_SCALE);
     // The subgroup's loss goes through the first float of its own output area (free now): a
     // separate shared array of CM_WARPS floats would shift the other arrays off the 16-byte
@@ -285,8 +305,9 @@ void main() {
     // This dispatch's tiles: [pc.first_row, pc.first_row + pc.count) (a CPU driver splits the step
     // into several dispatches, each starting at a multiple of the workgroup count: Trainer).
     const uint tiles = (pc.batch + TILE - 1) / TILE, end = min(tiles, pc.first_row + pc.count);
-    for (uint tile = pc.first_row + gl_WorkGroupID.x; tile < end; tile += gl_NumWorkGroups.x) {
-        train_tile(tile, tile == gl_WorkGroupID.x); // the group's first tile of the step
+    const uvec2 mine = pc.first_row + tile_range(gl_WorkGroupID.x, gl_NumWorkGroups.x, end - pc.first_row);
+    for (uint tile = mine.x; tile < mine.y; ++tile) {
+        train_tile(tile, pc.first_row == 0u && tile == mine.x); // the group's first tile of the step
         barrier(); // the next tile rewrites the shared arrays
     }
 }

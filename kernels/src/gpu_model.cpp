@@ -198,8 +198,10 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
             else if (part == "encoding_backward") d.push_back({"ABLATE_ENCODING_BACKWARD", "1"});
             else if (part == "bias") d.push_back({"ABLATE_BIAS", "1"});
             else if (part == "inputs") d.push_back({"ABLATE_INPUTS", "1"});
+            else if (part == "touch") d.push_back({"ABLATE_TOUCH", "1"});
+            else if (part == "mlp") d.push_back({"ABLATE_MLP", "1"});
             else throw EngineError("FIELDFLOW_TRAIN_ABLATE: unknown part '" + part +
-                                   "' (backward, encoding_backward, bias, inputs)");
+                                   "' (backward, encoding_backward, bias, inputs, touch, mlp)");
         }
     }
     uint32_t bindings = 9; // explicit samples: uv, target and output after the step's 6 buffers

@@ -37,12 +37,24 @@ double forward_tolerance(const ModelConfig& config) {
     return test::tolerances().forward * std::sqrt(std::max(1.0, config.hidden_width / 32.0));
 }
 
-// max_groups > 0 caps the training kernel's workgroups, so each one accumulates several tiles.
+// Samples in runs of `run` that lie within 1e-3 of each other (most of a run in the same encoding
+// cells): neighbouring invocations send their atomics to the same addresses at once.
+void cluster(test::Samples& s, uint32_t run) {
+    for (size_t i = 1; i < s.uv.size() / 2; ++i) {
+        if (i % run == 0) continue;
+        s.uv[2 * i] = std::min(1.0f, s.uv[2 * i - 2] + 2e-4f);
+        s.uv[2 * i + 1] = std::min(1.0f, s.uv[2 * i - 1] + 1e-4f);
+    }
+}
+
+// max_groups > 0 caps the training kernel's workgroups, so each one accumulates several tiles;
+// run > 1 draws the samples in runs of neighbours (cluster).
 void check_gradients(const ModelConfig& config, uint32_t samples, uint32_t seed,
-                     uint32_t max_groups = 0) {
+                     uint32_t max_groups = 0, uint32_t run = 1) {
     size_t messages = test::device().validation_messages().size();
     Model model = test::random_model(config, seed);
     test::Samples s = test::random_samples(samples, config.output_dims, seed + 1);
+    if (run > 1) cluster(s, run);
     testing::ForwardBackward gpu = testing::forward_backward(test::device(), model, s.uv, s.targets, max_groups);
     reference::Gradients ref = reference::forward_backward(
         model, {s.uv.begin(), s.uv.end()}, {s.targets.begin(), s.targets.end()});
@@ -137,6 +149,15 @@ TEST(GpuGradients, FewGroupsAccumulateManyTiles) {
     check_gradients(test::default_config(), 1500, 52, 3);
     check_gradients(test::hash_test_config(), 1100, 53, 2);
     check_gradients(test::siren_test_config(), 900, 54, 2);
+}
+
+// Neighbouring samples in the same cells, in runs of 5 and of 40 (longer than a subgroup), a batch
+// that leaves the last subgroup partly empty: every contribution of a run reaches its cells.
+TEST(GpuGradients, NeighboursSharingCellsMatchReference) {
+    check_gradients(test::default_config(), 300, 61, 0, 5);
+    check_gradients(test::default_config(), 300, 62, 2, 40);
+    check_gradients(test::hash_test_config(), 300, 63, 0, 5);
+    check_gradients(test::hash_test_config(), 300, 64, 3, 40);
 }
 
 // Width 128 and a 5-layer SIREN: on the tensor cores their fp16 weights do not fit shared memory

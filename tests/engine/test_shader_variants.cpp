@@ -102,6 +102,17 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
         expect_valid("train_step.comp", configs()[0],
                      {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", coopmat}, {"TOUCH_LIST", "0"}});
     }
+    // The measurement step's left-out parts (FIELDFLOW_TRAIN_ABLATE), one at a time and together.
+    const Defines cm = {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"}};
+    Defines all = cm;
+    for (const char* part : {"ABLATE_BACKWARD", "ABLATE_ENCODING_BACKWARD", "ABLATE_BIAS", "ABLATE_INPUTS",
+                             "ABLATE_TOUCH", "ABLATE_MLP"}) {
+        Defines d = cm;
+        d.push_back({part, "1"});
+        all.push_back({part, "1"});
+        expect_valid("train_step.comp", configs()[0], d);
+    }
+    expect_valid("train_step.comp", configs()[0], all);
 }
 
 // The training kernel's request for an MLP whose weights are read from memory names the binding
@@ -117,8 +128,12 @@ TEST(ShaderVariants, WeightsInMemoryRequestBindsTheFp16Copy) {
         EXPECT_EQ(r.bindings, image_bindings + 1);
         EXPECT_TRUE(has(r.defines, "CM_WEIGHTS_BINDING"));
         for (const auto& [k, v] : r.defines) {
-            if (k == "CM_WEIGHTS_BINDING") EXPECT_EQ(v, std::to_string(image_bindings));
-            if (k == "WEIGHTS_IN_SHARED") EXPECT_EQ(v, "0");
+            if (k == "CM_WEIGHTS_BINDING") {
+                EXPECT_EQ(v, std::to_string(image_bindings));
+            }
+            if (k == "WEIGHTS_IN_SHARED") {
+                EXPECT_EQ(v, "0");
+            }
         }
         detail::CompileResult compiled;
         ASSERT_NO_THROW(compiled = detail::compile_shader(r.shader, r.defines));
