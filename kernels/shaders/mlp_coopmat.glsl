@@ -85,10 +85,28 @@ float cm_dact_out[OUT_PAD];
 #endif
 float cm_out[OUT_PAD];         // per invocation: the network output
 
-// Every invocation of the workgroup calls this, then passes a barrier().
+// The fp32 master weights as vec4s (the same binding as mlp_params, 0): with 16-aligned widths
+// every matrix and bias holds a multiple of 16 floats.
+layout(std430, binding = 0) readonly buffer MlpParams4 { vec4 mlp_params4[]; };
+
+// Every invocation of the workgroup calls this, then passes a barrier(). Four vec4 loads are in
+// flight before their stores: a loop of one float at a time waited on memory ~110 times per
+// invocation for a width-64 MLP, longer than the rest of a step at batch 2^16.
 void cm_load_weights() {
 #if WEIGHTS_IN_SHARED
-    for (uint i = gl_LocalInvocationID.x; i < MLP_PARAMS; i += TILE) s_w16[i] = float16_t(mlp_params[i]);
+    const uint quads = MLP_PARAMS / 4;
+    for (uint i = gl_LocalInvocationID.x; i < quads; i += 4 * TILE) {
+        vec4 v[4];
+        [[unroll]] for (uint k = 0; k < 4; ++k) {
+            const uint q = i + k * TILE;
+            v[k] = q < quads ? mlp_params4[q] : vec4(0.0);
+        }
+        [[unroll]] for (uint k = 0; k < 4; ++k) {
+            const uint q = i + k * TILE;
+            if (q < quads)
+                [[unroll]] for (uint c = 0; c < 4; ++c) s_w16[4 * q + c] = float16_t(v[k][c]);
+        }
+    }
 #endif
     for (uint i = gl_LocalInvocationID.x; i < MATRICES * CM_BIAS_STRIDE; i += TILE) {
         const uint l = i / CM_BIAS_STRIDE, o = i % CM_BIAS_STRIDE;

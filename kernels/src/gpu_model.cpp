@@ -138,15 +138,17 @@ uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups) {
 
 uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, uint32_t batch,
                            uint32_t mlp_floats) {
-    // Enough workgroups to fill the device several times over; more only add partial rows to
-    // reduce (on the H100, 1,024 two-subgroup workgroups of width 64 ran no faster than 512).
+    // Portable kernels: enough workgroups to fill the device several times over; more only add
+    // partial rows to reduce (on the H100, 1,024 two-subgroup workgroups of width 64 ran no faster
+    // than 512). Tensor-core kernels: one workgroup a multiprocessor where the device says how
+    // many it has (VK_NV_shader_sm_builtins), else 256. Each of their workgroups loads the
+    // weights, and each of their subgroups writes a partial row of every MLP parameter, so fewer
+    // groups taking more tiles each were faster at every batch from 2^14 to 2^20 on the H100
+    // (lake model at 2^16: 39.8 us/step at 132 groups against 62.6 at 512; width 64: 112 against
+    // 178; width 128, whose weights stay in memory: 188 against 243 at 256; bench/RESULTS.md).
     // FIELDFLOW_TRAIN_GROUPS overrides (measurements). A CPU driver runs a few threads.
-    // Tensor-core workgroups that read their weights from memory are one subgroup each and keep
-    // their gradient sums in memory: fewer rows stay in the cache, best one a multiprocessor where
-    // the device says how many it has, else 256 (width 128 on the H100, 2^14: 188 us/step at 128
-    // groups, 243 at 256, 262 at 192, 362 at 512; bench/RESULTS.md).
     const uint32_t sms = device.info().multiprocessors;
-    uint32_t cap = device.info().type == "cpu" ? 64u : tiling.weights_in_memory() ? (sms ? sms : 256u) : 512u;
+    uint32_t cap = device.info().type == "cpu" ? 64u : tiling.coopmat ? (sms ? sms : 256u) : 512u;
     if (const char* env = std::getenv("FIELDFLOW_TRAIN_GROUPS"); env && *env) {
         char* end = nullptr;
         unsigned long v = std::strtoul(env, &end, 10);

@@ -228,7 +228,10 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     }
     // Where no workgroup fits its weights beside its tiles, the products read the weights from
     // device memory (an fp16 copy; mlp_coopmat.glsl) and shared memory holds the tiles alone.
-    for (bool weights : {true, false})
+    // FIELDFLOW_TRAIN_WEIGHTS=memory takes that form for any model (measurements).
+    std::vector<bool> places = {true, false};
+    if (const char* env = std::getenv("FIELDFLOW_TRAIN_WEIGHTS"); env && std::string(env) == "memory") places = {false};
+    for (bool weights : places)
         for (uint32_t tile : tiles)
             if (tile <= max_invocations && bytes(tile, weights) <= max_shared) return {tile, weights, true};
     return {0, false, false};
