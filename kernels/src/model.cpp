@@ -228,9 +228,17 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     }
     // Where no workgroup fits its weights beside its tiles, the products read the weights from
     // device memory (an fp16 copy; mlp_coopmat.glsl) and shared memory holds the tiles alone.
-    // FIELDFLOW_TRAIN_WEIGHTS=memory takes that form for any model (measurements).
+    // MLPs of hidden width 64 and more take that form too: their workgroups then hold more tiles
+    // in the same shared memory, and on the H100 width 64 trained 5-11% faster at batches 2^14 to
+    // 2^20 and rendered 22% faster (the hash model's width-64 MLP within 2%, either way;
+    // bench/RESULTS.md). FIELDFLOW_TRAIN_WEIGHTS=shared|memory forces a form (measurements).
     std::vector<bool> places = {true, false};
-    if (const char* env = std::getenv("FIELDFLOW_TRAIN_WEIGHTS"); env && std::string(env) == "memory") places = {false};
+    if (c.hidden_width >= 64) places = {false};
+    if (const char* env = std::getenv("FIELDFLOW_TRAIN_WEIGHTS"); env && *env) {
+        const std::string v = env;
+        if (v == "memory") places = {false};
+        else if (v == "shared") places = {true, false};
+    }
     for (bool weights : places)
         for (uint32_t tile : tiles)
             if (tile <= max_invocations && bytes(tile, weights) <= max_shared) return {tile, weights, true};

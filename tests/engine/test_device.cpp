@@ -150,12 +150,18 @@ TEST(ModelConfig, ValidateNamesTheProblem) {
 // fp16 weights in shared memory beside 4 subgroups' tiles; width 128 and a 5-layer SIREN of 64 do
 // not fit that way and read them from memory, one subgroup's tile a workgroup; nothing wider than
 // one tile's activations is refused.
-TEST(ModelConfig, TensorCoreTilingFallsBackToWeightsInMemory) {
+TEST(ModelConfig, TensorCoreTilingReadsWideOrLargeWeightsFromMemory) {
     const uint32_t shared = 48 * 1024, invocations = 1024;
     ModelConfig lake = test::default_config(200, 137);
     detail::TrainTiling t = detail::choose_coopmat_tiling(lake, shared, invocations);
     EXPECT_EQ(t.tile, 128u);
     EXPECT_TRUE(t.weights_in_shared);
+    // Width 64 fits beside its weights but reads them from memory (faster: more tiles a workgroup).
+    ModelConfig wide = lake;
+    wide.hidden_width = 64;
+    t = detail::choose_coopmat_tiling(wide, shared, invocations);
+    EXPECT_EQ(t.tile, 64u);
+    EXPECT_FALSE(t.weights_in_shared);
     ModelConfig widest = lake;
     widest.hidden_width = 128;
     t = detail::choose_coopmat_tiling(widest, shared, invocations);
