@@ -2,9 +2,9 @@
 // One optimizer step for the whole model in one dispatch (the two parts share no data, so one
 // dispatch replaces two and their launch costs):
 //
-// Workgroups [0, MLP_GROUPS): the MLP. Each owns 32 consecutive parameters (padded layout) and sums
-// their per-workgroup gradient partials from train_step.comp with 8 row slices in parallel (slice j
-// takes rows j, j + 8, ...), combines the slices in a fixed order (deterministic) and takes an Adam
+// Workgroups [0, MLP_GROUPS): the MLP. Each owns 8 consecutive parameters (padded layout) and sums
+// their gradient partials from train_step.comp (a row per workgroup, or per subgroup on the tensor
+// cores; pc.count rows) with 32 row slices in parallel (slice j takes rows j, j + 32, ...), combines the slices in a fixed order (deterministic) and takes an Adam
 // step on the fp32 master weights. Workgroup 0 also reduces the step's loss into the loss log.
 // (One invocation per parameter summing every row serially was latency-bound.)
 //
@@ -35,8 +35,10 @@
 #define GRID_ADAM 2
 #endif
 
-#define PARAMS_PER_GROUP 32
-#define ROW_SLICES 8
+// 8 parameters x 32 row slices: the tensor-core step leaves a row per subgroup (512 for the lake
+// model at 2^14), and a slice then sums 16 of them (kOptimizerParamsPerGroup in trainer.cpp).
+#define PARAMS_PER_GROUP 8
+#define ROW_SLICES 32
 #define GROUP_SIZE (PARAMS_PER_GROUP * ROW_SLICES)
 #define MLP_GROUPS ((MLP_PARAMS + PARAMS_PER_GROUP - 1) / PARAMS_PER_GROUP)
 layout(local_size_x = GROUP_SIZE) in;

@@ -2,7 +2,8 @@
 // One training step, fused: draw samples (counter-based RNG), fetch targets, encode, forward, MSE
 // loss, backward. Persistent workgroups: a fixed number of workgroups (see Trainer) loop over the
 // batch's tiles, so memory and the final reduction do not grow with the batch. Each workgroup
-// leaves its weight gradients, summed over its tiles, in its own partial row (no atomics; the rows
+// (each subgroup, on the tensor cores) leaves its weight gradients, summed over its tiles, in its
+// own partial row (no atomics; the rows
 // are summed in a fixed order by optimizer.comp); encoding gradients are scattered with float
 // atomics, and the cells the step touches are marked (and listed, for an optimizer that steps
 // only those: optimizer.comp), so the optimizer's cost can follow the batch, not the grid.
@@ -12,9 +13,8 @@
 //   COOPMAT=0 (portable): a tile is TILE samples, one per invocation, layers separated by
 //     workgroup barriers (mlp.glsl);
 //   COOPMAT=1 (tensor cores, mlp_coopmat.glsl): every 32-wide subgroup takes its own tiles of 32
-//     samples and keeps its gradient sums to itself until the step's end; the workgroup then
-//     adds its subgroups' rows into its own (rows [0, groups) are the workgroup rows the optimizer
-//     reads, the subgroups' rows follow them).
+//     samples and keeps its gradient sums to itself until the step's end, then writes them as its
+//     own row (and its loss as its own partial), which the optimizer sums with all the others.
 #ifndef COOPMAT
 #define COOPMAT 0
 #endif
@@ -178,31 +178,18 @@ void main() {
     const uint tiles = (pc.batch + WT - 1) / WT;
     const uint subgroups = gl_NumWorkGroups.x * CM_WARPS;
     const uint me = gl_WorkGroupID.x * CM_WARPS + gl_SubgroupID;
-    cm_grad_begin(gl_NumWorkGroups.x + me);
+    cm_grad_begin(me);
     float loss = 0.0;
     const uvec2 mine = tile_range(me, subgroups, tiles);
     for (uint tile = mine.x; tile < mine.y; ++tile) train_tile(tile, loss);
+    // The subgroup's row and loss partial are the optimizer's to sum: adding a workgroup's rows
+    // here first, one parameter at a time, cost more than the optimizer reading them all (width 64
+    // at 2^14: 20 of 49 us/step; bench/RESULTS.md).
+#ifndef ABLATE_GRADIENT_ROWS
     cm_write_gradients(LOSS_SCALE / CM_LOSS_SCALE);
-    // The subgroup's loss goes through the first float of its own output area (free now): a
-    // separate shared array of CM_WARPS floats would shift the other arrays off the 16-byte
-    // alignment cooperative-matrix loads need (a 1- or 2-subgroup workgroup then computed garbage).
+#endif
     loss = subgroupAdd(loss);
-    if (subgroupElect()) s_out[CM_OUT(0)] = loss;
-
-    // The workgroup's row: the sum of its subgroups' rows, in a fixed order.
-    memoryBarrierBuffer();
-    barrier();
-    const uint first_row = (gl_NumWorkGroups.x + gl_WorkGroupID.x * CM_WARPS) * uint(MLP_PARAMS);
-    for (uint i = gl_LocalInvocationID.x; i < MLP_PARAMS; i += TILE) {
-        float sum = 0.0;
-        for (uint w = 0; w < CM_WARPS; ++w) sum += mlp_partials[first_row + w * uint(MLP_PARAMS) + i];
-        mlp_partials[gl_WorkGroupID.x * uint(MLP_PARAMS) + i] = sum;
-    }
-    if (gl_LocalInvocationID.x == 0) {
-        float total = 0.0;
-        for (uint w = 0; w < CM_WARPS; ++w) total += s_out[w * (OUT_PAD * WOS)];
-        loss_partials[gl_WorkGroupID.x] = total;
-    }
+    if (subgroupElect()) loss_partials[me] = loss;
 }
 
 #else // portable

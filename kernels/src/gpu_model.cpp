@@ -133,7 +133,7 @@ void record_train_dispatches(VkCommandBuffer cb, const DeviceImpl& device, const
 }
 
 uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups) {
-    return tiling.coopmat ? groups * (1 + tiling.tile / 32) : groups;
+    return tiling.coopmat ? groups * (tiling.tile / 32) : groups;
 }
 
 uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, uint32_t batch,
@@ -202,8 +202,9 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
             else if (part == "inputs") d.push_back({"ABLATE_INPUTS", "1"});
             else if (part == "touch") d.push_back({"ABLATE_TOUCH", "1"});
             else if (part == "mlp") d.push_back({"ABLATE_MLP", "1"});
+            else if (part == "gradient_rows") d.push_back({"ABLATE_GRADIENT_ROWS", "1"});
             else throw EngineError("FIELDFLOW_TRAIN_ABLATE: unknown part '" + part +
-                                   "' (backward, encoding_backward, bias, inputs, touch, mlp)");
+                                   "' (backward, encoding_backward, bias, inputs, touch, mlp, gradient_rows)");
         }
     }
     uint32_t bindings = 9; // explicit samples: uv, target and output after the step's 6 buffers

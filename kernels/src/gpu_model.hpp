@@ -66,8 +66,9 @@ inline constexpr uint32_t kCpuTilesPerDispatch = 1;
 void record_train_dispatches(VkCommandBuffer cb, const DeviceImpl& device, const DescriptorSet& set,
                              PushConstants pc, const TrainTiling& tiling, uint32_t groups);
 
-// Rows of mlp_floats the training step's partials buffer holds for `groups` workgroups: one per
-// workgroup (the rows the optimizer sums), and on the tensor-core path one per subgroup after them.
+// Rows of mlp_floats the training step's partials buffer holds for `groups` workgroups, and the
+// floats of its loss partials: one per workgroup, on the tensor-core path one per subgroup (every
+// subgroup keeps its own sums through the step); the optimizer sums them all.
 uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups);
 
 // The fused training kernel for a model on this device (EXPLICIT_SAMPLES for tests, else the

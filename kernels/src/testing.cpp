@@ -36,7 +36,8 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     Buffer grid_grad = local(params * 4, "encoding gradients");
     Buffer touched = local((2 * cells + 2) * 4, "encoding touched cells"); // see train_step.comp
     Buffer partials = local(size_t(partial_rows(tiling, groups)) * gpu.layout.total * 4, "MLP gradient partials");
-    Buffer loss_partials = local(groups * 4, "loss partials");
+    const uint32_t rows = partial_rows(tiling, groups);
+    Buffer loss_partials = local(rows * 4, "loss partials");
     Buffer uv_buf = local(uv.size() * 4, "sample uv");
     Buffer target_buf = local(targets.size() * 4, "sample targets");
     Buffer out_buf = local(targets.size() * 4, "sample outputs");
@@ -62,12 +63,12 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     download(dev, runner, out_buf, r.outputs.data(), r.outputs.size() * 4);
     r.grad_encoding.resize(params);
     download(dev, runner, grid_grad, r.grad_encoding.data(), r.grad_encoding.size() * 4);
-    std::vector<float> part(size_t(groups) * gpu.layout.total), lp(groups);
+    std::vector<float> part(size_t(rows) * gpu.layout.total), lp(rows);
     download(dev, runner, partials, part.data(), part.size() * 4);
     download(dev, runner, loss_partials, lp.data(), lp.size() * 4);
     std::vector<double> sum(gpu.layout.total, 0.0);
-    for (uint32_t g = 0; g < groups; ++g)
-        for (size_t p = 0; p < sum.size(); ++p) sum[p] += part[g * sum.size() + p];
+    for (uint32_t row = 0; row < rows; ++row)
+        for (size_t p = 0; p < sum.size(); ++p) sum[p] += part[row * sum.size() + p];
     r.grad_mlp.assign(sum.begin(), sum.end());
     double loss = 0;
     for (float v : lp) loss += v;

@@ -14,6 +14,8 @@ namespace {
 // Workgroups of 256 that the optimizer's encoding part and the settle pass loop with: enough to
 // fill a large GPU, and within every device's maxComputeWorkGroupCount (65,535).
 constexpr uint32_t kMaxEncodingGroups = 1024;
+// MLP parameters per workgroup of optimizer.comp (its PARAMS_PER_GROUP).
+constexpr uint32_t kOptimizerParamsPerGroup = 8;
 
 void check_image(const ImageData& image) {
     if (image.width == 0 || image.height == 0)
@@ -185,7 +187,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     mlp_m_ = local(L.total * 4, "MLP Adam m");
     mlp_v_ = local(L.total * 4, "MLP Adam v");
     partials_ = local(size_t(partial_rows(tiling_, groups_)) * L.total * 4, "MLP gradient partials");
-    loss_partials_ = local(size_t(groups_) * 4, "loss partials");
+    loss_partials_ = local(size_t(partial_rows(tiling_, groups_)) * 4, "loss partials");
     loss_log_ = local(PipelinedRunner::kSlots * kTrainerStepsPerSubmit * 4, "loss log");
     encoding_m_ = local(encoding_floats * 4, "encoding Adam m");
     encoding_v_ = local(encoding_floats * 4, "encoding Adam v");
@@ -286,10 +288,10 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
 
     record_train_dispatches(cb, dev_, train_set_, pc, tiling_, groups_);
     if (timer) timer->stamp(cb, first + 1);
-    pc.count = groups_;
+    pc.count = partial_rows(tiling_, groups_);
     pc.lr = options_.lr_mlp * scale;
     pc.lr_grid = options_.lr_grid * scale;
-    // optimizer.comp: 32 MLP parameters per workgroup, then workgroups of 256 looping over the
+    // optimizer.comp: 8 MLP parameters per workgroup, then workgroups of 256 looping over the
     // encoding's touched cells (or all of them, eagerly), then (lazy dense Adam) over the next
     // step's samples.
     // The eager pass: one invocation per cell (as many workgroups as one dispatch may have); the
@@ -298,7 +300,7 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     // The readying pass: 4 invocations a sample (optimizer.comp's READY_PARTS).
     const uint32_t ready_groups =
         grid_adam_ == 2 ? uint32_t(std::min<uint64_t>(div_up(uint64_t(options_.batch) * 4, 256), kMaxEncodingGroups)) : 0;
-    optimizer_set_.dispatch(cb, pc, div_up(model_.layout.total, 32) + pc.encoding_groups + ready_groups);
+    optimizer_set_.dispatch(cb, pc, div_up(model_.layout.total, kOptimizerParamsPerGroup) + pc.encoding_groups + ready_groups);
     compute_barrier(cb);
     if (timer) timer->stamp(cb, first + 2);
     ++step_;

@@ -38,8 +38,8 @@ MemoryEstimate estimate_training_memory(const Device& device, const ModelConfig&
     // Parameters, Adam's m and v, the gradient partial rows, the loss partials; the fp16 weight
     // copy of tensor-core kernels that read their weights from memory.
     const uint64_t fp16_copy = tiling.weights_in_memory() ? 2 * uint64_t(L.total) : 0;
-    e.parts.emplace_back("MLP", 4 * uint64_t(L.total) * (3 + partial_rows(tiling, groups)) + 4 * uint64_t(groups) +
-                                    fp16_copy);
+    const uint64_t rows = partial_rows(tiling, groups);
+    e.parts.emplace_back("MLP", 4 * uint64_t(L.total) * (3 + rows) + 4 * rows + fp16_copy);
     // The evaluation's render band and the error partials (one float a 256 pixels of a band, on
     // the device and read back); the snapshots' band and its read-back.
     const uint64_t band_rows = render_band_rows(dev, config, width, height);

@@ -106,7 +106,7 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
     const Defines cm = {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"}};
     Defines all = cm;
     for (const char* part : {"ABLATE_BACKWARD", "ABLATE_ENCODING_BACKWARD", "ABLATE_BIAS", "ABLATE_INPUTS",
-                             "ABLATE_TOUCH", "ABLATE_MLP"}) {
+                             "ABLATE_TOUCH", "ABLATE_MLP", "ABLATE_GRADIENT_ROWS"}) {
         Defines d = cm;
         d.push_back({part, "1"});
         all.push_back({part, "1"});
