@@ -334,6 +334,37 @@ int compute_queue_family(VkPhysicalDevice pd) {
     return -1;
 }
 
+// The device features the tensor-core path needs, as one chain of Vulkan structures: queried by
+// coopmat_missing, switched on by DeviceImpl when it takes that path. glslang declares the
+// VulkanMemoryModel capability, with device-scope accesses, for GL_NV_cooperative_matrix shaders.
+struct CoopmatFeatures {
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+    VkPhysicalDeviceShaderFloat16Int8Features f16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+    VkPhysicalDeviceVulkanMemoryModelFeatures mm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+    VkPhysicalDevice16BitStorageFeatures s16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+
+    CoopmatFeatures() {
+        cm.pNext = &f16;
+        f16.pNext = &mm;
+        mm.pNext = &s16;
+    }
+    CoopmatFeatures(const CoopmatFeatures&) = delete; // the chain points into the object itself
+    CoopmatFeatures& operator=(const CoopmatFeatures&) = delete;
+
+    // The chain's head, its last structure pointing at `next`.
+    void* chain(void* next) {
+        s16.pNext = next;
+        return &cm;
+    }
+    void enable_all() {
+        cm.cooperativeMatrix = VK_TRUE;
+        f16.shaderFloat16 = VK_TRUE;
+        mm.vulkanMemoryModel = VK_TRUE;
+        mm.vulkanMemoryModelDeviceScope = VK_TRUE;
+        s16.storageBuffer16BitAccess = VK_TRUE;
+    }
+};
+
 // The tensor-core path's needs: VK_NV_cooperative_matrix with an fp16 x fp16 -> fp32 16x16x16
 // subgroup shape, shaderFloat16 (fp16 shared memory and arithmetic), storageBuffer16BitAccess (the
 // fp16 weight copy wide MLPs read from device memory), 32-wide subgroups with
@@ -344,25 +375,14 @@ std::string coopmat_missing(VkInstance instance, VkPhysicalDevice pd, uint32_t a
     if (!has_extension(pd, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
         return VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
     if (api_version < VK_API_VERSION_1_2) return "Vulkan 1.2";
-    VkPhysicalDeviceCooperativeMatrixFeaturesNV cm{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
-    VkPhysicalDeviceShaderFloat16Int8Features f16{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
-    VkPhysicalDeviceVulkanMemoryModelFeatures mm{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
-    VkPhysicalDevice16BitStorageFeatures s16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
-    cm.pNext = &f16;
-    f16.pNext = &mm;
-    mm.pNext = &s16;
+    CoopmatFeatures has;
     VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    f2.pNext = &cm;
+    f2.pNext = has.chain(nullptr);
     vkGetPhysicalDeviceFeatures2(pd, &f2);
-    if (!cm.cooperativeMatrix) return "cooperativeMatrix";
-    if (!f16.shaderFloat16) return "shaderFloat16";
-    if (!s16.storageBuffer16BitAccess) return "storageBuffer16BitAccess";
-    // glslang declares the VulkanMemoryModel capability, with device-scope accesses, for
-    // GL_NV_cooperative_matrix shaders.
-    if (!mm.vulkanMemoryModel || !mm.vulkanMemoryModelDeviceScope)
+    if (!has.cm.cooperativeMatrix) return "cooperativeMatrix";
+    if (!has.f16.shaderFloat16) return "shaderFloat16";
+    if (!has.s16.storageBuffer16BitAccess) return "storageBuffer16BitAccess";
+    if (!has.mm.vulkanMemoryModel || !has.mm.vulkanMemoryModelDeviceScope)
         return "vulkanMemoryModel with device scope";
     if (subgroup.subgroupSize != 32) return "32-wide subgroups";
     if (!(subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ||
@@ -648,23 +668,10 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
     VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     f2.pNext = &af;
     std::vector<const char*> exts = {VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME};
-    VkPhysicalDeviceCooperativeMatrixFeaturesNV cm{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
-    VkPhysicalDeviceShaderFloat16Int8Features f16{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
-    VkPhysicalDeviceVulkanMemoryModelFeatures mm{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
-    VkPhysicalDevice16BitStorageFeatures s16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+    CoopmatFeatures coopmat_features;
     if (coopmat_) {
-        cm.cooperativeMatrix = VK_TRUE;
-        f16.shaderFloat16 = VK_TRUE;
-        mm.vulkanMemoryModel = VK_TRUE;
-        mm.vulkanMemoryModelDeviceScope = VK_TRUE;
-        s16.storageBuffer16BitAccess = VK_TRUE;
-        af.pNext = &cm;
-        cm.pNext = &f16;
-        f16.pNext = &mm;
-        mm.pNext = &s16;
+        coopmat_features.enable_all();
+        af.pNext = coopmat_features.chain(nullptr);
         exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
     }
     // FIELDFLOW_PIPELINE_STATS=1 prints what the driver reports of each compiled kernel (registers,
