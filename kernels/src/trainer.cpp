@@ -16,6 +16,12 @@ namespace {
 constexpr uint32_t kMaxEncodingGroups = 1024;
 // MLP parameters per workgroup of optimizer.comp (its PARAMS_PER_GROUP).
 constexpr uint32_t kOptimizerParamsPerGroup = 8;
+// The first run of a train() call is short and each next one 4x longer, up to
+// kTrainerStepsPerSubmit: the device idles only while the first is recorded. A caller training in
+// calls of 1,000 steps, like the Train node, otherwise left it idle for the whole recording of each
+// call (H100, lake model: 40,000 steps in calls of 1,000 0.85 s before, 0.74 s after; one call
+// 0.72-0.74 s either way; bench/RESULTS.md).
+constexpr uint32_t kFirstRunSteps = 50;
 
 void check_image(const ImageData& image) {
     if (image.width == 0 || image.height == 0)
@@ -306,9 +312,10 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     ++step_;
 }
 
-// Runs of up to kTrainerStepsPerSubmit steps, recorded while the device runs the one before (two in
-// flight: PipelinedRunner). Each pipeline slot has its own part of the loss log, of its read-back
-// buffer and of the timestamp queries, so a run's results stay until the host reads them.
+// Runs of kFirstRunSteps steps growing to kTrainerStepsPerSubmit, each recorded while the device
+// runs the one before (two in flight: PipelinedRunner). Each pipeline slot has its own part of the
+// loss log, of its read-back buffer and of the timestamp queries, so a run's results stay until
+// the host reads them.
 float TrainerImpl::train(uint32_t steps) {
     struct Run {
         uint32_t first_step = 0, steps = 0; // the step whose loss lands in the slot's first entry
@@ -339,9 +346,10 @@ float TrainerImpl::train(uint32_t steps) {
             }
         last = log[run.steps - 1];
     };
-    uint32_t submitted = 0;
+    uint32_t submitted = 0, run_steps = kFirstRunSteps;
     while (steps > 0) {
-        const uint32_t n = std::min(steps, kTrainerStepsPerSubmit);
+        const uint32_t n = std::min(steps, run_steps);
+        run_steps = std::min(run_steps * 4, kTrainerStepsPerSubmit);
         const uint32_t slot = submitted++ % PipelinedRunner::kSlots;
         collect(slot); // the oldest run in flight, so results are taken in order
         runs[slot] = {step_ + 1, n, true};
