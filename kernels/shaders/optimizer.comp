@@ -2,10 +2,11 @@
 // One optimizer step for the whole model in one dispatch (the two parts share no data, so one
 // dispatch replaces two and their launch costs):
 //
-// Workgroups [0, MLP_GROUPS): the MLP. Each owns 8 consecutive parameters (padded layout) and sums
-// their gradient partials from train_step.comp (a row per workgroup, or per subgroup on the tensor
-// cores; pc.count rows) with 32 row slices in parallel (slice j takes rows j, j + 32, ...), combines the slices in a fixed order (deterministic) and takes an Adam
-// step on the fp32 master weights. Workgroup 0 also reduces the step's loss into the loss log.
+// Workgroups [0, MLP_GROUPS): the MLP. Each owns PARAMS_PER_GROUP consecutive parameters (padded
+// layout) and sums their gradient partials from train_step.comp (a row per workgroup, or per
+// subgroup on the tensor cores; pc.count rows) with ROW_SLICES row slices in parallel (slice j
+// takes rows j, j + ROW_SLICES, ...), combines the slices in a fixed order (deterministic) and
+// takes an Adam step on the fp32 master weights. Workgroup 0 also reduces the step's loss into the loss log.
 // (One invocation per parameter summing every row serially was latency-bound.)
 //
 // Workgroups [MLP_GROUPS, ...): the encoding, whose cells (ENC_CELL_FEATURES parameters each) the
@@ -35,11 +36,14 @@
 #define GRID_ADAM 2
 #endif
 
-// 8 parameters x 32 row slices: the tensor-core step leaves a row per subgroup (512 for the lake
-// model at 2^14), and a slice then sums 16 of them (kOptimizerParamsPerGroup in trainer.cpp).
+// PARAMS_PER_GROUP comes from the Trainer, which sizes the dispatch by it (kOptimizerParamsPerGroup,
+// 8: with 32 row slices a slice sums 16 of the 512 rows the lake model's tensor-core step leaves at
+// 2^14); the default serves stand-alone compiles.
+#ifndef PARAMS_PER_GROUP
 #define PARAMS_PER_GROUP 8
-#define ROW_SLICES 32
-#define GROUP_SIZE (PARAMS_PER_GROUP * ROW_SLICES)
+#endif
+#define GROUP_SIZE 256
+#define ROW_SLICES (GROUP_SIZE / PARAMS_PER_GROUP)
 #define MLP_GROUPS ((MLP_PARAMS + PARAMS_PER_GROUP - 1) / PARAMS_PER_GROUP)
 layout(local_size_x = GROUP_SIZE) in;
 

@@ -3,10 +3,10 @@
 // loss, backward. Persistent workgroups: a fixed number of workgroups (see Trainer) loop over the
 // batch's tiles, so memory and the final reduction do not grow with the batch. Each workgroup
 // (each subgroup, on the tensor cores) leaves its weight gradients, summed over its tiles, in its
-// own partial row (no atomics; the rows
-// are summed in a fixed order by optimizer.comp); encoding gradients are scattered with float
-// atomics, and the cells the step touches are marked (and listed, for an optimizer that steps
-// only those: optimizer.comp), so the optimizer's cost can follow the batch, not the grid.
+// own partial row (no atomics; the rows are summed in a fixed order by optimizer.comp); encoding
+// gradients are scattered with float atomics, and for an optimizer that steps only the cells a
+// step touched (sparse, lazy dense Adam) those cells are marked and listed, so its cost can follow
+// the batch, not the grid.
 // With EXPLICIT_SAMPLES the uvs and targets come from buffers and outputs are written (tests).
 //
 // Two bodies share the sampling, loss and encoding code:

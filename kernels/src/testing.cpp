@@ -35,8 +35,8 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     };
     Buffer grid_grad = local(params * 4, "encoding gradients");
     Buffer touched = local((2 * cells + 2) * 4, "encoding touched cells"); // see train_step.comp
-    Buffer partials = local(size_t(partial_rows(tiling, groups)) * gpu.layout.total * 4, "MLP gradient partials");
-    const uint32_t rows = partial_rows(tiling, groups);
+    const uint32_t rows = partial_rows(tiling, groups); // of gradient partials, and of loss partials
+    Buffer partials = local(size_t(rows) * gpu.layout.total * 4, "MLP gradient partials");
     Buffer loss_partials = local(rows * 4, "loss partials");
     Buffer uv_buf = local(uv.size() * 4, "sample uv");
     Buffer target_buf = local(targets.size() * 4, "sample targets");

@@ -14,7 +14,8 @@ namespace {
 // Workgroups of 256 that the optimizer's encoding part and the settle pass loop with: enough to
 // fill a large GPU, and within every device's maxComputeWorkGroupCount (65,535).
 constexpr uint32_t kMaxEncodingGroups = 1024;
-// MLP parameters per workgroup of optimizer.comp (its PARAMS_PER_GROUP).
+// MLP parameters per workgroup of optimizer.comp: its PARAMS_PER_GROUP, passed as a define, so the
+// dispatch and the kernel cannot disagree.
 constexpr uint32_t kOptimizerParamsPerGroup = 8;
 // The first run of a train() call is short and each next one 4x longer, up to
 // kTrainerStepsPerSubmit: the device idles only while the first is recorded. A caller training in
@@ -239,6 +240,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     Defines optimizer_defines = model_defines(config);
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
     optimizer_defines.emplace_back("MLP_FP16_COPY", fp16_copy ? "1" : "0");
+    optimizer_defines.emplace_back("PARAMS_PER_GROUP", std::to_string(kOptimizerParamsPerGroup));
     const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, fp16_copy ? 14u : 13u};
     const KernelRequest settle_request{"encoding_settle.comp", model_defines(config), 5};
     std::vector<KernelRequest> requests = {train_request, optimizer_request, render_kernel_request(dev_, config),
