@@ -2,6 +2,12 @@
 //   const int ENC_GRAD_DIM;                  leading inputs that carry learnable gradients
 //   void encode(vec2 uv, out float x[IN_PAD]) fills IN_DIM inputs, zero padding after them
 //   void encode_backward(vec2 uv, float dx[ENC_GRAD_DIM]) scatters dLoss/dx into its parameters
+// and, optionally (ENC_HAS_FETCH), encode split in two, so the training step can have a tile's
+// parameter loads in flight while it trains on the tile before:
+//   struct EncFetch                          the raw parameters encode reads for one uv
+//   EncFetch encode_fetch(vec2 uv)            loads them, and nothing else
+//   void encode_finish(vec2 uv, EncFetch f, out float x[IN_PAD])  encode from them
+// (an encoding without the split fetches nothing ahead: encode_finish calls encode)
 // and reads its parameters through the including kernel's macros:
 //   ENC_PARAM(i)           parameter i
 //   ENC_CELL_GRAD(cell, g) add g (float[ENC_CELL_FEATURES]) to the gradients of optimizer cell
@@ -20,6 +26,14 @@
 #include "encoding_hash_grid.glsl"
 #else
 #error "no encoding selected (the descriptor's glsl_define: ENCODING_DENSE_GRID, ...)"
+#endif
+
+#ifndef ENC_HAS_FETCH
+struct EncFetch {
+    uint unused; // GLSL has no empty structs
+};
+EncFetch encode_fetch(vec2 uv) { return EncFetch(0u); }
+void encode_finish(vec2 uv, EncFetch f, out float x[IN_PAD]) { encode(uv, x); }
 #endif
 
 #endif

@@ -39,11 +39,25 @@ GridTap grid_tap(vec2 uv) {
     return t;
 }
 
-void encode(vec2 uv, out float x[IN_PAD]) {
+// The four neighbours' features, as loaded (encoding.glsl's optional split of encode).
+#define ENC_HAS_FETCH 1
+struct EncFetch {
+    float corner[4 * GRID_C]; // neighbour k's feature c at k * GRID_C + c
+};
+
+EncFetch encode_fetch(vec2 uv) {
+    GridTap t = grid_tap(uv);
+    EncFetch f;
+    for (int k = 0; k < 4; ++k)
+        for (int c = 0; c < GRID_C; ++c) f.corner[k * GRID_C + c] = ENC_PARAM(t.cell[k] * GRID_C + c);
+    return f;
+}
+
+void encode_finish(vec2 uv, EncFetch fetched, out float x[IN_PAD]) {
     GridTap t = grid_tap(uv);
     for (int c = 0; c < GRID_C; ++c) {
         float v = 0.0;
-        for (int k = 0; k < 4; ++k) v += t.w[k] * ENC_PARAM(t.cell[k] * GRID_C + c);
+        for (int k = 0; k < 4; ++k) v += t.w[k] * fetched.corner[k * GRID_C + c];
         x[c] = v;
     }
     int n = GRID_C;
@@ -60,6 +74,8 @@ void encode(vec2 uv, out float x[IN_PAD]) {
     }
     for (int i = IN_DIM; i < IN_PAD; ++i) x[i] = 0.0;
 }
+
+void encode(vec2 uv, out float x[IN_PAD]) { encode_finish(uv, encode_fetch(uv), x); }
 
 #ifdef ENC_CELL_GRAD
 void encode_backward(vec2 uv, float dx[ENC_GRAD_DIM]) {

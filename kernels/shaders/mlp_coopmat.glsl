@@ -14,7 +14,7 @@
 //   slice L+1          dLoss/dz at the outputs of the last matrix (OUT_PAD wide)
 // Backward runs in place: once matrix l's weight gradient is taken, its input slice l is free and
 // receives dLoss/d(input), which the activation derivative turns into the delta of matrix l-1.
-// The last matrix's pre-activations stay fp32 (s_out) so the prediction keeps full precision.
+// The last matrix's pre-activations stay fp32 (through s_out) so the prediction keeps full precision.
 //
 // Training (CM_TRAINING): the weight gradients of every tile a subgroup takes in a step are summed
 // in fp32 accumulator fragments it keeps in registers (CM_GRADS_IN_REGISTERS, for the narrow MLPs
@@ -46,7 +46,7 @@
 #define WT 32                 // samples per subgroup tile: one per invocation
 #define CM_WARPS (TILE / WT)  // subgroups per workgroup
 #define WS (WT + 8)           // fp16 slice stride: a multiple of 8 halves keeps 16x16 blocks 16-byte aligned
-#define WOS (WT + 4)          // fp32 output stride, likewise
+#define WOS (16 + 4)          // fp32 output stride (one 16-sample row block at a time), likewise
 #define SLICE_COL(l) ((l) == 0 ? 0 : IN_PAD + ((l) - 1) * HIDDEN)
 #define SLICE_COLS (IN_PAD + LAYERS * HIDDEN + OUT_PAD)
 
@@ -66,10 +66,20 @@ shared float16_t s_w16[MLP_PARAMS];                  // fp16 copy of the weights
 layout(std430, binding = CM_WEIGHTS_BINDING) readonly buffer MlpWeights16 { float16_t mlp_w16[]; };
 #define CM_W mlp_w16
 #endif
+// The fp32 biases sit beside the weights: in shared memory with them, else read from the fp32
+// master copy (binding 0), which leaves shared memory to the tiles (width 128: two subgroups'
+// tiles fit 48 KiB only without the biases).
 #define CM_BIAS_STRIDE max(HIDDEN, OUT_PAD)           // the widest matrix output
+#if WEIGHTS_IN_SHARED
 shared float s_bias[MATRICES * CM_BIAS_STRIDE];      // fp32 biases, matrix l's at l * CM_BIAS_STRIDE
+#define CM_BIAS_ARRAY s_bias
+#define CM_BIAS_AT(l, o) (uint(l) * CM_BIAS_STRIDE + uint(o))
+#else
+#define CM_BIAS_ARRAY mlp_params
+#define CM_BIAS_AT(l, o) (uint(B_OFF(l)) + uint(o))
+#endif
 shared float16_t s_slice[CM_WARPS * SLICE_COLS * WS]; // per subgroup: its tile's slices
-shared float s_out[CM_WARPS * OUT_PAD * WOS];         // per subgroup: last matrix's output, fp32
+shared float s_out[CM_WARPS * OUT_PAD * WOS];         // per subgroup: last matrix's output, fp32, 16 rows
 
 #define CM_LANE gl_SubgroupInvocationID
 #define CM_SLICE(c) (gl_SubgroupID * (SLICE_COLS * WS) + uint(c) * WS) // column c of this subgroup's tile
@@ -84,6 +94,7 @@ float cm_dact_hidden[LAYERS][HIDDEN];
 float cm_dact_out[OUT_PAD];
 #endif
 float cm_out[OUT_PAD];         // per invocation: the network output
+float cm_z_out[OUT_PAD];       // per invocation: the last matrix's product, before its bias
 
 // The fp32 master weights as vec4s (the same binding as mlp_params, 0): with 16-aligned widths
 // every matrix and bias holds a multiple of 16 floats.
@@ -108,10 +119,12 @@ void cm_load_weights() {
         }
     }
 #endif
+#if WEIGHTS_IN_SHARED
     for (uint i = gl_LocalInvocationID.x; i < MATRICES * CM_BIAS_STRIDE; i += TILE) {
         const uint l = i / CM_BIAS_STRIDE, o = i % CM_BIAS_STRIDE;
         s_bias[i] = o < OUT_PAD_L(l) ? mlp_params[B_OFF(l) + o] : 0.0;
     }
+#endif
 }
 
 void cm_put_input(float x[IN_PAD]) {
@@ -125,25 +138,47 @@ void cm_put_input(float x[IN_PAD]) {
 // Other activations (and the last matrix) go through the per-sample path (cm_activate).
 #define CM_FUSED_RELU (HIDDEN_ACT == ACT_RELU)
 
-// Pre-activations of matrix l for the tile: X_l (slice l) times W_l^T (plus, fused, bias and ReLU).
+// Rows r0..r0+15 of X_l (slice l) times the output block nb of W_l^T, added to acc.
+void cm_product_block(int l, uint nb, uint r0, inout CM_F acc) {
+    [[unroll]] for (uint kb = 0; kb < IN_PAD_L(l) / 16; ++kb) {
+        CM_H a, b;
+        coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + r0, WS, true);
+        coopMatLoadNV(b, CM_W, W_OFF(l) + nb * 16 * IN_PAD_L(l) + kb * 16, IN_PAD_L(l), true);
+        acc = coopMatMulAddNV(a, b, acc);
+    }
+}
+
+// Pre-activations of hidden matrix l < LAYERS for the tile: X_l (slice l) times W_l^T (plus, fused,
+// bias and ReLU), into slice l + 1.
 void cm_matmul_forward(int l) {
-    const uint KB = IN_PAD_L(l) / 16, NB = OUT_PAD_L(l) / 16;
-    const bool fused = CM_FUSED_RELU && l < LAYERS;
-    [[dont_unroll]] for (uint nb = 0; nb < NB; ++nb) {
+    const bool fused = CM_FUSED_RELU;
+    [[dont_unroll]] for (uint nb = 0; nb < OUT_PAD_L(l) / 16; ++nb) {
         [[dont_unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
             CM_F acc = CM_F(0.0);
-            if (fused) coopMatLoadNV(acc, s_bias, l * CM_BIAS_STRIDE + nb * 16, 0, false);
-            [[unroll]] for (uint kb = 0; kb < KB; ++kb) {
-                CM_H a, b;
-                coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + r0, WS, true);
-                coopMatLoadNV(b, CM_W, W_OFF(l) + nb * 16 * IN_PAD_L(l) + kb * 16, IN_PAD_L(l), true);
-                acc = coopMatMulAddNV(a, b, acc);
-            }
+            if (fused) coopMatLoadNV(acc, CM_BIAS_ARRAY, CM_BIAS_AT(l, nb * 16), 0, false);
+            cm_product_block(l, nb, r0, acc);
             if (fused)
                 for (int i = 0; i < acc.length(); ++i) acc[i] = max(acc[i], 0.0);
-            if (l < LAYERS) coopMatStoreNV(CM_H(acc), s_slice, CM_SLICE(SLICE_COL(l + 1) + nb * 16) + r0, WS, true);
-            else coopMatStoreNV(acc, s_out, CM_OUT(nb * 16) + r0, WOS, true);
+            coopMatStoreNV(CM_H(acc), s_slice, CM_SLICE(SLICE_COL(l + 1) + nb * 16) + r0, WS, true);
         }
+    }
+}
+
+// The last matrix's products for the tile, fp32, into cm_z_out: one 16-sample row block at a
+// time passes through s_out, so s_out holds 16 rows, not 32 (shared memory is what limits the
+// subgroups a workgroup holds: bench/RESULTS.md).
+void cm_matmul_output() {
+    const int l = LAYERS;
+    [[unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
+        [[dont_unroll]] for (uint nb = 0; nb < OUT_PAD_L(l) / 16; ++nb) {
+            CM_F acc = CM_F(0.0);
+            cm_product_block(l, nb, r0, acc);
+            coopMatStoreNV(acc, s_out, CM_OUT(nb * 16), WOS, true);
+        }
+        subgroupBarrier();
+        if ((CM_LANE & ~15u) == r0)
+            [[unroll]] for (int o = 0; o < OUT_L(l); ++o) cm_z_out[o] = s_out[CM_OUT(o) + (CM_LANE & 15u)];
+        subgroupBarrier(); // the next row block overwrites s_out
     }
 }
 
@@ -153,7 +188,7 @@ void cm_activate(int l) {
     const int kind = l == LAYERS ? OUTPUT_ACT : HIDDEN_ACT;
     [[unroll]] for (int o = 0; o < OUT_L(l); ++o) {
         const uint idx = CM_SLICE(SLICE_COL(l + 1) + o) + CM_LANE;
-        float z = s_bias[l * CM_BIAS_STRIDE + o] + (l < LAYERS ? float(s_slice[idx]) : s_out[CM_OUT(o) + CM_LANE]);
+        float z = CM_BIAS_ARRAY[CM_BIAS_AT(l, o)] + (l < LAYERS ? float(s_slice[idx]) : cm_z_out[o]);
         const float omega = OMEGA_L(l);
         z *= omega;
         float y = act_apply(kind, z);
@@ -173,7 +208,8 @@ void cm_activate(int l) {
 void cm_forward() {
     subgroupBarrier();
     [[unroll]] for (int l = 0; l < MATRICES; ++l) {
-        cm_matmul_forward(l);
+        if (l < LAYERS) cm_matmul_forward(l);
+        else cm_matmul_output();
         subgroupBarrier();
         cm_activate(l);
         subgroupBarrier();
@@ -290,7 +326,9 @@ void cm_input_gradients(int l, uint in_blocks) {
 void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
     subgroupBarrier();
     [[unroll]] for (int l = LAYERS; l >= 0; --l) {
+#ifndef ABLATE_WEIGHT_GRADIENTS
         cm_weight_gradients(l);
+#endif
         subgroupBarrier(); // slice l is read by the weight gradient before it is overwritten
         cm_input_gradients(l, l > 0 ? uint(CM_IB(l)) : uint((ENC_GRAD_DIM + 15) / 16));
         subgroupBarrier();

@@ -67,14 +67,26 @@ uint image_word(uint w) {
 #endif
 }
 
-// The target colour of a pixel, each channel in [0, 1].
-vec3 target_rgb(uint pixel) {
+// A pixel's words as stored (RGBA8: one, the second unused; RGBA16: two). Kept apart from their
+// unpacking so the training step can load a tile's words ahead of using them.
+uvec2 target_words(uint pixel) {
 #ifdef IMAGE_RGBA16
-    const vec2 rg = unpackUnorm2x16(image_word(2u * pixel)), ba = unpackUnorm2x16(image_word(2u * pixel + 1u));
-    return vec3(rg, ba.x);
+    return uvec2(image_word(2u * pixel), image_word(2u * pixel + 1u));
 #else
-    return unpackUnorm4x8(image_word(pixel)).rgb;
+    return uvec2(image_word(pixel), 0u);
 #endif
 }
+
+// The colour in a pixel's words, each channel in [0, 1].
+vec3 target_from_words(uvec2 words) {
+#ifdef IMAGE_RGBA16
+    return vec3(unpackUnorm2x16(words.x), unpackUnorm2x16(words.y).x);
+#else
+    return unpackUnorm4x8(words.x).rgb;
+#endif
+}
+
+// The target colour of a pixel, each channel in [0, 1].
+vec3 target_rgb(uint pixel) { return target_from_words(target_words(pixel)); }
 
 #endif

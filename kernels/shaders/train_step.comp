@@ -99,18 +99,47 @@ uvec2 tile_range(uint me, uint workers, uint tiles) {
     return uvec2(first, first + share + (me < extra ? 1u : 0u));
 }
 
-// Sample s of this step: its uv and target (zero past OUT_DIM).
-void training_sample(uint s, out vec2 uv, out float target[OUT_PAD]) {
-    for (int o = 0; o < OUT_PAD; ++o) target[o] = 0.0;
+// Sample s of this step as loaded: its uv and its target's words as stored (explicit samples:
+// the target itself). Apart from sample_finish, which unpacks them, so that the tensor-core step
+// can load a tile ahead.
+struct SampleFetch {
+    vec2 uv;
 #ifdef EXPLICIT_SAMPLES
-    uv = sample_uv[s];
-    for (int o = 0; o < OUT_DIM; ++o) target[o] = sample_target[s * OUT_DIM + o];
+    float target[OUT_DIM];
+#else
+    uvec2 target;
+#endif
+};
+
+SampleFetch sample_fetch(uint s) {
+    SampleFetch f;
+#ifdef EXPLICIT_SAMPLES
+    f.uv = sample_uv[s];
+    for (int o = 0; o < OUT_DIM; ++o) f.target[o] = sample_target[s * OUT_DIM + o];
 #else
     const uint pixel = training_pixel(pc.step, s);
-    uv = pixel_uv(pixel);
-    const vec3 rgb = target_rgb(pixel);
+    f.uv = pixel_uv(pixel);
+    f.target = target_words(pixel);
+#endif
+    return f;
+}
+
+// The fetched sample's target, zero past OUT_DIM.
+void sample_finish(SampleFetch f, out float target[OUT_PAD]) {
+    for (int o = 0; o < OUT_PAD; ++o) target[o] = 0.0;
+#ifdef EXPLICIT_SAMPLES
+    for (int o = 0; o < OUT_DIM; ++o) target[o] = f.target[o];
+#else
+    const vec3 rgb = target_from_words(f.target);
     target[0] = rgb.r; target[1] = rgb.g; target[2] = rgb.b;
 #endif
+}
+
+// Sample s of this step: its uv and target (zero past OUT_DIM).
+void training_sample(uint s, out vec2 uv, out float target[OUT_PAD]) {
+    const SampleFetch f = sample_fetch(s);
+    uv = f.uv;
+    sample_finish(f, target);
 }
 
 // The loss is the mean over the batch and the output channels of the squared error.
@@ -119,12 +148,32 @@ void training_sample(uint s, out vec2 uv, out float target[OUT_PAD]) {
 #if COOPMAT
 #define CM_TRAINING
 #include "mlp_coopmat.glsl"
+#ifndef CM_PREFETCH
+#define CM_PREFETCH 1
+#endif
 
-// One tile of 32 samples for this subgroup (subgroup-uniform call).
-void train_tile(uint tile, inout float loss) {
+// A tile's inputs as loaded for this invocation's sample: loaded one tile ahead (main), so that a
+// subgroup's loads of the next tile (image, encoding parameters) are in flight while it trains on
+// this one instead of each tile waiting on its own (the step is short of subgroups to hide them:
+// one workgroup a multiprocessor).
+struct TileFetch {
+    SampleFetch drawn;
+    EncFetch enc;
+};
+
+TileFetch tile_fetch(uint tile) {
+    const uint s = tile * WT + CM_LANE;
+    TileFetch t;
+    t.drawn = sample_fetch(s < pc.batch ? s : 0u);
+    t.enc = encode_fetch(t.drawn.uv);
+    return t;
+}
+
+// One tile of 32 samples for this subgroup (subgroup-uniform call), from its fetched inputs.
+void train_tile(uint tile, TileFetch fetched, inout float loss) {
     const uint s = tile * WT + CM_LANE;
     const bool in_batch = s < pc.batch;
-    vec2 uv = vec2(0.5);
+    vec2 uv = fetched.drawn.uv;
     float target[OUT_PAD];
     float x[IN_PAD];
 #ifdef ABLATE_INPUTS // no image or encoding reads: uv from the sample index
@@ -132,8 +181,8 @@ void train_tile(uint tile, inout float loss) {
     [[unroll]] for (int o = 0; o < OUT_PAD; ++o) target[o] = 0.25;
     [[unroll]] for (int i = 0; i < IN_PAD; ++i) x[i] = i < IN_DIM ? sin(uv.x * float(i + 1)) : 0.0;
 #else
-    training_sample(in_batch ? s : 0u, uv, target);
-    encode(uv, x);
+    sample_finish(fetched.drawn, target);
+    encode_finish(uv, fetched.enc, x);
 #endif
 #ifdef ABLATE_MLP // no products: the outputs and the encoding's gradient straight from the inputs
     [[unroll]] for (int o = 0; o < OUT_PAD; ++o) { cm_out[o] = x[o % IN_PAD]; cm_dact_out[o] = 1.0; }
@@ -181,7 +230,16 @@ void main() {
     cm_grad_begin(me);
     float loss = 0.0;
     const uvec2 mine = tile_range(me, subgroups, tiles);
-    for (uint tile = mine.x; tile < mine.y; ++tile) train_tile(tile, loss);
+#if CM_PREFETCH
+    TileFetch next = tile_fetch(mine.x);
+    for (uint tile = mine.x; tile < mine.y; ++tile) {
+        const TileFetch current = next;
+        if (tile + 1u < mine.y) next = tile_fetch(tile + 1u);
+        train_tile(tile, current, loss);
+    }
+#else
+    for (uint tile = mine.x; tile < mine.y; ++tile) train_tile(tile, tile_fetch(tile), loss);
+#endif
     // The subgroup's row and loss partial are the optimizer's to sum: adding a workgroup's rows
     // here first, one parameter at a time, cost more than the optimizer reading them all (width 64
     // at 2^14: 20 of 49 us/step; bench/RESULTS.md).

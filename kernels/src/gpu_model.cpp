@@ -90,7 +90,16 @@ Model GpuModel::download(DeviceImpl& device, CommandRunner& runner) const {
     return m;
 }
 
-TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config) {
+namespace {
+// Tensor-core training workgroups: one a multiprocessor where the device says how many it has
+// (VK_NV_shader_sm_builtins), else 256 (persistent_groups).
+uint32_t coopmat_workgroups(const DeviceImpl& device) {
+    const uint32_t sms = device.info().multiprocessors;
+    return sms ? sms : 256u;
+}
+} // namespace
+
+TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config, uint32_t batch) {
     const auto& limits = device.properties().limits;
     // Sine layers with a frequency factor (SIREN) train on the tensor cores like the others: with
     // fp16 activations and deltas they learn the same image as the fp32 portable kernels to within
@@ -106,7 +115,8 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
         reason = "FIELDFLOW_SIREN_PATH=portable";
     } else if (device.coopmat()) {
         TrainTiling t = choose_coopmat_tiling(config, limits.maxComputeSharedMemorySize,
-                                              limits.maxComputeWorkGroupInvocations);
+                                              limits.maxComputeWorkGroupInvocations, batch,
+                                              coopmat_workgroups(device));
         if (t.tile) return t;
         reason = "the tensor-core kernels of hidden width " + std::to_string(config.hidden_width) + " x " +
                  std::to_string(config.hidden_layers) + " layers (a 32-sample tile's activations in shared memory) "
@@ -147,8 +157,7 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
     // (lake model at 2^16: 39.8 us/step at 132 groups against 62.6 at 512; width 64: 112 against
     // 178; width 128, whose weights stay in memory: 188 against 243 at 256; bench/RESULTS.md).
     // FIELDFLOW_TRAIN_GROUPS overrides (measurements). A CPU driver runs a few threads.
-    const uint32_t sms = device.info().multiprocessors;
-    uint32_t cap = device.info().type == "cpu" ? 64u : tiling.coopmat ? (sms ? sms : 256u) : 512u;
+    uint32_t cap = device.info().type == "cpu" ? 64u : tiling.coopmat ? coopmat_workgroups(device) : 512u;
     if (const char* env = std::getenv("FIELDFLOW_TRAIN_GROUPS"); env && *env) {
         char* end = nullptr;
         unsigned long v = std::strtoul(env, &end, 10);
@@ -187,6 +196,13 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
             registers = v == "registers";
         }
         d.push_back({"CM_GRADS_IN_REGISTERS", registers ? "1" : "0"});
+        // Each subgroup loads its next tile's inputs while it trains on the current one
+        // (train_step.comp). FIELDFLOW_TRAIN_PREFETCH=0 turns that off (measurements).
+        if (const char* env = std::getenv("FIELDFLOW_TRAIN_PREFETCH"); env && *env) {
+            const std::string v = env;
+            if (v != "0" && v != "1") throw EngineError("FIELDFLOW_TRAIN_PREFETCH='" + v + "' must be 0 or 1");
+            d.push_back({"CM_PREFETCH", v});
+        }
     }
     // FIELDFLOW_TRAIN_ABLATE=part[,part...] leaves parts of the tensor-core step out, to measure
     // what each costs (bench/README.md); the step then does not train.
@@ -203,8 +219,10 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
             else if (part == "touch") d.push_back({"ABLATE_TOUCH", "1"});
             else if (part == "mlp") d.push_back({"ABLATE_MLP", "1"});
             else if (part == "gradient_rows") d.push_back({"ABLATE_GRADIENT_ROWS", "1"});
+            else if (part == "weight_gradients") d.push_back({"ABLATE_WEIGHT_GRADIENTS", "1"});
             else throw EngineError("FIELDFLOW_TRAIN_ABLATE: unknown part '" + part +
-                                   "' (backward, encoding_backward, bias, inputs, touch, mlp, gradient_rows)");
+                                   "' (backward, encoding_backward, bias, inputs, touch, mlp, gradient_rows, "
+                                   "weight_gradients)");
         }
     }
     uint32_t bindings = 9; // explicit samples: uv, target and output after the step's 6 buffers

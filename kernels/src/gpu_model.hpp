@@ -47,8 +47,10 @@ uint32_t add_weight_defines(Defines& defines, const TrainTiling& tiling, uint32_
 void require_consistent(const Model& model);
 
 // The training tile for a model on this device: the tensor-core kernels where the device runs them
-// and the model fits their shared memory, else the portable kernels.
-TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config);
+// and the model fits their shared memory, else the portable kernels. A training batch (0: any,
+// as for rendering) can shrink a tensor-core workgroup (choose_coopmat_tiling); the weights stay
+// where they are for every batch.
+TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config, uint32_t batch = 0);
 
 // Workgroups of one training dispatch for a batch: each loops over tiles (train_step.comp), so the
 // gradient partial rows do not grow with the batch.

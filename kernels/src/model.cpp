@@ -207,24 +207,30 @@ TrainTiling choose_tiling(const ModelConfig& c, uint32_t max_shared, uint32_t ma
                       std::to_string(max_shared) + " bytes)");
 }
 
-TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uint32_t max_invocations) {
+TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uint32_t max_invocations,
+                                  uint32_t batch, uint32_t workgroups) {
     MlpLayout L = mlp_layout(c);
     uint32_t slice_cols = c.padded_input_width() + c.hidden_layers * c.hidden_width +
                           c.padded_output_width();
-    // Mirrors the shared arrays of mlp_coopmat.glsl: fp16 weights, fp32 biases, then per 32-sample
-    // subgroup its fp16 slices (stride 40) and fp32 outputs (stride 36).
+    // Mirrors the shared arrays of mlp_coopmat.glsl: fp16 weights and fp32 biases (when the weights
+    // are in shared memory), then per 32-sample subgroup its fp16 slices (stride 40) and a 16-row
+    // block of fp32 outputs (stride 20).
     const uint32_t widest = std::max(c.hidden_width, c.padded_output_width());
     auto bytes = [&](uint32_t tile, bool weights) {
         const uint32_t subgroups = tile / 32;
-        return (weights ? 2u * L.total : 0u) + 4u * (c.hidden_layers + 1) * widest +
-               subgroups * (2u * slice_cols * 40u + 4u * c.padded_output_width() * 36u);
+        return (weights ? 2u * L.total + 4u * (c.hidden_layers + 1) * widest : 0u) +
+               subgroups * (2u * slice_cols * 40u + 4u * c.padded_output_width() * 20u);
     };
-    // The workgroup only shares the weights among its subgroups (each takes its own tiles), so the
-    // largest that fits loads them the fewest times. FIELDFLOW_TRAIN_TILE overrides (measurements).
-    std::vector<uint32_t> tiles = {128u, 64u, 32u};
+    // Each subgroup takes its own tiles; the workgroup shares the weights, and the device runs one
+    // workgroup a multiprocessor (Trainer), so the most subgroups that fit is the most a
+    // multiprocessor runs: on the H100, width 64 at 96 samples (3 subgroups) trained 1.3x faster
+    // than at 64 at batch 2^20, where two workgroups of 64 gained nothing (bench/RESULTS.md).
+    // FIELDFLOW_TRAIN_TILE overrides (measurements: any multiple of 32 up to 256).
+    std::vector<uint32_t> tiles = {128u, 96u, 64u, 32u};
+    bool overridden = false;
     if (const char* env = std::getenv("FIELDFLOW_TRAIN_TILE"); env && *env) {
         uint32_t t = uint32_t(std::strtoul(env, nullptr, 10));
-        if (t == 32 || t == 64 || t == 128) tiles = {t};
+        if (t % 32 == 0 && t >= 32 && t <= 256) tiles = {t}, overridden = true;
     }
     // Where no workgroup fits its weights beside its tiles, the products read the weights from
     // device memory (an fp16 copy; mlp_coopmat.glsl) and shared memory holds the tiles alone.
@@ -241,7 +247,19 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     }
     for (bool weights : places)
         for (uint32_t tile : tiles)
-            if (tile <= max_invocations && bytes(tile, weights) <= max_shared) return {tile, weights, true};
+            if (tile <= max_invocations && bytes(tile, weights) <= max_shared) {
+                // Products that read their weights from memory take longer per tile the more
+                // subgroups share a multiprocessor, which pays only where each subgroup has
+                // tiles to follow. Training a batch that gives the `workgroups` workgroups'
+                // subgroups fewer than two tiles each, they run one subgroup fewer, if that
+                // leaves two (H100, 132 workgroups: width 64 at 2^14 33.0 against 37.1 us/step,
+                // the hash model's 64-wide MLP 92.5 against 112.0; from 2^15 the larger is the
+                // faster; bench/RESULTS.md).
+                if (!overridden && !weights && tile >= 96 && batch > 0 &&
+                    uint64_t(batch) < 2ull * tile * workgroups)
+                    tile -= 32;
+                return {tile, weights, true};
+            }
     return {0, false, false};
 }
 

@@ -34,12 +34,13 @@ struct TrainTiling {
 };
 TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
                           uint32_t max_invocations);
-// The tensor-core kernels' workgroup: the largest of 128, 64, 32 invocations (4, 2, 1 subgroups
+// The tensor-core kernels' workgroup: the largest of 128, 96, 64, 32 invocations (4..1 subgroups
 // of 32 samples each) whose shared memory fits (or FIELDFLOW_TRAIN_TILE) with the fp16 weights,
 // else without them (weights_in_shared false: read from device memory); tile 0 if not even one
-// subgroup's tile fits (then the portable kernels run this model).
+// subgroup's tile fits (then the portable kernels run this model). Training `batch` samples on
+// `workgroups` persistent workgroups (batch 0: rendering, any size) may take one subgroup fewer.
 TrainTiling choose_coopmat_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
-                                  uint32_t max_invocations);
+                                  uint32_t max_invocations, uint32_t batch = 0, uint32_t workgroups = 0);
 
 // Defines shared by every kernel of this model.
 Defines model_defines(const ModelConfig& config);

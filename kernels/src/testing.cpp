@@ -25,7 +25,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
         throw EngineError("forward_backward: need 2 uv floats and output_dims targets per sample");
     CommandRunner runner(dev);
     GpuModel gpu(dev, runner, model);
-    TrainTiling tiling = train_tiling_for(dev, c);
+    TrainTiling tiling = train_tiling_for(dev, c, n);
     uint32_t groups = persistent_groups(dev, tiling, n, gpu.layout.total);
     if (max_groups) groups = std::min(groups, max_groups);
     const detail::EncodingDescriptor& encoding = encoding_of(c);

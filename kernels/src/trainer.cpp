@@ -182,7 +182,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
       image_(checked_shape(device, image, config, options)), runner_(dev_), pipeline_(dev_),
       model_(dev_, runner_, start_model(config, options, start, resume)) {
     const auto& limits = dev_.properties().limits;
-    tiling_ = train_tiling_for(dev_, config);
+    tiling_ = train_tiling_for(dev_, config, options.batch);
     groups_ = persistent_groups(dev_, tiling_, options.batch, model_.layout.total);
     const detail::EncodingDescriptor& encoding = encoding_of(config);
     cells_ = uint32_t(encoding.cells(config));

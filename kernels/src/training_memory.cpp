@@ -25,7 +25,7 @@ MemoryEstimate estimate_training_memory(const Device& device, const ModelConfig&
     DeviceImpl& dev = device.impl();
     const EncodingDescriptor& encoding = encoding_of(config);
     const MlpLayout L = mlp_layout(config);
-    const TrainTiling tiling = train_tiling_for(dev, config);
+    const TrainTiling tiling = train_tiling_for(dev, config, options.batch);
     const uint32_t groups = persistent_groups(dev, tiling, options.batch, L.total);
     const uint64_t cells = encoding.cells(config), floats = encoding.parameter_count(config);
 

@@ -147,9 +147,9 @@ TEST(ModelConfig, ValidateNamesTheProblem) {
 }
 
 // The tensor-core workgroup for a 48 KB device (the H100's Vulkan limit): narrow MLPs keep their
-// fp16 weights in shared memory beside 4 subgroups' tiles; width 128 and a 5-layer SIREN of 64 do
-// not fit that way and read them from memory, one subgroup's tile a workgroup; nothing wider than
-// one tile's activations is refused.
+// fp16 weights in shared memory beside 4 subgroups' tiles; widths 64 and 128 and a 5-layer SIREN
+// of 64 read them (and their biases) from memory and hold as many subgroups' tiles as fit (3 at
+// width 64, 2 at 128); nothing wider than one tile's activations is refused.
 TEST(ModelConfig, TensorCoreTilingReadsWideOrLargeWeightsFromMemory) {
     const uint32_t shared = 48 * 1024, invocations = 1024;
     ModelConfig lake = test::default_config(200, 137);
@@ -160,12 +160,25 @@ TEST(ModelConfig, TensorCoreTilingReadsWideOrLargeWeightsFromMemory) {
     ModelConfig wide = lake;
     wide.hidden_width = 64;
     t = detail::choose_coopmat_tiling(wide, shared, invocations);
-    EXPECT_EQ(t.tile, 64u);
+    EXPECT_EQ(t.tile, 96u);
     EXPECT_FALSE(t.weights_in_shared);
+    ModelConfig hash = test::hash_test_config();
+    hash.hidden_width = 64;
+    hash.encoding.hash.levels = 16; // 32 inputs
+    t = detail::choose_coopmat_tiling(hash, shared, invocations);
+    EXPECT_EQ(t.tile, 96u);
+    // Training a batch that leaves 132 workgroups of 3 subgroups under two tiles each (2 x 96 x
+    // 132 = 25,344 samples): 2 subgroups; from there, and for rendering (batch 0), 3. Width 128
+    // keeps its 2, lake its 4 (weights in shared memory).
+    EXPECT_EQ(detail::choose_coopmat_tiling(wide, shared, invocations, 16384, 132).tile, 64u);
+    EXPECT_EQ(detail::choose_coopmat_tiling(wide, shared, invocations, 25344, 132).tile, 96u);
+    EXPECT_EQ(detail::choose_coopmat_tiling(hash, shared, invocations, 16384, 132).tile, 64u);
+    EXPECT_EQ(detail::choose_coopmat_tiling(lake, shared, invocations, 16384, 132).tile, 128u);
     ModelConfig widest = lake;
     widest.hidden_width = 128;
     t = detail::choose_coopmat_tiling(widest, shared, invocations);
-    EXPECT_EQ(t.tile, 32u);
+    EXPECT_EQ(t.tile, 64u);
+    EXPECT_EQ(detail::choose_coopmat_tiling(widest, shared, invocations, 1024, 132).tile, 64u);
     EXPECT_FALSE(t.weights_in_shared);
     EXPECT_TRUE(t.coopmat);
     t = detail::choose_coopmat_tiling(siren_config(64, 5, 30.0f), shared, invocations);

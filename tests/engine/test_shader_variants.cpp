@@ -82,6 +82,10 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                     if (std::string(coopmat) == "1" && std::string(shared) == "0") d.push_back({"CM_WEIGHTS_BINDING", "7"});
                     expect_valid("train_step.comp", c, d);
                 }
+    // Three subgroups a workgroup (the tensor-core tiles of width 64 and the hash model).
+    for (const ModelConfig& c : configs())
+        expect_valid("train_step.comp", c,
+                     {{"TILE", "96"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"}});
     // The tensor-core step keeping its gradient sums in its partial row (wide MLPs) instead of
     // registers (the default above).
     for (const ModelConfig& c : configs())
@@ -98,6 +102,11 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
             }
         expect_valid("train_step.comp", configs()[3],
                      {{"TILE", "64"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", coopmat}, {"EXPLICIT_SAMPLES", "1"}});
+        // The tensor-core step loading each tile as it comes rather than a tile ahead (a measurement).
+        if (std::string(coopmat) == "1")
+            for (size_t c : {0u, 3u})
+                expect_valid("train_step.comp", configs()[c],
+                             {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"}, {"CM_PREFETCH", "0"}});
         // The step that marks touched cells without listing them (eager dense Adam, the default).
         expect_valid("train_step.comp", configs()[0],
                      {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", coopmat}, {"TOUCH_LIST", "0"}});
@@ -106,7 +115,7 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
     const Defines cm = {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"}};
     Defines all = cm;
     for (const char* part : {"ABLATE_BACKWARD", "ABLATE_ENCODING_BACKWARD", "ABLATE_BIAS", "ABLATE_INPUTS",
-                             "ABLATE_TOUCH", "ABLATE_MLP", "ABLATE_GRADIENT_ROWS"}) {
+                             "ABLATE_TOUCH", "ABLATE_MLP", "ABLATE_GRADIENT_ROWS", "ABLATE_WEIGHT_GRADIENTS"}) {
         Defines d = cm;
         d.push_back({part, "1"});
         all.push_back({part, "1"});
