@@ -124,6 +124,28 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
     expect_valid("train_step.comp", configs()[0], all);
 }
 
+// Where the tensor-core step keeps its gradient sums: registers up to 28 accumulator fragments (the
+// hash model's 32 inputs into 64 x 2: 8 + 16 + 4), the subgroup's partial row beyond (width 128).
+TEST(ShaderVariants, GradientSumsStayInRegistersUpTo28Fragments) {
+    auto in_registers = [](const ModelConfig& c) {
+        const detail::TrainTiling tiling = detail::choose_coopmat_tiling(c, 48 * 1024, 1024);
+        for (const auto& [k, v] : detail::train_kernel_request(c, tiling, true, {}).defines)
+            if (k == "CM_GRADS_IN_REGISTERS") return v == "1";
+        ADD_FAILURE() << "no CM_GRADS_IN_REGISTERS define";
+        return false;
+    };
+    ModelConfig hash = test::hash_test_config();
+    hash.hidden_width = 64;
+    hash.encoding.hash.levels = 16;
+    EXPECT_TRUE(in_registers(hash));
+    hash.encoding.hash.levels = 24; // 48 inputs: 12 + 16 + 4 fragments
+    EXPECT_FALSE(in_registers(hash));
+    ModelConfig widest = test::default_config(200, 137);
+    widest.hidden_width = 128;
+    EXPECT_FALSE(in_registers(widest));
+    EXPECT_TRUE(in_registers(test::default_config(200, 137)));
+}
+
 // The training kernel's request for an MLP whose weights are read from memory names the binding
 // of the fp16 copy after its other buffers, and compiles without a shared copy of the weights.
 TEST(ShaderVariants, WeightsInMemoryRequestBindsTheFp16Copy) {
