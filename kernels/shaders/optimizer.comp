@@ -84,6 +84,15 @@ void step_mlp(uint group) {
     const uint tid = gl_LocalInvocationID.x;
     const uint lane = tid % PARAMS_PER_GROUP, slice = tid / PARAMS_PER_GROUP;
     const uint p = group * PARAMS_PER_GROUP + lane;
+    // The stepping invocation loads the weight and its moments before the rows are summed, so the
+    // two waits on memory overlap instead of following each other.
+    const bool steps = slice == 0u && p < MLP_PARAMS;
+    float param = 0.0, m = 0.0, v = 0.0;
+    if (steps) {
+        param = mlp_params[p];
+        m = mlp_m[p];
+        v = mlp_v[p];
+    }
     float g = 0.0;
     if (p < MLP_PARAMS)
         for (uint w = slice; w < pc.count; w += ROW_SLICES) g += mlp_partials[w * MLP_PARAMS + p];
@@ -102,13 +111,13 @@ void step_mlp(uint group) {
     }
     barrier();
 
-    if (slice != 0 || p >= MLP_PARAMS) return;
+    if (!steps) return;
     float grad = 0.0;
     for (uint j = 0; j < ROW_SLICES; ++j) grad += s_sum[j][lane];
-    float m = mlp_m[p], v = mlp_v[p];
-    mlp_params[p] = adam_step(mlp_params[p], grad, m, v, pc.lr);
+    param = adam_step(param, grad, m, v, pc.lr);
+    mlp_params[p] = param;
 #if MLP_FP16_COPY
-    mlp_w16[p] = float16_t(mlp_params[p]);
+    mlp_w16[p] = float16_t(param);
 #endif
     mlp_m[p] = m;
     mlp_v[p] = v;
