@@ -250,13 +250,17 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
             if (tile <= max_invocations && bytes(tile, weights) <= max_shared) {
                 // Products that read their weights from memory take longer per tile the more
                 // subgroups share a multiprocessor, which pays only where each subgroup has
-                // tiles to follow. Training a batch that gives the `workgroups` workgroups'
-                // subgroups fewer than two tiles each, they run one subgroup fewer, if that
-                // leaves two (H100, 132 workgroups: width 64 at 2^14 33.0 against 37.1 us/step,
-                // the hash model's 64-wide MLP 92.5 against 112.0; from 2^15 the larger is the
-                // faster; bench/RESULTS.md).
+                // tiles to follow: two, and two more for every 8 encoding cells a sample reads
+                // (an encoding that reads many keeps memory busy with fewer subgroups). Training
+                // a batch that gives the `workgroups` workgroups' subgroups fewer, they run one
+                // subgroup fewer, if that leaves two. Measured crossovers (H100, 132 workgroups,
+                // bench/RESULTS.md): width 64 on the dense grid (4 cells) between 2^14 and 2^15
+                // (at 2^14 33.0 against 37.1 us/step); the hash model (64 cells) between 2^17
+                // and 2^18 (at 2^16 240.6 against 258.6).
+                const uint64_t cells = encoding_of(c).cells_read(c);
+                const uint64_t tiles_each = 2 * std::max<uint64_t>(1, (cells + 7) / 8);
                 if (!overridden && !weights && tile >= 96 && batch > 0 &&
-                    uint64_t(batch) < 2ull * tile * workgroups)
+                    uint64_t(batch) < tiles_each * tile * workgroups)
                     tile -= 32;
                 return {tile, weights, true};
             }
