@@ -15,7 +15,8 @@ namespace {
 // fill a large GPU, and within every device's maxComputeWorkGroupCount (65,535).
 constexpr uint32_t kMaxEncodingGroups = 1024;
 // MLP parameters per workgroup of optimizer.comp: its PARAMS_PER_GROUP, passed as a define, so the
-// dispatch and the kernel cannot disagree.
+// dispatch and the kernel cannot disagree. 8 (32 row slices) was the fastest for the lake model
+// on the H100 against 2, 4, 16 and 32 (bench/RESULTS.md).
 constexpr uint32_t kOptimizerParamsPerGroup = 8;
 // The first run of a train() call is short and each next one 4x longer, up to
 // kTrainerStepsPerSubmit: the device idles only while the first is recorded. A caller training in
