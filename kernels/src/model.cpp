@@ -229,8 +229,12 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     std::vector<uint32_t> tiles = {128u, 96u, 64u, 32u};
     bool overridden = false;
     if (const char* env = std::getenv("FIELDFLOW_TRAIN_TILE"); env && *env) {
-        uint32_t t = uint32_t(std::strtoul(env, nullptr, 10));
-        if (t % 32 == 0 && t >= 32 && t <= 256) tiles = {t}, overridden = true;
+        char* end = nullptr;
+        const unsigned long t = std::strtoul(env, &end, 10);
+        if (*end != '\0' || t % 32 != 0 || t < 32 || t > 256)
+            throw EngineError(std::string("FIELDFLOW_TRAIN_TILE='") + env +
+                              "' must be a multiple of 32 from 32 to 256 on the tensor-core kernels");
+        tiles = {uint32_t(t)}, overridden = true;
     }
     // Where no workgroup fits its weights beside its tiles, the products read the weights from
     // device memory (an fp16 copy; mlp_coopmat.glsl) and shared memory holds the tiles alone.
@@ -244,6 +248,7 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
         const std::string v = env;
         if (v == "memory") places = {false};
         else if (v == "shared") places = {true, false};
+        else throw EngineError("FIELDFLOW_TRAIN_WEIGHTS='" + v + "' must be shared or memory");
     }
     for (bool weights : places)
         for (uint32_t tile : tiles)

@@ -162,9 +162,7 @@ TEST(ModelConfig, TensorCoreTilingReadsWideOrLargeWeightsFromMemory) {
     t = detail::choose_coopmat_tiling(wide, shared, invocations);
     EXPECT_EQ(t.tile, 96u);
     EXPECT_FALSE(t.weights_in_shared);
-    ModelConfig hash = test::hash_test_config();
-    hash.hidden_width = 64;
-    hash.encoding.hash.levels = 16; // 32 inputs
+    ModelConfig hash = test::hash64_test_config();
     t = detail::choose_coopmat_tiling(hash, shared, invocations);
     EXPECT_EQ(t.tile, 96u);
     // Training a batch that leaves 132 workgroups of 3 subgroups under two tiles each (2 x 96 x
@@ -191,6 +189,32 @@ TEST(ModelConfig, TensorCoreTilingReadsWideOrLargeWeightsFromMemory) {
     ModelConfig deep = widest;
     deep.hidden_layers = 8; // 8 x 128 fp16 activations of 32 samples: over 48 KB
     EXPECT_EQ(detail::choose_coopmat_tiling(deep, shared, invocations).tile, 0u);
+}
+
+// The tensor-core tiling's measurement switches refuse what they cannot use, saying what they take,
+// instead of running another configuration than the one asked for.
+TEST(ModelConfig, TensorCoreTilingSwitchesRefuseBadValues) {
+    struct Env {
+        const char* name;
+        Env(const char* n, const char* v) : name(n) { ::setenv(n, v, 1); }
+        ~Env() { ::unsetenv(name); }
+    };
+    const ModelConfig lake = test::default_config(200, 137);
+    for (const char* bad : {"100", "0", "288", "64x", "wide"}) {
+        Env e("FIELDFLOW_TRAIN_TILE", bad);
+        try {
+            detail::choose_coopmat_tiling(lake, 48 * 1024, 1024);
+            ADD_FAILURE() << "FIELDFLOW_TRAIN_TILE=" << bad << " was accepted";
+        } catch (const EngineError& err) {
+            EXPECT_NE(std::string(err.what()).find("multiple of 32"), std::string::npos) << err.what();
+        }
+    }
+    {
+        Env e("FIELDFLOW_TRAIN_TILE", "64");
+        EXPECT_EQ(detail::choose_coopmat_tiling(lake, 48 * 1024, 1024).tile, 64u);
+    }
+    Env e("FIELDFLOW_TRAIN_WEIGHTS", "registers");
+    EXPECT_THROW(detail::choose_coopmat_tiling(lake, 48 * 1024, 1024), EngineError);
 }
 
 TEST(ModelConfig, InitialModelIsDeterministicAndPadded) {

@@ -134,9 +134,7 @@ TEST(ShaderVariants, GradientSumsStayInRegistersUpTo28Fragments) {
         ADD_FAILURE() << "no CM_GRADS_IN_REGISTERS define";
         return false;
     };
-    ModelConfig hash = test::hash_test_config();
-    hash.hidden_width = 64;
-    hash.encoding.hash.levels = 16;
+    ModelConfig hash = test::hash64_test_config();
     EXPECT_TRUE(in_registers(hash));
     hash.encoding.hash.levels = 24; // 48 inputs: 12 + 16 + 4 fragments
     EXPECT_FALSE(in_registers(hash));

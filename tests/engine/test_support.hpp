@@ -145,4 +145,13 @@ inline ModelConfig hash_test_config() {
     return c;
 }
 
+// The hash model's shape that issue-sized runs use (16 levels x 2 features: 32 MLP inputs, MLP
+// 64 x 2) on the small test table: for what depends on the shape only (tiling, kernel variants).
+inline ModelConfig hash64_test_config() {
+    ModelConfig c = hash_test_config();
+    c.encoding.hash.levels = 16;
+    c.hidden_width = 64;
+    return c;
+}
+
 } // namespace ff::engine::test
