@@ -58,28 +58,50 @@
 #define WEIGHTS_IN_SHARED 1
 #endif
 // Every shared array is a multiple of 16 bytes: cooperative-matrix loads and stores need 16-byte
-// aligned addresses, and the driver places the arrays one after another.
-#if WEIGHTS_IN_SHARED
-shared float16_t s_w16[MLP_PARAMS];                  // fp16 copy of the weights
-#define CM_W s_w16
-#else
+// aligned addresses, and the arrays lie one after another.
+#if !WEIGHTS_IN_SHARED
 layout(std430, binding = CM_WEIGHTS_BINDING) readonly buffer MlpWeights16 { float16_t mlp_w16[]; };
-#define CM_W mlp_w16
 #endif
 // The fp32 biases sit beside the weights: in shared memory with them, else read from the fp32
 // master copy (binding 0), which leaves shared memory to the tiles (width 128: two subgroups'
 // tiles fit 48 KiB only without the biases).
 #define CM_BIAS_STRIDE max(HIDDEN, OUT_PAD)           // the widest matrix output
+// CM_SHARED_BLOCKS (GL_EXT_shared_memory_block, where the device has explicit workgroup memory
+// layouts): the same arrays in one block, the slices first, and a second block over the slices
+// as 16-byte words, so that a column of a tile (its samples, contiguous) is read in four loads.
+#ifndef CM_SHARED_BLOCKS
+#define CM_SHARED_BLOCKS 0
+#endif
+#define CM_SLICE_HALVES (CM_WARPS * SLICE_COLS * WS) // per subgroup: its tile's slices
+#define CM_OUT_FLOATS (CM_WARPS * OUT_PAD * WOS)      // per subgroup: the last matrix's output, fp32, 16 rows
+#define CM_BIAS_FLOATS (MATRICES * CM_BIAS_STRIDE)    // fp32 biases, matrix l's at l * CM_BIAS_STRIDE
+#if CM_SHARED_BLOCKS
+shared CmShared {
+    float16_t s_slice[CM_SLICE_HALVES];
+    float s_out[CM_OUT_FLOATS];
 #if WEIGHTS_IN_SHARED
-shared float s_bias[MATRICES * CM_BIAS_STRIDE];      // fp32 biases, matrix l's at l * CM_BIAS_STRIDE
+    float16_t s_w16[MLP_PARAMS]; // fp16 copy of the weights
+    float s_bias[CM_BIAS_FLOATS];
+#endif
+};
+shared CmSliceQuads { uvec4 s_slice4[CM_SLICE_HALVES / 8]; };
+#else
+#if WEIGHTS_IN_SHARED
+shared float16_t s_w16[MLP_PARAMS]; // fp16 copy of the weights
+shared float s_bias[CM_BIAS_FLOATS];
+#endif
+shared float16_t s_slice[CM_SLICE_HALVES];
+shared float s_out[CM_OUT_FLOATS];
+#endif
+#if WEIGHTS_IN_SHARED
+#define CM_W s_w16
 #define CM_BIAS_ARRAY s_bias
 #define CM_BIAS_AT(l, o) (uint(l) * CM_BIAS_STRIDE + uint(o))
 #else
+#define CM_W mlp_w16
 #define CM_BIAS_ARRAY mlp_params
 #define CM_BIAS_AT(l, o) (uint(B_OFF(l)) + uint(o))
 #endif
-shared float16_t s_slice[CM_WARPS * SLICE_COLS * WS]; // per subgroup: its tile's slices
-shared float s_out[CM_WARPS * OUT_PAD * WOS];         // per subgroup: last matrix's output, fp32, 16 rows
 
 #define CM_LANE gl_SubgroupInvocationID
 #define CM_SLICE(c) (gl_SubgroupID * (SLICE_COLS * WS) + uint(c) * WS) // column c of this subgroup's tile
@@ -285,7 +307,19 @@ void cm_weight_gradients(int l) {
         if (o < uint(OUT_L(l))) {
             const uint col = CM_SLICE(SLICE_COL(l + 1) + o);
             float s = 0.0;
+#if CM_SHARED_BLOCKS
+            // The column's 32 samples as four 16-byte words (WS keeps a column 16-byte aligned;
+            // 8 neighbouring invocations' words fall in distinct banks).
+            [[unroll]] for (uint q = 0; q < WT / 8; ++q) {
+                const uvec4 w = s_slice4[col / 8u + q];
+                [[unroll]] for (int k = 0; k < 4; ++k) {
+                    const vec2 h = unpackHalf2x16(w[k]);
+                    s += h.x + h.y;
+                }
+            }
+#else
             for (uint k = 0; k < WT; ++k) s += float(s_slice[col + ((k + CM_LANE) & (WT - 1))]);
+#endif
             cm_bias_grad[l][j] += s;
         }
     }

@@ -117,6 +117,7 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
         TrainTiling t = choose_coopmat_tiling(config, limits.maxComputeSharedMemorySize,
                                               limits.maxComputeWorkGroupInvocations, batch,
                                               coopmat_workgroups(device));
+        t.shared_blocks = device.shared_blocks();
         if (t.tile) return t;
         reason = "the tensor-core kernels of hidden width " + std::to_string(config.hidden_width) + " x " +
                  std::to_string(config.hidden_layers) + " layers (a 32-sample tile's activations in shared memory) "
@@ -179,6 +180,7 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
     d.push_back({"TILE", std::to_string(tiling.tile)});
     d.push_back({"COOPMAT", tiling.coopmat ? "1" : "0"});
     if (tiling.coopmat) {
+        d.push_back({"CM_SHARED_BLOCKS", tiling.shared_blocks ? "1" : "0"});
         // A subgroup's gradient sums stay in registers while they take at most 28 accumulator
         // fragments (224 registers a lane: the 64-wide MLPs of the dense grid and of the hash
         // model; on the H100 width 64 at batch 2^20 1,452 against 1,694 us/step, the hash model

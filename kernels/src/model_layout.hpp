@@ -31,6 +31,9 @@ struct TrainTiling {
     // Tensor-core kernels that read the fp16 weights from device memory (GpuModel::mlp16), not
     // from a shared-memory copy.
     bool weights_in_memory() const { return coopmat && !weights_in_shared; }
+    // Tensor-core training kernels that lay out their shared memory explicitly
+    // (GL_EXT_shared_memory_block, mlp_coopmat.glsl's CM_SHARED_BLOCKS): the device has it.
+    bool shared_blocks = false;
 };
 TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
                           uint32_t max_invocations);

@@ -292,6 +292,15 @@ bool env_flag(const char* name) {
     return v && (std::strcmp(v, "1") == 0 || std::strcmp(v, "true") == 0 || std::strcmp(v, "on") == 0);
 }
 
+// FIELDFLOW_TRAIN_SHARED_BLOCKS=0|1 (unset: 1): whether the tensor-core kernels may lay out their
+// shared memory explicitly.
+bool shared_blocks_wanted() {
+    const char* v = std::getenv("FIELDFLOW_TRAIN_SHARED_BLOCKS");
+    if (!v || !*v || std::strcmp(v, "1") == 0) return true;
+    if (std::strcmp(v, "0") == 0) return false;
+    throw EngineError(std::string("FIELDFLOW_TRAIN_SHARED_BLOCKS='") + v + "' must be 0 or 1");
+}
+
 VKAPI_ATTR VkBool32 VKAPI_CALL debug_callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                               VkDebugUtilsMessageTypeFlagsEXT,
                                               const VkDebugUtilsMessengerCallbackDataEXT* data,
@@ -673,6 +682,27 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
         coopmat_features.enable_all();
         af.pNext = coopmat_features.chain(nullptr);
         exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    }
+    // Explicit workgroup memory layouts let the tensor-core training kernels read a tile's fp16
+    // columns as 16-byte words (mlp_coopmat.glsl's CM_SHARED_BLOCKS); taken where the device has
+    // them with 16-bit access. FIELDFLOW_TRAIN_SHARED_BLOCKS=0 leaves them off (measurements).
+    VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR wl{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_WORKGROUP_MEMORY_EXPLICIT_LAYOUT_FEATURES_KHR};
+    shared_blocks_ = false;
+    if (coopmat_ && has_extension(physical_, VK_KHR_WORKGROUP_MEMORY_EXPLICIT_LAYOUT_EXTENSION_NAME) &&
+        shared_blocks_wanted()) {
+        VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+        query.pNext = &wl;
+        vkGetPhysicalDeviceFeatures2(physical_, &query);
+        shared_blocks_ = wl.workgroupMemoryExplicitLayout && wl.workgroupMemoryExplicitLayout16BitAccess;
+        if (shared_blocks_) {
+            wl = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_WORKGROUP_MEMORY_EXPLICIT_LAYOUT_FEATURES_KHR};
+            wl.workgroupMemoryExplicitLayout = VK_TRUE;
+            wl.workgroupMemoryExplicitLayout16BitAccess = VK_TRUE;
+            wl.pNext = f2.pNext;
+            f2.pNext = &wl;
+            exts.push_back(VK_KHR_WORKGROUP_MEMORY_EXPLICIT_LAYOUT_EXTENSION_NAME);
+        }
     }
     // FIELDFLOW_PIPELINE_STATS=1 prints what the driver reports of each compiled kernel (registers,
     // shared memory, ...: VK_KHR_pipeline_executable_properties), for tuning the kernels.

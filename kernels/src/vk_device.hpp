@@ -176,6 +176,8 @@ public:
     // True when the MLP kernels run on tensor cores (GL_NV_cooperative_matrix): the device offers
     // it and neither DeviceOptions::force_portable nor FIELDFLOW_KERNEL_PATH=portable said no.
     bool coopmat() const { return coopmat_; }
+    // The tensor-core kernels may lay out shared memory explicitly (VK_KHR_workgroup_memory_explicit_layout).
+    bool shared_blocks() const { return shared_blocks_; }
     std::string kernel_path() const { return coopmat_ ? "coopmat" : "portable"; }
 
     // The most bytes one storage buffer may hold: maxStorageBufferRange, or less where
@@ -214,6 +216,7 @@ private:
     VkQueue queue_ = VK_NULL_HANDLE;
     uint32_t queue_family_ = 0;
     bool coopmat_ = false;
+    bool shared_blocks_ = false;
     bool pipeline_stats_ = false; // FIELDFLOW_PIPELINE_STATS=1: print each kernel's driver statistics
     DeviceInfo info_;
     VkPhysicalDeviceProperties properties_{};

@@ -86,6 +86,15 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
     for (const ModelConfig& c : configs())
         expect_valid("train_step.comp", c,
                      {{"TILE", "96"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"}});
+    // Shared memory in explicit-layout blocks (devices with VK_KHR_workgroup_memory_explicit_layout),
+    // weights in shared memory or not.
+    for (const ModelConfig& c : configs()) {
+        expect_valid("train_step.comp", c,
+                     {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"}, {"CM_SHARED_BLOCKS", "1"}});
+        expect_valid("train_step.comp", c,
+                     {{"TILE", "64"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                      {"CM_SHARED_BLOCKS", "1"}, {"CM_GRADS_IN_REGISTERS", "0"}});
+    }
     // The tensor-core step keeping its gradient sums in its partial row (wide MLPs) instead of
     // registers (the default above).
     for (const ModelConfig& c : configs())
