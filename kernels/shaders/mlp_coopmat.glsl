@@ -67,8 +67,10 @@ layout(std430, binding = CM_WEIGHTS_BINDING) readonly buffer MlpWeights16 { floa
 // tiles fit 48 KiB only without the biases).
 #define CM_BIAS_STRIDE max(HIDDEN, OUT_PAD)           // the widest matrix output
 // CM_SHARED_BLOCKS (GL_EXT_shared_memory_block, where the device has explicit workgroup memory
-// layouts): the same arrays in one block, the slices first, and a second block over the slices
-// as 16-byte words, so that a column of a tile (its samples, contiguous) is read in four loads.
+// layouts): the same arrays in one block, the slices first, and two more blocks over the slices:
+// as 16-byte words, so that a column of a tile (its samples, contiguous) is read in four loads,
+// and as floats, so that the last matrix's fp32 outputs pass through the tile's delta slice
+// (free until the deltas are written) instead of an array of their own.
 #ifndef CM_SHARED_BLOCKS
 #define CM_SHARED_BLOCKS 0
 #endif
@@ -76,15 +78,18 @@ layout(std430, binding = CM_WEIGHTS_BINDING) readonly buffer MlpWeights16 { floa
 #define CM_OUT_FLOATS (CM_WARPS * OUT_PAD * WOS)      // per subgroup: the last matrix's output, fp32, 16 rows
 #define CM_BIAS_FLOATS (MATRICES * CM_BIAS_STRIDE)    // fp32 biases, matrix l's at l * CM_BIAS_STRIDE
 #if CM_SHARED_BLOCKS
+#if WOS * 2 != WS
+#error "the fp32 output block must have the delta slice's shape"
+#endif
 shared CmShared {
     float16_t s_slice[CM_SLICE_HALVES];
-    float s_out[CM_OUT_FLOATS];
 #if WEIGHTS_IN_SHARED
     float16_t s_w16[MLP_PARAMS]; // fp16 copy of the weights
     float s_bias[CM_BIAS_FLOATS];
 #endif
 };
 shared CmSliceQuads { uvec4 s_slice4[CM_SLICE_HALVES / 8]; };
+shared CmSliceFloats { float s_out[CM_SLICE_HALVES / 2]; };
 #else
 #if WEIGHTS_IN_SHARED
 shared float16_t s_w16[MLP_PARAMS]; // fp16 copy of the weights
@@ -105,7 +110,11 @@ shared float s_out[CM_OUT_FLOATS];
 
 #define CM_LANE gl_SubgroupInvocationID
 #define CM_SLICE(c) (gl_SubgroupID * (SLICE_COLS * WS) + uint(c) * WS) // column c of this subgroup's tile
+#if CM_SHARED_BLOCKS
+#define CM_OUT(o) (CM_SLICE(SLICE_COL(LAYERS + 1)) / 2u + uint(o) * WOS) // over the delta slice
+#else
 #define CM_OUT(o) (gl_SubgroupID * (OUT_PAD * WOS) + uint(o) * WOS)
+#endif
 
 #ifdef CM_TRAINING
 // Per invocation, d act / d z at each matrix's outputs, kept for the backward pass (hidden ReLU

@@ -14,6 +14,9 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_control_flow_attributes : require
+#if defined(CM_SHARED_BLOCKS) && CM_SHARED_BLOCKS
+#extension GL_EXT_shared_memory_block : require
+#endif
 #endif
 
 #include "common.glsl"

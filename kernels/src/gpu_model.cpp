@@ -116,8 +116,7 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
     } else if (device.coopmat()) {
         TrainTiling t = choose_coopmat_tiling(config, limits.maxComputeSharedMemorySize,
                                               limits.maxComputeWorkGroupInvocations, batch,
-                                              coopmat_workgroups(device));
-        t.shared_blocks = device.shared_blocks();
+                                              coopmat_workgroups(device), device.shared_blocks());
         if (t.tile) return t;
         reason = "the tensor-core kernels of hidden width " + std::to_string(config.hidden_width) + " x " +
                  std::to_string(config.hidden_layers) + " layers (a 32-sample tile's activations in shared memory) "
@@ -272,6 +271,7 @@ KernelRequest render_kernel_request(const DeviceImpl& device, const ModelConfig&
     if (tiling.coopmat) {
         defines.push_back({"COOPMAT", "1"});
         defines.push_back({"TILE", std::to_string(tiling.tile)});
+        defines.push_back({"CM_SHARED_BLOCKS", tiling.shared_blocks ? "1" : "0"});
     }
     const uint32_t bindings = add_weight_defines(defines, tiling, 3); // before defines is copied
     return {"render.comp", defines, bindings};

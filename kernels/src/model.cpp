@@ -208,18 +208,18 @@ TrainTiling choose_tiling(const ModelConfig& c, uint32_t max_shared, uint32_t ma
 }
 
 TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uint32_t max_invocations,
-                                  uint32_t batch, uint32_t workgroups) {
+                                  uint32_t batch, uint32_t workgroups, bool shared_blocks) {
     MlpLayout L = mlp_layout(c);
     uint32_t slice_cols = c.padded_input_width() + c.hidden_layers * c.hidden_width +
                           c.padded_output_width();
     // Mirrors the shared arrays of mlp_coopmat.glsl: fp16 weights and fp32 biases (when the weights
-    // are in shared memory), then per 32-sample subgroup its fp16 slices (stride 40) and a 16-row
-    // block of fp32 outputs (stride 20).
+    // are in shared memory), then per 32-sample subgroup its fp16 slices (stride 40) and, unless
+    // they pass through the delta slice (shared blocks), a 16-row block of fp32 outputs (stride 20).
     const uint32_t widest = std::max(c.hidden_width, c.padded_output_width());
     auto bytes = [&](uint32_t tile, bool weights) {
         const uint32_t subgroups = tile / 32;
         return (weights ? 2u * L.total + 4u * (c.hidden_layers + 1) * widest : 0u) +
-               subgroups * (2u * slice_cols * 40u + 4u * c.padded_output_width() * 20u);
+               subgroups * (2u * slice_cols * 40u + (shared_blocks ? 0u : 4u * c.padded_output_width() * 20u));
     };
     // Each subgroup takes its own tiles; the workgroup shares the weights, and the device runs one
     // workgroup a multiprocessor (Trainer), so the most subgroups that fit is the most a
@@ -227,6 +227,14 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     // than at 64 at batch 2^20, where two workgroups of 64 gained nothing (bench/RESULTS.md).
     // FIELDFLOW_TRAIN_TILE overrides (measurements: any multiple of 32 up to 256).
     std::vector<uint32_t> tiles = {128u, 96u, 64u, 32u};
+    // A fifth subgroup (which fits the lake model once its outputs pass through the delta slice)
+    // paid for hidden width 32 where each subgroup has many tiles to take: on the H100 the lake
+    // model at 2^18 (12 tiles each) 89.9 against 94.5 us/step, at 2^20 301 against 322; at 2^17
+    // (6 tiles each) 54.6 against 54.0 and at 2^16 36.4 against 33.6 it lost; width 16 lost at
+    // every batch (2^20: 217 against 207; bench/RESULTS.md). So: width 32 and more, where the
+    // batch gives 5 subgroups of every workgroup at least 8 tiles.
+    if (shared_blocks && c.hidden_width >= 32 && workgroups > 0 && uint64_t(batch) >= 8ull * 160 * workgroups)
+        tiles.insert(tiles.begin(), 160u);
     bool overridden = false;
     if (const char* env = std::getenv("FIELDFLOW_TRAIN_TILE"); env && *env) {
         char* end = nullptr;
@@ -267,7 +275,9 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
                 if (!overridden && !weights && tile >= 96 && batch > 0 &&
                     uint64_t(batch) < tiles_each * tile * workgroups)
                     tile -= 32;
-                return {tile, weights, true};
+                TrainTiling t{tile, weights, true};
+                t.shared_blocks = shared_blocks;
+                return t;
             }
     return {0, false, false};
 }

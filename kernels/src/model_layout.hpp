@@ -42,8 +42,11 @@ TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
 // else without them (weights_in_shared false: read from device memory); tile 0 if not even one
 // subgroup's tile fits (then the portable kernels run this model). Training `batch` samples on
 // `workgroups` persistent workgroups (batch 0: rendering, any size) may take one subgroup fewer.
+// With `shared_blocks` (the device lays out shared memory explicitly) the kernels pass the last
+// matrix's fp32 outputs through the delta slice: a subgroup needs 1.25 KB less.
 TrainTiling choose_coopmat_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
-                                  uint32_t max_invocations, uint32_t batch = 0, uint32_t workgroups = 0);
+                                  uint32_t max_invocations, uint32_t batch = 0, uint32_t workgroups = 0,
+                                  bool shared_blocks = false);
 
 // Defines shared by every kernel of this model.
 Defines model_defines(const ModelConfig& config);

@@ -189,6 +189,24 @@ TEST(ModelConfig, TensorCoreTilingReadsWideOrLargeWeightsFromMemory) {
     ModelConfig deep = widest;
     deep.hidden_layers = 8; // 8 x 128 fp16 activations of 32 samples: over 48 KB
     EXPECT_EQ(detail::choose_coopmat_tiling(deep, shared, invocations).tile, 0u);
+    // Explicit shared layouts (shared blocks) pass the last matrix's fp32 outputs through the delta
+    // slice: 1,280 bytes less a subgroup, which fits a 5th lake subgroup beside the weights
+    // (4,640 + 5 x 7,680 bytes; 49,440 with the outputs' own array).
+    // It is taken where the batch gives each of 5 subgroups of the 132 workgroups 8 tiles or more.
+    detail::TrainTiling blocks = detail::choose_coopmat_tiling(lake, 49440 - 1, invocations, 168960, 132, true);
+    EXPECT_TRUE(blocks.shared_blocks);
+    EXPECT_TRUE(blocks.weights_in_shared);
+    EXPECT_EQ(blocks.tile, 160u);
+    EXPECT_EQ(detail::choose_coopmat_tiling(lake, 49440 - 1, invocations, 168959, 132, true).tile, 128u);
+    EXPECT_EQ(detail::choose_coopmat_tiling(lake, 49440 - 1, invocations, 0, 132, true).tile, 128u); // rendering
+    EXPECT_EQ(detail::choose_coopmat_tiling(lake, 49440 - 1, invocations, 1u << 20, 132, false).tile, 128u);
+    ModelConfig narrow = lake;
+    narrow.hidden_width = 16; // fits 5 too, but ran slower with them
+    EXPECT_EQ(detail::choose_coopmat_tiling(narrow, shared, invocations, 1u << 20, 132, true).tile, 128u);
+    EXPECT_FALSE(detail::choose_coopmat_tiling(lake, shared, invocations).shared_blocks);
+    // Width 64 and the hash model's MLP do not fit a 4th subgroup even so.
+    EXPECT_EQ(detail::choose_coopmat_tiling(wide, shared, invocations, 1u << 20, 132, true).tile, 96u);
+    EXPECT_EQ(detail::choose_coopmat_tiling(hash, shared, invocations, 1u << 20, 132, true).tile, 96u);
 }
 
 // The tensor-core tiling's measurement switches refuse what they cannot use, saying what they take,

@@ -184,6 +184,7 @@ TEST(ShaderVariants, RenderAndOptimizerKernelsValidate) {
         expect_valid("render.comp", c, {});
         expect_valid("render.comp", c, {{"COOPMAT", "1"}, {"TILE", "64"}});
         expect_valid("render.comp", c, {{"COOPMAT", "1"}, {"TILE", "32"}, {"WEIGHTS_IN_SHARED", "0"}, {"CM_WEIGHTS_BINDING", "3"}});
+        expect_valid("render.comp", c, {{"COOPMAT", "1"}, {"TILE", "64"}, {"CM_SHARED_BLOCKS", "1"}});
         for (const char* form : {"0", "1", "2"}) expect_valid("optimizer.comp", c, {{"GRID_ADAM", form}});
         expect_valid("optimizer.comp", c, {{"GRID_ADAM", "2"}, {"MLP_FP16_COPY", "1"}});
         expect_valid("encoding_settle.comp", c, {});
