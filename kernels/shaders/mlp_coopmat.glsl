@@ -162,6 +162,13 @@ void cm_put_input(float x[IN_PAD]) {
     [[unroll]] for (int i = 0; i < IN_PAD; ++i) s_slice[CM_SLICE(i) + CM_LANE] = float16_t(x[i]);
 }
 
+// A matrix's 16x16 blocks: CM_OB(l) x CM_IB(l), block (ob, ib) the fragment CM_FRAG_OFF(l) +
+// ob * CM_IB(l) + ib of the MLP's CM_FRAGS (weight blocks and weight-gradient sums alike).
+#define CM_OB(l) (OUT_PAD_L(l) / 16)
+#define CM_IB(l) (IN_PAD_L(l) / 16)
+#define CM_FRAG_OFF(l) ((l) == 0 ? 0 : (HIDDEN / 16) * (IN_PAD / 16) + ((l) - 1) * (HIDDEN / 16) * (HIDDEN / 16))
+#define CM_FRAGS (CM_FRAG_OFF(LAYERS) + CM_OB(LAYERS) * CM_IB(LAYERS))
+
 // Hidden ReLU layers take their bias and activation on the accumulator itself: the bias enters
 // as the accumulator's starting value (a load with stride 0 repeats the bias row in every row) and
 // ReLU, which does not depend on an element's position, is applied element by element. The
@@ -169,12 +176,52 @@ void cm_put_input(float x[IN_PAD]) {
 // Other activations (and the last matrix) go through the per-sample path (cm_activate).
 #define CM_FUSED_RELU (HIDDEN_ACT == ACT_RELU)
 
+// CM_WEIGHT_FRAGMENTS (training, small MLPs whose weights are in shared memory): every weight
+// block is loaded once per step into registers, in both forms the products use (W^T for the
+// forward pass, W for the input gradients), with the hidden matrices' bias rows, instead of from
+// shared memory for every 16 rows of every tile. The loops over a matrix's output (forward) or
+// input (backward) blocks are then unrolled, so each block is a register, not an indexed array.
+#ifndef CM_WEIGHT_FRAGMENTS
+#define CM_WEIGHT_FRAGMENTS 0
+#endif
+#if CM_WEIGHT_FRAGMENTS
+#if !WEIGHTS_IN_SHARED
+#error "CM_WEIGHT_FRAGMENTS loads the weights from their shared copy"
+#endif
+CM_H cm_wt[CM_FRAGS];                  // block (nb, kb) of W_l^T: the forward's operand
+CM_H cm_wn[CM_FRAGS];                  // block (ob, ib) of W_l: the input gradients' operand
+CM_F cm_bias_rows[LAYERS * (HIDDEN / 16)]; // hidden matrix l's bias, block nb, in every row
+#define CM_BLOCK_LOOP [[unroll]]
+#else
+#define CM_BLOCK_LOOP [[dont_unroll]]
+#endif
+
+// After cm_load_weights' barrier.
+void cm_load_weight_fragments() {
+#if CM_WEIGHT_FRAGMENTS
+    [[unroll]] for (int l = 0; l < MATRICES; ++l)
+        [[unroll]] for (uint ob = 0; ob < CM_OB(l); ++ob)
+            [[unroll]] for (uint ib = 0; ib < CM_IB(l); ++ib) {
+                const uint at = W_OFF(l) + ob * 16 * IN_PAD_L(l) + ib * 16;
+                coopMatLoadNV(cm_wt[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib], CM_W, at, IN_PAD_L(l), true);
+                coopMatLoadNV(cm_wn[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib], CM_W, at, IN_PAD_L(l), false);
+            }
+    [[unroll]] for (int l = 0; l < LAYERS; ++l)
+        [[unroll]] for (uint nb = 0; nb < HIDDEN / 16; ++nb)
+            coopMatLoadNV(cm_bias_rows[l * (HIDDEN / 16) + nb], CM_BIAS_ARRAY, CM_BIAS_AT(l, nb * 16), 0, false);
+#endif
+}
+
 // Rows r0..r0+15 of X_l (slice l) times the output block nb of W_l^T, added to acc.
 void cm_product_block(int l, uint nb, uint r0, inout CM_F acc) {
     [[unroll]] for (uint kb = 0; kb < IN_PAD_L(l) / 16; ++kb) {
         CM_H a, b;
         coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + r0, WS, true);
+#if CM_WEIGHT_FRAGMENTS
+        b = cm_wt[CM_FRAG_OFF(l) + nb * CM_IB(l) + kb];
+#else
         coopMatLoadNV(b, CM_W, W_OFF(l) + nb * 16 * IN_PAD_L(l) + kb * 16, IN_PAD_L(l), true);
+#endif
         acc = coopMatMulAddNV(a, b, acc);
     }
 }
@@ -183,10 +230,14 @@ void cm_product_block(int l, uint nb, uint r0, inout CM_F acc) {
 // bias and ReLU), into slice l + 1.
 void cm_matmul_forward(int l) {
     const bool fused = CM_FUSED_RELU;
-    [[dont_unroll]] for (uint nb = 0; nb < OUT_PAD_L(l) / 16; ++nb) {
+    CM_BLOCK_LOOP for (uint nb = 0; nb < OUT_PAD_L(l) / 16; ++nb) {
         [[dont_unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
             CM_F acc = CM_F(0.0);
+#if CM_WEIGHT_FRAGMENTS && CM_FUSED_RELU
+            acc = cm_bias_rows[l * (HIDDEN / 16) + nb];
+#else
             if (fused) coopMatLoadNV(acc, CM_BIAS_ARRAY, CM_BIAS_AT(l, nb * 16), 0, false);
+#endif
             cm_product_block(l, nb, r0, acc);
             if (fused)
                 for (int i = 0; i < acc.length(); ++i) acc[i] = max(acc[i], 0.0);
@@ -201,7 +252,7 @@ void cm_matmul_forward(int l) {
 void cm_matmul_output() {
     const int l = LAYERS;
     [[unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
-        [[dont_unroll]] for (uint nb = 0; nb < OUT_PAD_L(l) / 16; ++nb) {
+        CM_BLOCK_LOOP for (uint nb = 0; nb < OUT_PAD_L(l) / 16; ++nb) {
             CM_F acc = CM_F(0.0);
             cm_product_block(l, nb, r0, acc);
             coopMatStoreNV(acc, s_out, CM_OUT(nb * 16), WOS, true);
@@ -250,11 +301,6 @@ void cm_forward() {
 #ifdef CM_TRAINING
 // ---- The step's gradient sums of this subgroup. (FIELDFLOW_TRAIN_ABLATE's defines leave parts
 // out to measure what they cost; such a step does not train.)
-#define CM_OB(l) (OUT_PAD_L(l) / 16)
-#define CM_IB(l) (IN_PAD_L(l) / 16)
-// Index of matrix l's first accumulator fragment ([ob][ib] within the matrix).
-#define CM_FRAG_OFF(l) ((l) == 0 ? 0 : (HIDDEN / 16) * (IN_PAD / 16) + ((l) - 1) * (HIDDEN / 16) * (HIDDEN / 16))
-#define CM_FRAGS (CM_FRAG_OFF(LAYERS) + CM_OB(LAYERS) * CM_IB(LAYERS))
 // Bias sums: invocation i keeps outputs i, i + 32, ... of every matrix.
 #define CM_BIAS_SLOTS ((CM_BIAS_STRIDE + WT - 1) / WT)
 
@@ -342,13 +388,17 @@ void cm_weight_gradients(int l) {
 // so element i of both is the same position).
 void cm_input_gradients(int l, uint in_blocks) {
     const bool fused = CM_FUSED_RELU && l > 0;
-    [[dont_unroll]] for (uint ib = 0; ib < in_blocks; ++ib) {
+    CM_BLOCK_LOOP for (uint ib = 0; ib < in_blocks; ++ib) {
         [[dont_unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
             CM_F acc = CM_F(0.0);
             [[unroll]] for (uint ob = 0; ob < CM_OB(l); ++ob) {
                 CM_H a, b;
                 coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + ob * 16) + r0, WS, true); // delta
+#if CM_WEIGHT_FRAGMENTS
+                b = cm_wn[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib];
+#else
                 coopMatLoadNV(b, CM_W, W_OFF(l) + ob * 16 * IN_PAD_L(l) + ib * 16, IN_PAD_L(l), false); // W_l
+#endif
                 acc = coopMatMulAddNV(a, b, acc);
             }
             const uint at = CM_SLICE(SLICE_COL(l) + ib * 16) + r0;

@@ -227,6 +227,7 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
 void main() {
     cm_load_weights();
     barrier();
+    cm_load_weight_fragments();
     const uint tiles = (pc.batch + WT - 1) / WT;
     const uint subgroups = gl_NumWorkGroups.x * CM_WARPS;
     const uint me = gl_WorkGroupID.x * CM_WARPS + gl_SubgroupID;

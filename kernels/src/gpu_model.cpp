@@ -199,6 +199,7 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
             registers = v == "registers";
         }
         d.push_back({"CM_GRADS_IN_REGISTERS", registers ? "1" : "0"});
+        d.push_back({"CM_WEIGHT_FRAGMENTS", tiling.weight_fragments ? "1" : "0"});
         // Each subgroup loads its next tile's inputs while it trains on the current one
         // (train_step.comp). FIELDFLOW_TRAIN_PREFETCH=0 turns that off (measurements).
         if (const char* env = std::getenv("FIELDFLOW_TRAIN_PREFETCH"); env && *env) {

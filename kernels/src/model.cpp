@@ -277,6 +277,21 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
                     tile -= 32;
                 TrainTiling t{tile, weights, true};
                 t.shared_blocks = shared_blocks;
+                // Weight blocks in registers for the step (at most 8: the lake model's) cost a load
+                // of every block per subgroup and step, which paid from two tiles a subgroup: on
+                // the H100 the lake model at 2^16 (4 tiles each) 32.2 against 33.6 us/step, at 2^20
+                // 286 against 300, width 16 at 2^16 23.1 against 24.0; at 2^14 (one tile each) the
+                // lake model lost, 17.5 against 17.1 (bench/RESULTS.md).
+                // FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS=0|1 overrides (measurements).
+                uint32_t blocks = 0;
+                for (uint32_t l = 0; l < L.matrices; ++l) blocks += L.out_padded[l] / 16 * (L.in_padded[l] / 16);
+                t.weight_fragments = weights && blocks <= 8 && batch > 0 && uint64_t(batch) >= 2ull * tile * workgroups;
+                if (const char* env = std::getenv("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS"); env && *env) {
+                    const std::string v = env;
+                    if (v != "0" && v != "1")
+                        throw EngineError("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS='" + v + "' must be 0 or 1");
+                    t.weight_fragments = v == "1" && weights;
+                }
                 return t;
             }
     return {0, false, false};

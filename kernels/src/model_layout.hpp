@@ -34,6 +34,9 @@ struct TrainTiling {
     // Tensor-core training kernels that lay out their shared memory explicitly
     // (GL_EXT_shared_memory_block, mlp_coopmat.glsl's CM_SHARED_BLOCKS): the device has it.
     bool shared_blocks = false;
+    // Tensor-core training kernels that hold the weight blocks in registers for the whole step
+    // (mlp_coopmat.glsl's CM_WEIGHT_FRAGMENTS).
+    bool weight_fragments = false;
 };
 TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
                           uint32_t max_invocations);
@@ -43,7 +46,9 @@ TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
 // subgroup's tile fits (then the portable kernels run this model). Training `batch` samples on
 // `workgroups` persistent workgroups (batch 0: rendering, any size) may take one subgroup fewer.
 // With `shared_blocks` (the device lays out shared memory explicitly) the kernels pass the last
-// matrix's fp32 outputs through the delta slice: a subgroup needs 1.25 KB less.
+// matrix's fp32 outputs through the delta slice: a subgroup needs 1.25 KB less. Small MLPs whose
+// weights are in shared memory hold them in registers where the batch gives each subgroup two
+// tiles or more (weight_fragments).
 TrainTiling choose_coopmat_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
                                   uint32_t max_invocations, uint32_t batch = 0, uint32_t workgroups = 0,
                                   bool shared_blocks = false);

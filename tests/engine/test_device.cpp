@@ -203,6 +203,12 @@ TEST(ModelConfig, TensorCoreTilingReadsWideOrLargeWeightsFromMemory) {
     ModelConfig narrow = lake;
     narrow.hidden_width = 16; // fits 5 too, but ran slower with them
     EXPECT_EQ(detail::choose_coopmat_tiling(narrow, shared, invocations, 1u << 20, 132, true).tile, 128u);
+    // The lake model's 8 weight blocks stay in registers for a step where each subgroup has two
+    // tiles or more (2 x 128 x 132 = 33,792 samples); wider MLPs (their weights in memory) never.
+    EXPECT_FALSE(detail::choose_coopmat_tiling(lake, shared, invocations, 33791, 132).weight_fragments);
+    EXPECT_TRUE(detail::choose_coopmat_tiling(lake, shared, invocations, 33792, 132).weight_fragments);
+    EXPECT_FALSE(detail::choose_coopmat_tiling(lake, shared, invocations).weight_fragments); // rendering
+    EXPECT_FALSE(detail::choose_coopmat_tiling(wide, shared, invocations, 1u << 20, 132).weight_fragments);
     EXPECT_FALSE(detail::choose_coopmat_tiling(lake, shared, invocations).shared_blocks);
     // Width 64 and the hash model's MLP do not fit a 4th subgroup even so.
     EXPECT_EQ(detail::choose_coopmat_tiling(wide, shared, invocations, 1u << 20, 132, true).tile, 96u);
