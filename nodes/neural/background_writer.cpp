@@ -19,16 +19,27 @@ struct BackgroundWriter::State {
 };
 
 BackgroundWriter::~BackgroundWriter() {
-    if (!state_) return;
-    std::unique_lock lock(state_->mutex);
-    state_->stop = true;
-    state_->changed.wait(lock, [&] { return !state_->writing; });
+    for (const std::shared_ptr<State>& state : jobs_) {
+        std::unique_lock lock(state->mutex);
+        state->stop = true;
+        state->changed.wait(lock, [&] { return !state->writing; });
+    }
 }
 
 void BackgroundWriter::post(Encode encode) {
-    finish();
-    state_ = std::make_shared<State>();
-    std::thread([state = state_, encode = std::move(encode)] {
+    // Finished jobs leave the queue (their errors surface here), and a full queue waits for its oldest.
+    while (!jobs_.empty()) {
+        bool done = false;
+        {
+            std::lock_guard lock(jobs_.front()->mutex);
+            done = jobs_.front()->done;
+        }
+        if (!done && jobs_.size() < kMaxJobs) break;
+        wait_oldest();
+    }
+    auto state = std::make_shared<State>();
+    jobs_.push_back(state);
+    std::thread([state, encode = std::move(encode)] {
         std::exception_ptr error;
         try {
             const std::vector<EncodedFile> files = encode();
@@ -54,12 +65,16 @@ void BackgroundWriter::post(Encode encode) {
     }).detach();
 }
 
-void BackgroundWriter::finish() {
-    if (!state_) return;
-    std::shared_ptr<State> state = std::move(state_);
+void BackgroundWriter::wait_oldest() {
+    std::shared_ptr<State> state = std::move(jobs_.front());
+    jobs_.pop_front();
     std::unique_lock lock(state->mutex);
     state->changed.wait(lock, [&] { return state->done; });
     if (state->error) std::rethrow_exception(state->error);
+}
+
+void BackgroundWriter::finish() {
+    while (!jobs_.empty()) wait_oldest();
 }
 
 } // namespace ff::neural

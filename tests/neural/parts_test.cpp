@@ -1,6 +1,7 @@
 // The neural plugin's pure pieces: training schedule, Infer's size rule, base64, the report page,
 // the training log, snapshot discovery, the feature-grid picture and Train's checkpoint files.
 #include "test_files.hpp"
+#include "background_writer.hpp"
 #include "base64.hpp"
 #include "cpu_budget.hpp"
 #include "neural_images.hpp"
@@ -24,8 +25,10 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <random>
 #include <sstream>
 
@@ -36,6 +39,36 @@ using namespace ff::neural;
 namespace {
 
 fs::path fresh_folder(const std::string& name) { return ff::test::fresh_folder("ff_neural_parts", name); }
+
+// Snapshots close together (steps 1, 10, 100) must not wait for each other's encoding: jobs run
+// side by side up to the writer's limit, every file is written, and an encoding error reaches the
+// owner at finish(). The first jobs wait on a sign from the test; a post that blocked on them
+// would leave `posted` unset (the bound is a failure, not a sleep).
+TEST(BackgroundWriter, JobsRunSideBySideAndAllFinish) {
+    const fs::path dir = fresh_folder("writer");
+    std::promise<void> release;
+    std::shared_future<void> go = release.get_future().share();
+    BackgroundWriter writer;
+    auto posted = std::async(std::launch::async, [&] {
+        for (size_t i = 0; i + 1 < BackgroundWriter::kMaxJobs; ++i)
+            writer.post([go, path = dir / ("held" + std::to_string(i) + ".txt")] {
+                go.wait();
+                return std::vector<EncodedFile>{{path, "held"}};
+            });
+    });
+    const bool posted_while_held = posted.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+    release.set_value(); // whatever happened, so that nothing is left waiting
+    ASSERT_TRUE(posted_while_held) << "post waited for a job still encoding";
+    writer.post([&] { return std::vector<EncodedFile>{{dir / "last.txt", "last"}}; });
+    writer.finish();
+    for (size_t i = 0; i + 1 < BackgroundWriter::kMaxJobs; ++i)
+        EXPECT_EQ(read_text(dir / ("held" + std::to_string(i) + ".txt")), "held");
+    EXPECT_EQ(read_text(dir / "last.txt"), "last");
+
+    writer.post([]() -> std::vector<EncodedFile> { throw std::runtime_error("encoder broke"); });
+    writer.post([&] { return std::vector<EncodedFile>{{dir / "after.txt", "after"}}; });
+    EXPECT_THROW(writer.finish(), std::runtime_error);
+}
 
 // A CPU Vulkan driver takes the graph's CPU budget (cpu_steps, cpu_batch) and says so; a GPU, a
 // budget of 0 and a run already within it are left as given.
