@@ -1,5 +1,6 @@
 #include "gpu_model.hpp"
 #include "encodings/encoding.hpp"
+#include "env_switch.hpp"
 #include "half_float.hpp"
 
 #include <algorithm>
@@ -202,11 +203,8 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         d.push_back({"CM_WEIGHT_FRAGMENTS", tiling.weight_fragments ? "1" : "0"});
         // Each subgroup loads its next tile's inputs while it trains on the current one
         // (train_step.comp). FIELDFLOW_TRAIN_PREFETCH=0 turns that off (measurements).
-        if (const char* env = std::getenv("FIELDFLOW_TRAIN_PREFETCH"); env && *env) {
-            const std::string v = env;
-            if (v != "0" && v != "1") throw EngineError("FIELDFLOW_TRAIN_PREFETCH='" + v + "' must be 0 or 1");
-            d.push_back({"CM_PREFETCH", v});
-        }
+        if (const std::optional<bool> prefetch = env_switch("FIELDFLOW_TRAIN_PREFETCH"))
+            d.push_back({"CM_PREFETCH", *prefetch ? "1" : "0"});
     }
     // FIELDFLOW_TRAIN_ABLATE=part[,part...] leaves parts of the tensor-core step out, to measure
     // what each costs (bench/README.md); the step then does not train.

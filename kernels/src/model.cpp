@@ -1,5 +1,6 @@
 #include "model_layout.hpp"
 #include "encodings/encoding.hpp"
+#include "env_switch.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -286,12 +287,8 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
                 uint32_t blocks = 0;
                 for (uint32_t l = 0; l < L.matrices; ++l) blocks += L.out_padded[l] / 16 * (L.in_padded[l] / 16);
                 t.weight_fragments = weights && blocks <= 8 && batch > 0 && uint64_t(batch) >= 2ull * tile * workgroups;
-                if (const char* env = std::getenv("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS"); env && *env) {
-                    const std::string v = env;
-                    if (v != "0" && v != "1")
-                        throw EngineError("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS='" + v + "' must be 0 or 1");
-                    t.weight_fragments = v == "1" && weights;
-                }
+                if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS"))
+                    t.weight_fragments = *forced && weights;
                 return t;
             }
     return {0, false, false};

@@ -1,5 +1,7 @@
 #include "vk_device.hpp"
 
+#include "env_switch.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -290,15 +292,6 @@ namespace {
 bool env_flag(const char* name) {
     const char* v = std::getenv(name);
     return v && (std::strcmp(v, "1") == 0 || std::strcmp(v, "true") == 0 || std::strcmp(v, "on") == 0);
-}
-
-// FIELDFLOW_TRAIN_SHARED_BLOCKS=0|1 (unset: 1): whether the tensor-core kernels may lay out their
-// shared memory explicitly.
-bool shared_blocks_wanted() {
-    const char* v = std::getenv("FIELDFLOW_TRAIN_SHARED_BLOCKS");
-    if (!v || !*v || std::strcmp(v, "1") == 0) return true;
-    if (std::strcmp(v, "0") == 0) return false;
-    throw EngineError(std::string("FIELDFLOW_TRAIN_SHARED_BLOCKS='") + v + "' must be 0 or 1");
 }
 
 VKAPI_ATTR VkBool32 VKAPI_CALL debug_callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
@@ -690,7 +683,7 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_WORKGROUP_MEMORY_EXPLICIT_LAYOUT_FEATURES_KHR};
     shared_blocks_ = false;
     if (coopmat_ && has_extension(physical_, VK_KHR_WORKGROUP_MEMORY_EXPLICIT_LAYOUT_EXTENSION_NAME) &&
-        shared_blocks_wanted()) {
+        detail::env_switch("FIELDFLOW_TRAIN_SHARED_BLOCKS").value_or(true)) {
         VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
         query.pNext = &wl;
         vkGetPhysicalDeviceFeatures2(physical_, &query);
