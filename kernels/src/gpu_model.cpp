@@ -187,12 +187,7 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         // 8-9% faster at every batch, though the driver spills to local memory); more keep them in
         // the subgroup's partial row. FIELDFLOW_TRAIN_GRADS=registers|memory overrides
         // (measurements).
-        const uint32_t in_blocks = config.padded_input_width() / 16, hidden_blocks = config.hidden_width / 16,
-                       out_blocks = config.padded_output_width() / 16;
-        const uint32_t fragments = hidden_blocks * in_blocks +
-                                   (config.hidden_layers - 1) * hidden_blocks * hidden_blocks +
-                                   out_blocks * hidden_blocks;
-        bool registers = fragments <= 28;
+        bool registers = weight_blocks(mlp_layout(config)) <= 28;
         if (const char* env = std::getenv("FIELDFLOW_TRAIN_GRADS"); env && *env) {
             const std::string v = env;
             if (v != "registers" && v != "memory")

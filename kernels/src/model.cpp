@@ -178,6 +178,12 @@ MlpLayout mlp_layout(const ModelConfig& c) {
     return L;
 }
 
+uint32_t weight_blocks(const MlpLayout& L) {
+    uint32_t blocks = 0;
+    for (uint32_t l = 0; l < L.matrices; ++l) blocks += L.out_padded[l] / 16 * (L.in_padded[l] / 16);
+    return blocks;
+}
+
 void require_valid(const ModelConfig& config) {
     std::string why = config.validate();
     if (!why.empty()) throw EngineError("invalid model configuration: " + why);
@@ -284,9 +290,8 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
                 // 286 against 300, width 16 at 2^16 23.1 against 24.0; at 2^14 (one tile each) the
                 // lake model lost, 17.5 against 17.1 (bench/RESULTS.md).
                 // FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS=0|1 overrides (measurements).
-                uint32_t blocks = 0;
-                for (uint32_t l = 0; l < L.matrices; ++l) blocks += L.out_padded[l] / 16 * (L.in_padded[l] / 16);
-                t.weight_fragments = weights && blocks <= 8 && batch > 0 && uint64_t(batch) >= 2ull * tile * workgroups;
+                t.weight_fragments =
+                    weights && weight_blocks(L) <= 8 && batch > 0 && uint64_t(batch) >= 2ull * tile * workgroups;
                 if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS"))
                     t.weight_fragments = *forced && weights;
                 return t;

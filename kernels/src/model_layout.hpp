@@ -19,6 +19,10 @@ struct MlpLayout {
 
 MlpLayout mlp_layout(const ModelConfig& config);
 
+// The padded weight matrices' 16x16 blocks, all matrices together: the tensor-core kernels'
+// fragments of weights or of weight-gradient sums (mlp_coopmat.glsl's CM_FRAGS).
+uint32_t weight_blocks(const MlpLayout& layout);
+
 // Throws EngineError("invalid model configuration: ...") unless config.validate() is empty.
 void require_valid(const ModelConfig& config);
 
