@@ -178,7 +178,7 @@ void cm_put_input(float x[IN_PAD]) {
 
 // CM_WEIGHT_FRAGMENTS (training, small MLPs whose weights are in shared memory): every weight
 // block is loaded once per step into registers, in both forms the products use (W^T for the
-// forward pass, W for the input gradients), with the hidden matrices' bias rows, instead of from
+// forward pass, W for the input gradients), with the hidden ReLU matrices' bias rows, instead of from
 // shared memory for every 16 rows of every tile. The loops over a matrix's output (forward) or
 // input (backward) blocks are then unrolled, so each block is a register, not an indexed array.
 #ifndef CM_WEIGHT_FRAGMENTS
@@ -190,7 +190,9 @@ void cm_put_input(float x[IN_PAD]) {
 #endif
 CM_H cm_wt[CM_FRAGS];                  // block (nb, kb) of W_l^T: the forward's operand
 CM_H cm_wn[CM_FRAGS];                  // block (ob, ib) of W_l: the input gradients' operand
+#if CM_FUSED_RELU
 CM_F cm_bias_rows[LAYERS * (HIDDEN / 16)]; // hidden matrix l's bias, block nb, in every row
+#endif
 #define CM_BLOCK_LOOP [[unroll]]
 #else
 #define CM_BLOCK_LOOP [[dont_unroll]]
@@ -206,9 +208,11 @@ void cm_load_weight_fragments() {
                 coopMatLoadNV(cm_wt[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib], CM_W, at, IN_PAD_L(l), true);
                 coopMatLoadNV(cm_wn[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib], CM_W, at, IN_PAD_L(l), false);
             }
+#if CM_FUSED_RELU
     [[unroll]] for (int l = 0; l < LAYERS; ++l)
         [[unroll]] for (uint nb = 0; nb < HIDDEN / 16; ++nb)
             coopMatLoadNV(cm_bias_rows[l * (HIDDEN / 16) + nb], CM_BIAS_ARRAY, CM_BIAS_AT(l, nb * 16), 0, false);
+#endif
 #endif
 }
 
