@@ -178,8 +178,8 @@ void cm_put_input(float x[IN_PAD]) {
 
 // CM_WEIGHT_FRAGMENTS (training, small MLPs whose weights are in shared memory): every weight
 // block is loaded once per step into registers, in both forms the products use (W^T for the
-// forward pass, W for the input gradients), with the hidden ReLU matrices' bias rows, instead of from
-// shared memory for every 16 rows of every tile. The loops over a matrix's output (forward) or
+// forward pass, W for the input gradients), with the hidden ReLU matrices' bias rows, instead
+// of from shared memory for every 16 rows of every tile. The loops over a matrix's output (forward) or
 // input (backward) blocks are then unrolled, so each block is a register, not an indexed array.
 #ifndef CM_WEIGHT_FRAGMENTS
 #define CM_WEIGHT_FRAGMENTS 0
