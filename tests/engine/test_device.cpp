@@ -218,14 +218,9 @@ TEST(ModelConfig, TensorCoreTilingReadsWideOrLargeWeightsFromMemory) {
 // The tensor-core tiling's measurement switches refuse what they cannot use, saying what they take,
 // instead of running another configuration than the one asked for.
 TEST(ModelConfig, TensorCoreTilingSwitchesRefuseBadValues) {
-    struct Env {
-        const char* name;
-        Env(const char* n, const char* v) : name(n) { ::setenv(n, v, 1); }
-        ~Env() { ::unsetenv(name); }
-    };
     const ModelConfig lake = test::default_config(200, 137);
     for (const char* bad : {"100", "0", "288", "64x", "wide"}) {
-        Env e("FIELDFLOW_TRAIN_TILE", bad);
+        test::ScopedEnv e("FIELDFLOW_TRAIN_TILE", bad);
         try {
             detail::choose_coopmat_tiling(lake, 48 * 1024, 1024);
             ADD_FAILURE() << "FIELDFLOW_TRAIN_TILE=" << bad << " was accepted";
@@ -234,10 +229,10 @@ TEST(ModelConfig, TensorCoreTilingSwitchesRefuseBadValues) {
         }
     }
     {
-        Env e("FIELDFLOW_TRAIN_TILE", "64");
+        test::ScopedEnv e("FIELDFLOW_TRAIN_TILE", "64");
         EXPECT_EQ(detail::choose_coopmat_tiling(lake, 48 * 1024, 1024).tile, 64u);
     }
-    Env e("FIELDFLOW_TRAIN_WEIGHTS", "registers");
+    test::ScopedEnv e("FIELDFLOW_TRAIN_WEIGHTS", "registers");
     EXPECT_THROW(detail::choose_coopmat_tiling(lake, 48 * 1024, 1024), EngineError);
 }
 

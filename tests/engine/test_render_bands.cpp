@@ -11,9 +11,8 @@ namespace ff::engine {
 namespace {
 
 // Sets FIELDFLOW_RENDER_BAND_ROWS for one scope.
-struct BandRows {
-    explicit BandRows(const char* rows) { ::setenv("FIELDFLOW_RENDER_BAND_ROWS", rows, 1); }
-    ~BandRows() { ::unsetenv("FIELDFLOW_RENDER_BAND_ROWS"); }
+struct BandRows : test::ScopedEnv {
+    explicit BandRows(const char* rows) : ScopedEnv("FIELDFLOW_RENDER_BAND_ROWS", rows) {}
 };
 
 // The image as the trainer holds it: 8 bits per channel.
