@@ -81,14 +81,18 @@ std::vector<ReportCrop> most_different_regions(const ReportImages& images, int s
     return crops;
 }
 
-cv::Mat view_of(const cv::Mat& image, int max_side) {
-    const int longer = std::max(image.cols, image.rows);
+cv::Size view_size(cv::Size image, int max_side) {
+    const int longer = std::max(image.width, image.height);
     if (longer <= max_side) return image;
     const double f = double(max_side) / longer;
+    return {std::max(1, int(std::lround(image.width * f))), std::max(1, int(std::lround(image.height * f)))};
+}
+
+cv::Mat view_of(const cv::Mat& image, int max_side) {
+    const cv::Size size = view_size(image.size(), max_side);
+    if (size == image.size()) return image;
     cv::Mat out;
-    cv::resize(image, out,
-               cv::Size(std::max(1, int(std::lround(image.cols * f))), std::max(1, int(std::lround(image.rows * f)))),
-               0, 0, cv::INTER_AREA);
+    cv::resize(image, out, size, 0, 0, cv::INTER_AREA);
     return out;
 }
 
@@ -119,7 +123,7 @@ PngBytes index_thumbnail(const ReportImages& images, int height) {
     return rgb8_png(picture);
 }
 
-PngBytes rgb8_png(const cv::Mat& rgb8) { return encode_rgb8_png(rgb8, 3); }
+PngBytes rgb8_png(const cv::Mat& rgb8) { return encode_rgb8_png(rgb8, 1); }
 
 std::vector<PngBytes> encode_in_parallel(const std::vector<std::function<PngBytes()>>& encodes) {
     std::vector<PngBytes> out(encodes.size());

@@ -32,8 +32,9 @@ std::vector<ReportCrop> most_different_regions(const ReportImages& images, int s
 int crop_side(cv::Size image);
 
 // The image scaled (area averaging) so its longer side is at most `max_side`; unchanged when it
-// already is.
+// already is. view_size: the size view_of gives, without scaling anything.
 cv::Mat view_of(const cv::Mat& image, int max_side);
+cv::Size view_size(cv::Size image, int max_side);
 
 // The error map shown in the page: the error scaled down like the views, then coloured.
 PngBytes error_view_png(const cv::Mat& error, int max_side, float scale);
@@ -43,7 +44,8 @@ PngBytes error_view_png(const cv::Mat& error, int max_side, float scale);
 // `height` pixels high. PNG bytes.
 PngBytes index_thumbnail(const ReportImages& images, int height);
 
-// 8-bit RGB -> PNG bytes (fast compression: the page is built once and read by a browser).
+// 8-bit RGB -> PNG bytes at zlib level 1: the page is built once and read by a browser (a
+// 751x563 photo: 26 ms against level 3's 56, for 2% more bytes).
 PngBytes rgb8_png(const cv::Mat& rgb8);
 
 // Runs the encodes on OpenCV's worker threads, results in order; an exception in one is rethrown here.

@@ -4,6 +4,7 @@
 #include "common/bands.hpp"
 #include "common/cancellable_call.hpp"
 #include "common/grid_size.hpp"
+#include "common/side_task.hpp"
 #include "helper_host.hpp"
 #include "test_support.hpp"
 
@@ -18,6 +19,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <latch>
+#include <stdexcept>
 #include <mutex>
 #include <thread>
 
@@ -193,6 +196,49 @@ TEST(CancellableCall, AnAlreadyCancelledNodeNeverStartsTheCall) {
     EXPECT_THROW(ff::nodes::call_cancellable(host.node(), [&] { ran = true; }), ff::Cancelled);
     EXPECT_FALSE(ran);
     EXPECT_EQ(ff::nodes::abandoned_calls(), 0);
+}
+
+TEST(SideTask, ReturnsTheResultAndRethrowsTheWorksError) {
+    ff::nodes::SideTask<int> sum([](const ff::nodes::StopRequested&) { return 40 + 2; });
+    EXPECT_EQ(sum.get(), 42);
+    ff::nodes::SideTask<int> failing([](const ff::nodes::StopRequested&) -> int {
+        throw std::runtime_error("no such strip");
+    });
+    try {
+        failing.get();
+        FAIL() << "the work's error was not rethrown";
+    } catch (const std::runtime_error& e) {
+        EXPECT_STREQ(e.what(), "no such strip");
+    }
+}
+
+TEST(SideTask, RunsBesideTheCaller) {
+    // The work waits for the caller to reach a point after starting it: it must be on its own
+    // thread, or this would never end.
+    std::latch caller_ran(1);
+    ff::nodes::SideTask<bool> task([&](const ff::nodes::StopRequested&) {
+        caller_ran.wait();
+        return true;
+    });
+    caller_ran.count_down();
+    EXPECT_TRUE(task.get());
+}
+
+TEST(SideTask, LeavingScopeStopsTheWorkAndWaitsForIt) {
+    std::latch started(1);
+    std::atomic<bool> saw_stop{false}, finished{false};
+    {
+        ff::nodes::SideTask<int> endless([&](const ff::nodes::StopRequested& stop_requested) {
+            started.count_down();
+            while (!stop_requested()) std::this_thread::yield();
+            saw_stop = true;
+            finished = true;
+            return 0;
+        });
+        started.wait();
+    } // no get(): as when the node throws
+    EXPECT_TRUE(saw_stop);
+    EXPECT_TRUE(finished); // waited for, not abandoned
 }
 
 TEST(Bands, CoverEveryRowInOrderAndStopAtACancel) {
