@@ -1,6 +1,6 @@
 // Adam for the encoding's parameters, shared by optimizer.comp and encoding_settle.comp. The
-// including kernel declares the buffers enc_params, enc_m, enc_v (floats, ENC_CELL_FEATURES per
-// optimizer cell) and, for the lazy form, enc_stamp (per cell: the Adam steps it has taken) and
+// including kernel declares the buffers enc_params (ENC_CELL_FEATURES floats per optimizer cell),
+// enc_state4 (the cells' records, encoding_state.glsl, as 16-byte words) and, for the lazy form,
 // enc_catch_up (the host's table of the skipped steps' sums, kernels/src/adam_schedule.hpp).
 //
 // Dense Adam steps every cell every step; a cell no sample touched sees a zero gradient and its
@@ -9,10 +9,37 @@
 // touched cell first takes the zero-gradient steps it skipped since its stamp (encoding_catch_up,
 // in closed form: its cost does not grow with the gap), then this step's; before anything reads
 // the parameters, Trainer settles every cell to the current step.
+//
+// A cell's record is read and written whole, as 16-byte words (EncRecord): the eager pass walks
+// the records in order, and word loads keep it as cheap as the separate arrays were.
 #ifndef FF_ENCODING_ADAM_GLSL
 #define FF_ENCODING_ADAM_GLSL
 
 #include "adam.glsl"
+#include "encoding_state.glsl"
+
+#define ENC_RECORD_QUADS (ENC_RECORD / 4u)
+struct EncRecord {
+    vec4 q[ENC_RECORD_QUADS];
+};
+#define REC_WORD(r, w) r.q[(w) / 4u][(w) % 4u]
+#define REC_GRAD(r, f) REC_WORD(r, uint(f))
+#define REC_M(r, f) REC_WORD(r, uint(ENC_CELL_FEATURES) + uint(f))
+#define REC_V(r, f) REC_WORD(r, uint(2 * ENC_CELL_FEATURES) + uint(f))
+#define REC_STAMP_WORD(r) REC_WORD(r, uint(3 * ENC_CELL_FEATURES + 1))
+
+EncRecord load_record(uint cell) {
+    EncRecord r;
+    [[unroll]] for (uint k = 0u; k < ENC_RECORD_QUADS; ++k) r.q[k] = enc_state4[cell * ENC_RECORD_QUADS + k];
+    return r;
+}
+
+void store_record(uint cell, EncRecord r) {
+    [[unroll]] for (uint k = 0u; k < ENC_RECORD_QUADS; ++k) enc_state4[cell * ENC_RECORD_QUADS + k] = r.q[k];
+}
+
+uint record_stamp(EncRecord r) { return floatBitsToUint(REC_STAMP_WORD(r)); }
+void set_record_stamp(inout EncRecord r, uint t) { REC_STAMP_WORD(r) = uintBitsToFloat(t); }
 
 // The encoding's learning rate at Adam step t (1-based): Trainer::lr_scale's schedule, in fp32.
 float encoding_lr(uint t) {
@@ -26,15 +53,15 @@ float encoding_lr(uint t) {
     return pc.lr_grid_base * ramp * exp2(x * pc.log2_lr_final_scale);
 }
 
-// This step's Adam step for every parameter of `cell`, with the gradients `grad`; the rate and
-// bias corrections are the host's (push constants), as for the MLP.
-void encoding_adam(uint cell, float grad[ENC_CELL_FEATURES]) {
-    for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
+// This step's Adam step for every parameter of `cell`, with the gradients `grad`, on the moments
+// in its record r; the rate and bias corrections are the host's (push constants), as for the MLP.
+void encoding_adam(uint cell, float grad[ENC_CELL_FEATURES], inout EncRecord r) {
+    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
         const uint i = cell * ENC_CELL_FEATURES + c;
-        float m = enc_m[i], v = enc_v[i];
+        float m = REC_M(r, c), v = REC_V(r, c);
         enc_params[i] = adam_step(enc_params[i], grad[c], m, v, pc.lr_grid);
-        enc_m[i] = m;
-        enc_v[i] = v;
+        REC_M(r, c) = m;
+        REC_V(r, c) = v;
     }
 }
 
@@ -64,7 +91,7 @@ vec2 catch_up_sums(uint f) { return enc_catch_up[min(f, pc.catch_up_last)]; }
 // still move the parameter (its error is of order d^2 < 1e-6 of the moves): with the default
 // 1e-15, every parameter whose gradients reached ~1e-11. Elsewhere the steps are taken one by one,
 // up to the catch-up limit past which no step moves a parameter.
-void encoding_catch_up(uint cell, uint from, uint to) {
+void encoding_catch_up(uint cell, uint from, uint to, inout EncRecord r) {
     if (from >= to) return;
     const float k = float(to - from);
     const float decay1 = exp2(k * pc.log2_beta1), decay2 = exp2(k * pc.log2_beta2);
@@ -72,9 +99,9 @@ void encoding_catch_up(uint cell, uint from, uint to) {
     const float a = at_from.x - exp2(k * (pc.log2_beta1 - 0.5 * pc.log2_beta2)) * at_to.x;
     const float e = at_from.y - exp2(k * (pc.log2_beta1 - pc.log2_beta2)) * at_to.y;
     const float v_floor = exp2(float(min(to - from, pc.catch_up_limit)) * 0.5 * pc.log2_beta2);
-    for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
+    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
         const uint i = cell * ENC_CELL_FEATURES + c;
-        const float m = enc_m[i], v = enc_v[i];
+        const float m = REC_M(r, c), v = REC_V(r, c);
         if (m != 0.0) {
             const float root = sqrt(v);
             if (v > 0.0 && pc.epsilon <= 1e-3 * root * v_floor)
@@ -82,8 +109,8 @@ void encoding_catch_up(uint cell, uint from, uint to) {
             else
                 enc_params[i] = catch_up_stepwise(enc_params[i], m, v, from, to);
         }
-        enc_m[i] = m * decay1;
-        enc_v[i] = v * decay2;
+        REC_M(r, c) = m * decay1;
+        REC_V(r, c) = v * decay2;
     }
 }
 #endif

@@ -24,6 +24,7 @@
 // The workgroups loop over the list (or the cells, or the next step's samples), so their count
 // does not grow with the grid. The next step's list length is reset here (nothing else reads it).
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #if MLP_FP16_COPY
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
@@ -54,21 +55,21 @@ layout(std430, binding = 3) readonly buffer MlpPartials { float mlp_partials[]; 
 layout(std430, binding = 4) readonly buffer LossPartials { float loss_partials[]; };
 layout(std430, binding = 5) buffer LossLog { float loss_log[]; };
 layout(std430, binding = 6) buffer EncodingParams { float enc_params[]; };
-layout(std430, binding = 7) buffer EncodingM { float enc_m[]; };
-layout(std430, binding = 8) buffer EncodingV { float enc_v[]; };
-layout(std430, binding = 9) buffer EncodingGrad { float enc_grad[]; };
-layout(std430, binding = 10) buffer EncodingTouched { uint enc_touched[]; };
-layout(std430, binding = 11) buffer EncodingStamp { uint enc_stamp[]; };
-layout(std430, binding = 12) readonly buffer EncodingCatchUp { vec2 enc_catch_up[]; }; // lazy form only
+// The encoding's training state (encoding_state.glsl), as 16-byte words (whole records) and as
+// uints (marks, stamps, the list).
+layout(std430, binding = 7) buffer EncodingStateQuads { vec4 enc_state4[]; };
+layout(std430, binding = 8) buffer EncodingStateBits { uint enc_state_u[]; };
+layout(std430, binding = 9) readonly buffer EncodingCatchUp { vec2 enc_catch_up[]; }; // lazy form only
 // MLP_FP16_COPY: the fp16 copy of the MLP's weights that tensor-core kernels read from memory
 // (mlp_coopmat.glsl, weights not in shared memory), kept current with the master weights.
 #if MLP_FP16_COPY
-layout(std430, binding = 13) writeonly buffer MlpWeights16 { float16_t mlp_w16[]; };
+layout(std430, binding = 10) writeonly buffer MlpWeights16 { float16_t mlp_w16[]; };
 #endif
+#include "encoding_state.glsl"
 // Adam step that last touched each cell; list lengths; the list (train_step.comp)
-#define TOUCHED_STEP(cell) enc_touched[cell]
-#define TOUCHED_COUNT(parity) enc_touched[pc.cells + (parity)]
-#define TOUCHED_LIST(j) enc_touched[pc.cells + 2u + (j)]
+#define TOUCHED_STEP(cell) enc_state_u[ENC_TOUCHED_AT(cell)]
+#define TOUCHED_COUNT(parity) enc_state_u[ENC_COUNT_AT(parity)]
+#define TOUCHED_LIST(j) enc_state_u[ENC_LIST_AT(j)]
 
 #if GRID_ADAM == 2
 #define ENCODING_ADAM_LAZY
@@ -127,17 +128,18 @@ void step_mlp(uint group) {
 // no sample touched has a zero gradient), its gradient read and cleared for the next step.
 void step_cell(uint cell) {
     const uint t = pc.step + 1u;
+    EncRecord r = load_record(cell);
     float grad[ENC_CELL_FEATURES];
-    for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
-        const uint i = cell * ENC_CELL_FEATURES + c;
-        grad[c] = enc_grad[i];
-        if (grad[c] != 0.0) enc_grad[i] = 0.0;
+    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
+        grad[c] = REC_GRAD(r, c);
+        REC_GRAD(r, c) = 0.0;
     }
 #if GRID_ADAM == 2
-    encoding_catch_up(cell, enc_stamp[cell], t - 1u); // a no-op unless the cell was not readied
-    enc_stamp[cell] = t;
+    encoding_catch_up(cell, record_stamp(r), t - 1u, r); // a no-op unless the cell was not readied
+    set_record_stamp(r, t);
 #endif
-    encoding_adam(cell, grad);
+    encoding_adam(cell, grad, r);
+    store_record(cell, r);
 }
 
 #if GRID_ADAM == 2
@@ -145,8 +147,12 @@ void step_cell(uint cell) {
 void ready_cell(uint cell) {
     const uint t = pc.step + 1u;
     if (TOUCHED_STEP(cell) == t) return;
-    const uint from = atomicExchange(enc_stamp[cell], t); // one sample of many catches it up
-    if (from < t) encoding_catch_up(cell, from, t);
+    const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], t); // one sample of many catches it up
+    if (from < t) {
+        EncRecord r = load_record(cell); // its stamp now t: the store below keeps it
+        encoding_catch_up(cell, from, t, r);
+        store_record(cell, r);
+    }
 }
 // The encoding's backward pass visits exactly the cells a sample reads: run with a zero gradient
 // and no accumulation, it readies them, with no second description of each encoding's cells.

@@ -44,8 +44,9 @@ layout(local_size_x = TILE) in;
 
 layout(std430, binding = 0) readonly buffer MlpParams { float mlp_params[]; };
 layout(std430, binding = 1) readonly buffer EncodingParams { float enc_params[]; };
-layout(std430, binding = 2) buffer EncodingGrad { float enc_grad[]; };
-layout(std430, binding = 3) buffer EncodingTouched { uint enc_touched[]; };
+// The encoding's training state (encoding_state.glsl), as floats and as uints.
+layout(std430, binding = 2) buffer EncodingState { float enc_state[]; };
+layout(std430, binding = 3) buffer EncodingStateBits { uint enc_state_u[]; };
 layout(std430, binding = 4) buffer MlpPartials { float mlp_partials[]; };
 layout(std430, binding = 5) buffer LossPartials { float loss_partials[]; };
 #ifdef EXPLICIT_SAMPLES
@@ -60,34 +61,34 @@ layout(std430, binding = 8) writeonly buffer SampleOut { float sample_out[]; };
 #endif
 
 #define ENC_PARAM(i) enc_params[i]
-// The touched buffer (TOUCH_LIST, for the optimizers that step only what a step touched: sparse
-// and lazy dense Adam): per encoding cell the Adam step that last touched it, two list lengths
-// (alternate steps use alternate ones, so the optimizer can reset the next step's), then the list
-// of the cells this step touched. Eager dense Adam visits every cell and reads its gradient
-// whatever happened: the step marks nothing (on the hash model at 2^20 the marks alone cost a
-// fifth of the step).
+#include "encoding_state.glsl"
+// Touched marks (TOUCH_LIST, for the optimizers that step only what a step touched: sparse and
+// lazy dense Adam): in each cell's record the Adam step that last touched it, and the list of the
+// cells this step touched after the records (the optimizer resets the next step's length). Eager
+// dense Adam visits every cell and reads its gradient whatever happened: the step marks nothing
+// (on the hash model at 2^20 the marks alone cost a fifth of the step).
 #ifndef TOUCH_LIST
 #define TOUCH_LIST 1
 #endif
 void enc_touch(uint cell) {
 #if TOUCH_LIST && !defined(ABLATE_TOUCH)
     const uint t = pc.step + 1u;
-    const bool first = atomicExchange(enc_touched[cell], t) != t;
+    const bool first = atomicExchange(enc_state_u[ENC_TOUCHED_AT(cell)], t) != t;
     // One list-length atomic per subgroup rather than per cell: tens of thousands of cells a step
     // on one counter would be served one at a time.
     const uvec4 firsts = subgroupBallot(first);
     const uint n = subgroupBallotBitCount(firsts);
     if (n == 0u) return;
     uint base = 0u;
-    if (subgroupElect()) base = atomicAdd(enc_touched[pc.cells + (pc.step & 1u)], n);
+    if (subgroupElect()) base = atomicAdd(enc_state_u[ENC_COUNT_AT(pc.step & 1u)], n);
     base = subgroupBroadcastFirst(base);
-    if (first) enc_touched[pc.cells + 2u + base + subgroupBallotExclusiveBitCount(firsts)] = cell;
+    if (first) enc_state_u[ENC_LIST_AT(base + subgroupBallotExclusiveBitCount(firsts))] = cell;
 #endif
 }
 
 // Adds one sample's gradient of an encoding cell and marks the cell touched.
 void enc_cell_grad(uint cell, float g[ENC_CELL_FEATURES]) {
-    for (int f = 0; f < ENC_CELL_FEATURES; ++f) atomicAdd(enc_grad[cell * ENC_CELL_FEATURES + f], g[f]);
+    for (int f = 0; f < ENC_CELL_FEATURES; ++f) atomicAdd(enc_state[ENC_GRAD_AT(cell, f)], g[f]);
     enc_touch(cell);
 }
 #define ENC_CELL_GRAD(cell, g) enc_cell_grad(cell, g)

@@ -1,6 +1,7 @@
 #include "fieldflow/engine/testing.hpp"
 
 #include "gpu_model.hpp"
+#include "encoding_state.hpp"
 #include "encodings/encoding.hpp"
 
 #include <algorithm>
@@ -33,8 +34,8 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     auto local = [&](size_t bytes, const char* name) {
         return Buffer(dev, bytes, MemoryKind::device_local, name);
     };
-    Buffer grid_grad = local(params * 4, "encoding gradients");
-    Buffer touched = local((2 * cells + 2) * 4, "encoding touched cells"); // see train_step.comp
+    const EncodingStateLayout state_layout{cells, uint32_t(encoding.cell_features(c))};
+    Buffer state = local(state_layout.bytes(), "encoding training state"); // encoding_state.hpp
     const uint32_t rows = partial_rows(tiling, groups); // of gradient partials, and of loss partials
     Buffer partials = local(size_t(rows) * gpu.layout.total * 4, "MLP gradient partials");
     Buffer loss_partials = local(rows * 4, "loss partials");
@@ -43,10 +44,10 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     Buffer out_buf = local(targets.size() * 4, "sample outputs");
     upload(dev, runner, uv_buf, uv.data(), uv.size() * 4);
     upload(dev, runner, target_buf, targets.data(), targets.size() * 4);
-    fill_zero(runner, {&grid_grad, &touched, &partials, &loss_partials, &out_buf});
+    fill_zero(runner, {&state, &partials, &loss_partials, &out_buf});
 
     const Kernel& k = train_kernel(dev, c, tiling, true);
-    DescriptorSet set(dev, k, gpu.bindings(tiling, {&grid_grad, &touched, &partials, &loss_partials,
+    DescriptorSet set(dev, k, gpu.bindings(tiling, {&state, &state, &partials, &loss_partials,
                                                     &uv_buf, &target_buf, &out_buf}));
     PushConstants pc;
     pc.grid_w = c.grid_width;
@@ -62,7 +63,11 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     r.outputs.resize(targets.size());
     download(dev, runner, out_buf, r.outputs.data(), r.outputs.size() * 4);
     r.grad_encoding.resize(params);
-    download(dev, runner, grid_grad, r.grad_encoding.data(), r.grad_encoding.size() * 4);
+    std::vector<float> records(cells * state_layout.record_words());
+    if (!records.empty()) download(dev, runner, state, records.data(), records.size() * 4);
+    for (size_t cell = 0; cell < cells; ++cell)
+        for (uint32_t f = 0; f < state_layout.features; ++f)
+            r.grad_encoding[cell * state_layout.features + f] = records[state_layout.grad(cell, f)];
     std::vector<float> part(size_t(rows) * gpu.layout.total), lp(rows);
     download(dev, runner, partials, part.data(), part.size() * 4);
     download(dev, runner, loss_partials, lp.data(), lp.size() * 4);

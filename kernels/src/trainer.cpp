@@ -1,6 +1,7 @@
 // Trainer: owns the device buffers of one training run and records many fused training steps per
 // command buffer (train_step -> barrier -> optimizer (MLP + encoding Adam) -> barrier, per step).
 #include "adam_schedule.hpp"
+#include "encoding_state.hpp"
 #include "gpu_model.hpp"
 #include "encodings/encoding.hpp"
 
@@ -42,7 +43,7 @@ void check_image(const ImageData& image) {
 // ones and the catch-up of the next step's reads.
 bool lazy_is_chosen(const TrainOptions& o, uint32_t cells_read, uint64_t cells) {
     if (o.dense_adam != DenseAdam::automatic) return o.dense_adam == DenseAdam::lazy;
-    return double(cells) > kLazyDenseAdamRatio * double(o.batch) * cells_read;
+    return double(cells) >= kLazyDenseAdamRatio * double(o.batch) * cells_read;
 }
 
 void check_options(const TrainOptions& o) {
@@ -118,8 +119,8 @@ private:
     uint32_t settled_step_ = 0;      // the step every cell was last brought to
     GpuModel model_;
     Buffer mlp_m_, mlp_v_, partials_, loss_partials_, loss_log_;
-    Buffer encoding_m_, encoding_v_, encoding_grad_, encoding_touched_, encoding_stamp_, catch_up_sums_,
-        loss_readback_;
+    EncodingStateLayout state_layout_;
+    Buffer encoding_state_, catch_up_sums_, loss_readback_;
     TargetImage image_buf_;
     DescriptorSet train_set_, optimizer_set_, settle_set_;
     // Kept between evaluations and snapshots, so that they allocate nothing (RenderBandResources).
@@ -188,7 +189,6 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     const detail::EncodingDescriptor& encoding = encoding_of(config);
     cells_ = uint32_t(encoding.cells(config));
     const MlpLayout& L = model_.layout;
-    const size_t encoding_floats = size_t(encoding.parameter_count(config));
     auto local = [&](size_t bytes, const char* name) {
         return Buffer(dev_, bytes, MemoryKind::device_local, name);
     };
@@ -197,26 +197,29 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     partials_ = local(size_t(partial_rows(tiling_, groups_)) * L.total * 4, "MLP gradient partials");
     loss_partials_ = local(size_t(partial_rows(tiling_, groups_)) * 4, "loss partials");
     loss_log_ = local(PipelinedRunner::kSlots * kTrainerStepsPerSubmit * 4, "loss log");
-    encoding_m_ = local(encoding_floats * 4, "encoding Adam m");
-    encoding_v_ = local(encoding_floats * 4, "encoding Adam v");
-    encoding_grad_ = local(encoding_floats * 4, "encoding gradients");
-    // Per cell a touched flag, then two list lengths, then the list (train_step.comp).
-    encoding_touched_ = local((2 * size_t(cells_) + 2) * 4, "encoding touched cells");
-    encoding_stamp_ = local(size_t(std::max(cells_, 1u)) * 4, "encoding Adam steps");
+    // Per cell its gradient, Adam's moments, touched mark and steps in one record; then the
+    // touched list (encoding_state.hpp).
+    state_layout_ = EncodingStateLayout{cells_, uint32_t(encoding.cell_features(config))};
+    encoding_state_ = local(state_layout_.bytes(), "encoding training state");
     loss_readback_ = Buffer(dev_, PipelinedRunner::kSlots * kTrainerStepsPerSubmit * 4, MemoryKind::readback, "loss readback");
     image_buf_ = TargetImage(dev_, runner_, TargetImageLayout::of(dev_, image.width, image.height, image.source_bits),
                              image.rgb);
-    fill_zero(runner_, {&mlp_m_, &mlp_v_, &partials_, &loss_partials_, &loss_log_, &encoding_m_,
-                        &encoding_v_, &encoding_grad_, &encoding_touched_, &encoding_stamp_});
+    fill_zero(runner_, {&mlp_m_, &mlp_v_, &partials_, &loss_partials_, &loss_log_, &encoding_state_});
     if (resume) {
         upload(dev_, runner_, mlp_m_, resume->mlp_m.data(), resume->mlp_m.size() * 4);
         upload(dev_, runner_, mlp_v_, resume->mlp_v.data(), resume->mlp_v.size() * 4);
-        upload(dev_, runner_, encoding_m_, resume->encoding_m.data(), resume->encoding_m.size() * 4);
-        upload(dev_, runner_, encoding_v_, resume->encoding_v.data(), resume->encoding_v.size() * 4);
         step_ = resume->step;
         // The state is settled (state() settles first): every cell has taken every step.
-        const std::vector<uint32_t> stamps(std::max(cells_, 1u), step_);
-        upload(dev_, runner_, encoding_stamp_, stamps.data(), stamps.size() * 4);
+        std::vector<uint32_t> records(cells_ * state_layout_.record_words(), 0);
+        for (uint64_t cell = 0; cell < cells_; ++cell) {
+            for (uint32_t f = 0; f < state_layout_.features; ++f) {
+                const uint64_t i = cell * state_layout_.features + f;
+                std::memcpy(&records[state_layout_.m(cell, f)], &resume->encoding_m[i], 4);
+                std::memcpy(&records[state_layout_.v(cell, f)], &resume->encoding_v[i], 4);
+            }
+            records[state_layout_.stamp(cell)] = step_;
+        }
+        if (!records.empty()) upload(dev_, runner_, encoding_state_, records.data(), records.size() * 4);
     }
     settled_step_ = step_;
 
@@ -242,25 +245,26 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
     optimizer_defines.emplace_back("MLP_FP16_COPY", fp16_copy ? "1" : "0");
     optimizer_defines.emplace_back("PARAMS_PER_GROUP", std::to_string(kOptimizerParamsPerGroup));
-    const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, fp16_copy ? 14u : 13u};
-    const KernelRequest settle_request{"encoding_settle.comp", model_defines(config), 5};
+    const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, fp16_copy ? 11u : 10u};
+    const KernelRequest settle_request{"encoding_settle.comp", model_defines(config), 3};
     std::vector<KernelRequest> requests = {train_request, optimizer_request, render_kernel_request(dev_, config),
                                            squared_error_request()};
     if (grid_adam_ == 2) requests.push_back(settle_request);
     dev_.prepare_kernels(requests);
     const Kernel& train = dev_.kernel(train_request);
     const Kernel& optimizer = dev_.kernel(optimizer_request);
-    train_set_ = DescriptorSet(dev_, train, model_.bindings(tiling_, image_buf_.after({&encoding_grad_, &encoding_touched_,
+    // The state is bound twice: as floats or 16-byte words, and as uints (encoding_state.glsl).
+    train_set_ = DescriptorSet(dev_, train, model_.bindings(tiling_, image_buf_.after({&encoding_state_, &encoding_state_,
                                                                                         &partials_, &loss_partials_})));
     std::vector<const Buffer*> optimizer_buffers = {&model_.mlp, &mlp_m_, &mlp_v_, &partials_,
                                                     &loss_partials_, &loss_log_, &model_.encoding,
-                                                    &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_,
-                                                    &encoding_stamp_, grid_adam_ == 2 ? &catch_up_sums_ : &encoding_stamp_};
+                                                    &encoding_state_, &encoding_state_,
+                                                    grid_adam_ == 2 ? &catch_up_sums_ : &encoding_state_};
     if (fp16_copy) optimizer_buffers.push_back(&model_.mlp16);
     optimizer_set_ = DescriptorSet(dev_, optimizer, optimizer_buffers);
     if (grid_adam_ == 2) {
         settle_set_ = DescriptorSet(dev_, dev_.kernel(settle_request),
-                                    {&model_.encoding, &encoding_m_, &encoding_v_, &encoding_stamp_, &catch_up_sums_});
+                                    {&model_.encoding, &encoding_state_, &catch_up_sums_});
     }
 
     if (limits.timestampComputeAndGraphics && dev_.properties().limits.timestampPeriod > 0) {
@@ -387,8 +391,13 @@ TrainerState TrainerImpl::state() {
     s.encoding_v.resize(s.model.encoding_params.size());
     download(dev_, runner_, mlp_m_, s.mlp_m.data(), s.mlp_m.size() * 4);
     download(dev_, runner_, mlp_v_, s.mlp_v.data(), s.mlp_v.size() * 4);
-    download(dev_, runner_, encoding_m_, s.encoding_m.data(), s.encoding_m.size() * 4);
-    download(dev_, runner_, encoding_v_, s.encoding_v.data(), s.encoding_v.size() * 4);
+    std::vector<float> records(cells_ * state_layout_.record_words());
+    if (!records.empty()) download(dev_, runner_, encoding_state_, records.data(), records.size() * 4);
+    for (uint64_t cell = 0; cell < cells_; ++cell)
+        for (uint32_t f = 0; f < state_layout_.features; ++f) {
+            s.encoding_m[cell * state_layout_.features + f] = records[state_layout_.m(cell, f)];
+            s.encoding_v[cell * state_layout_.features + f] = records[state_layout_.v(cell, f)];
+        }
     return s;
 }
 
@@ -496,7 +505,7 @@ double TrainerImpl::full_image_mse() {
 uint64_t TrainerImpl::device_bytes() const {
     uint64_t n = 0;
     for (const Buffer* b : {&model_.mlp, &model_.encoding, &mlp_m_, &mlp_v_, &partials_, &loss_partials_,
-                            &loss_log_, &encoding_m_, &encoding_v_, &encoding_grad_, &encoding_touched_, &encoding_stamp_,
+                            &loss_log_, &encoding_state_,
                             &catch_up_sums_,
                             &loss_readback_, &eval_render_.out, &eval_render_.readback,
                             &snapshot_render_.out, &snapshot_render_.readback, &eval_partials_, &eval_readback_})

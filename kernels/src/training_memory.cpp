@@ -2,6 +2,7 @@
 // estimated from the configuration alone, so that a run too large for the device is refused before
 // its first allocation. tests/engine checks the estimate against what a Trainer then holds.
 #include "adam_schedule.hpp"
+#include "encoding_state.hpp"
 #include "encodings/encoding.hpp"
 #include "gpu_model.hpp"
 #include "target_image.hpp"
@@ -31,10 +32,10 @@ MemoryEstimate estimate_training_memory(const Device& device, const ModelConfig&
 
     MemoryEstimate e;
     e.parts.emplace_back("image", TargetImageLayout::of(dev, width, height, source_bits).bytes());
-    // Parameters, gradients, Adam's m and v; the touched flags and list; the steps of each cell;
-    // the lazy form's catch-up table (its largest size).
-    e.parts.emplace_back("encoding", 4 * (4 * floats + (2 * cells + 2) + std::max<uint64_t>(cells, 1) +
-                                          catch_up_table_floats(options)));
+    // Parameters; the training state (each cell's gradient, Adam's moments, marks; the touched
+    // list); the lazy form's catch-up table (its largest size).
+    const EncodingStateLayout state{cells, uint32_t(encoding.cell_features(config))};
+    e.parts.emplace_back("encoding", 4 * (floats + catch_up_table_floats(options)) + state.bytes());
     // Parameters, Adam's m and v, the gradient partial rows, the loss partials; the fp16 weight
     // copy of tensor-core kernels that read their weights from memory.
     const uint64_t fp16_copy = tiling.weights_in_memory() ? 2 * uint64_t(L.total) : 0;

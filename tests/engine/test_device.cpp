@@ -120,7 +120,7 @@ TEST(Device, PreparedKernelsAreBuiltSideBySideAndAFailureIsRethrown) {
     const detail::Defines defines = detail::model_defines(config);
     detail::Defines optimizer = defines;
     optimizer.push_back({"GRID_ADAM", "1"});
-    const std::vector<detail::KernelRequest> good = {{"render.comp", defines, 3}, {"optimizer.comp", optimizer, 13}};
+    const std::vector<detail::KernelRequest> good = {{"render.comp", defines, 3}, {"optimizer.comp", optimizer, 10}};
     std::vector<detail::KernelRequest> with_bad = good;
     with_bad.insert(with_bad.begin(), {"no_such_kernel.comp", defines, 3});
     try {

@@ -50,8 +50,8 @@ struct EncodingDescriptor {
     uint32_t (*input_width)(const ModelConfig&);
     // Leading inputs that carry gradients back into the encoding's parameters.
     uint32_t (*gradient_inputs)(const ModelConfig&);
-    // Optimizer cells (each holds cell_features parameters and one touched flag) and the
-    // parameter count = cells * cell_features.
+    // Optimizer cells (each holds cell_features parameters and a record of training state,
+    // encoding_state.hpp) and the parameter count = cells * cell_features.
     uint64_t (*cells)(const ModelConfig&);
     uint32_t (*cell_features)(const ModelConfig&);
     // Cells one sample reads (at most; the training step touches batch times this): with the
