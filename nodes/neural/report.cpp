@@ -102,6 +102,18 @@ json training_facts(const Node& node, const std::optional<ff::engine::ModelFile>
     return facts;
 }
 
+// PngSize's output on input 'png_size', when connected.
+std::optional<PngSize> png_size_input(const Node& node) {
+    const auto blob = node.optional_blob("png_size");
+    if (!blob) return std::nullopt;
+    const json j = json::parse(reinterpret_cast<const char*>(blob->data()),
+                               reinterpret_cast<const char*>(blob->data()) + blob->size(), nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("png_bytes") || !j["png_bytes"].is_number_unsigned() ||
+        !j.contains("estimated") || !j["estimated"].is_boolean())
+        throw Error("input 'png_size' is not PngSize's output ({\"png_bytes\": N, \"estimated\": true|false})");
+    return PngSize{j["png_bytes"].get<size_t>(), j["estimated"].get<bool>()};
+}
+
 template <class T>
 T fact(const json& facts, const char* key, T fallback) {
     auto it = facts.find(key);
@@ -150,7 +162,10 @@ void execute_report(Node& node) {
     // images, the report's longest part (zlib level 9): it runs beside the metrics and the first
     // views (on the H100 machine's 16 cores the leuvenA report took 0.23 s with it in line).
     // Node::cancelled() is a plain atomic read, safe from its thread.
-    ff::nodes::SideTask<PngSize> truth_png_task([&truth8 = images.truth, &node](const ff::nodes::StopRequested& stop) {
+    // A graph can have a PngSize node compute it beside training instead (input 'png_size').
+    const std::optional<PngSize> given_png_size = png_size_input(node);
+    ff::nodes::SideTask<PngSize> truth_png_task([&truth8 = images.truth, &node, given_png_size](const ff::nodes::StopRequested& stop) {
+        if (given_png_size) return *given_png_size;
         return smallest_png_size(truth8, [&](size_t, size_t) {
             if (stop() || node.cancelled()) throw Cancelled();
         });
@@ -398,6 +413,8 @@ FF_NODE(report) =
         .input("learned", kImage, "the learned model's render, same size")
         .optional_input("stats", kJson, "Train's stats output (steps, timings, device)")
         .optional_input("model", kModel, "the model, for its size and configuration")
+        .optional_input("png_size", kJson,
+                        "PngSize's output for the ground truth (computed here when not connected)")
         .output("metrics", kJson, "the metrics.json content")
         .param_string("path", std::nullopt, "HTML file to write, e.g. out/lake/report.html")
         .param_flags(FF_PARAM_WRITES_FILE)

@@ -483,6 +483,45 @@ TEST(Report, WritesPageAndMetricsMatchingAnIndependentComputation) {
     fs::remove_all(folder);
 }
 
+// PngSize gives the figure Report computes itself (exact for a small image: one level-9 encode),
+// and Report takes it from its 'png_size' input when a graph computes it beside training; input
+// that is not PngSize's output is named.
+TEST(Report, TakesThePngSizeFromAPngSizeNode) {
+    const cv::Mat truth = tiny_photo();
+    OpRun size_op("PngSize");
+    size_op.image("image", truth);
+    ASSERT_EQ(size_op.execute(), FF_OK) << size_op.error();
+    const json size = json::parse(size_op.output_text("json"));
+    std::vector<unsigned char> png;
+    cv::Mat truth8;
+    cv::cvtColor(truth, truth8, cv::COLOR_RGB2BGR);
+    truth8.convertTo(truth8, CV_8UC3, 255.0);
+    cv::imencode(".png", truth8, png, {cv::IMWRITE_PNG_COMPRESSION, 9});
+    EXPECT_EQ(size["png_bytes"], png.size());
+    EXPECT_EQ(size["estimated"], false);
+
+    const fs::path folder = fresh_folder("report_png_size");
+    OpRun run("Report");
+    // A figure Report would never compute, so the test sees which one it used.
+    run.image("ground_truth", truth).image("bilinear", truth).image("learned", truth)
+        .text("png_size", R"({"png_bytes": 123456, "estimated": true})")
+        .param("path", (folder / "report.html").string())
+        .param("metrics", (folder / "metrics.json").string());
+    ASSERT_EQ(run.execute(), FF_OK) << run.error();
+    const json metrics = json::parse(read_text(folder / "metrics.json"));
+    EXPECT_EQ(metrics["png_bytes"], 123456);
+    EXPECT_EQ(metrics["png_bytes_estimated"], true);
+
+    OpRun bad("Report");
+    bad.image("ground_truth", truth).image("bilinear", truth).image("learned", truth)
+        .text("png_size", R"({"bytes": 1})")
+        .param("path", (folder / "bad.html").string());
+    EXPECT_EQ(bad.execute(), FF_ERROR);
+    EXPECT_NE(bad.error().find("input 'png_size'"), std::string::npos) << bad.error();
+    EXPECT_FALSE(fs::exists(folder / "bad.html"));
+    fs::remove_all(folder);
+}
+
 // A large, incompressible image (noise): the page still stays within 10 MB, built from scaled-down
 // views, with full-resolution crops.
 TEST(Report, PageStaysWithinTenMegabytesForALargeNoisyImage) {
