@@ -10,23 +10,23 @@
 namespace ff::engine::detail {
 
 void upload(DeviceImpl& device, CommandRunner& runner, const Buffer& dst, const void* data,
-            size_t bytes) {
+            size_t bytes, VkDeviceSize dst_offset) {
     if (bytes == 0) return;
     Buffer staging(device, bytes, MemoryKind::upload, "upload staging");
     std::memcpy(staging.mapped(), data, bytes);
     runner.run([&](VkCommandBuffer cb) {
-        VkBufferCopy region{0, 0, bytes};
+        VkBufferCopy region{0, dst_offset, bytes};
         vkCmdCopyBuffer(cb, staging.handle(), dst.handle(), 1, &region);
     });
 }
 
 void download(DeviceImpl& device, CommandRunner& runner, const Buffer& src, void* data,
-              size_t bytes) {
+              size_t bytes, VkDeviceSize src_offset) {
     if (bytes == 0) return;
     Buffer staging(device, bytes, MemoryKind::readback, "readback staging");
     runner.run([&](VkCommandBuffer cb) {
         compute_barrier(cb); // earlier shader writes are visible to the copy
-        VkBufferCopy region{0, 0, bytes};
+        VkBufferCopy region{src_offset, 0, bytes};
         vkCmdCopyBuffer(cb, src.handle(), staging.handle(), 1, &region);
     });
     std::memcpy(data, staging.mapped(), bytes);

@@ -15,11 +15,12 @@ namespace ff::engine::detail {
 // slot (one submit + wait costs ~60 us).
 inline constexpr uint32_t kTrainerStepsPerSubmit = 1000;
 
-// Copies through a temporary staging buffer (the destination / source stays device-local).
+// Copies through a temporary staging buffer (the destination / source stays device-local), to or
+// from `bytes` bytes at an offset of the device buffer.
 void upload(DeviceImpl& device, CommandRunner& runner, const Buffer& dst, const void* data,
-            size_t bytes);
+            size_t bytes, VkDeviceSize dst_offset = 0);
 void download(DeviceImpl& device, CommandRunner& runner, const Buffer& src, void* data,
-              size_t bytes);
+              size_t bytes, VkDeviceSize src_offset = 0);
 void fill_zero(CommandRunner& runner, const std::vector<const Buffer*>& buffers);
 
 // A model's learnable parameters in device-local buffers.

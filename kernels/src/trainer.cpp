@@ -111,6 +111,12 @@ private:
     void settle();
     // The kernel of full_image_mse (the image buffer's depth picks its sampling).
     KernelRequest squared_error_request() const;
+    // Calls `chunk(first cell, words)` for runs of the encoding's records in order, words sized
+    // for the run and zeroed: resuming and state() go through the records a run at a time, so the
+    // host holds (and stages) a few MB at once, not the whole state (2.7 GB for a dense grid of a
+    // 30000x30000 photo).
+    template <class Chunk>
+    void for_record_chunks(Chunk chunk) const;
 
     uint32_t groups_ = 0, cells_ = 0;
     uint32_t grid_adam_ = 0;         // optimizer.comp's GRID_ADAM: 0 sparse, 1 eager dense, 2 lazy dense
@@ -177,6 +183,17 @@ static ImageData checked_shape(const Device& device, const ImageData& image, con
     return shape;
 }
 
+template <class Chunk>
+void TrainerImpl::for_record_chunks(Chunk chunk) const {
+    constexpr uint64_t kCellsPerChunk = uint64_t(1) << 18; // 12 MB of records for the dense grid
+    std::vector<uint32_t> words;
+    for (uint64_t first = 0; first < cells_; first += kCellsPerChunk) {
+        const uint64_t count = std::min<uint64_t>(kCellsPerChunk, cells_ - first);
+        words.assign(count * state_layout_.record_words(), 0);
+        chunk(first, words);
+    }
+}
+
 TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
                          const TrainOptions& options, const ImageData& image, const Model* start,
                          const TrainerState* resume)
@@ -210,16 +227,19 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
         upload(dev_, runner_, mlp_v_, resume->mlp_v.data(), resume->mlp_v.size() * 4);
         step_ = resume->step;
         // The state is settled (state() settles first): every cell has taken every step.
-        std::vector<uint32_t> records(cells_ * state_layout_.record_words(), 0);
-        for (uint64_t cell = 0; cell < cells_; ++cell) {
-            for (uint32_t f = 0; f < state_layout_.features; ++f) {
-                const uint64_t i = cell * state_layout_.features + f;
-                std::memcpy(&records[state_layout_.m(cell, f)], &resume->encoding_m[i], 4);
-                std::memcpy(&records[state_layout_.v(cell, f)], &resume->encoding_v[i], 4);
+        for_record_chunks([&](uint64_t first, std::vector<uint32_t>& words) {
+            for (uint64_t cell = first; cell < first + words.size() / state_layout_.record_words(); ++cell) {
+                uint32_t* record = &words[(cell - first) * state_layout_.record_words()];
+                for (uint32_t f = 0; f < state_layout_.features; ++f) {
+                    const uint64_t i = cell * state_layout_.features + f;
+                    std::memcpy(&record[state_layout_.m(0, f)], &resume->encoding_m[i], 4);
+                    std::memcpy(&record[state_layout_.v(0, f)], &resume->encoding_v[i], 4);
+                }
+                record[state_layout_.stamp(0)] = step_;
             }
-            records[state_layout_.stamp(cell)] = step_;
-        }
-        if (!records.empty()) upload(dev_, runner_, encoding_state_, records.data(), records.size() * 4);
+            upload(dev_, runner_, encoding_state_, words.data(), words.size() * 4,
+                   first * state_layout_.record_words() * 4);
+        });
     }
     settled_step_ = step_;
 
@@ -391,13 +411,18 @@ TrainerState TrainerImpl::state() {
     s.encoding_v.resize(s.model.encoding_params.size());
     download(dev_, runner_, mlp_m_, s.mlp_m.data(), s.mlp_m.size() * 4);
     download(dev_, runner_, mlp_v_, s.mlp_v.data(), s.mlp_v.size() * 4);
-    std::vector<float> records(cells_ * state_layout_.record_words());
-    if (!records.empty()) download(dev_, runner_, encoding_state_, records.data(), records.size() * 4);
-    for (uint64_t cell = 0; cell < cells_; ++cell)
-        for (uint32_t f = 0; f < state_layout_.features; ++f) {
-            s.encoding_m[cell * state_layout_.features + f] = records[state_layout_.m(cell, f)];
-            s.encoding_v[cell * state_layout_.features + f] = records[state_layout_.v(cell, f)];
+    for_record_chunks([&](uint64_t first, std::vector<uint32_t>& words) {
+        download(dev_, runner_, encoding_state_, words.data(), words.size() * 4,
+                 first * state_layout_.record_words() * 4);
+        for (uint64_t cell = first; cell < first + words.size() / state_layout_.record_words(); ++cell) {
+            const uint32_t* record = &words[(cell - first) * state_layout_.record_words()];
+            for (uint32_t f = 0; f < state_layout_.features; ++f) {
+                const uint64_t i = cell * state_layout_.features + f;
+                std::memcpy(&s.encoding_m[i], &record[state_layout_.m(0, f)], 4);
+                std::memcpy(&s.encoding_v[i], &record[state_layout_.v(0, f)], 4);
+            }
         }
+    });
     return s;
 }
 

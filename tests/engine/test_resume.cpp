@@ -82,6 +82,40 @@ TEST(Resume, GridModelContinuesAsTheUninterruptedRun) {
     test::expect_validation_clean(messages, test::portable_device());
 }
 
+// A trainer resumed from a state gives that state back bit for bit: the encoding's moments go
+// into and out of the cells' records (kernels/src/encoding_state.hpp) a run of 2^18 cells at a
+// time, and this grid (600 x 500 cells) takes two runs, the second a partial one.
+TEST(Resume, StateRoundTripsThroughTheEncodingRecords) {
+    size_t messages = test::portable_device().validation_messages().size();
+    const ModelConfig config = test::default_config(600, 500);
+    const ImageData image = test::synthetic_image(40, 30);
+    TrainOptions o;
+    o.batch = 256;
+    o.steps = 3;
+    const Model initial = Trainer(test::portable_device(), config, o, image).model();
+    Trainer first(test::portable_device(), config, o, image);
+    first.train(3);
+    const TrainerState state = first.state();
+    ASSERT_EQ(state.encoding_m.size(), size_t(600) * 500 * config.grid_channels);
+    // Read back in the right place: a parameter moved exactly where its moment is not zero (three
+    // steps touch a few thousand cells; eager Adam leaves the others, m = v = 0, where they were).
+    size_t moved = 0, misplaced = 0;
+    for (size_t i = 0; i < state.encoding_m.size(); ++i) {
+        const bool changed = state.model.encoding_params[i] != initial.encoding_params[i];
+        moved += changed;
+        misplaced += changed != (state.encoding_m[i] != 0.0f);
+    }
+    ASSERT_GT(moved, 0u);
+    EXPECT_EQ(misplaced, 0u);
+    Trainer resumed(test::portable_device(), config, o, image, &state);
+    const TrainerState again = resumed.state();
+    EXPECT_EQ(again.step, state.step);
+    EXPECT_EQ(again.encoding_m, state.encoding_m);
+    EXPECT_EQ(again.encoding_v, state.encoding_v);
+    EXPECT_EQ(again.model.encoding_params, state.model.encoding_params);
+    test::expect_validation_clean(messages, test::portable_device());
+}
+
 TEST(Resume, HashGridContinuesThroughItsCheckpointFile) {
     // The hash tables and their Adam moments travel through the checkpoint file like the grid's;
     // touched-only Adam on the tables keeps its untouched rows' moments across the resume.
