@@ -10,8 +10,9 @@
 // (One invocation per parameter summing every row serially was latency-bound.)
 //
 // Workgroups [MLP_GROUPS, ...): the encoding, whose cells (ENC_CELL_FEATURES parameters each) the
-// training step lists as it touches them for the sparse and lazy forms (train_step.comp: per cell
-// the Adam step that last touched it, two list lengths used by alternate steps, then the list).
+// training step lists as it touches them for the sparse and lazy forms (encoding_state.glsl: in
+// each cell's record the Adam step that last touched it; after the records two list lengths used
+// by alternate steps, then the list).
 // GRID_ADAM picks the form:
 //   0 sparse (the seed's): only the listed cells step; the others and their moments stay frozen.
 //   1 dense, eager: every cell steps (untouched ones with a zero gradient, their momentum carrying
