@@ -18,15 +18,15 @@
 #include "adam.glsl"
 #include "encoding_state.glsl"
 
-#define ENC_RECORD_QUADS (ENC_RECORD / 4u)
+#define ENC_RECORD_QUADS (uint(ENC_RECORD) / 4u)
 struct EncRecord {
     vec4 q[ENC_RECORD_QUADS];
 };
 #define REC_WORD(r, w) r.q[(w) / 4u][(w) % 4u]
-#define REC_GRAD(r, f) REC_WORD(r, uint(f))
-#define REC_M(r, f) REC_WORD(r, uint(ENC_CELL_FEATURES) + uint(f))
-#define REC_V(r, f) REC_WORD(r, uint(2 * ENC_CELL_FEATURES) + uint(f))
-#define REC_STAMP_WORD(r) REC_WORD(r, uint(3 * ENC_CELL_FEATURES + 1))
+#define REC_GRAD(r, f) REC_WORD(r, ENC_GRAD_WORD(f))
+#define REC_M(r, f) REC_WORD(r, ENC_M_WORD(f))
+#define REC_V(r, f) REC_WORD(r, ENC_V_WORD(f))
+#define REC_STAMP_WORD(r) REC_WORD(r, ENC_STAMP_WORD)
 
 EncRecord load_record(uint cell) {
     EncRecord r;

@@ -1,4 +1,5 @@
 #include "model_layout.hpp"
+#include "encoding_state.hpp"
 #include "encodings/encoding.hpp"
 #include "env_switch.hpp"
 
@@ -314,6 +315,8 @@ Defines model_defines(const ModelConfig& c) {
         {"IN_PAD", s(c.padded_input_width())},
         {"ENC_GRAD_INPUTS", s(encoding.gradient_inputs(c))},
         {"ENC_CELL_FEATURES", s(encoding.cell_features(c))},
+        // Words per cell of the encoding's training state (encoding_state.hpp, the one definition).
+        {"ENC_RECORD", s(uint32_t(EncodingStateLayout{0, encoding.cell_features(c)}.record_words()))},
         {"HIDDEN", s(c.hidden_width)},
         {"LAYERS", s(c.hidden_layers)},
         {"OUT_DIM", s(c.output_dims)},
