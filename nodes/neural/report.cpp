@@ -77,16 +77,21 @@ std::string link_from(const std::string& page_path, const fs::path& target) {
     return file.lexically_normal().lexically_relative(base.lexically_normal()).generic_string();
 }
 
+// The JSON object on an optional input; nullopt when unconnected, an error naming the port when
+// it is not a JSON object.
+std::optional<json> json_object_input(const Node& node, const char* port) {
+    const auto blob = node.optional_blob(port);
+    if (!blob) return std::nullopt;
+    json j = json::parse(reinterpret_cast<const char*>(blob->data()),
+                         reinterpret_cast<const char*>(blob->data()) + blob->size(), nullptr, false);
+    if (j.is_discarded() || !j.is_object()) throw Error(std::string("input '") + port + "' is not a JSON object");
+    return j;
+}
+
 // Training facts: from the Train node's stats when connected, else from the model file's header.
 json training_facts(const Node& node, const std::optional<ff::engine::ModelFile>& model) {
     json facts = json::object();
-    if (auto stats = node.optional_blob("stats")) {
-        facts = json::parse(reinterpret_cast<const char*>(stats->data()),
-                            reinterpret_cast<const char*>(stats->data()) + stats->size(), nullptr,
-                            false);
-        if (facts.is_discarded() || !facts.is_object())
-            throw Error("input 'stats' is not a JSON object");
-    }
+    if (std::optional<json> stats = json_object_input(node, "stats")) facts = std::move(*stats);
     if (model) {
         const ff::engine::TrainingInfo& t = model->training;
         facts.emplace("steps", t.steps);
@@ -104,14 +109,12 @@ json training_facts(const Node& node, const std::optional<ff::engine::ModelFile>
 
 // PngSize's output on input 'png_size', when connected.
 std::optional<PngSize> png_size_input(const Node& node) {
-    const auto blob = node.optional_blob("png_size");
-    if (!blob) return std::nullopt;
-    const json j = json::parse(reinterpret_cast<const char*>(blob->data()),
-                               reinterpret_cast<const char*>(blob->data()) + blob->size(), nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("png_bytes") || !j["png_bytes"].is_number_unsigned() ||
-        !j.contains("estimated") || !j["estimated"].is_boolean())
+    const std::optional<json> j = json_object_input(node, "png_size");
+    if (!j) return std::nullopt;
+    if (!j->contains("png_bytes") || !(*j)["png_bytes"].is_number_unsigned() || !j->contains("estimated") ||
+        !(*j)["estimated"].is_boolean())
         throw Error("input 'png_size' is not PngSize's output ({\"png_bytes\": N, \"estimated\": true|false})");
-    return PngSize{j["png_bytes"].get<size_t>(), j["estimated"].get<bool>()};
+    return PngSize{(*j)["png_bytes"].get<size_t>(), (*j)["estimated"].get<bool>()};
 }
 
 template <class T>
@@ -159,17 +162,19 @@ void execute_report(Node& node) {
     images.bilinear = ff::nodes::to_8bit(bilinear);
     images.learned = ff::nodes::to_8bit(learned);
     // The ground truth's size as a PNG at maximum compression needs nothing else and is, on small
-    // images, the report's longest part (zlib level 9): it runs beside the metrics and the first
-    // views (on the H100 machine's 16 cores the leuvenA report took 0.23 s with it in line).
-    // Node::cancelled() is a plain atomic read, safe from its thread.
-    // A graph can have a PngSize node compute it beside training instead (input 'png_size').
+    // images, the report's longest part (zlib level 9). A graph does best to have a PngSize node
+    // compute it beside training (input 'png_size': leuvenA's report 0.22-0.25 -> 0.13-0.16 s on
+    // the H100 machine); otherwise it runs here beside the metrics and the first views (which
+    // gained little there, its strips already busy on every core). Node::cancelled() is a plain
+    // atomic read, safe from the task's thread.
     const std::optional<PngSize> given_png_size = png_size_input(node);
-    ff::nodes::SideTask<PngSize> truth_png_task([&truth8 = images.truth, &node, given_png_size](const ff::nodes::StopRequested& stop) {
-        if (given_png_size) return *given_png_size;
-        return smallest_png_size(truth8, [&](size_t, size_t) {
-            if (stop() || node.cancelled()) throw Cancelled();
+    std::optional<ff::nodes::SideTask<PngSize>> truth_png_task;
+    if (!given_png_size)
+        truth_png_task.emplace([&truth8 = images.truth, &node](const ff::nodes::StopRequested& stop) {
+            return smallest_png_size(truth8, [&](size_t, size_t) {
+                if (stop() || node.cancelled()) throw Cancelled();
+            });
         });
-    });
     node.throw_if_cancelled();
     // Scored at the ground truth's source depth (16-bit PNG: 16-bit values), as the images are
     // saved; the page's pictures are 8-bit views.
@@ -257,7 +262,7 @@ void execute_report(Node& node) {
     };
     std::vector<PngBytes> first_views = encode_views(0);
     node.progress(900, kParts, "page");
-    const PngSize truth_png = truth_png_task.get();
+    const PngSize truth_png = given_png_size ? *given_png_size : truth_png_task->get();
     const double compression =
         model_bytes && *model_bytes > 0 ? double(truth_png.bytes) / double(*model_bytes) : 0.0;
 
