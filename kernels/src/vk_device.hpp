@@ -178,6 +178,8 @@ public:
     bool coopmat() const { return coopmat_; }
     // The tensor-core kernels may lay out shared memory explicitly (VK_KHR_workgroup_memory_explicit_layout).
     bool shared_blocks() const { return shared_blocks_; }
+    // Whether each buffer's memory is a dedicated allocation (Buffer; FIELDFLOW_DEDICATED_ALLOCATIONS).
+    bool dedicated_allocations() const { return dedicated_allocations_; }
     std::string kernel_path() const { return coopmat_ ? "coopmat" : "portable"; }
 
     // The most bytes one storage buffer may hold: maxStorageBufferRange, or less where
@@ -217,6 +219,7 @@ private:
     uint32_t queue_family_ = 0;
     bool coopmat_ = false;
     bool shared_blocks_ = false;
+    bool dedicated_allocations_ = true;
     bool pipeline_stats_ = false; // FIELDFLOW_PIPELINE_STATS=1: print each kernel's driver statistics
     DeviceInfo info_;
     VkPhysicalDeviceProperties properties_{};
