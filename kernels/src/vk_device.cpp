@@ -682,11 +682,11 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
         af.pNext = coopmat_features.chain(nullptr);
         exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
     }
+    // FIELDFLOW_DEDICATED_ALLOCATIONS=0: buffers' memory as plain allocations (measurements).
+    dedicated_allocations_ = detail::env_switch("FIELDFLOW_DEDICATED_ALLOCATIONS").value_or(true);
     // Explicit workgroup memory layouts let the tensor-core training kernels read a tile's fp16
     // columns as 16-byte words (mlp_coopmat.glsl's CM_SHARED_BLOCKS); taken where the device has
     // them with 16-bit access. FIELDFLOW_TRAIN_SHARED_BLOCKS=0 leaves them off (measurements).
-    // FIELDFLOW_DEDICATED_ALLOCATIONS=0: buffers' memory as plain allocations (measurements).
-    dedicated_allocations_ = detail::env_switch("FIELDFLOW_DEDICATED_ALLOCATIONS").value_or(true);
     VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR wl{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_WORKGROUP_MEMORY_EXPLICIT_LAYOUT_FEATURES_KHR};
     shared_blocks_ = false;
