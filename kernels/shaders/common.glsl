@@ -29,6 +29,10 @@ layout(push_constant) uniform Push {
 
 const float PI = 3.14159265358979323846;
 
+// The loss is the mean over the batch and the output channels of the squared error: its
+// derivative is this factor times (prediction - target).
+#define LOSS_SCALE (2.0 / float(pc.batch * OUT_DIM))
+
 #define ACT_NONE 0
 #define ACT_RELU 1
 #define ACT_SIGMOID 2

@@ -10,9 +10,13 @@
 // (an encoding without the split fetches nothing ahead: encode_finish calls encode)
 // and reads its parameters through the including kernel's macros:
 //   ENC_PARAM(i)           parameter i
-//   ENC_CELL_GRAD(cell, g) add g (float[ENC_CELL_FEATURES]) to the gradients of optimizer cell
-//                          `cell` (parameters cell * ENC_CELL_FEATURES + f) and mark it touched
-//                          this step
+//   ENC_CELL_GRAD(cell, group, g)  add g (float[ENC_CELL_FEATURES]) to the gradients of optimizer
+//                          cell `cell` (parameters cell * ENC_CELL_FEATURES + f), of fixed-point
+//                          group `group` (below), and mark it touched this step
+// and describes the groups its cells fall in for the fixed-point gradients (encoding_state.glsl:
+// cells that share a step's reads, such as a hash level):
+//   uint enc_cell_group(uint cell)          the group of a cell
+//   uint enc_group_cells(uint group)        how many cells the group has
 // The descriptor (kernels/src/encodings/) defines its glsl_define, which selects the file below;
 // a new encoding is a new file here plus one #elif.
 #ifndef FF_ENCODING_GLSL

@@ -13,6 +13,10 @@ void encode(vec2 uv, out float x[IN_PAD]) {
     for (int i = IN_DIM; i < IN_PAD; ++i) x[i] = 0.0;
 }
 
+// No cells: one nominal fixed-point gradient group (encoding_state.glsl).
+uint enc_cell_group(uint cell) { return 0u; }
+uint enc_group_cells(uint group) { return 1u; }
+
 #ifdef ENC_CELL_GRAD
 void encode_backward(vec2 uv, float dx[ENC_GRAD_DIM]) {}
 #endif

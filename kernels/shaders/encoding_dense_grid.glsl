@@ -79,13 +79,17 @@ void encode_finish(vec2 uv, EncFetch fetched, out float x[IN_PAD]) {
 
 void encode(vec2 uv, out float x[IN_PAD]) { encode_finish(uv, encode_fetch(uv), x); }
 
+// The fixed-point gradients' groups (encoding_state.glsl): the grid's cells are one.
+uint enc_cell_group(uint cell) { return 0u; }
+uint enc_group_cells(uint group) { return pc.grid_w * pc.grid_h; }
+
 #ifdef ENC_CELL_GRAD
 void encode_backward(vec2 uv, float dx[ENC_GRAD_DIM]) {
     GridTap t = grid_tap(uv);
     for (int k = 0; k < 4; ++k) {
         float g[GRID_C];
         for (int c = 0; c < GRID_C; ++c) g[c] = t.w[k] * dx[c];
-        ENC_CELL_GRAD(uint(t.cell[k]), g);
+        ENC_CELL_GRAD(uint(t.cell[k]), 0u, g);
     }
 }
 #endif

@@ -22,6 +22,18 @@ struct HashCorners {
     float w[4];   // bilinear weights
 };
 
+// The fixed-point gradients' groups (encoding_state.glsl): the levels.
+uint enc_cell_group(uint row) {
+    uint level = 0u;
+    for (uint l = 1u; l < uint(HASH_LEVELS); ++l)
+        if (row >= hash_offset[l]) level = l;
+    return level;
+}
+uint enc_group_cells(uint level) {
+    const uint res = hash_resolution[level];
+    return hash_dense[level] ? (res + 1u) * (res + 1u) : HASH_T_MASK + 1u;
+}
+
 HashCorners hash_corners(int level, vec2 uv) {
     const uint res = hash_resolution[level];
     vec2 p = uv * float(res);
@@ -60,7 +72,7 @@ void encode_backward(vec2 uv, float dx[ENC_GRAD_DIM]) {
         for (int i = 0; i < 4; ++i) {
             float g[HASH_F];
             for (int f = 0; f < HASH_F; ++f) g[f] = k.w[i] * dx[l * HASH_F + f];
-            ENC_CELL_GRAD(k.row[i], g);
+            ENC_CELL_GRAD(k.row[i], uint(l), g);
         }
     }
 }

@@ -32,4 +32,39 @@
 #define ENC_COUNT_AT(parity) (pc.cells * uint(ENC_RECORD) + (parity))
 #define ENC_LIST_AT(j) (pc.cells * uint(ENC_RECORD) + 2u + (j))
 
+// The gradient words. With ENC_GRAD_FIXED (the device has 64-bit integer atomics) they hold 32-bit
+// fixed-point sums, features f and f + 1 added by one 64-bit atomic (a pair's words are adjacent
+// and 8-byte aligned: records are whole 16-byte words, f even); otherwise floats added by float
+// atomics. The step's atomics are what its cost is made of on the hash model (128 float atomics
+// a sample, half the step at 2^20); pairs halve them (bench/RESULTS.md, session 8). Integer sums
+// also do not depend on the order the atomics arrive in: a step's gradients are the same on
+// every run.
+//
+// The scale: a cell of a group of n cells (encoding.glsl: a hash level, the dense grid's cells)
+// is read about 4 batch / n times a step. Its sum holds at most 16 max(batch / n, 1) samples'
+// shares (four times the expected reads, to spare) of at most ENC_GRAD_CLIP each in units of
+// LOSS_SCALE (a share is (prediction - target) x d output / d feature x the bilinear weight: well
+// under 1 in practice; larger ones are clipped); the units put that worst case at 2^30.
+#ifndef ENC_GRAD_FIXED
+#define ENC_GRAD_FIXED 0
+#endif
+#define ENC_GRAD_CLIP 16.0
+// The encoding's groups (encoding.glsl), declared for the kernels that use them before the
+// encoding's file is included.
+uint enc_cell_group(uint cell);
+uint enc_group_cells(uint group);
+// Units of the fixed-point sums per unit of gradient (x), and the most one sample adds (y).
+vec2 enc_grad_fixed_scale(uint group_cells) {
+    const float reads = 16.0 * max(float(pc.batch) / float(group_cells), 1.0);
+    const float limit = 1073741824.0 / reads;
+    return vec2(limit / (ENC_GRAD_CLIP * LOSS_SCALE), limit);
+}
+// The two sums a pair's words hold: the low word's sum, and the high word's less the borrow that
+// the 64-bit adds took from it for every negative low part (the low sum fits 32 bits, so its
+// sign says whether the 64-bit total borrowed).
+ivec2 enc_grad_fixed_pair(uint lo_word, uint hi_word) {
+    const int lo = int(lo_word);
+    return ivec2(lo, int(hi_word) + (lo < 0 ? 1 : 0));
+}
+
 #endif

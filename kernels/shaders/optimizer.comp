@@ -125,24 +125,6 @@ void step_mlp(uint group) {
     mlp_v[p] = v;
 }
 
-// Step t = pc.step + 1 of one encoding cell: a listed cell (sparse, lazy) or any cell (eager; one
-// no sample touched has a zero gradient), its gradient read and cleared for the next step.
-void step_cell(uint cell) {
-    const uint t = pc.step + 1u;
-    EncRecord r = load_record(cell);
-    float grad[ENC_CELL_FEATURES];
-    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
-        grad[c] = REC_GRAD(r, c);
-        REC_GRAD(r, c) = 0.0;
-    }
-#if GRID_ADAM == 2
-    encoding_catch_up(cell, record_stamp(r), t - 1u, r); // a no-op unless the cell was not readied
-    set_record_stamp(r, t);
-#endif
-    encoding_adam(cell, grad, r);
-    store_record(cell, r);
-}
-
 #if GRID_ADAM == 2
 // Readies a cell the next step reads: brings it to step t unless this step's list holds it.
 void ready_cell(uint cell) {
@@ -161,9 +143,14 @@ void ready_cell(uint cell) {
 // cell each on the dense grid, so no invocation waits on a chain of cells' memory round trips.
 #define READY_PARTS 4u
 uint ready_visit = 0u, ready_part = 0u;
+#define ENC_CELL_GRAD(cell, group, g) if ((ready_visit++ % READY_PARTS) == ready_part) ready_cell(cell)
+#endif
+// The encoding: its cells' fixed-point groups (step_cell) and, for lazy dense Adam, its backward
+// pass (ready_next_samples).
 #define ENC_PARAM(i) enc_params[i]
-#define ENC_CELL_GRAD(cell, g) if ((ready_visit++ % READY_PARTS) == ready_part) ready_cell(cell)
 #include "encoding.glsl"
+
+#if GRID_ADAM == 2
 #include "sampling.glsl"
 
 void ready_next_samples(uint first, uint stride) {
@@ -176,6 +163,39 @@ void ready_next_samples(uint first, uint stride) {
     }
 }
 #endif
+
+// The gradient sums in a cell's record (encoding_state.glsl: fixed-point pairs or floats) as
+// floats, cleared in the record for the next step.
+void take_gradients(uint cell, inout EncRecord r, out float grad[ENC_CELL_FEATURES]) {
+#if ENC_GRAD_FIXED
+    const float unit = 1.0 / enc_grad_fixed_scale(enc_group_cells(enc_cell_group(cell))).x;
+    [[unroll]] for (uint c = 0u; c + 1u < ENC_CELL_FEATURES; c += 2u) {
+        const ivec2 sums = enc_grad_fixed_pair(floatBitsToUint(REC_GRAD(r, c)), floatBitsToUint(REC_GRAD(r, c + 1u)));
+        grad[c] = float(sums.x) * unit;
+        grad[c + 1u] = float(sums.y) * unit;
+    }
+    if (ENC_CELL_FEATURES % 2 == 1)
+        grad[ENC_CELL_FEATURES - 1] = float(floatBitsToInt(REC_GRAD(r, ENC_CELL_FEATURES - 1))) * unit;
+#else
+    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) grad[c] = REC_GRAD(r, c);
+#endif
+    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) REC_GRAD(r, c) = 0.0;
+}
+
+// Step t = pc.step + 1 of one encoding cell: a listed cell (sparse, lazy) or any cell (eager; one
+// no sample touched has a zero gradient), its gradient read and cleared for the next step.
+void step_cell(uint cell) {
+    const uint t = pc.step + 1u;
+    EncRecord r = load_record(cell);
+    float grad[ENC_CELL_FEATURES];
+    take_gradients(cell, r, grad);
+#if GRID_ADAM == 2
+    encoding_catch_up(cell, record_stamp(r), t - 1u, r); // a no-op unless the cell was not readied
+    set_record_stamp(r, t);
+#endif
+    encoding_adam(cell, grad, r);
+    store_record(cell, r);
+}
 
 void step_encoding(uint first, uint stride) {
     if (first == 0u) TOUCHED_COUNT((pc.step + 1u) & 1u) = 0u;

@@ -19,6 +19,10 @@
 #define COOPMAT 0
 #endif
 #extension GL_EXT_shader_atomic_float : require
+#if ENC_GRAD_FIXED
+#extension GL_EXT_shader_atomic_int64 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#endif
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
@@ -47,6 +51,9 @@ layout(std430, binding = 1) readonly buffer EncodingParams { float enc_params[];
 // The encoding's training state (encoding_state.glsl), as floats and as uints.
 layout(std430, binding = 2) buffer EncodingState { float enc_state[]; };
 layout(std430, binding = 3) buffer EncodingStateBits { uint enc_state_u[]; };
+#if ENC_GRAD_FIXED
+layout(std430, binding = 2) buffer EncodingStatePairs { uint64_t enc_state_u64[]; }; // gradient pairs
+#endif
 layout(std430, binding = 4) buffer MlpPartials { float mlp_partials[]; };
 layout(std430, binding = 5) buffer LossPartials { float loss_partials[]; };
 #ifdef EXPLICIT_SAMPLES
@@ -86,12 +93,32 @@ void enc_touch(uint cell) {
 #endif
 }
 
-// Adds one sample's gradient of an encoding cell and marks the cell touched.
-void enc_cell_grad(uint cell, float g[ENC_CELL_FEATURES]) {
+#if ENC_GRAD_FIXED
+// Two fixed-point values as one 64-bit addend: hi * 2^32 + lo, lo sign-extended (the borrow of a
+// negative lo comes off the high word; enc_grad_fixed_pair gives it back).
+uint64_t enc_grad_fixed_addend(int lo, int hi) {
+    return (uint64_t(uint(hi - (lo < 0 ? 1 : 0))) << 32) | uint64_t(uint(lo));
+}
+#endif
+
+// Adds one sample's gradient of an encoding cell (of fixed-point group `group`) and marks the cell
+// touched.
+void enc_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
+#if ENC_GRAD_FIXED
+    const vec2 scale = enc_grad_fixed_scale(enc_group_cells(group));
+    int q[ENC_CELL_FEATURES];
+    for (int f = 0; f < ENC_CELL_FEATURES; ++f) q[f] = int(round(clamp(g[f] * scale.x, -scale.y, scale.y)));
+    for (int f = 0; f + 1 < ENC_CELL_FEATURES; f += 2)
+        atomicAdd(enc_state_u64[ENC_GRAD_AT(cell, f) / 2u], enc_grad_fixed_addend(q[f], q[f + 1]));
+#if ENC_CELL_FEATURES % 2 == 1
+    atomicAdd(enc_state_u[ENC_GRAD_AT(cell, ENC_CELL_FEATURES - 1)], uint(q[ENC_CELL_FEATURES - 1]));
+#endif
+#else
     for (int f = 0; f < ENC_CELL_FEATURES; ++f) atomicAdd(enc_state[ENC_GRAD_AT(cell, f)], g[f]);
+#endif
     enc_touch(cell);
 }
-#define ENC_CELL_GRAD(cell, g) enc_cell_grad(cell, g)
+#define ENC_CELL_GRAD(cell, group, g) enc_cell_grad(cell, group, g)
 #include "encoding.glsl"
 
 
@@ -146,8 +173,6 @@ void training_sample(uint s, out vec2 uv, out float target[OUT_PAD]) {
     sample_finish(f, target);
 }
 
-// The loss is the mean over the batch and the output channels of the squared error.
-#define LOSS_SCALE (2.0 / float(pc.batch * OUT_DIM))
 
 #if COOPMAT
 #define CM_TRAINING

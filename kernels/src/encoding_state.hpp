@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 namespace ff::engine::detail {
 
@@ -24,5 +25,20 @@ struct EncodingStateLayout {
     uint64_t words() const { return cells * record_words() + 2 + cells; }
     uint64_t bytes() const { return 4 * std::max<uint64_t>(words(), 1); }
 };
+
+// The fixed-point gradient words (encoding_state.glsl's ENC_GRAD_FIXED) as the host reads them:
+// units per unit of gradient for a cell of a group of `group_cells` cells, a step of `batch`
+// samples of `outputs` channels (enc_grad_fixed_scale, in the same fp32 steps), and the two sums a
+// pair of words holds (enc_grad_fixed_pair).
+inline float fixed_point_gradient_units(uint64_t group_cells, uint32_t batch, uint32_t outputs) {
+    const float loss_scale = 2.0f / float(batch * outputs);
+    const float reads = 16.0f * std::max(float(batch) / float(group_cells), 1.0f);
+    const float limit = 1073741824.0f / reads;
+    return limit / (16.0f * loss_scale);
+}
+inline std::pair<int32_t, int32_t> fixed_point_gradient_pair(uint32_t lo_word, uint32_t hi_word) {
+    const int32_t lo = int32_t(lo_word);
+    return {lo, int32_t(hi_word + (lo < 0 ? 1u : 0u))};
+}
 
 } // namespace ff::engine::detail

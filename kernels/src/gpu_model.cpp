@@ -118,6 +118,7 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
         TrainTiling t = choose_coopmat_tiling(config, limits.maxComputeSharedMemorySize,
                                               limits.maxComputeWorkGroupInvocations, batch,
                                               coopmat_workgroups(device), device.shared_blocks());
+        t.fixed_point_gradients = device.fixed_point_gradients();
         if (t.tile) return t;
         reason = "the tensor-core kernels of hidden width " + std::to_string(config.hidden_width) + " x " +
                  std::to_string(config.hidden_layers) + " layers (a 32-sample tile's activations in shared memory) "
@@ -126,6 +127,7 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
     }
     TrainTiling t = choose_tiling(config, limits.maxComputeSharedMemorySize, limits.maxComputeWorkGroupInvocations);
     t.portable_reason = reason;
+    t.fixed_point_gradients = device.fixed_point_gradients();
     return t;
 }
 
@@ -226,6 +228,7 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     else bindings = image.add_defines(d, 6); // the image after the model's and the step's buffers
     d.push_back({"TOUCH_LIST", touch_list ? "1" : "0"});
+    d.push_back({"ENC_GRAD_FIXED", tiling.fixed_point_gradients ? "1" : "0"});
     bindings = add_weight_defines(d, tiling, bindings); // before d is copied into the request
     return {"train_step.comp", d, bindings};
 }

@@ -5,6 +5,7 @@
 #include "encodings/encoding.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace ff::engine::testing {
@@ -65,9 +66,20 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     r.grad_encoding.resize(params);
     std::vector<float> records(cells * state_layout.record_words());
     if (!records.empty()) download(dev, runner, state, records.data(), records.size() * 4);
-    for (size_t cell = 0; cell < cells; ++cell)
-        for (uint32_t f = 0; f < state_layout.features; ++f)
-            r.grad_encoding[cell * state_layout.features + f] = records[state_layout.grad(cell, f)];
+    for (size_t cell = 0; cell < cells; ++cell) {
+        const uint32_t features = state_layout.features;
+        float* grad = &r.grad_encoding[cell * features];
+        for (uint32_t f = 0; f < features; ++f) grad[f] = records[state_layout.grad(cell, f)];
+        if (!tiling.fixed_point_gradients) continue;
+        auto word = [&](uint32_t f) { return std::bit_cast<uint32_t>(records[state_layout.grad(cell, f)]); };
+        const double unit = 1.0 / fixed_point_gradient_units(encoding.group_cells(c, cell), n, c.output_dims);
+        for (uint32_t f = 0; f + 1 < features; f += 2) {
+            const auto [lo, hi] = fixed_point_gradient_pair(word(f), word(f + 1));
+            grad[f] = float(lo * unit);
+            grad[f + 1] = float(hi * unit);
+        }
+        if (features % 2 == 1) grad[features - 1] = float(int32_t(word(features - 1)) * unit);
+    }
     std::vector<float> part(size_t(rows) * gpu.layout.total), lp(rows);
     download(dev, runner, partials, part.data(), part.size() * 4);
     download(dev, runner, loss_partials, lp.data(), lp.size() * 4);

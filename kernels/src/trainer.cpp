@@ -263,6 +263,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     const bool fp16_copy = tiling_.weights_in_memory();
     Defines optimizer_defines = model_defines(config);
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
+    optimizer_defines.emplace_back("ENC_GRAD_FIXED", tiling_.fixed_point_gradients ? "1" : "0");
     optimizer_defines.emplace_back("MLP_FP16_COPY", fp16_copy ? "1" : "0");
     optimizer_defines.emplace_back("PARAMS_PER_GROUP", std::to_string(kOptimizerParamsPerGroup));
     const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, fp16_copy ? 11u : 10u};

@@ -446,6 +446,13 @@ DeviceInfo describe(VkInstance instance, VkPhysicalDevice pd, uint32_t index) {
         vkGetPhysicalDeviceFeatures2(pd, &f2);
         info.float_atomics = af.shaderBufferFloat32AtomicAdd == VK_TRUE;
     }
+    if (basic.apiVersion >= VK_API_VERSION_1_2) {
+        VkPhysicalDeviceShaderAtomicInt64Features ai64{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES};
+        VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+        f2.pNext = &ai64;
+        vkGetPhysicalDeviceFeatures2(pd, &f2);
+        info.int64_atomics = f2.features.shaderInt64 && ai64.shaderBufferInt64Atomics;
+    }
     if (!atomic_ext) missing.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
     else if (!info.float_atomics) missing.push_back("shaderBufferFloat32AtomicAdd");
     if (compute_queue_family(pd) < 0) missing.push_back("a compute queue");
@@ -676,6 +683,17 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
     VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     f2.pNext = &af;
     std::vector<const char*> exts = {VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME};
+    // 64-bit integer atomics carry the encoding's gradients as fixed-point pairs
+    // (encoding_state.glsl); FIELDFLOW_FIXED_POINT_GRADIENTS=0 keeps float atomics (measurements).
+    VkPhysicalDeviceShaderAtomicInt64Features ai64{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES};
+    fixed_point_gradients_ =
+        info_.int64_atomics && detail::env_switch("FIELDFLOW_FIXED_POINT_GRADIENTS").value_or(true);
+    if (fixed_point_gradients_) {
+        f2.features.shaderInt64 = VK_TRUE;
+        ai64.shaderBufferInt64Atomics = VK_TRUE;
+        ai64.pNext = f2.pNext;
+        f2.pNext = &ai64;
+    }
     CoopmatFeatures coopmat_features;
     if (coopmat_) {
         coopmat_features.enable_all();
@@ -916,5 +934,6 @@ const DeviceInfo& Device::info() const { return impl_->info(); }
 std::string Device::kernel_path() const { return impl_->kernel_path(); }
 std::vector<std::string> Device::validation_messages() const { return impl_->messages(); }
 uint64_t Device::allocated_bytes() const { return impl_->allocated_bytes(); }
+bool Device::fixed_point_gradients() const { return impl_->fixed_point_gradients(); }
 
 } // namespace ff::engine

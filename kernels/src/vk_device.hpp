@@ -180,6 +180,9 @@ public:
     bool shared_blocks() const { return shared_blocks_; }
     // Whether each buffer's memory is a dedicated allocation (Buffer; FIELDFLOW_DEDICATED_ALLOCATIONS).
     bool dedicated_allocations() const { return dedicated_allocations_; }
+    // Whether the training step adds the encoding's gradients as fixed-point integers
+    // (encoding_state.glsl's ENC_GRAD_FIXED): the device has 64-bit integer atomics.
+    bool fixed_point_gradients() const { return fixed_point_gradients_; }
     std::string kernel_path() const { return coopmat_ ? "coopmat" : "portable"; }
 
     // The most bytes one storage buffer may hold: maxStorageBufferRange, or less where
@@ -220,6 +223,7 @@ private:
     bool coopmat_ = false;
     bool shared_blocks_ = false;
     bool dedicated_allocations_ = true;
+    bool fixed_point_gradients_ = false;
     bool pipeline_stats_ = false; // FIELDFLOW_PIPELINE_STATS=1: print each kernel's driver statistics
     DeviceInfo info_;
     VkPhysicalDeviceProperties properties_{};

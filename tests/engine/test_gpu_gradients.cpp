@@ -1,10 +1,12 @@
 // The GPU kernels against the double-precision CPU reference, on fresh random inputs:
 // forward (render and the fused kernel's outputs) to 1e-4, every gradient to 1e-3 relative.
 #include "cpu_reference.hpp"
+#include "encoding_state.hpp"
 #include "fieldflow/engine/testing.hpp"
 #include "test_support.hpp"
 
 #include <cmath>
+#include <random>
 
 namespace ff::engine {
 namespace {
@@ -48,14 +50,15 @@ void cluster(test::Samples& s, uint32_t run) {
 }
 
 // max_groups > 0 caps the training kernel's workgroups, so each one accumulates several tiles;
-// run > 1 draws the samples in runs of neighbours (cluster).
+// run > 1 draws the samples in runs of neighbours (cluster); `device` replaces the tests' own.
 void check_gradients(const ModelConfig& config, uint32_t samples, uint32_t seed,
-                     uint32_t max_groups = 0, uint32_t run = 1) {
-    size_t messages = test::device().validation_messages().size();
+                     uint32_t max_groups = 0, uint32_t run = 1, Device* device = nullptr) {
+    Device& dev = device ? *device : test::device();
+    size_t messages = dev.validation_messages().size();
     Model model = test::random_model(config, seed);
     test::Samples s = test::random_samples(samples, config.output_dims, seed + 1);
     if (run > 1) cluster(s, run);
-    testing::ForwardBackward gpu = testing::forward_backward(test::device(), model, s.uv, s.targets, max_groups);
+    testing::ForwardBackward gpu = testing::forward_backward(dev, model, s.uv, s.targets, max_groups);
     reference::Gradients ref = reference::forward_backward(
         model, {s.uv.begin(), s.uv.end()}, {s.targets.begin(), s.targets.end()});
 
@@ -95,7 +98,29 @@ void check_gradients(const ModelConfig& config, uint32_t samples, uint32_t seed,
     GroupError g = group_error(gpu.grad_encoding, ref.grad_encoding, 0, ref.grad_encoding.size());
     EXPECT_LT(g.max_rel, tol.encoding_max_rel) << "encoding gradients";
     EXPECT_LT(g.norm_rel, tol.encoding_norm_rel) << "encoding gradients";
-    test::expect_validation_clean(messages);
+    test::expect_validation_clean(messages, dev);
+}
+
+// The fixed-point pairs (encoding_state.glsl): 64-bit sums of addends hi * 2^32 + lo, lo
+// sign-extended, read back as the two exact sums, whatever the signs (negative lo addends borrow
+// from the high word; the read gives the borrow back). The addend is formed as the training step
+// forms it.
+TEST(GpuGradients, FixedPointPairsGiveBackTheirSums) {
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int32_t> value(-(1 << 20), 1 << 20);
+    for (int trial = 0; trial < 50; ++trial) {
+        uint64_t total = 0;
+        int64_t lo_sum = 0, hi_sum = 0;
+        for (int i = 0; i < 1000; ++i) {
+            const int32_t lo = value(rng), hi = value(rng);
+            total += (uint64_t(uint32_t(hi - (lo < 0 ? 1 : 0))) << 32) | uint64_t(uint32_t(lo));
+            lo_sum += lo;
+            hi_sum += hi;
+        }
+        const auto [lo, hi] = detail::fixed_point_gradient_pair(uint32_t(total), uint32_t(total >> 32));
+        EXPECT_EQ(lo, lo_sum);
+        EXPECT_EQ(hi, hi_sum);
+    }
 }
 
 TEST(GpuGradients, DefaultConfigMatchesReference) {
@@ -158,6 +183,16 @@ TEST(GpuGradients, NeighboursSharingCellsMatchReference) {
     check_gradients(test::default_config(), 300, 62, 2, 40);
     check_gradients(test::hash_test_config(), 300, 63, 0, 5);
     check_gradients(test::hash_test_config(), 300, 64, 3, 40);
+}
+
+// A device without 64-bit integer atomics (or FIELDFLOW_FIXED_POINT_GRADIENTS=0) adds the
+// encoding's gradients with float atomics: that form against the reference too, on both encodings
+// and with neighbours sharing cells.
+TEST(GpuGradients, FloatAtomicGradientsMatchReference) {
+    test::ScopedEnv off("FIELDFLOW_FIXED_POINT_GRADIENTS", "0");
+    Device device = Device::open("auto", DeviceOptions{.validation = true});
+    check_gradients(test::default_config(), 300, 81, 0, 5, &device);
+    check_gradients(test::hash_test_config(), 300, 82, 2, 5, &device);
 }
 
 // Width 128 and a 5-layer SIREN: on the tensor cores their fp16 weights do not fit shared memory

@@ -29,13 +29,14 @@ void reference_backward(const ModelConfig&, double, double, const std::vector<do
                         std::vector<double>&) {}
 
 std::string describe(const ModelConfig&) { return "coordinates"; }
+uint64_t group_cells(const ModelConfig&, uint64_t) { return 1; } // no cells
 
 } // namespace
 
 extern const EncodingDescriptor kCoordsEncoding = {
     EncodingKind::coords, "coords", "ENCODING_COORDS", "encoding parameters",
     input_width, gradient_inputs, cells, cell_features, cells_read, validate, initialise, defines,
-    describe, write_grid_keys, read_grid_keys, reference_encode, reference_backward,
+    describe, write_grid_keys, read_grid_keys, reference_encode, reference_backward, group_cells,
 };
 
 } // namespace ff::engine::detail

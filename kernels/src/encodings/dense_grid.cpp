@@ -98,6 +98,8 @@ void reference_backward(const ModelConfig& c, double u, double v, const std::vec
             dparams[t.cell[k] * c.grid_channels + ch] += t.w[k] * dx[ch];
 }
 
+uint64_t group_cells(const ModelConfig& c, uint64_t) { return cells(c); } // one group
+
 std::string describe(const ModelConfig& c) {
     return std::to_string(c.grid_width) + "x" + std::to_string(c.grid_height) + "x" +
            std::to_string(c.grid_channels) + " grid";
@@ -108,7 +110,7 @@ std::string describe(const ModelConfig& c) {
 extern const EncodingDescriptor kDenseGridEncoding = {
     EncodingKind::dense_grid, "dense_grid", "ENCODING_DENSE_GRID", "feature grid",
     input_width, gradient_inputs, cells, cell_features, cells_read, validate, initialise, defines,
-    describe, write_grid_keys, read_grid_keys, reference_encode, reference_backward,
+    describe, write_grid_keys, read_grid_keys, reference_encode, reference_backward, group_cells,
 };
 
 } // namespace ff::engine::detail

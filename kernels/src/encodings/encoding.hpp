@@ -74,6 +74,9 @@ struct EncodingDescriptor {
                              double v, std::vector<double>& x);
     void (*reference_backward)(const ModelConfig&, double u, double v, const std::vector<double>& dx,
                                std::vector<double>& dparams);
+    // The cells of a cell's fixed-point gradient group (cells that share a step's reads, such as
+    // a hash level: encoding.glsl's enc_group_cells(enc_cell_group(cell))).
+    uint64_t (*group_cells)(const ModelConfig&, uint64_t cell);
 
     uint64_t parameter_count(const ModelConfig& c) const { return cells(c) * cell_features(c); }
 };

@@ -50,6 +50,12 @@ uint64_t cells(const ModelConfig& c) {
 uint32_t cell_features(const ModelConfig& c) { return c.encoding.hash.features; }
 uint32_t cells_read(const ModelConfig& c) { return 4 * c.encoding.hash.levels; } // bilinear, per level
 
+uint64_t group_cells(const ModelConfig& c, uint64_t row) { // the row's level's rows
+    for (const HashLevel& level : hash_levels(c.encoding.hash))
+        if (row < level.offset + level.entries) return level.entries;
+    return 1;
+}
+
 void validate(const ModelConfig& c, std::ostringstream& e) {
     const HashGridConfig& h = c.encoding.hash;
     if (c.grid_width != 0 || c.grid_height != 0)
@@ -174,7 +180,7 @@ std::string describe(const ModelConfig& c) {
 extern const EncodingDescriptor kHashGridEncoding = {
     EncodingKind::hash_grid, "hash_grid", "ENCODING_HASH_GRID", "hash tables",
     input_width, input_width, cells, cell_features, cells_read, validate, initialise, defines,
-    describe, write_header, read_header, reference_encode, reference_backward,
+    describe, write_header, read_header, reference_encode, reference_backward, group_cells,
 };
 
 } // namespace ff::engine::detail

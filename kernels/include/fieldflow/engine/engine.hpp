@@ -39,6 +39,7 @@ struct DeviceInfo {
     uint32_t subgroup_size = 0;
     bool float_atomics = false; // shaderBufferFloat32AtomicAdd: required
     bool cooperative_matrix = false; // VK_NV_cooperative_matrix with fp16 16x16x16
+    bool int64_atomics = false; // shaderInt64 + shaderBufferInt64Atomics: fixed-point encoding gradients
     std::string missing;        // empty if usable, else the missing features, comma-separated
     uint64_t memory_bytes = 0;  // the largest device-local memory heap (system memory on a CPU driver)
     uint32_t multiprocessors = 0; // streaming multiprocessors (VK_NV_shader_sm_builtins); 0 if not reported
@@ -77,6 +78,11 @@ public:
     std::vector<std::string> validation_messages() const;
     // Bytes of device memory currently allocated by the engine on this device.
     uint64_t allocated_bytes() const;
+    // Whether training adds the encoding's gradients as fixed-point integers (the device has 64-bit
+    // integer atomics; FIELDFLOW_FIXED_POINT_GRADIENTS=0 turns it off). Their sums then do not
+    // depend on the order the GPU adds them in, and two runs with the same seed agree bit for bit;
+    // otherwise float atomics leave them agreeing to rounding.
+    bool fixed_point_gradients() const;
 
     DeviceImpl& impl() const { return *impl_; }
 
