@@ -53,11 +53,13 @@
 // encoding's file is included.
 uint enc_cell_group(uint cell);
 uint enc_group_cells(uint group);
-// Units of the fixed-point sums per unit of gradient (x), and the most one sample adds (y).
+// Units of the fixed-point sums per unit of gradient (x), and the most one sample adds (y). With
+// m = min(n, batch) the reads above are 16 batch / m, so the most a sample adds is 2^30 / reads =
+// 2^26 m / batch, and the units (that over ENC_GRAD_CLIP x LOSS_SCALE) 2^25 OUT_DIM m /
+// ENC_GRAD_CLIP: products only (the training step computes them for every cell it reaches).
 vec2 enc_grad_fixed_scale(uint group_cells) {
-    const float reads = 16.0 * max(float(pc.batch) / float(group_cells), 1.0);
-    const float limit = 1073741824.0 / reads;
-    return vec2(limit / (ENC_GRAD_CLIP * LOSS_SCALE), limit);
+    const float m = float(min(group_cells, pc.batch));
+    return vec2(m * (33554432.0 * float(OUT_DIM) / ENC_GRAD_CLIP), m * (67108864.0 / float(pc.batch)));
 }
 // The two sums a pair's words hold: the low word's sum, and the high word's less the borrow that
 // the 64-bit adds took from it for every negative low part (the low sum fits 32 bits, so its

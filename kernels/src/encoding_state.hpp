@@ -31,10 +31,8 @@ struct EncodingStateLayout {
 // samples of `outputs` channels (enc_grad_fixed_scale, in the same fp32 steps), and the two sums a
 // pair of words holds (enc_grad_fixed_pair).
 inline float fixed_point_gradient_units(uint64_t group_cells, uint32_t batch, uint32_t outputs) {
-    const float loss_scale = 2.0f / float(batch * outputs);
-    const float reads = 16.0f * std::max(float(batch) / float(group_cells), 1.0f);
-    const float limit = 1073741824.0f / reads;
-    return limit / (16.0f * loss_scale);
+    const float m = float(std::min<uint64_t>(group_cells, batch));
+    return m * (33554432.0f * float(outputs) / 16.0f);
 }
 inline std::pair<int32_t, int32_t> fixed_point_gradient_pair(uint32_t lo_word, uint32_t hi_word) {
     const int32_t lo = int32_t(lo_word);
