@@ -140,6 +140,21 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
     expect_valid("train_step.comp", configs()[0], all);
 }
 
+// The fixed-point gradient forms (ENC_GRAD_FIXED, on devices with 64-bit integer atomics): the
+// training step on both paths, listing touched cells or not, and the optimizer's three forms that
+// read the sums back, for every configuration (odd and even features a cell, hash levels, no cells).
+TEST(ShaderVariants, FixedPointGradientKernelsValidate) {
+    for (const ModelConfig& c : configs()) {
+        for (const char* coopmat : {"0", "1"})
+            for (const char* touch : {"0", "1"})
+                expect_valid("train_step.comp", c,
+                             {{"TILE", "64"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", coopmat}, {"TOUCH_LIST", touch},
+                              {"ENC_GRAD_FIXED", "1"}});
+        for (const char* form : {"0", "1", "2"})
+            expect_valid("optimizer.comp", c, {{"GRID_ADAM", form}, {"ENC_GRAD_FIXED", "1"}});
+    }
+}
+
 // Where the tensor-core step keeps its gradient sums: registers up to 28 accumulator fragments (the
 // hash model's 32 inputs into 64 x 2: 8 + 16 + 4), the subgroup's partial row beyond (width 128).
 TEST(ShaderVariants, GradientSumsStayInRegistersUpTo28Fragments) {
