@@ -271,15 +271,16 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
             if (tile <= max_invocations && bytes(tile, weights) <= max_shared) {
                 // Products that read their weights from memory take longer per tile the more
                 // subgroups share a multiprocessor, which pays only where each subgroup has
-                // tiles to follow: two, and two more for every 8 encoding cells a sample reads
+                // tiles to follow: two, and one more for every 32 encoding cells a sample reads
                 // (an encoding that reads many keeps memory busy with fewer subgroups). Training
                 // a batch that gives the `workgroups` workgroups' subgroups fewer, they run one
                 // subgroup fewer, if that leaves two. Measured crossovers (H100, 132 workgroups,
                 // bench/RESULTS.md): width 64 on the dense grid (4 cells) between 2^14 and 2^15
-                // (at 2^14 33.0 against 37.1 us/step); the hash model (64 cells) between 2^17
-                // and 2^18 (at 2^16 240.6 against 258.6).
+                // (at 2^14 33.0 against 37.1 us/step); the hash model (64 cells), with its
+                // gradients as fixed-point pairs, at 2^15 (93.0 against 93.5; at 2^16 3 subgroups
+                // 158.5 against 162.5, at 2^17 272 against 299).
                 const uint64_t cells = encoding_of(c).cells_read(c);
-                const uint64_t tiles_each = 2 * std::max<uint64_t>(1, (cells + 7) / 8);
+                const uint64_t tiles_each = 2 + cells / 32;
                 if (!overridden && !weights && tile >= 96 && batch > 0 &&
                     uint64_t(batch) < tiles_each * tile * workgroups)
                     tile -= 32;

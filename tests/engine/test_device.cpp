@@ -166,14 +166,14 @@ TEST(ModelConfig, TensorCoreTilingReadsWideOrLargeWeightsFromMemory) {
     t = detail::choose_coopmat_tiling(hash, shared, invocations);
     EXPECT_EQ(t.tile, 96u);
     // Training a batch that leaves 132 workgroups of 3 subgroups under two tiles each (2 x 96 x
-    // 132 = 25,344 samples), or under 16 for the hash model, which reads 64 cells a sample
-    // (202,752): 2 subgroups; from there, and for rendering (batch 0), 3. Width 128 keeps its 2,
+    // 132 = 25,344 samples), or under 4 for the hash model, which reads 64 cells a sample
+    // (50,688): 2 subgroups; from there, and for rendering (batch 0), 3. Width 128 keeps its 2,
     // lake its 4 (weights in shared memory).
     EXPECT_EQ(detail::choose_coopmat_tiling(wide, shared, invocations, 16384, 132).tile, 64u);
     EXPECT_EQ(detail::choose_coopmat_tiling(wide, shared, invocations, 25344, 132).tile, 96u);
     EXPECT_EQ(detail::choose_coopmat_tiling(hash, shared, invocations, 16384, 132).tile, 64u);
-    EXPECT_EQ(detail::choose_coopmat_tiling(hash, shared, invocations, 131072, 132).tile, 64u);
-    EXPECT_EQ(detail::choose_coopmat_tiling(hash, shared, invocations, 202752, 132).tile, 96u);
+    EXPECT_EQ(detail::choose_coopmat_tiling(hash, shared, invocations, 50687, 132).tile, 64u);
+    EXPECT_EQ(detail::choose_coopmat_tiling(hash, shared, invocations, 50688, 132).tile, 96u);
     EXPECT_EQ(detail::choose_coopmat_tiling(hash, shared, invocations, 0, 132).tile, 96u);
     EXPECT_EQ(detail::choose_coopmat_tiling(lake, shared, invocations, 16384, 132).tile, 128u);
     ModelConfig widest = lake;
