@@ -388,6 +388,8 @@ private:
             {"device_type", device_.info().type},
             {"kernel_path", trainer_->kernel_path()},
             {"kernel_path_reason", trainer_->kernel_path_reason()},
+            // Fixed-point encoding gradients: the same seed gives the same model bit for bit.
+            {"fixed_point_gradients", device_.fixed_point_gradients()},
             {"device_bytes", trainer_->device_bytes()},
             {"model_bytes", bytes.size()},
             {"parameter_count", file.model.parameter_count()},

@@ -123,6 +123,7 @@ TEST(Train, LearnsTheImageAndReportsItsStatistics) {
     EXPECT_GT(t.stats["device_bytes"].get<double>(), 0.0);
     EXPECT_FALSE(t.stats["device"].get<std::string>().empty());
     EXPECT_EQ(t.stats["kernel_path"], "portable");
+    EXPECT_EQ(t.stats["fixed_point_gradients"], true); // lavapipe has 64-bit integer atomics
     EXPECT_EQ(t.stats["snapshot_steps"], json({1, 10, 100, kSteps}));
 
     // Progress was reported up to the end, with the loss in the detail.
