@@ -4,9 +4,9 @@
 // batch's tiles, so memory and the final reduction do not grow with the batch. Each workgroup
 // (each subgroup, on the tensor cores) leaves its weight gradients, summed over its tiles, in its
 // own partial row (no atomics; the rows are summed in a fixed order by optimizer.comp); encoding
-// gradients are scattered with float atomics, and for an optimizer that steps only the cells a
-// step touched (sparse, lazy dense Adam) those cells are marked and listed, so its cost can follow
-// the batch, not the grid.
+// gradients are scattered with atomics (fixed-point pairs or floats: encoding_state.glsl), and for
+// an optimizer that steps only the cells a step touched (sparse, lazy dense Adam) those cells are
+// marked and listed, so its cost can follow the batch, not the grid.
 // With EXPLICIT_SAMPLES the uvs and targets come from buffers and outputs are written (tests).
 //
 // Two bodies share the sampling, loss and encoding code:
@@ -48,7 +48,8 @@ layout(local_size_x = TILE) in;
 
 layout(std430, binding = 0) readonly buffer MlpParams { float mlp_params[]; };
 layout(std430, binding = 1) readonly buffer EncodingParams { float enc_params[]; };
-// The encoding's training state (encoding_state.glsl), as floats and as uints.
+// The encoding's training state (encoding_state.glsl), as floats and as uints (and, for fixed-point
+// gradients, as 64-bit words).
 layout(std430, binding = 2) buffer EncodingState { float enc_state[]; };
 layout(std430, binding = 3) buffer EncodingStateBits { uint enc_state_u[]; };
 #if ENC_GRAD_FIXED
