@@ -48,7 +48,9 @@
 #ifndef ENC_GRAD_FIXED
 #define ENC_GRAD_FIXED 0
 #endif
-#define ENC_GRAD_CLIP 16.0
+#ifndef ENC_GRAD_CLIP
+#error "ENC_GRAD_CLIP comes from the host's model defines (encoding_state.hpp)"
+#endif
 // The encoding's groups (encoding.glsl), declared for the kernels that use them before the
 // encoding's file is included.
 uint enc_cell_group(uint cell);

@@ -30,9 +30,12 @@ struct EncodingStateLayout {
 // units per unit of gradient for a cell of a group of `group_cells` cells, a step of `batch`
 // samples of `outputs` channels (enc_grad_fixed_scale, in the same fp32 steps), and the two sums a
 // pair of words holds (enc_grad_fixed_pair).
+// The largest share of one sample a fixed-point sum takes whole (the shaders' ENC_GRAD_CLIP,
+// passed in the model defines from here).
+inline constexpr float kFixedPointGradientClip = 16.0f;
 inline float fixed_point_gradient_units(uint64_t group_cells, uint32_t batch, uint32_t outputs) {
     const float m = float(std::min<uint64_t>(group_cells, batch));
-    return m * (33554432.0f * float(outputs) / 16.0f);
+    return m * (33554432.0f * float(outputs) / kFixedPointGradientClip);
 }
 inline std::pair<int32_t, int32_t> fixed_point_gradient_pair(uint32_t lo_word, uint32_t hi_word) {
     const int32_t lo = int32_t(lo_word);

@@ -318,6 +318,8 @@ Defines model_defines(const ModelConfig& c) {
         {"ENC_CELL_FEATURES", s(encoding.cell_features(c))},
         // Words per cell of the encoding's training state (encoding_state.hpp, the one definition).
         {"ENC_RECORD", s(uint32_t(EncodingStateLayout{0, encoding.cell_features(c)}.record_words()))},
+        // The clip of fixed-point gradient shares (encoding_state.hpp, read back by the host too).
+        {"ENC_GRAD_CLIP", f(kFixedPointGradientClip)},
         {"HIDDEN", s(c.hidden_width)},
         {"LAYERS", s(c.hidden_layers)},
         {"OUT_DIM", s(c.output_dims)},

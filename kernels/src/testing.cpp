@@ -69,8 +69,11 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     for (size_t cell = 0; cell < cells; ++cell) {
         const uint32_t features = state_layout.features;
         float* grad = &r.grad_encoding[cell * features];
-        for (uint32_t f = 0; f < features; ++f) grad[f] = records[state_layout.grad(cell, f)];
-        if (!tiling.fixed_point_gradients) continue;
+        if (!tiling.fixed_point_gradients) {
+            for (uint32_t f = 0; f < features; ++f) grad[f] = records[state_layout.grad(cell, f)];
+            continue;
+        }
+        // Fixed-point sums: read back as the optimizer does (optimizer.comp's take_gradients).
         auto word = [&](uint32_t f) { return std::bit_cast<uint32_t>(records[state_layout.grad(cell, f)]); };
         const double unit = 1.0 / fixed_point_gradient_units(encoding.group_cells(c, cell), n, c.output_dims);
         for (uint32_t f = 0; f + 1 < features; f += 2) {
