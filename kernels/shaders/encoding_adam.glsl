@@ -53,13 +53,25 @@ float encoding_lr(uint t) {
     return pc.lr_grid_base * ramp * exp2(x * pc.log2_lr_final_scale);
 }
 
-// This step's Adam step for every parameter of `cell`, with the gradients `grad`, on the moments
-// in its record r; the rate and bias corrections are the host's (push constants), as for the MLP.
-void encoding_adam(uint cell, float grad[ENC_CELL_FEATURES], inout EncRecord r) {
+// A cell's parameters (ENC_CELL_FEATURES floats), read and written whole.
+struct EncCellParams {
+    float p[ENC_CELL_FEATURES];
+};
+EncCellParams load_cell_params(uint cell) {
+    EncCellParams q;
+    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) q.p[c] = enc_params[cell * ENC_CELL_FEATURES + c];
+    return q;
+}
+void store_cell_params(uint cell, EncCellParams q) {
+    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) enc_params[cell * ENC_CELL_FEATURES + c] = q.p[c];
+}
+
+// This step's Adam step for a cell's parameters q, with the gradients `grad`, on the moments in
+// its record r; the rate and bias corrections are the host's (push constants), as for the MLP.
+void encoding_adam(float grad[ENC_CELL_FEATURES], inout EncCellParams q, inout EncRecord r) {
     [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
-        const uint i = cell * ENC_CELL_FEATURES + c;
         float m = REC_M(r, c), v = REC_V(r, c);
-        enc_params[i] = adam_step(enc_params[i], grad[c], m, v, pc.lr_grid);
+        q.p[c] = adam_step(q.p[c], grad[c], m, v, pc.lr_grid);
         REC_M(r, c) = m;
         REC_V(r, c) = v;
     }
@@ -83,7 +95,8 @@ float catch_up_stepwise(float p, float m, float v, uint from, uint to) {
 // R(f), S(f) of the host's table (kernels/src/adam_schedule.hpp), constant past its end.
 vec2 catch_up_sums(uint f) { return enc_catch_up[min(f, pc.catch_up_last)]; }
 
-// Brings `cell` from Adam step `from` to step `to`: the zero-gradient steps from + 1 .. to. With
+// Brings a cell (parameters q, record r) from Adam step `from` to step `to`: the zero-gradient
+// steps from + 1 .. to. With
 // no gradient the moments decay in closed form (m beta1^j, v beta2^j after j steps), so the moves
 // of all skipped steps add up to a sum of known terms times m / sqrt(v) (m, v at `from`), with
 // epsilon's share to first order (adam_schedule.hpp derives it): two lookups whatever the gap k.
@@ -91,7 +104,7 @@ vec2 catch_up_sums(uint f) { return enc_catch_up[min(f, pc.catch_up_last)]; }
 // still move the parameter (its error is of order d^2 < 1e-6 of the moves): with the default
 // 1e-15, every parameter whose gradients reached ~1e-11. Elsewhere the steps are taken one by one,
 // up to the catch-up limit past which no step moves a parameter.
-void encoding_catch_up(uint cell, uint from, uint to, inout EncRecord r) {
+void encoding_catch_up(uint from, uint to, inout EncCellParams q, inout EncRecord r) {
     if (from >= to) return;
     const float k = float(to - from);
     const float decay1 = exp2(k * pc.log2_beta1), decay2 = exp2(k * pc.log2_beta2);
@@ -100,14 +113,13 @@ void encoding_catch_up(uint cell, uint from, uint to, inout EncRecord r) {
     const float e = at_from.y - exp2(k * (pc.log2_beta1 - pc.log2_beta2)) * at_to.y;
     const float v_floor = exp2(float(min(to - from, pc.catch_up_limit)) * 0.5 * pc.log2_beta2);
     [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
-        const uint i = cell * ENC_CELL_FEATURES + c;
         const float m = REC_M(r, c), v = REC_V(r, c);
         if (m != 0.0) {
             const float root = sqrt(v);
             if (v > 0.0 && pc.epsilon <= 1e-3 * root * v_floor)
-                enc_params[i] -= (m / root) * (a - (pc.epsilon / root) * e);
+                q.p[c] -= (m / root) * (a - (pc.epsilon / root) * e);
             else
-                enc_params[i] = catch_up_stepwise(enc_params[i], m, v, from, to);
+                q.p[c] = catch_up_stepwise(q.p[c], m, v, from, to);
         }
         REC_M(r, c) = m * decay1;
         REC_V(r, c) = v * decay2;

@@ -21,8 +21,10 @@ void main() {
     const uint stride = gl_NumWorkGroups.x * 256u;
     for (uint cell = gl_GlobalInvocationID.x; cell < pc.cells; cell += stride) {
         EncRecord r = load_record(cell);
-        encoding_catch_up(cell, record_stamp(r), pc.step, r);
+        EncCellParams q = load_cell_params(cell);
+        encoding_catch_up(record_stamp(r), pc.step, q, r);
         set_record_stamp(r, pc.step);
         store_record(cell, r);
+        store_cell_params(cell, q);
     }
 }

@@ -9,21 +9,24 @@
 // takes an Adam step on the fp32 master weights. Workgroup 0 also reduces the step's loss into the loss log.
 // (One invocation per parameter summing every row serially was latency-bound.)
 //
-// Workgroups [MLP_GROUPS, ...): the encoding, whose cells (ENC_CELL_FEATURES parameters each) the
-// training step lists as it touches them for the sparse and lazy forms (encoding_state.glsl: in
-// each cell's record the Adam step that last touched it; after the records two list lengths used
-// by alternate steps, then the list).
-// GRID_ADAM picks the form:
-//   0 sparse (the seed's): only the listed cells step; the others and their moments stay frozen.
+// Workgroups [MLP_GROUPS, ...): the encoding. GRID_ADAM picks the form:
+//   0 sparse (the seed's): the cells this step's samples touched step; the others and their
+//     moments stay frozen.
 //   1 dense, eager: every cell steps (untouched ones with a zero gradient, their momentum carrying
 //     them on), as torch.optim.Adam on a dense grid tensor; its cost grows with the grid.
-//   2 dense, lazy: the result of 1 at a cost that follows the batch (encoding_adam.glsl). The
-//     listed cells step; and since the next step must read every cell it samples as eager Adam
-//     would have left it, the cells of the next step's samples that this step did not touch catch
-//     up the zero-gradient steps they skipped. The two sets are disjoint, so both run in this one
-//     dispatch; each cell's stamp says how many steps it has taken.
-// The workgroups loop over the list (or the cells, or the next step's samples), so their count
-// does not grow with the grid. The next step's list length is reset here (nothing else reads it).
+//   2 dense, lazy: the result of 1 at a cost that follows the batch (encoding_adam.glsl). The cells
+//     this step's samples touched step; and since the next step must read every cell it samples
+//     as eager Adam would have left it, so do the cells of the next step's samples: each catches
+//     up the zero-gradient steps it skipped, then takes this one (with a zero gradient where no
+//     sample touched it, which is what eager Adam does with it). Both sets run in this dispatch.
+// The sparse and lazy forms find a step's cells as the training step found them: its samples
+// drawn again (sampling.glsl) and the encoding's backward pass run with a visitor in place of the
+// gradient atomics, so the training step marks and lists nothing (those marks, a returning
+// atomic and a list entry per cell a sample reads, were half of the 8192x8192 photo's step;
+// bench/RESULTS.md). A cell that several samples, or both steps, read is stepped once, by the
+// invocation that claims it: the first to exchange its stamp for this step's.
+// The workgroups loop over the cells (eager) or the samples, so their count does not grow with the
+// grid.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #if MLP_FP16_COPY
@@ -59,7 +62,7 @@ layout(std430, binding = 6) buffer EncodingParams { float enc_params[]; };
 // The encoding's training state (encoding_state.glsl), as 16-byte words (whole records) and as
 // uints (marks, stamps, the list).
 layout(std430, binding = 7) buffer EncodingStateQuads { vec4 enc_state4[]; };
-layout(std430, binding = 8) buffer EncodingStateBits { uint enc_state_u[]; };
+layout(std430, binding = 8) buffer EncodingStateBits { uint enc_state_u[]; }; // stamps (claims)
 layout(std430, binding = 9) readonly buffer EncodingCatchUp { vec2 enc_catch_up[]; }; // lazy form only
 // MLP_FP16_COPY: the fp16 copy of the MLP's weights that tensor-core kernels read from memory
 // (mlp_coopmat.glsl, weights not in shared memory), kept current with the master weights.
@@ -67,10 +70,6 @@ layout(std430, binding = 9) readonly buffer EncodingCatchUp { vec2 enc_catch_up[
 layout(std430, binding = 10) writeonly buffer MlpWeights16 { float16_t mlp_w16[]; };
 #endif
 #include "encoding_state.glsl"
-// Adam step that last touched each cell; list lengths; the list (train_step.comp)
-#define TOUCHED_STEP(cell) enc_state_u[ENC_TOUCHED_AT(cell)]
-#define TOUCHED_COUNT(parity) enc_state_u[ENC_COUNT_AT(parity)]
-#define TOUCHED_LIST(j) enc_state_u[ENC_LIST_AT(j)]
 
 #if GRID_ADAM == 2
 #define ENCODING_ADAM_LAZY
@@ -125,45 +124,6 @@ void step_mlp(uint group) {
     mlp_v[p] = v;
 }
 
-#if GRID_ADAM == 2
-// Readies a cell the next step reads: brings it to step t unless this step's list holds it.
-void ready_cell(uint cell) {
-    const uint t = pc.step + 1u;
-    if (TOUCHED_STEP(cell) == t) return;
-    const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], t); // one sample of many catches it up
-    if (from < t) {
-        EncRecord r = load_record(cell); // its stamp now t: the store below keeps it
-        encoding_catch_up(cell, from, t, r);
-        store_record(cell, r);
-    }
-}
-// The encoding's backward pass visits exactly the cells a sample reads: run with a zero gradient
-// and no accumulation, it readies them, with no second description of each encoding's cells.
-// READY_PARTS invocations share a sample, each readying every READY_PARTS-th cell it visits: one
-// cell each on the dense grid, so no invocation waits on a chain of cells' memory round trips.
-#define READY_PARTS 4u
-uint ready_visit = 0u, ready_part = 0u;
-#define ENC_CELL_GRAD(cell, group, g) if ((ready_visit++ % READY_PARTS) == ready_part) ready_cell(cell)
-#endif
-// The encoding: its cells' fixed-point groups (step_cell) and, for lazy dense Adam, its backward
-// pass (ready_next_samples).
-#define ENC_PARAM(i) enc_params[i]
-#include "encoding.glsl"
-
-#if GRID_ADAM == 2
-#include "sampling.glsl"
-
-void ready_next_samples(uint first, uint stride) {
-    float zero[ENC_GRAD_DIM];
-    for (int i = 0; i < ENC_GRAD_DIM; ++i) zero[i] = 0.0;
-    for (uint w = first; w < pc.batch * READY_PARTS; w += stride) {
-        ready_visit = 0u;
-        ready_part = w % READY_PARTS;
-        encode_backward(pixel_uv(training_pixel(pc.step + 1u, w / READY_PARTS)), zero);
-    }
-}
-#endif
-
 // The gradient sums in a cell's record (encoding_state.glsl: fixed-point pairs or floats) as
 // floats, cleared in the record for the next step.
 void take_gradients(uint cell, inout EncRecord r, out float grad[ENC_CELL_FEATURES]) {
@@ -182,46 +142,82 @@ void take_gradients(uint cell, inout EncRecord r, out float grad[ENC_CELL_FEATUR
     [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) REC_GRAD(r, c) = 0.0;
 }
 
-// Step t = pc.step + 1 of one encoding cell: a listed cell (sparse, lazy) or any cell (eager; one
-// no sample touched has a zero gradient), its gradient read and cleared for the next step.
-void step_cell(uint cell) {
+// Step t = pc.step + 1 of one encoding cell (parameters q, record r as loaded), at step `from`
+// before (lazy: the zero-gradient steps between are caught up first), with the gradient the
+// training step left in its record (zero where no sample touched it), cleared for the next step.
+void step_cell(uint cell, uint from, EncCellParams q, EncRecord r) {
     const uint t = pc.step + 1u;
-    EncRecord r = load_record(cell);
     float grad[ENC_CELL_FEATURES];
     take_gradients(cell, r, grad);
 #if GRID_ADAM == 2
-    encoding_catch_up(cell, record_stamp(r), t - 1u, r); // a no-op unless the cell was not readied
+    encoding_catch_up(from, t - 1u, q, r);
+#endif
     set_record_stamp(r, t);
-#endif
-    encoding_adam(cell, grad, r);
+    encoding_adam(grad, q, r);
     store_record(cell, r);
+    store_cell_params(cell, q);
 }
 
-void step_encoding(uint first, uint stride) {
-    if (first == 0u) TOUCHED_COUNT((pc.step + 1u) & 1u) = 0u;
-#if GRID_ADAM == 1
-    for (uint cell = first; cell < pc.cells; cell += stride) step_cell(cell);
-#else
-    const uint count = TOUCHED_COUNT(pc.step & 1u);
-    for (uint j = first; j < count; j += stride) step_cell(TOUCHED_LIST(j));
+#if GRID_ADAM != 1
+// Steps `cell` unless another invocation has claimed it for this step. Its record and parameters
+// are read before the claim is known, so that the three requests travel together (the cells the
+// next step reads are mostly cache misses); a lost claim drops them. Only the claim's winner
+// writes a cell in this dispatch, so what it read is current.
+void step_claimed(uint cell) {
+    const EncRecord r = load_record(cell);
+    const EncCellParams q = load_cell_params(cell);
+    const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], pc.step + 1u);
+    if (from < pc.step + 1u) step_cell(cell, from, q, r);
+}
+// VISIT_PARTS invocations share a sample, each claiming every VISIT_PARTS-th cell it visits (one
+// each on the dense grid), so that no invocation waits on a long chain of cells' memory round
+// trips. The host sets it from the cells a sample reads.
+#ifndef VISIT_PARTS
+#define VISIT_PARTS 4u
 #endif
-}
+uint visit_index = 0u, visit_part = 0u;
+#define ENC_CELL_GRAD(cell, group, g) if ((visit_index++ % VISIT_PARTS) == visit_part) step_claimed(cell)
+#endif
+// The encoding: its cells' fixed-point groups (take_gradients) and, for the sparse and lazy forms,
+// its backward pass (visit_samples).
+#define ENC_PARAM(i) enc_params[i]
+#include "encoding.glsl"
 
-// Workgroups: MLP_GROUPS for the MLP, pc.encoding_groups for this step's encoding cells, the rest
-// (lazy dense Adam only) for the next step's samples.
+#if GRID_ADAM != 1
+#include "sampling.glsl"
+
+// Claims and steps the cells of step `step`'s samples (Adam's t - 1 or t).
+void visit_samples(uint step, uint first, uint stride) {
+    float zero[ENC_GRAD_DIM];
+    for (int i = 0; i < ENC_GRAD_DIM; ++i) zero[i] = 0.0;
+    for (uint w = first; w < pc.batch * VISIT_PARTS; w += stride) {
+        visit_index = 0u;
+        visit_part = w % VISIT_PARTS;
+        encode_backward(pixel_uv(training_pixel(step, w / VISIT_PARTS)), zero);
+    }
+}
+#endif
+
+// Workgroups: MLP_GROUPS for the MLP, then pc.encoding_groups for the encoding: every cell
+// (eager), or this step's samples; the rest (lazy dense Adam only) for the next step's samples.
 void main() {
     const uint group = gl_WorkGroupID.x;
     if (group < MLP_GROUPS) {
         step_mlp(group);
         return;
     }
-    const uint local_id = gl_LocalInvocationID.x;
-    if (group < MLP_GROUPS + pc.encoding_groups) {
-        step_encoding((group - MLP_GROUPS) * GROUP_SIZE + local_id, pc.encoding_groups * GROUP_SIZE);
+    const uint encoding_group = group - MLP_GROUPS, local_id = gl_LocalInvocationID.x;
+#if GRID_ADAM == 1
+    for (uint cell = encoding_group * GROUP_SIZE + local_id; cell < pc.cells; cell += pc.encoding_groups * GROUP_SIZE)
+        step_cell(cell, pc.step, load_cell_params(cell), load_record(cell));
+#else
+    if (encoding_group < pc.encoding_groups) {
+        visit_samples(pc.step, encoding_group * GROUP_SIZE + local_id, pc.encoding_groups * GROUP_SIZE);
         return;
     }
 #if GRID_ADAM == 2
-    const uint ready_groups = gl_NumWorkGroups.x - MLP_GROUPS - pc.encoding_groups;
-    ready_next_samples((group - MLP_GROUPS - pc.encoding_groups) * GROUP_SIZE + local_id, ready_groups * GROUP_SIZE);
+    const uint next_groups = gl_NumWorkGroups.x - MLP_GROUPS - pc.encoding_groups;
+    visit_samples(pc.step + 1u, (encoding_group - pc.encoding_groups) * GROUP_SIZE + local_id, next_groups * GROUP_SIZE);
+#endif
 #endif
 }

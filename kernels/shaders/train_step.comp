@@ -4,9 +4,9 @@
 // batch's tiles, so memory and the final reduction do not grow with the batch. Each workgroup
 // (each subgroup, on the tensor cores) leaves its weight gradients, summed over its tiles, in its
 // own partial row (no atomics; the rows are summed in a fixed order by optimizer.comp); encoding
-// gradients are scattered with atomics (fixed-point pairs or floats: encoding_state.glsl), and for
-// an optimizer that steps only the cells a step touched (sparse, lazy dense Adam) those cells are
-// marked and listed, so its cost can follow the batch, not the grid.
+// gradients are scattered with atomics (fixed-point pairs or floats: encoding_state.glsl) into
+// the cells' records; an optimizer that steps only the cells a step touched (sparse, lazy dense
+// Adam) finds them again from the step's samples, so nothing here marks or lists them.
 // With EXPLICIT_SAMPLES the uvs and targets come from buffers and outputs are written (tests).
 //
 // Two bodies share the sampling, loss and encoding code:
@@ -70,30 +70,6 @@ layout(std430, binding = 8) writeonly buffer SampleOut { float sample_out[]; };
 
 #define ENC_PARAM(i) enc_params[i]
 #include "encoding_state.glsl"
-// Touched marks (TOUCH_LIST, for the optimizers that step only what a step touched: sparse and
-// lazy dense Adam): in each cell's record the Adam step that last touched it, and the list of the
-// cells this step touched after the records (the optimizer resets the next step's length). Eager
-// dense Adam visits every cell and reads its gradient whatever happened: the step marks nothing
-// (on the hash model at 2^20 the marks alone cost a fifth of the step).
-#ifndef TOUCH_LIST
-#define TOUCH_LIST 1
-#endif
-void enc_touch(uint cell) {
-#if TOUCH_LIST && !defined(ABLATE_TOUCH)
-    const uint t = pc.step + 1u;
-    const bool first = atomicExchange(enc_state_u[ENC_TOUCHED_AT(cell)], t) != t;
-    // One list-length atomic per subgroup rather than per cell: tens of thousands of cells a step
-    // on one counter would be served one at a time.
-    const uvec4 firsts = subgroupBallot(first);
-    const uint n = subgroupBallotBitCount(firsts);
-    if (n == 0u) return;
-    uint base = 0u;
-    if (subgroupElect()) base = atomicAdd(enc_state_u[ENC_COUNT_AT(pc.step & 1u)], n);
-    base = subgroupBroadcastFirst(base);
-    if (first) enc_state_u[ENC_LIST_AT(base + subgroupBallotExclusiveBitCount(firsts))] = cell;
-#endif
-}
-
 #if ENC_GRAD_FIXED
 // Two fixed-point values as one 64-bit addend: hi * 2^32 + lo, lo sign-extended (the borrow of a
 // negative lo comes off the high word; enc_grad_fixed_pair gives it back).
@@ -102,8 +78,8 @@ uint64_t enc_grad_fixed_addend(int lo, int hi) {
 }
 #endif
 
-// Adds one sample's gradient of an encoding cell (of fixed-point group `group`) and marks the cell
-// touched.
+// Adds one sample's gradient of an encoding cell (of fixed-point group `group`). Nothing marks the
+// cell touched: the optimizer finds the step's cells again from its samples (optimizer.comp).
 void enc_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
 #if ENC_GRAD_FIXED
     const vec2 scale = enc_grad_fixed_scale(enc_group_cells(group));
@@ -117,7 +93,6 @@ void enc_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
 #else
     for (int f = 0; f < ENC_CELL_FEATURES; ++f) atomicAdd(enc_state[ENC_GRAD_AT(cell, f)], g[f]);
 #endif
-    enc_touch(cell);
 }
 #define ENC_CELL_GRAD(cell, group, g) enc_cell_grad(cell, group, g)
 #include "encoding.glsl"

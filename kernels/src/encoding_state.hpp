@@ -1,7 +1,6 @@
 // The encoding's training state on the device: one record per optimizer cell holding its gradient,
-// Adam's m and v, the Adam step that last touched it and the Adam steps it has taken, then two
-// list lengths and the list of the cells a step touched. kernels/shaders/encoding_state.glsl is the
-// same layout for the kernels (and says why a record rather than an array per quantity).
+// Adam's m and v and the Adam steps it has taken. kernels/shaders/encoding_state.glsl is the same
+// layout for the kernels (and says why a record rather than an array per quantity).
 #pragma once
 
 #include <algorithm>
@@ -14,15 +13,13 @@ struct EncodingStateLayout {
     uint64_t cells = 0;    // optimizer cells
     uint32_t features = 0; // parameters per cell (ENC_CELL_FEATURES)
 
-    // Words per record: 3 * features + 2, rounded up to 16 bytes.
-    uint64_t record_words() const { return (3 * uint64_t(features) + 2 + 3) / 4 * 4; }
+    // Words per record: 3 * features + 1, rounded up to 16 bytes.
+    uint64_t record_words() const { return (3 * uint64_t(features) + 1 + 3) / 4 * 4; }
     uint64_t grad(uint64_t cell, uint32_t f) const { return cell * record_words() + f; }
     uint64_t m(uint64_t cell, uint32_t f) const { return grad(cell, features + f); }
     uint64_t v(uint64_t cell, uint32_t f) const { return grad(cell, 2 * features + f); }
-    uint64_t touched(uint64_t cell) const { return grad(cell, 3 * features); }
-    uint64_t stamp(uint64_t cell) const { return grad(cell, 3 * features + 1); }
-    // The records, the two list lengths and a list as long as the cells.
-    uint64_t words() const { return cells * record_words() + 2 + cells; }
+    uint64_t stamp(uint64_t cell) const { return grad(cell, 3 * features); }
+    uint64_t words() const { return cells * record_words(); }
     uint64_t bytes() const { return 4 * std::max<uint64_t>(words(), 1); }
 };
 

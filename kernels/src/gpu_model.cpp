@@ -177,7 +177,7 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
 }
 
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
-                                   const TargetImageLayout& image, bool touch_list) {
+                                   const TargetImageLayout& image) {
     Defines d = model_defines(config);
     d.push_back({"TILE", std::to_string(tiling.tile)});
     d.push_back({"COOPMAT", tiling.coopmat ? "1" : "0"});
@@ -215,27 +215,25 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
             else if (part == "encoding_backward") d.push_back({"ABLATE_ENCODING_BACKWARD", "1"});
             else if (part == "bias") d.push_back({"ABLATE_BIAS", "1"});
             else if (part == "inputs") d.push_back({"ABLATE_INPUTS", "1"});
-            else if (part == "touch") d.push_back({"ABLATE_TOUCH", "1"});
             else if (part == "mlp") d.push_back({"ABLATE_MLP", "1"});
             else if (part == "gradient_rows") d.push_back({"ABLATE_GRADIENT_ROWS", "1"});
             else if (part == "weight_gradients") d.push_back({"ABLATE_WEIGHT_GRADIENTS", "1"});
             else throw EngineError("FIELDFLOW_TRAIN_ABLATE: unknown part '" + part +
-                                   "' (backward, encoding_backward, bias, inputs, touch, mlp, gradient_rows, "
+                                   "' (backward, encoding_backward, bias, inputs, mlp, gradient_rows, "
                                    "weight_gradients)");
         }
     }
     uint32_t bindings = 9; // explicit samples: uv, target and output after the step's 6 buffers
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     else bindings = image.add_defines(d, 6); // the image after the model's and the step's buffers
-    d.push_back({"TOUCH_LIST", touch_list ? "1" : "0"});
     d.push_back({"ENC_GRAD_FIXED", tiling.fixed_point_gradients ? "1" : "0"});
     bindings = add_weight_defines(d, tiling, bindings); // before d is copied into the request
     return {"train_step.comp", d, bindings};
 }
 
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
-                           bool explicit_samples, const TargetImageLayout& image, bool touch_list) {
-    return device.kernel(train_kernel_request(config, tiling, explicit_samples, image, touch_list));
+                           bool explicit_samples, const TargetImageLayout& image) {
+    return device.kernel(train_kernel_request(config, tiling, explicit_samples, image));
 }
 
 namespace {

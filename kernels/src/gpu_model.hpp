@@ -75,13 +75,12 @@ void record_train_dispatches(VkCommandBuffer cb, const DeviceImpl& device, const
 uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups);
 
 // The fused training kernel for a model on this device (EXPLICIT_SAMPLES for tests, else the
-// samples are drawn from the training image of layout `image`; TOUCH_LIST: the touched cells
-// listed for an optimizer that steps only those).
+// samples are drawn from the training image of layout `image`).
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
-                           bool explicit_samples, const TargetImageLayout& image = {}, bool touch_list = true);
+                           bool explicit_samples, const TargetImageLayout& image = {});
 // What train_kernel builds (for DeviceImpl::prepare_kernels).
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
-                                   const TargetImageLayout& image = {}, bool touch_list = true);
+                                   const TargetImageLayout& image = {});
 // The kernel render_bands runs for a model on this device.
 KernelRequest render_kernel_request(const DeviceImpl& device, const ModelConfig& config);
 

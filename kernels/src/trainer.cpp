@@ -120,6 +120,7 @@ private:
 
     uint32_t groups_ = 0, cells_ = 0;
     uint32_t grid_adam_ = 0;         // optimizer.comp's GRID_ADAM: 0 sparse, 1 eager dense, 2 lazy dense
+    uint32_t visit_parts_ = 1;       // optimizer.comp's VISIT_PARTS: invocations per sample finding its cells
     uint32_t catch_up_limit_ = 0;
     uint32_t catch_up_last_ = 0;     // the last entry of catch_up_sums_
     uint32_t settled_step_ = 0;      // the step every cell was last brought to
@@ -214,8 +215,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     partials_ = local(size_t(partial_rows(tiling_, groups_)) * L.total * 4, "MLP gradient partials");
     loss_partials_ = local(size_t(partial_rows(tiling_, groups_)) * 4, "loss partials");
     loss_log_ = local(PipelinedRunner::kSlots * kTrainerStepsPerSubmit * 4, "loss log");
-    // Per cell its gradient, Adam's moments, touched mark and steps in one record; then the
-    // touched list (encoding_state.hpp).
+    // Per cell its gradient, Adam's moments and steps in one record (encoding_state.hpp).
     state_layout_ = EncodingStateLayout{cells_, uint32_t(encoding.cell_features(config))};
     encoding_state_ = local(state_layout_.bytes(), "encoding training state");
     loss_readback_ = Buffer(dev_, PipelinedRunner::kSlots * kTrainerStepsPerSubmit * 4, MemoryKind::readback, "loss readback");
@@ -256,9 +256,8 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
         }
     }
     // Every kernel the trainer runs, built side by side (on a first run, compiling them is most
-    // of the setup). The eager pass visits every cell itself: the training step need not list
-    // what it touched.
-    const KernelRequest train_request = train_kernel_request(config, tiling_, false, image_buf_.layout(), grid_adam_ != 1);
+    // of the setup).
+    const KernelRequest train_request = train_kernel_request(config, tiling_, false, image_buf_.layout());
     // The fp16 weight copy of an MLP whose tensor-core kernels read their weights from memory.
     const bool fp16_copy = tiling_.weights_in_memory();
     Defines optimizer_defines = model_defines(config);
@@ -266,6 +265,10 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     optimizer_defines.emplace_back("ENC_GRAD_FIXED", tiling_.fixed_point_gradients ? "1" : "0");
     optimizer_defines.emplace_back("MLP_FP16_COPY", fp16_copy ? "1" : "0");
     optimizer_defines.emplace_back("PARAMS_PER_GROUP", std::to_string(kOptimizerParamsPerGroup));
+    // Invocations per sample where the optimizer finds a step's cells from its samples: one per
+    // cell a sample reads, up to 16 (the hash grid's 64 cells then take 4 each).
+    visit_parts_ = std::clamp(uint32_t(encoding.cells_read(config)), 1u, 16u);
+    optimizer_defines.emplace_back("VISIT_PARTS", std::to_string(visit_parts_) + "u");
     const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, fp16_copy ? 11u : 10u};
     const KernelRequest settle_request{"encoding_settle.comp", model_defines(config), 3};
     std::vector<KernelRequest> requests = {train_request, optimizer_request, render_kernel_request(dev_, config),
@@ -325,16 +328,14 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     pc.count = partial_rows(tiling_, groups_);
     pc.lr = options_.lr_mlp * scale;
     pc.lr_grid = options_.lr_grid * scale;
-    // optimizer.comp: 8 MLP parameters per workgroup, then workgroups of 256 looping over the
-    // encoding's touched cells (or all of them, eagerly), then (lazy dense Adam) over the next
-    // step's samples.
-    // The eager pass: one invocation per cell (as many workgroups as one dispatch may have); the
-    // list forms loop.
-    pc.encoding_groups = std::min(div_up(cells_, 256), grid_adam_ == 1 ? 65535u : kMaxEncodingGroups);
-    // The readying pass: 4 invocations a sample (optimizer.comp's READY_PARTS).
-    const uint32_t ready_groups =
-        grid_adam_ == 2 ? uint32_t(std::min<uint64_t>(div_up(uint64_t(options_.batch) * 4, 256), kMaxEncodingGroups)) : 0;
-    optimizer_set_.dispatch(cb, pc, div_up(model_.layout.total, kOptimizerParamsPerGroup) + pc.encoding_groups + ready_groups);
+    // optimizer.comp: 8 MLP parameters per workgroup, then workgroups of 256 for the encoding:
+    // one invocation per cell (eager: as many workgroups as one dispatch may have), or
+    // visit_parts_ invocations per sample of this step and (lazy) of the next, looping.
+    const uint32_t sample_groups =
+        cells_ == 0 ? 0u : uint32_t(std::min<uint64_t>(div_up(uint64_t(options_.batch) * visit_parts_, 256), kMaxEncodingGroups));
+    pc.encoding_groups = grid_adam_ == 1 ? std::min(div_up(cells_, 256), 65535u) : sample_groups;
+    const uint32_t next_step_groups = grid_adam_ == 2 ? sample_groups : 0u;
+    optimizer_set_.dispatch(cb, pc, div_up(model_.layout.total, kOptimizerParamsPerGroup) + pc.encoding_groups + next_step_groups);
     compute_barrier(cb);
     if (timer) timer->stamp(cb, first + 2);
     ++step_;

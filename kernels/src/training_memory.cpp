@@ -32,8 +32,8 @@ MemoryEstimate estimate_training_memory(const Device& device, const ModelConfig&
 
     MemoryEstimate e;
     e.parts.emplace_back("image", TargetImageLayout::of(dev, width, height, source_bits).bytes());
-    // Parameters; the training state (each cell's gradient, Adam's moments, marks; the touched
-    // list); the lazy form's catch-up table (its largest size).
+    // Parameters; the training state (each cell's gradient, Adam's moments and steps); the lazy
+    // form's catch-up table (its largest size).
     const EncodingStateLayout state{cells, uint32_t(encoding.cell_features(config))};
     e.parts.emplace_back("encoding", 4 * (floats + catch_up_table_floats(options)) + state.bytes());
     // Parameters, Adam's m and v, the gradient partial rows, the loss partials; the fp16 weight

@@ -123,15 +123,12 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
             for (size_t c : {0u, 3u})
                 expect_valid("train_step.comp", configs()[c],
                              {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"}, {"CM_PREFETCH", "0"}});
-        // The step that marks touched cells without listing them (eager dense Adam, the default).
-        expect_valid("train_step.comp", configs()[0],
-                     {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", coopmat}, {"TOUCH_LIST", "0"}});
     }
     // The measurement step's left-out parts (FIELDFLOW_TRAIN_ABLATE), one at a time and together.
     const Defines cm = {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"}};
     Defines all = cm;
     for (const char* part : {"ABLATE_BACKWARD", "ABLATE_ENCODING_BACKWARD", "ABLATE_BIAS", "ABLATE_INPUTS",
-                             "ABLATE_TOUCH", "ABLATE_MLP", "ABLATE_GRADIENT_ROWS", "ABLATE_WEIGHT_GRADIENTS"}) {
+                             "ABLATE_MLP", "ABLATE_GRADIENT_ROWS", "ABLATE_WEIGHT_GRADIENTS"}) {
         Defines d = cm;
         d.push_back({part, "1"});
         all.push_back({part, "1"});
@@ -141,15 +138,13 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
 }
 
 // The fixed-point gradient forms (ENC_GRAD_FIXED, on devices with 64-bit integer atomics): the
-// training step on both paths, listing touched cells or not, and the optimizer's three forms that
+// training step on both paths, and the optimizer's three forms that
 // read the sums back, for every configuration (odd and even features a cell, hash levels, no cells).
 TEST(ShaderVariants, FixedPointGradientKernelsValidate) {
     for (const ModelConfig& c : configs()) {
         for (const char* coopmat : {"0", "1"})
-            for (const char* touch : {"0", "1"})
-                expect_valid("train_step.comp", c,
-                             {{"TILE", "64"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", coopmat}, {"TOUCH_LIST", touch},
-                              {"ENC_GRAD_FIXED", "1"}});
+            expect_valid("train_step.comp", c,
+                         {{"TILE", "64"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", coopmat}, {"ENC_GRAD_FIXED", "1"}});
         for (const char* form : {"0", "1", "2"})
             expect_valid("optimizer.comp", c, {{"GRID_ADAM", form}, {"ENC_GRAD_FIXED", "1"}});
     }
