@@ -206,7 +206,7 @@ if [[ " $PARTS " == *" ablate "* ]]; then
   for model in ${ABLATE_MODELS:-lake= w64=--hidden:64 hash=--encoding:hash_grid:--hash-log2-table:15:--hidden:64}; do
     name=${model%%=*}; margs=${model#*=}; margs=${margs//:/ }
     for lb in ${ABLATE_BATCHES:-14 20}; do
-      for part in ${ABLATE_PARTS:-none inputs touch encoding_backward backward mlp}; do
+      for part in ${ABLATE_PARTS:-none inputs encoding_backward backward mlp}; do
         ablate=$part; [ $part = none ] && ablate=
         run "ablate $name $((1 << lb)) $part" env FIELDFLOW_TRAIN_ABLATE=$ablate $BENCH --image $B/img/leuvenA.ppm \
             $margs --batch $((1 << lb)) --steps 300 --report-every 300 --render-repeats 1 --profile 100
