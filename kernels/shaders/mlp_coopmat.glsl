@@ -190,7 +190,12 @@ void cm_put_input(float x[IN_PAD]) {
 #endif
 CM_H cm_wt[CM_FRAGS];                  // block (nb, kb) of W_l^T: the forward's operand
 CM_H cm_wn[CM_FRAGS];                  // block (ob, ib) of W_l: the input gradients' operand
-#if CM_FUSED_RELU
+// CM_BIAS_FRAGMENTS: the hidden ReLU matrices' bias rows held as accumulator fragments too, or
+// loaded from shared memory for each row block (the host decides: held rows cost registers).
+#ifndef CM_BIAS_FRAGMENTS
+#define CM_BIAS_FRAGMENTS 1
+#endif
+#if CM_FUSED_RELU && CM_BIAS_FRAGMENTS
 CM_F cm_bias_rows[LAYERS * (HIDDEN / 16)]; // hidden matrix l's bias, block nb, in every row
 #endif
 #define CM_BLOCK_LOOP [[unroll]]
@@ -208,7 +213,7 @@ void cm_load_weight_fragments() {
                 coopMatLoadNV(cm_wt[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib], CM_W, at, IN_PAD_L(l), true);
                 coopMatLoadNV(cm_wn[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib], CM_W, at, IN_PAD_L(l), false);
             }
-#if CM_FUSED_RELU
+#if CM_FUSED_RELU && CM_BIAS_FRAGMENTS
     [[unroll]] for (int l = 0; l < LAYERS; ++l)
         [[unroll]] for (uint nb = 0; nb < HIDDEN / 16; ++nb)
             coopMatLoadNV(cm_bias_rows[l * (HIDDEN / 16) + nb], CM_BIAS_ARRAY, CM_BIAS_AT(l, nb * 16), 0, false);
@@ -237,7 +242,7 @@ void cm_matmul_forward(int l) {
     CM_BLOCK_LOOP for (uint nb = 0; nb < OUT_PAD_L(l) / 16; ++nb) {
         [[dont_unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
             CM_F acc = CM_F(0.0);
-#if CM_WEIGHT_FRAGMENTS && CM_FUSED_RELU
+#if CM_WEIGHT_FRAGMENTS && CM_FUSED_RELU && CM_BIAS_FRAGMENTS
             acc = cm_bias_rows[l * (HIDDEN / 16) + nb];
 #else
             if (fused) coopMatLoadNV(acc, CM_BIAS_ARRAY, CM_BIAS_AT(l, nb * 16), 0, false);

@@ -198,6 +198,7 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         }
         d.push_back({"CM_GRADS_IN_REGISTERS", registers ? "1" : "0"});
         d.push_back({"CM_WEIGHT_FRAGMENTS", tiling.weight_fragments ? "1" : "0"});
+        d.push_back({"CM_BIAS_FRAGMENTS", tiling.bias_fragments ? "1" : "0"});
         // Each subgroup loads its next tile's inputs while it trains on the current one
         // (train_step.comp). FIELDFLOW_TRAIN_PREFETCH=0 turns that off (measurements).
         if (const std::optional<bool> prefetch = env_switch("FIELDFLOW_TRAIN_PREFETCH"))

@@ -296,6 +296,15 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
                     weights && weight_blocks(L) <= 8 && batch > 0 && uint64_t(batch) >= 2ull * tile * workgroups;
                 if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS"))
                     t.weight_fragments = *forced && weights;
+                // The hidden matrices' bias rows (fp32 accumulator fragments, 8 registers a lane
+                // each) held too only where they are at most two blocks: on the H100 width 16 (two
+                // blocks) at 2^20 157.5 against 182.5 us/step with them, the lake model (four)
+                // 277.5 against 270 at 2^20, 83-84 against 80-81 at 2^18 and 31.5 against 29.5 at
+                // 2^16 without (bench/RESULTS.md, session 9). FIELDFLOW_TRAIN_BIAS_FRAGMENTS=0|1
+                // overrides (measurements).
+                t.bias_fragments = t.weight_fragments && c.hidden_layers * (c.hidden_width / 16) <= 2;
+                if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_BIAS_FRAGMENTS"))
+                    t.bias_fragments = *forced && t.weight_fragments;
                 return t;
             }
     return {0, false, false};

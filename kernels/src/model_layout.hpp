@@ -41,6 +41,9 @@ struct TrainTiling {
     // Tensor-core training kernels that hold the weight blocks in registers for the whole step
     // (mlp_coopmat.glsl's CM_WEIGHT_FRAGMENTS).
     bool weight_fragments = false;
+    // With weight_fragments, the hidden ReLU matrices' bias rows held as fragments too
+    // (mlp_coopmat.glsl's CM_BIAS_FRAGMENTS), else loaded from shared memory per row block.
+    bool bias_fragments = false;
     // The encoding's gradients as fixed-point integers, two features a 64-bit atomic
     // (encoding_state.glsl's ENC_GRAD_FIXED; DeviceImpl::fixed_point_gradients), not float atomics.
     bool fixed_point_gradients = false;

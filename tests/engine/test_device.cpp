@@ -209,6 +209,11 @@ TEST(ModelConfig, TensorCoreTilingReadsWideOrLargeWeightsFromMemory) {
     EXPECT_TRUE(detail::choose_coopmat_tiling(lake, shared, invocations, 33792, 132).weight_fragments);
     EXPECT_FALSE(detail::choose_coopmat_tiling(lake, shared, invocations).weight_fragments); // rendering
     EXPECT_FALSE(detail::choose_coopmat_tiling(wide, shared, invocations, 1u << 20, 132).weight_fragments);
+    // Their bias rows only where they are at most two blocks: width 16 holds them, the lake model
+    // (32 x 2: four) loads them per row block; never without the weight blocks.
+    EXPECT_TRUE(detail::choose_coopmat_tiling(narrow, shared, invocations, 1u << 20, 132).bias_fragments);
+    EXPECT_FALSE(detail::choose_coopmat_tiling(lake, shared, invocations, 1u << 20, 132).bias_fragments);
+    EXPECT_FALSE(detail::choose_coopmat_tiling(narrow, shared, invocations, 16384, 132).bias_fragments);
     EXPECT_FALSE(detail::choose_coopmat_tiling(lake, shared, invocations).shared_blocks);
     // Width 64 and the hash model's MLP do not fit a 4th subgroup even so.
     EXPECT_EQ(detail::choose_coopmat_tiling(wide, shared, invocations, 1u << 20, 132, true).tile, 96u);

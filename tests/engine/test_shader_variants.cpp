@@ -96,12 +96,14 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                       {"CM_SHARED_BLOCKS", "1"}, {"CM_GRADS_IN_REGISTERS", "0"}});
     }
     // Small MLPs holding their weight blocks in registers for the step (lake, the alternate model,
-    // the SIREN test model), with and without explicit shared layouts.
+    // the SIREN test model), with and without explicit shared layouts, with and without their bias
+    // rows.
     for (size_t c : {0u, 4u, 5u})
         for (const char* blocks : {"0", "1"})
-            expect_valid("train_step.comp", configs()[c],
-                         {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"},
-                          {"CM_SHARED_BLOCKS", blocks}});
+            for (const char* bias : {"0", "1"})
+                expect_valid("train_step.comp", configs()[c],
+                             {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"},
+                              {"CM_SHARED_BLOCKS", blocks}, {"CM_BIAS_FRAGMENTS", bias}});
     // The tensor-core step keeping its gradient sums in its partial row (wide MLPs) instead of
     // registers (the default above).
     for (const ModelConfig& c : configs())
