@@ -60,7 +60,7 @@ layout(std430, binding = 4) readonly buffer LossPartials { float loss_partials[]
 layout(std430, binding = 5) buffer LossLog { float loss_log[]; };
 layout(std430, binding = 6) buffer EncodingParams { float enc_params[]; };
 // The encoding's training state (encoding_state.glsl), as 16-byte words (whole records) and as
-// uints (marks, stamps, the list).
+// uints (the stamps, which claim cells).
 layout(std430, binding = 7) buffer EncodingStateQuads { vec4 enc_state4[]; };
 layout(std430, binding = 8) buffer EncodingStateBits { uint enc_state_u[]; }; // stamps (claims)
 layout(std430, binding = 9) readonly buffer EncodingCatchUp { vec2 enc_catch_up[]; }; // lazy form only

@@ -39,8 +39,8 @@ void check_image(const ImageData& image) {
 }
 
 // Whether dense Adam takes its lazy form: asked for, or (automatic) the cells outnumber what a step
-// reads by kLazyDenseAdamRatio, so that a pass over every cell costs more than the list of touched
-// ones and the catch-up of the next step's reads.
+// reads by kLazyDenseAdamRatio, so that a pass over every cell costs more than stepping the cells of
+// this step's samples and catching up those of the next step's.
 bool lazy_is_chosen(const TrainOptions& o, uint32_t cells_read, uint64_t cells) {
     if (o.dense_adam != DenseAdam::automatic) return o.dense_adam == DenseAdam::lazy;
     return double(cells) >= kLazyDenseAdamRatio * double(o.batch) * cells_read;

@@ -194,9 +194,9 @@ enum class GridAdam : uint32_t { sparse = 0, dense = 1 };
 // automatic: the lazy form once the cells outnumber what a step reads kLazyDenseAdamRatio times.
 enum class DenseAdam : uint32_t { automatic = 0, eager = 1, lazy = 2 };
 // The cells-to-reads ratio from which the lazy form is the faster: on the H100 the eager pass won
-// at ratios 4 and 8 (by 27% and 5%), the lazy form at 16 (by 28-40%); 12 lies between
-// (bench/RESULTS.md, 2026-11-24, session 7).
-inline constexpr double kLazyDenseAdamRatio = 12.0;
+// at ratios 2 and 4 (by 27% and 5-12%), the lazy form from 6 (by 6% at 6, 24% at 8, 43% at 11.7);
+// 5 lies between (bench/RESULTS.md, 2026-11-25, session 9).
+inline constexpr double kLazyDenseAdamRatio = 5.0;
 
 struct TrainOptions {
     uint32_t steps = 40000;
