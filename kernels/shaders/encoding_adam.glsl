@@ -96,10 +96,10 @@ float catch_up_stepwise(float p, float m, float v, uint from, uint to) {
 vec2 catch_up_sums(uint f) { return enc_catch_up[min(f, pc.catch_up_last)]; }
 
 // Brings a cell (parameters q, record r) from Adam step `from` to step `to`: the zero-gradient
-// steps from + 1 .. to. With
-// no gradient the moments decay in closed form (m beta1^j, v beta2^j after j steps), so the moves
-// of all skipped steps add up to a sum of known terms times m / sqrt(v) (m, v at `from`), with
-// epsilon's share to first order (adam_schedule.hpp derives it): two lookups whatever the gap k.
+// steps from + 1 .. to. With no gradient the moments decay in closed form (m beta1^j, v beta2^j
+// after j steps), so the moves of all skipped steps add up to a sum of known terms times
+// m / sqrt(v) (m, v at `from`), with epsilon's share to first order (adam_schedule.hpp derives
+// it): two lookups whatever the gap k.
 // The form holds where d = epsilon / (sqrt(v) beta2^(j/2)) stays below 1e-3 over the steps that
 // still move the parameter (its error is of order d^2 < 1e-6 of the moves): with the default
 // 1e-15, every parameter whose gradients reached ~1e-11. Elsewhere the steps are taken one by one,

@@ -164,10 +164,11 @@ void step_cell(uint cell, uint from, EncCellParams q, EncRecord r) {
 // next step reads are mostly cache misses); a lost claim drops them. Only the claim's winner
 // writes a cell in this dispatch, so what it read is current.
 void step_claimed(uint cell) {
+    const uint t = pc.step + 1u;
     const EncRecord r = load_record(cell);
     const EncCellParams q = load_cell_params(cell);
-    const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], pc.step + 1u);
-    if (from < pc.step + 1u) step_cell(cell, from, q, r);
+    const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], t);
+    if (from < t) step_cell(cell, from, q, r);
 }
 // VISIT_PARTS invocations share a sample, each claiming every VISIT_PARTS-th cell it visits (one
 // each on the dense grid), so that no invocation waits on a long chain of cells' memory round

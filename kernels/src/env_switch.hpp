@@ -1,8 +1,10 @@
-// The engine's on/off measurement switches (FIELDFLOW_TRAIN_PREFETCH, ...) read from the environment.
+// The engine's measurement switches read from the environment: on/off ones (FIELDFLOW_TRAIN_PREFETCH,
+// ...) and counts (FIELDFLOW_TRAIN_GROUPS, FIELDFLOW_VISIT_PARTS).
 #pragma once
 
 #include "fieldflow/engine/engine.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -17,6 +19,19 @@ inline std::optional<bool> env_switch(const char* name) {
     const std::string v = value;
     if (v != "0" && v != "1") throw EngineError(std::string(name) + "='" + v + "' must be 0 or 1");
     return v == "1";
+}
+
+// Unset or empty: no say (nullopt); a whole number in [lo, hi]: that number; anything else is an
+// error naming the variable and the range it takes.
+inline std::optional<uint32_t> env_count(const char* name, uint32_t lo, uint32_t hi) {
+    const char* value = std::getenv(name);
+    if (!value || !*value) return std::nullopt;
+    char* end = nullptr;
+    const unsigned long v = std::strtoul(value, &end, 10);
+    if (*end != '\0' || v < lo || v > hi)
+        throw EngineError(std::string(name) + "='" + value + "' must be " + std::to_string(lo) + ".." +
+                          std::to_string(hi));
+    return uint32_t(v);
 }
 
 } // namespace ff::engine::detail

@@ -161,13 +161,7 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
     // 178; width 128, whose weights stay in memory: 188 against 243 at 256; bench/RESULTS.md).
     // FIELDFLOW_TRAIN_GROUPS overrides (measurements). A CPU driver runs a few threads.
     uint32_t cap = device.info().type == "cpu" ? 64u : tiling.coopmat ? coopmat_workgroups(device) : 512u;
-    if (const char* env = std::getenv("FIELDFLOW_TRAIN_GROUPS"); env && *env) {
-        char* end = nullptr;
-        unsigned long v = std::strtoul(env, &end, 10);
-        if (*end != '\0' || v == 0 || v > (1u << 20))
-            throw EngineError(std::string("FIELDFLOW_TRAIN_GROUPS='") + env + "' must be 1..1048576");
-        cap = uint32_t(v);
-    }
+    if (const std::optional<uint32_t> groups = env_count("FIELDFLOW_TRAIN_GROUPS", 1, 1u << 20)) cap = *groups;
     // The partial rows must fit one storage buffer binding.
     const uint64_t group_bytes = uint64_t(partial_rows(tiling, 1)) * mlp_floats * 4;
     const uint64_t fit = device.max_buffer_bytes() / std::max<uint64_t>(group_bytes, 1);

@@ -4,6 +4,7 @@
 #include "encoding_state.hpp"
 #include "gpu_model.hpp"
 #include "encodings/encoding.hpp"
+#include "env_switch.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -268,14 +269,8 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     // Invocations per sample where the optimizer finds a step's cells from its samples: one per
     // cell a sample reads, up to 16 (the hash grid's 64 cells then take 4 each).
     // FIELDFLOW_VISIT_PARTS=N overrides (measurements).
-    visit_parts_ = std::clamp(uint32_t(encoding.cells_read(config)), 1u, 16u);
-    if (const char* env = std::getenv("FIELDFLOW_VISIT_PARTS"); env && *env) {
-        char* end = nullptr;
-        const unsigned long v = std::strtoul(env, &end, 10);
-        if (*end != '\0' || v == 0 || v > 64)
-            throw EngineError(std::string("FIELDFLOW_VISIT_PARTS='") + env + "' must be 1..64");
-        visit_parts_ = uint32_t(v);
-    }
+    visit_parts_ = env_count("FIELDFLOW_VISIT_PARTS", 1, 64)
+                       .value_or(std::clamp(uint32_t(encoding.cells_read(config)), 1u, 16u));
     optimizer_defines.emplace_back("VISIT_PARTS", std::to_string(visit_parts_) + "u");
     const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, fp16_copy ? 11u : 10u};
     const KernelRequest settle_request{"encoding_settle.comp", model_defines(config), 3};
