@@ -40,11 +40,12 @@ void check_image(const ImageData& image) {
 }
 
 // Whether dense Adam takes its lazy form: asked for, or (automatic) the cells outnumber what a step
-// reads by kLazyDenseAdamRatio, so that a pass over every cell costs more than stepping the cells of
-// this step's samples and catching up those of the next step's.
-bool lazy_is_chosen(const TrainOptions& o, uint32_t cells_read, uint64_t cells) {
+// reads by the encoding's lazy_adam_ratio, so that a pass over every cell costs more than stepping
+// the cells of this step's samples and catching up those of the next step's.
+bool lazy_is_chosen(const TrainOptions& o, const detail::EncodingDescriptor& encoding, const ModelConfig& config) {
     if (o.dense_adam != DenseAdam::automatic) return o.dense_adam == DenseAdam::lazy;
-    return double(cells) >= kLazyDenseAdamRatio * double(o.batch) * cells_read;
+    return double(encoding.cells(config)) >=
+           encoding.lazy_adam_ratio * double(o.batch) * encoding.cells_read(config);
 }
 
 void check_options(const TrainOptions& o) {
@@ -246,7 +247,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
 
     catch_up_limit_ = catch_up_limit(options.beta1, options.beta2);
     grid_adam_ = options.grid_adam == GridAdam::sparse ? 0 : 1;
-    if (grid_adam_ == 1 && cells_ > 0 && lazy_is_chosen(options, encoding.cells_read(config), cells_)) {
+    if (grid_adam_ == 1 && cells_ > 0 && lazy_is_chosen(options, encoding, config)) {
         const uint64_t max_entries = dev_.max_buffer_bytes() / 4;
         const std::vector<float> sums = catch_up_sums(options, max_entries);
         if (!sums.empty()) {

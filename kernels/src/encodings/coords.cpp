@@ -37,6 +37,7 @@ extern const EncodingDescriptor kCoordsEncoding = {
     EncodingKind::coords, "coords", "ENCODING_COORDS", "encoding parameters",
     input_width, gradient_inputs, cells, cell_features, cells_read, validate, initialise, defines,
     describe, write_grid_keys, read_grid_keys, reference_encode, reference_backward, group_cells,
+    0.0, // no cells: nothing to step
 };
 
 } // namespace ff::engine::detail

@@ -77,6 +77,10 @@ struct EncodingDescriptor {
     // The cells of a cell's fixed-point gradient group (cells that share a step's reads, such as
     // a hash level: encoding.glsl's enc_group_cells(enc_cell_group(cell))).
     uint64_t (*group_cells)(const ModelConfig&, uint64_t cell);
+    // DenseAdam::automatic takes the lazy form once the cells number this many times a step's
+    // reads (batch x cells_read): where the lazy form's visits of a step's cells cost less than
+    // the eager pass over all of them, which depends on the encoding (measured on the H100).
+    double lazy_adam_ratio;
 
     uint64_t parameter_count(const ModelConfig& c) const { return cells(c) * cell_features(c); }
 };

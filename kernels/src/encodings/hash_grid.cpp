@@ -181,6 +181,11 @@ extern const EncodingDescriptor kHashGridEncoding = {
     EncodingKind::hash_grid, "hash_grid", "ENCODING_HASH_GRID", "hash tables",
     input_width, input_width, cells, cell_features, cells_read, validate, initialise, defines,
     describe, write_header, read_header, reference_encode, reference_backward, group_cells,
+    // Unchanged from when the dense grid's crossover was 12 (session 7): on leuvenA's table
+    // (T = 2^20, 1.65 M cells) the eager pass was the faster at every ratio measured, 3 to 400
+    // (bench/RESULTS.md, session 9), so the hash model's crossover lies higher; where it lies is
+    // not measured, and the gigapixel tables (ratio 64) were learned with the lazy form.
+    12.0,
 };
 
 } // namespace ff::engine::detail

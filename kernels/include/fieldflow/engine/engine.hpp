@@ -191,9 +191,10 @@ ModelConfig siren_config(uint32_t hidden_width = 64, uint32_t hidden_layers = 3,
 // skipped, in closed form, before it is read (kernels/shaders/encoding_adam.glsl; its cost follows
 // the batch).
 enum class GridAdam : uint32_t { sparse = 0, dense = 1 };
-// automatic: the lazy form once the cells outnumber what a step reads kLazyDenseAdamRatio times.
+// automatic: the lazy form once the cells outnumber what a step reads a number of times that depends
+// on the encoding (kLazyDenseAdamRatio for the dense grid).
 enum class DenseAdam : uint32_t { automatic = 0, eager = 1, lazy = 2 };
-// The cells-to-reads ratio from which the lazy form is the faster: on the H100 the eager pass won
+// The dense grid's cells-to-reads ratio from which the lazy form is the faster: on the H100 the eager pass won
 // at ratios 2 and 4 (by 27% and 5-12%), the lazy form from 6 (by 6% at 6, 24% at 8, 43% at 11.7);
 // 5 lies between (bench/RESULTS.md, 2026-11-25, session 9).
 inline constexpr double kLazyDenseAdamRatio = 5.0;
