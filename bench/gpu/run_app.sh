@@ -115,8 +115,10 @@ if [[ " $PARTS " == *" quality "* ]]; then
   done
 fi
 if [[ " $PARTS " == *" jobs "* ]]; then
-  # The main job with its defaults, as a user runs it; wall time and peak memory from GNU time's
-  # format (not installed there: bash's own time and /proc for the peak).
+  # The main job with its defaults, as a user runs it. The wall time is taken when `wait` returns;
+  # a watcher beside the job samples its peak host memory (VmHWM) and the GPU's every 0.5 s (GNU
+  # time is not installed there). (Until 2026-11-25 the job's end was noticed by that sampling
+  # loop itself, which added up to ~0.6 s of sleep and nvidia-smi to every wall time.)
   for sets in ${JOB_SETS:--}; do
   for size in $JOB_SIZES; do
   for repeat in $(seq 1 "${JOB_REPEATS:-1}"); do
@@ -124,6 +126,7 @@ if [[ " $PARTS " == *" jobs "* ]]; then
     [ "$sets" = - ] || for a in ${sets//,/ }; do extra+=(--set "$a"); done
     tag=$size; [ "$sets" = - ] || tag="$size-${sets//[,=]/-}"; [ "$repeat" = 1 ] || tag="$tag-run$repeat"
     out=/tmp/jobs/$tag
+    mkdir -p /tmp/jobs
     rm -rf "$out"
     start=$(date +%s%N)
     # No `timeout` wrapper: the peak below must be fieldflow's own (VmHWM of its pid).
@@ -132,22 +135,26 @@ if [[ " $PARTS " == *" jobs "* ]]; then
     pid=$!
     ( sleep 240 && kill -TERM $pid 2>/dev/null ) &
     watchdog=$!
-    peak=0
-    while kill -0 $pid 2>/dev/null; do
-      rss=$(awk '/VmHWM/ {print $2}' /proc/$pid/status 2>/dev/null || echo 0)
-      [ -n "$rss" ] && [ "$rss" -gt "$peak" ] && peak=$rss
-      gpu=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1)
-      [ -n "$gpu" ] && [ "${gpu:-0}" -gt "${gpumax:-0}" ] && gpumax=$gpu
-      sleep 0.5
-    done
+    peaks=/tmp/jobs/peaks-$tag
+    ( peak=0 gpumax=0
+      while kill -0 $pid 2>/dev/null; do
+        rss=$(awk '/VmHWM/ {print $2}' /proc/$pid/status 2>/dev/null || echo 0)
+        [ -n "$rss" ] && [ "$rss" -gt "$peak" ] && peak=$rss
+        gpu=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1)
+        [ -n "$gpu" ] && [ "${gpu:-0}" -gt "$gpumax" ] && gpumax=$gpu
+        echo "$peak $gpumax" > $peaks.tmp && mv $peaks.tmp $peaks
+        sleep 0.5
+      done ) &
+    watcher=$!
     wait $pid; rc=$?
-    kill $watchdog 2>/dev/null
     wall_ms=$((($(date +%s%N) - start) / 1000000))
+    kill $watchdog 2>/dev/null
+    wait $watcher 2>/dev/null
+    read -r peak gpumax < $peaks 2>/dev/null || { peak=0; gpumax=; }
     printf 'job %s exit %d wall %d ms peak_rss %d MB peak_gpu %s MiB\n' "$tag" $rc $wall_ms \
       $((peak / 1024)) "${gpumax:-?}" | tee -a "$OUT/summary.txt"
     cp "$out/metrics.json" "$OUT/metrics-$tag.json" 2>/dev/null
     ls -la "$out" "$out/snapshots" > "$OUT/files-$tag.txt" 2>&1
-    gpumax=0
   done
   done
   done
