@@ -56,15 +56,20 @@ TEST(TargetImage, SplitImageTrainsAndScoresAsOneBuffer) {
     const size_t messages = capped_device().validation_messages().size();
     Device& whole_device = test::portable_device();
     const size_t whole_messages = whole_device.validation_messages().size();
+    // Both dense Adam forms: the lazy one's optimizer draws the step's samples again from the
+    // image's size (optimizer.comp), and a split image must not change which pixels it finds.
+    for (const DenseAdam form : {DenseAdam::eager, DenseAdam::lazy})
     for (uint32_t bits : {8u, 16u}) {
         ImageData image = test::synthetic_image(160, 240); // 3 parts at RGBA8, 5 at RGBA16
         image.source_bits = bits;
         TrainOptions o;
         o.batch = 512;
         o.steps = 60;
+        o.dense_adam = form;
         const ModelConfig config = test::default_config(11, 15);
         Trainer whole(whole_device, config, o, image), split(capped_device(), config, o, image);
         Trainer wrong(whole_device, config, o, flipped(image)); // the control
+        ASSERT_EQ(split.encoding_optimizer(), form == DenseAdam::lazy ? "dense, lazy" : "dense, eager");
         // Same model, same render: the initial error is the same but for the order of its sums
         // (the capped device renders in smaller bands, and each workgroup sums 768 floats in fp32).
         const double start = whole.full_image_mse();
