@@ -176,8 +176,8 @@ void cm_put_input(float x[IN_PAD]) {
 // Other activations (and the last matrix) go through the per-sample path (cm_activate).
 #define CM_FUSED_RELU (HIDDEN_ACT == ACT_RELU)
 
-// CM_WEIGHT_FRAGMENTS (training, small MLPs whose weights are in shared memory): every weight
-// block is loaded once per step into registers, in both forms the products use (W^T for the
+// CM_WEIGHT_FRAGMENTS (training, small MLPs): every weight block is loaded once per step into
+// registers (from the shared copy, or from the fp16 copy in memory), in both forms the products use (W^T for the
 // forward pass, W for the input gradients), with the hidden ReLU matrices' bias rows, instead
 // of from shared memory for every 16 rows of every tile. The loops over a matrix's output (forward) or
 // input (backward) blocks are then unrolled, so each block is a register, not an indexed array.
@@ -185,9 +185,6 @@ void cm_put_input(float x[IN_PAD]) {
 #define CM_WEIGHT_FRAGMENTS 0
 #endif
 #if CM_WEIGHT_FRAGMENTS
-#if !WEIGHTS_IN_SHARED
-#error "CM_WEIGHT_FRAGMENTS loads the weights from their shared copy"
-#endif
 CM_H cm_wt[CM_FRAGS];                  // block (nb, kb) of W_l^T: the forward's operand
 CM_H cm_wn[CM_FRAGS];                  // block (ob, ib) of W_l: the input gradients' operand
 // CM_BIAS_FRAGMENTS: the hidden ReLU matrices' bias rows held as accumulator fragments too, or

@@ -51,7 +51,7 @@ void require_consistent(const Model& m) {
                           "configuration needs " + std::to_string(mlp));
 }
 
-GpuModel::GpuModel(DeviceImpl& device, CommandRunner& runner, const Model& model)
+GpuModel::GpuModel(DeviceImpl& device, CommandRunner& runner, const Model& model, uint32_t training_batch)
     : config(model.config), layout(mlp_layout(model.config)),
       mlp(device, model.mlp.size() * 4, MemoryKind::device_local, "MLP parameters"),
       encoding(device, model.encoding_params.size() * 4, MemoryKind::device_local,
@@ -59,8 +59,8 @@ GpuModel::GpuModel(DeviceImpl& device, CommandRunner& runner, const Model& model
     require_consistent(model);
     upload(device, runner, mlp, model.mlp.data(), model.mlp.size() * 4);
     upload(device, runner, encoding, model.encoding_params.data(), model.encoding_params.size() * 4);
-    const TrainTiling tiling = train_tiling_for(device, config);
-    if (tiling.weights_in_memory()) {
+    if (train_tiling_for(device, config).weights_in_memory() ||
+        train_tiling_for(device, config, training_batch).weights_in_memory()) {
         const std::vector<uint16_t> halves = to_half(model.mlp);
         mlp16 = Buffer(device, halves.size() * 2, MemoryKind::device_local, "MLP parameters (fp16)");
         upload(device, runner, mlp16, halves.data(), halves.size() * 2);

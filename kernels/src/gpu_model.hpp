@@ -29,11 +29,12 @@ struct GpuModel {
     MlpLayout layout;
     Buffer mlp;  // Model::mlp
     Buffer encoding; // Model::encoding_params
-    // An fp16 copy of `mlp` for tensor-core kernels whose weights do not fit shared memory and are
-    // read from device memory (TrainTiling::weights_in_shared false); empty otherwise. The
-    // optimizer keeps it current (optimizer.comp's MLP_FP16_COPY).
+    // An fp16 copy of `mlp` for tensor-core kernels that read their weights from device memory
+    // (TrainTiling::weights_in_shared false): those of rendering (batch 0) or of training
+    // `training_batch` samples a step, whose tiling may differ (small MLPs on large batches);
+    // empty otherwise. The optimizer keeps it current (optimizer.comp's MLP_FP16_COPY).
     Buffer mlp16;
-    GpuModel(DeviceImpl& device, CommandRunner& runner, const Model& model);
+    GpuModel(DeviceImpl& device, CommandRunner& runner, const Model& model, uint32_t training_batch = 0);
     Model download(DeviceImpl& device, CommandRunner& runner) const;
     // The model's buffers as a kernel of `tiling` binds them: mlp, encoding, then `more`, then mlp16
     // where the kernel reads its weights from memory (add_weight_defines).

@@ -252,6 +252,27 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
                               "' must be a multiple of 32 from 32 to 256 on the tensor-core kernels");
         tiles = {uint32_t(t)}, overridden = true;
     }
+    // Small ReLU MLPs (at most 8 weight blocks, which the step holds in registers) on large
+    // batches: a sixth subgroup, which fits once the weights leave shared memory; the blocks then
+    // come from the fp16 copy in memory, once a step for each subgroup. On the H100 (leuvenA, late
+    // us/step) the lake model at 2^20 (41 tiles a subgroup) 252-253 against 267-268, at 2^18 (10)
+    // 78.5-79 against 80, width 16 at 2^20 143 against 157 and at 2^18 46.0 against 48.5; at 2^16
+    // (2.6 tiles each) the lake model lost, 32.6 against 29.4; five subgroups the same way lost
+    // everywhere (bench/RESULTS.md, session 10). So: from 8 tiles a subgroup.
+    constexpr uint32_t kSixSubgroups = 192;
+    const char* weights_env = std::getenv("FIELDFLOW_TRAIN_WEIGHTS");
+    if (!overridden && !(weights_env && *weights_env) && shared_blocks && weight_blocks(L) <= 8 &&
+        c.hidden_activation == Activation::relu && workgroups > 0 &&
+        uint64_t(batch) >= 8ull * kSixSubgroups * workgroups && kSixSubgroups <= max_invocations &&
+        bytes(kSixSubgroups, false) <= max_shared) {
+        TrainTiling t{kSixSubgroups, false, true};
+        t.shared_blocks = true;
+        t.weight_fragments = env_switch("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS").value_or(true);
+        t.bias_fragments = t.weight_fragments && c.hidden_layers * (c.hidden_width / 16) <= 2;
+        if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_BIAS_FRAGMENTS"))
+            t.bias_fragments = *forced && t.weight_fragments;
+        return t;
+    }
     // Where no workgroup fits its weights beside its tiles, the products read the weights from
     // device memory (an fp16 copy; mlp_coopmat.glsl) and shared memory holds the tiles alone.
     // MLPs of hidden width 64 and more take that form too: their workgroups then hold more tiles
@@ -260,8 +281,8 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     // bench/RESULTS.md). FIELDFLOW_TRAIN_WEIGHTS=shared|memory forces a form (measurements).
     std::vector<bool> places = {true, false};
     if (c.hidden_width >= 64) places = {false};
-    if (const char* env = std::getenv("FIELDFLOW_TRAIN_WEIGHTS"); env && *env) {
-        const std::string v = env;
+    if (weights_env && *weights_env) {
+        const std::string v = weights_env;
         if (v == "memory") places = {false};
         else if (v == "shared") places = {true, false};
         else throw EngineError("FIELDFLOW_TRAIN_WEIGHTS='" + v + "' must be shared or memory");
@@ -295,7 +316,7 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
                 t.weight_fragments =
                     weights && weight_blocks(L) <= 8 && batch > 0 && uint64_t(batch) >= 2ull * tile * workgroups;
                 if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS"))
-                    t.weight_fragments = *forced && weights;
+                    t.weight_fragments = *forced && (weights || weight_blocks(L) <= 8);
                 // The hidden matrices' bias rows (fp32 accumulator fragments, 8 registers a lane
                 // each) held too only where they are at most two blocks: on the H100 width 16 (two
                 // blocks) at 2^20 157.5 against 182.5 us/step with them, the lake model (four)

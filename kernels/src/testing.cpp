@@ -26,7 +26,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     if (n == 0 || uv.size() != size_t(n) * 2 || targets.size() != size_t(n) * c.output_dims)
         throw EngineError("forward_backward: need 2 uv floats and output_dims targets per sample");
     CommandRunner runner(dev);
-    GpuModel gpu(dev, runner, model);
+    GpuModel gpu(dev, runner, model, n);
     TrainTiling tiling = train_tiling_for(dev, c, n);
     uint32_t groups = persistent_groups(dev, tiling, n, gpu.layout.total);
     if (max_groups) groups = std::min(groups, max_groups);

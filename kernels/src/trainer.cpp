@@ -202,7 +202,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
                          const TrainerState* resume)
     : device_(device), dev_(device.impl()), config_(config), options_(options),
       image_(checked_shape(device, image, config, options)), runner_(dev_), pipeline_(dev_),
-      model_(dev_, runner_, start_model(config, options, start, resume)) {
+      model_(dev_, runner_, start_model(config, options, start, resume), options.batch) {
     const auto& limits = dev_.properties().limits;
     tiling_ = train_tiling_for(dev_, config, options.batch);
     groups_ = persistent_groups(dev_, tiling_, options.batch, model_.layout.total);

@@ -202,7 +202,23 @@ TEST(ModelConfig, TensorCoreTilingReadsWideOrLargeWeightsFromMemory) {
     EXPECT_EQ(detail::choose_coopmat_tiling(lake, 49440 - 1, invocations, 1u << 20, 132, false).tile, 128u);
     ModelConfig narrow = lake;
     narrow.hidden_width = 16; // fits 5 too, but ran slower with them
-    EXPECT_EQ(detail::choose_coopmat_tiling(narrow, shared, invocations, 1u << 20, 132, true).tile, 128u);
+    EXPECT_EQ(detail::choose_coopmat_tiling(narrow, shared, invocations, 168960, 132, true).tile, 128u);
+    // From 8 tiles for each of 6 subgroups of the 132 workgroups (8 x 192 x 132 = 202,752 samples),
+    // small ReLU MLPs take a sixth, their weights (6 x 7,680 bytes of tiles for the lake model)
+    // leaving shared memory for the fp16 copy, whose blocks the step holds in registers.
+    for (const ModelConfig& small : {lake, narrow}) {
+        const detail::TrainTiling six = detail::choose_coopmat_tiling(small, shared, invocations, 202752, 132, true);
+        EXPECT_EQ(six.tile, 192u) << small.hidden_width;
+        EXPECT_FALSE(six.weights_in_shared);
+        EXPECT_TRUE(six.weight_fragments);
+        EXPECT_EQ(six.bias_fragments, small.hidden_width == 16); // two bias blocks: held
+        EXPECT_EQ(detail::choose_coopmat_tiling(small, shared, invocations, 202751, 132, true).tile,
+                  small.hidden_width == 16 ? 128u : 160u);
+        EXPECT_NE(detail::choose_coopmat_tiling(small, shared, invocations, 0, 132, true).tile, 192u); // rendering
+    }
+    ModelConfig sine = lake; // measured on ReLU MLPs only
+    sine.hidden_activation = Activation::sine;
+    EXPECT_NE(detail::choose_coopmat_tiling(sine, shared, invocations, 1u << 20, 132, true).tile, 192u);
     // The lake model's 8 weight blocks stay in registers for a step where each subgroup has two
     // tiles or more (2 x 128 x 132 = 33,792 samples); wider MLPs (their weights in memory) never.
     EXPECT_FALSE(detail::choose_coopmat_tiling(lake, shared, invocations, 33791, 132).weight_fragments);

@@ -104,6 +104,11 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                 expect_valid("train_step.comp", configs()[c],
                              {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"},
                               {"CM_SHARED_BLOCKS", blocks}, {"CM_BIAS_FRAGMENTS", bias}});
+    // The same blocks loaded from the fp16 copy in memory, six subgroups' tiles in shared memory.
+    for (size_t c : {0u, 4u, 5u})
+        expect_valid("train_step.comp", configs()[c],
+                     {{"TILE", "192"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                      {"CM_WEIGHT_FRAGMENTS", "1"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_BIAS_FRAGMENTS", "0"}});
     // The tensor-core step keeping its gradient sums in its partial row (wide MLPs) instead of
     // registers (the default above).
     for (const ModelConfig& c : configs())

@@ -78,6 +78,28 @@ TEST(Training, LossDecreasesAndStateIsConsistent) {
 // rounding-level differences over the steps, past the tolerance now and then (0.052 against 0.01
 // in one H100 run of 2026-11-24, within it in the others), which would hide what this test is for.
 // With fixed-point encoding gradients (Device::fixed_point_gradients) the runs agree bit for bit.
+// A batch large enough that the tensor-core step of a small MLP takes six subgroups a workgroup
+// and reads its weights from the fp16 copy in memory (choose_coopmat_tiling) trains: the copy
+// must exist although rendering (batch 0) keeps the weights in shared memory. (It did not at
+// first, and the step never finished on the H100.) On other devices the same batch trains on
+// whatever tiling they choose.
+TEST(Training, SmallMlpOnALargeBatchTrains) {
+    Device& device = test::device();
+    const size_t messages = device.validation_messages().size();
+    const ModelConfig c = test::default_config(40, 30);
+    TrainOptions o;
+    o.batch = 8 * 192 * 132; // from 8 tiles for each of 6 subgroups of the H100's 132 workgroups
+    o.steps = 4;
+    Trainer t(device, c, o, test::synthetic_image(160, 120));
+    const double before = t.full_image_mse();
+    t.train(o.steps);
+    EXPECT_FALSE(t.diverged());
+    const double after = t.full_image_mse();
+    EXPECT_LT(after, 0.9 * before) << "before " << before << ", after " << after;
+    if (t.kernel_path() == "coopmat" && device.info().multiprocessors == 132) EXPECT_EQ(t.tile_size(), 192u);
+    test::expect_validation_clean(messages, device);
+}
+
 TEST(Training, SameSeedSameResult) {
     Device& device = test::portable_device();
     size_t messages = device.validation_messages().size();
