@@ -96,7 +96,9 @@ TEST(Training, SmallMlpOnALargeBatchTrains) {
     EXPECT_FALSE(t.diverged());
     const double after = t.full_image_mse();
     EXPECT_LT(after, 0.9 * before) << "before " << before << ", after " << after;
-    if (t.kernel_path() == "coopmat" && device.info().multiprocessors == 132) EXPECT_EQ(t.tile_size(), 192u);
+    if (t.kernel_path() == "coopmat" && device.info().multiprocessors == 132) {
+        EXPECT_EQ(t.tile_size(), 192u);
+    }
     test::expect_validation_clean(messages, device);
 }
 
