@@ -468,6 +468,12 @@ void cm_write_gradients(float scale) {
         }
     }
 }
+
+// The subgroup's loss, its partial `row`.
+void cm_write_loss(float loss, uint row) {
+    loss = subgroupAdd(loss);
+    if (subgroupElect()) loss_partials[row] = loss;
+}
 #endif
 
 #endif

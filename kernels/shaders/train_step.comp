@@ -152,7 +152,17 @@ void training_sample(uint s, out vec2 uv, out float target[OUT_PAD]) {
 
 #if COOPMAT
 #define CM_TRAINING
-#include "mlp_coopmat.glsl"
+#ifndef CM_SPLIT
+#define CM_SPLIT 0
+#endif
+#if CM_SPLIT
+#include "mlp_coopmat_split.glsl" // one tile a workgroup, its subgroups owning output columns
+#else
+#include "mlp_coopmat.glsl"       // one tile a subgroup
+#define CM_TILE_SAMPLES WT
+#define CM_ROW CM_LANE
+#define CM_HOLDS_SAMPLES true
+#endif
 #ifndef CM_PREFETCH
 #define CM_PREFETCH 1
 #endif
@@ -167,17 +177,19 @@ struct TileFetch {
 };
 
 TileFetch tile_fetch(uint tile) {
-    const uint s = tile * WT + CM_LANE;
+    const uint s = tile * CM_TILE_SAMPLES + CM_ROW;
     TileFetch t;
-    t.drawn = sample_fetch(s < pc.batch ? s : 0u);
+    t.drawn = sample_fetch(CM_HOLDS_SAMPLES && s < pc.batch ? s : 0u);
     t.enc = encode_fetch(t.drawn.uv);
     return t;
 }
 
-// One tile of 32 samples for this subgroup (subgroup-uniform call), from its fetched inputs.
+// One tile (of 32 samples for this subgroup, or shared by the workgroup's subgroups: a
+// workgroup-uniform call), from its fetched inputs. Invocations that hold no sample of a shared
+// tile (CM_HOLDS_SAMPLES false) take part in its products only.
 void train_tile(uint tile, TileFetch fetched, inout float loss) {
-    const uint s = tile * WT + CM_LANE;
-    const bool in_batch = s < pc.batch;
+    const uint s = tile * CM_TILE_SAMPLES + CM_ROW;
+    const bool in_batch = CM_HOLDS_SAMPLES && s < pc.batch;
     vec2 uv = fetched.drawn.uv;
     float target[OUT_PAD];
     float x[IN_PAD];
@@ -192,7 +204,7 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
 #ifdef ABLATE_MLP // no products: the outputs and the encoding's gradient straight from the inputs
     [[unroll]] for (int o = 0; o < OUT_PAD; ++o) { cm_out[o] = x[o % IN_PAD]; cm_dact_out[o] = 1.0; }
 #else
-    cm_put_input(x);
+    if (CM_HOLDS_SAMPLES) cm_put_input(x);
     cm_forward();
 #endif
 
@@ -211,7 +223,7 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
 #endif
     loss += in_batch ? sq : 0.0;
 #ifndef ABLATE_MLP
-    cm_put_output_delta(delta);
+    if (CM_HOLDS_SAMPLES) cm_put_output_delta(delta);
 #endif
 #ifndef ABLATE_BACKWARD
     float dx[ENC_GRAD_DIM];
@@ -230,12 +242,15 @@ void main() {
     cm_load_weights();
     barrier();
     cm_load_weight_fragments();
-    const uint tiles = (pc.batch + WT - 1) / WT;
-    const uint subgroups = gl_NumWorkGroups.x * CM_WARPS;
-    const uint me = gl_WorkGroupID.x * CM_WARPS + gl_SubgroupID;
+    const uint tiles = (pc.batch + CM_TILE_SAMPLES - 1) / CM_TILE_SAMPLES;
+#if CM_SPLIT
+    const uint workers = gl_NumWorkGroups.x, me = gl_WorkGroupID.x;
+#else
+    const uint workers = gl_NumWorkGroups.x * CM_WARPS, me = gl_WorkGroupID.x * CM_WARPS + gl_SubgroupID;
+#endif
     cm_grad_begin(me);
     float loss = 0.0;
-    const uvec2 mine = tile_range(me, subgroups, tiles);
+    const uvec2 mine = tile_range(me, workers, tiles);
 #if CM_PREFETCH
     TileFetch next = tile_fetch(mine.x);
     for (uint tile = mine.x; tile < mine.y; ++tile) {
@@ -246,14 +261,13 @@ void main() {
 #else
     for (uint tile = mine.x; tile < mine.y; ++tile) train_tile(tile, tile_fetch(tile), loss);
 #endif
-    // The subgroup's row and loss partial are the optimizer's to sum: adding a workgroup's rows
+    // The worker's row and loss partial are the optimizer's to sum: adding a workgroup's rows
     // here first, one parameter at a time, cost more than the optimizer reading them all (width 64
     // at 2^14: 20 of 49 us/step; bench/RESULTS.md).
 #ifndef ABLATE_GRADIENT_ROWS
     cm_write_gradients(LOSS_SCALE / CM_LOSS_SCALE);
 #endif
-    loss = subgroupAdd(loss);
-    if (subgroupElect()) loss_partials[me] = loss;
+    cm_write_loss(loss, me);
 }
 
 #else // portable

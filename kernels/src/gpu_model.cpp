@@ -115,6 +115,15 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
     if (device.coopmat() && scaled_sine && siren_portable) {
         reason = "FIELDFLOW_SIREN_PATH=portable";
     } else if (device.coopmat()) {
+        // Training wide ReLU MLPs: one tile a workgroup, shared by its subgroups (rendering keeps a
+        // subgroup a tile: it has no backward pass to share).
+        if (batch > 0)
+            if (std::optional<TrainTiling> t = choose_shared_tile(config, limits.maxComputeSharedMemorySize,
+                                                                  limits.maxComputeWorkGroupInvocations,
+                                                                  device.shared_blocks())) {
+                t->fixed_point_gradients = device.fixed_point_gradients();
+                return *t;
+            }
         TrainTiling t = choose_coopmat_tiling(config, limits.maxComputeSharedMemorySize,
                                               limits.maxComputeWorkGroupInvocations, batch,
                                               coopmat_workgroups(device), device.shared_blocks());
@@ -133,7 +142,7 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
 
 void record_train_dispatches(VkCommandBuffer cb, const DeviceImpl& device, const DescriptorSet& set,
                              PushConstants pc, const TrainTiling& tiling, uint32_t groups) {
-    const uint32_t tiles = div_up(pc.batch, tiling.tile);
+    const uint32_t tiles = div_up(pc.batch, tiling.tile_samples());
     // A multiple of the workgroups, so each dispatch after the first starts past every group's
     // first tile (train_step.comp's `first`).
     const uint32_t chunk = !tiling.coopmat && device.info().type == "cpu" ? kCpuTilesPerDispatch * groups : tiles;
@@ -146,7 +155,7 @@ void record_train_dispatches(VkCommandBuffer cb, const DeviceImpl& device, const
 }
 
 uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups) {
-    return tiling.coopmat ? groups * (tiling.tile / 32) : groups;
+    return groups * tiling.rows_per_group();
 }
 
 uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, uint32_t batch,
@@ -167,7 +176,7 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
     const uint64_t fit = device.max_buffer_bytes() / std::max<uint64_t>(group_bytes, 1);
     cap = uint32_t(std::min<uint64_t>(cap, std::max<uint64_t>(fit, 1)));
     cap = std::min(cap, device.properties().limits.maxComputeWorkGroupCount[0]);
-    return std::max(1u, std::min(div_up(batch, tiling.tile), cap));
+    return std::max(1u, std::min(div_up(batch, tiling.tile_samples()), cap));
 }
 
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
@@ -175,7 +184,12 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
     Defines d = model_defines(config);
     d.push_back({"TILE", std::to_string(tiling.tile)});
     d.push_back({"COOPMAT", tiling.coopmat ? "1" : "0"});
-    if (tiling.coopmat) {
+    if (tiling.shared_tile_rows) {
+        d.push_back({"CM_SPLIT", "1"});
+        d.push_back({"CM_ROWS", std::to_string(tiling.shared_tile_rows)});
+        d.push_back({"CM_SHARED_BLOCKS", "1"});
+        d.push_back({"CM_WEIGHT_FRAGMENTS", tiling.weight_fragments ? "1" : "0"});
+    } else if (tiling.coopmat) {
         d.push_back({"CM_SHARED_BLOCKS", tiling.shared_blocks ? "1" : "0"});
         // A subgroup's gradient sums stay in registers while they take at most 28 accumulator
         // fragments (224 registers a lane: the 64-wide MLPs of the dense grid and of the hash
@@ -193,11 +207,11 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         d.push_back({"CM_GRADS_IN_REGISTERS", registers ? "1" : "0"});
         d.push_back({"CM_WEIGHT_FRAGMENTS", tiling.weight_fragments ? "1" : "0"});
         d.push_back({"CM_BIAS_FRAGMENTS", tiling.bias_fragments ? "1" : "0"});
-        // Each subgroup loads its next tile's inputs while it trains on the current one
-        // (train_step.comp). FIELDFLOW_TRAIN_PREFETCH=0 turns that off (measurements).
-        if (const std::optional<bool> prefetch = env_switch("FIELDFLOW_TRAIN_PREFETCH"))
-            d.push_back({"CM_PREFETCH", *prefetch ? "1" : "0"});
     }
+    // Each subgroup loads its next tile's inputs while it trains on the current one
+    // (train_step.comp). FIELDFLOW_TRAIN_PREFETCH=0 turns that off (measurements).
+    if (const std::optional<bool> prefetch = env_switch("FIELDFLOW_TRAIN_PREFETCH"); prefetch && tiling.coopmat)
+        d.push_back({"CM_PREFETCH", *prefetch ? "1" : "0"});
     // FIELDFLOW_TRAIN_ABLATE=part[,part...] leaves parts of the tensor-core step out, to measure
     // what each costs (bench/README.md); the step then does not train.
     if (const char* env = std::getenv("FIELDFLOW_TRAIN_ABLATE"); env && *env && tiling.coopmat) {

@@ -331,6 +331,35 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     return {0, false, false};
 }
 
+std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max_shared, uint32_t max_invocations,
+                                              bool shared_blocks) {
+    bool wanted = c.hidden_width >= 64;
+    if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_SHARED_TILE")) wanted = *forced;
+    const uint32_t invocations = 2 * c.hidden_width; // hidden_width / 16 subgroups of 32
+    if (!wanted || !shared_blocks || c.hidden_activation != Activation::relu || c.hidden_width % 16 != 0 ||
+        c.padded_output_width() != 16 || invocations > max_invocations)
+        return std::nullopt;
+    // Mirrors mlp_coopmat_split.glsl's shared block: the tile's fp16 slices (row stride rows + 8)
+    // and a float per subgroup.
+    const uint32_t slice_cols = c.padded_input_width() + c.hidden_layers * c.hidden_width + c.padded_output_width();
+    for (uint32_t rows = invocations; rows >= 32; rows -= 32) {
+        // The products take four row blocks at once: rows a multiple of 64, or 32.
+        if (rows != 32 && rows % 64 != 0) continue;
+        if (2u * slice_cols * (rows + 8) + 4u * (invocations / 32) > max_shared) continue;
+        TrainTiling t{invocations, false, true};
+        t.shared_blocks = true;
+        t.shared_tile_rows = rows;
+        // A subgroup's weight blocks held for the step: 2 * width / 16 + input blocks + 1 of them
+        // (width 64: 13 or 14, 52-56 registers a lane, beside 6-7 fragments of gradient sums);
+        // wider MLPs load them for each phase of a tile. FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS=0|1
+        // overrides (measurements).
+        t.weight_fragments = c.hidden_width <= 64;
+        if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS")) t.weight_fragments = *forced;
+        return t;
+    }
+    return std::nullopt;
+}
+
 Defines model_defines(const ModelConfig& c) {
     auto s = [](uint32_t v) { return std::to_string(v); };
     // Shortest text that reads back to the same float, as a GLSL float expression.

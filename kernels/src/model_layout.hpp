@@ -6,6 +6,7 @@
 #include "shader_compiler.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace ff::engine::detail {
@@ -47,6 +48,15 @@ struct TrainTiling {
     // The encoding's gradients as fixed-point integers, two features a 64-bit atomic
     // (encoding_state.glsl's ENC_GRAD_FIXED; DeviceImpl::fixed_point_gradients), not float atomics.
     bool fixed_point_gradients = false;
+    // Training only: the workgroup's hidden_width / 16 subgroups (tile = 2 * hidden_width
+    // invocations) share one tile of this many samples, each owning a block of output columns
+    // (mlp_coopmat_split.glsl); 0: each subgroup takes its own 32-sample tiles (mlp_coopmat.glsl).
+    uint32_t shared_tile_rows = 0;
+    // Samples a workgroup takes at a time: the unit the batch is split into.
+    uint32_t tile_samples() const { return shared_tile_rows ? shared_tile_rows : tile; }
+    // Gradient partial rows a workgroup writes: one a subgroup, one for a shared tile, one on the
+    // portable kernels.
+    uint32_t rows_per_group() const { return coopmat && !shared_tile_rows ? tile / 32 : 1; }
 };
 TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
                           uint32_t max_invocations);
@@ -62,6 +72,14 @@ TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
 TrainTiling choose_coopmat_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
                                   uint32_t max_invocations, uint32_t batch = 0, uint32_t workgroups = 0,
                                   bool shared_blocks = false);
+
+// The shared-tile layout for training `config` on the tensor cores (TrainTiling::shared_tile_rows),
+// or nullopt where it does not apply: ReLU hidden layers of width 64 or more (narrower MLPs keep
+// a subgroup a tile, which measured faster), 16 padded outputs, explicit shared layouts, and a
+// tile of at least 32 samples that fits `max_shared_bytes` (the largest such, up to one sample an
+// invocation). FIELDFLOW_TRAIN_SHARED_TILE=0|1 turns it off or on where it can run (measurements).
+std::optional<TrainTiling> choose_shared_tile(const ModelConfig& config, uint32_t max_shared_bytes,
+                                              uint32_t max_invocations, bool shared_blocks);
 
 // Defines shared by every kernel of this model.
 Defines model_defines(const ModelConfig& config);

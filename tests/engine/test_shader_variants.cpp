@@ -109,6 +109,22 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
         expect_valid("train_step.comp", configs()[c],
                      {{"TILE", "192"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                       {"CM_WEIGHT_FRAGMENTS", "1"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_BIAS_FRAGMENTS", "0"}});
+    // Wide ReLU MLPs training on one tile a workgroup shared by its subgroups (width 64: the dense
+    // grid's and the hash model's, weight blocks held or not; width 128 on 64 samples; the
+    // measurement switches).
+    for (size_t c : {1u, 3u})
+        for (const char* held : {"0", "1"})
+            expect_valid("train_step.comp", configs()[c],
+                         {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                          {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"},
+                          {"CM_WEIGHT_FRAGMENTS", held}});
+    expect_valid("train_step.comp", configs()[2],
+                 {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                  {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "0"}});
+    expect_valid("train_step.comp", configs()[1],
+                 {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                  {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_PREFETCH", "0"},
+                  {"ABLATE_WEIGHT_GRADIENTS", "1"}, {"ABLATE_BIAS", "1"}, {"ABLATE_ENCODING_BACKWARD", "1"}});
     // The tensor-core step keeping its gradient sums in its partial row (wide MLPs) instead of
     // registers (the default above).
     for (const ModelConfig& c : configs())

@@ -116,7 +116,7 @@ TEST(Training, SameSeedSameResult) {
     // Same samples and same arithmetic; grid gradients summed by float atomics, whose order may vary
     // between runs, agree to rounding; fixed-point ones exactly.
     EXPECT_NEAR(la, lb, test::portable_tolerances().loss_rel * la);
-    if (device.fixed_point_gradients()) EXPECT_EQ(la, lb);
+    if (device.fixed_point_gradients()) { EXPECT_EQ(la, lb); }
     Model ma = a.model(), mb = b.model();
     double max_diff = 0;
     for (size_t i = 0; i < ma.mlp.size(); ++i)
@@ -124,7 +124,7 @@ TEST(Training, SameSeedSameResult) {
     for (size_t i = 0; i < ma.encoding_params.size(); ++i)
         max_diff = std::max(max_diff, double(std::abs(ma.encoding_params[i] - mb.encoding_params[i])));
     EXPECT_LT(max_diff, test::portable_tolerances().same_seed);
-    if (device.fixed_point_gradients()) EXPECT_EQ(max_diff, 0.0);
+    if (device.fixed_point_gradients()) { EXPECT_EQ(max_diff, 0.0); }
 
     TrainOptions o2 = o;
     o2.seed = 100;
