@@ -1,6 +1,8 @@
 // The training step's MLP on tensor cores for wide ReLU MLPs (hidden width 64 and more): the
-// workgroup's subgroups share one tile of CM_ROWS samples, and subgroup s owns output block s
-// (columns 16s..16s+15) of every hidden matrix.
+// workgroup's subgroups share one tile of CM_ROWS samples, and subgroup s owns output block
+// s % (HIDDEN / 16) (columns 16s..16s+15) of every hidden matrix, for all the tile's rows or, with
+// CM_ROW_SPLIT parts, for part s / (HIDDEN / 16) of them (two subgroups a sub-partition of the
+// multiprocessor instead of one).
 //
 // Why not mlp_coopmat.glsl's tiles of one subgroup each: a subgroup that takes a 64-wide MLP
 // alone needs every weight block and every gradient sum of the MLP (24 fragments of sums, 192
@@ -30,7 +32,7 @@
 //
 // Gradient scaling is mlp_coopmat.glsl's: fp16 deltas carry CM_LOSS_SCALE, the fp32 sums are
 // scaled once when written. The workgroup writes one partial row (each entry by the subgroup
-// that owns it) and one loss partial.
+// that owns it) and one loss partial, a row and a partial for each part.
 #ifndef FF_MLP_COOPMAT_SPLIT_GLSL
 #define FF_MLP_COOPMAT_SPLIT_GLSL
 
@@ -40,8 +42,12 @@
 #if HIDDEN_ACT != ACT_RELU || (HIDDEN % 16) != 0 || (IN_PAD % 16) != 0 || OUT_PAD != 16
 #error "the shared-tile MLP takes ReLU hidden layers, 16-aligned widths and 16 padded outputs"
 #endif
-#if TILE != 2 * HIDDEN || (CM_ROWS % 32) != 0 || CM_ROWS > TILE
-#error "the shared-tile MLP runs HIDDEN / 16 subgroups (TILE = 2 * HIDDEN) on CM_ROWS <= TILE samples, a multiple of 32"
+// CM_ROW_SPLIT: subgroups a column block (each taking its share of the tile's row blocks).
+#ifndef CM_ROW_SPLIT
+#define CM_ROW_SPLIT 1
+#endif
+#if TILE != 2 * HIDDEN * CM_ROW_SPLIT || (CM_ROWS % 32) != 0 || CM_ROWS > TILE
+#error "the shared-tile MLP runs CM_ROW_SPLIT * HIDDEN / 16 subgroups (TILE = 2 * HIDDEN * CM_ROW_SPLIT) on CM_ROWS <= TILE samples, a multiple of 32"
 #endif
 
 #define CM_H fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
@@ -49,9 +55,10 @@
 #define CM_LOSS_SCALE 128.0
 
 #define WT 32                          // samples per sample subgroup
-#define CM_SUBGROUPS (HIDDEN / 16)
+#define CM_COLUMN_BLOCKS (HIDDEN / 16)
+#define CM_SUBGROUPS (CM_COLUMN_BLOCKS * CM_ROW_SPLIT)
 #define CM_SAMPLE_SUBGROUPS (CM_ROWS / WT)
-#define CM_ROW_BLOCKS (CM_ROWS / 16)
+#define CM_ROW_BLOCKS (CM_ROWS / (16 * CM_ROW_SPLIT)) // a subgroup's share of the tile's row blocks
 #define RS (CM_ROWS + 8)               // slice stride in halves: 16-byte aligned columns, conflict-free loads
 #define SLICE_COL(l) ((l) == 0 ? 0 : IN_PAD + ((l) - 1) * HIDDEN)
 #define SLICE_COLS (IN_PAD + LAYERS * HIDDEN + OUT_PAD)
@@ -59,10 +66,12 @@
 #define CM_ENC_BLOCKS ((ENC_GRAD_DIM + 15) / 16)
 // Row blocks a phase's products take at once: independent accumulators that hide each other's
 // latency.
+#ifndef CM_ROW_GROUP
 #if CM_ROW_BLOCKS >= 4
 #define CM_ROW_GROUP 4
 #else
 #define CM_ROW_GROUP CM_ROW_BLOCKS
+#endif
 #endif
 #if (CM_ROW_BLOCKS % CM_ROW_GROUP) != 0
 #error "CM_ROWS / 16 must be a multiple of the row group"
@@ -79,6 +88,9 @@ layout(std430, binding = CM_WEIGHTS_BINDING) readonly buffer MlpWeights16 { floa
 
 #define CM_LANE gl_SubgroupInvocationID
 #define CM_SUB gl_SubgroupID
+#define CM_COL (CM_SUB % CM_COLUMN_BLOCKS)   // the column block this subgroup owns
+#define CM_PART (CM_SUB / CM_COLUMN_BLOCKS)  // ... for its share of the row blocks
+#define CM_RB(i) (CM_PART * CM_ROW_BLOCKS + (i)) // its i-th row block
 #define CM_ROW (CM_SUB * WT + CM_LANE)           // this invocation's sample in the tile
 #define CM_HOLDS_SAMPLES (CM_SUB < CM_SAMPLE_SUBGROUPS)
 #define CM_TILE_SAMPLES CM_ROWS
@@ -104,8 +116,8 @@ CM_H cm_load_block(int l, uint ob, uint ib) {
 #ifndef CM_WEIGHT_FRAGMENTS
 #define CM_WEIGHT_FRAGMENTS 1
 #endif
-// A subgroup's forward blocks: of hidden matrix l its output block's (CM_SUB, kb), of the last
-// matrix (0, kb); its input-gradient blocks: of matrix l >= 1 (ob, CM_SUB).
+// A subgroup's forward blocks: of hidden matrix l its output block's (CM_COL, kb), of the last
+// matrix (0, kb); its input-gradient blocks: of matrix l >= 1 (ob, CM_COL).
 #define CM_FWD_OFF(l) ((l) == 0 ? 0 : IN_PAD / 16 + ((l) - 1) * (HIDDEN / 16))
 #define CM_FWD_FRAGS (CM_FWD_OFF(LAYERS) + HIDDEN / 16)
 #define CM_BWD_OFF(l) (((l) - 1) * (HIDDEN / 16))
@@ -122,10 +134,10 @@ void cm_load_weight_fragments() {
 #if CM_WEIGHT_FRAGMENTS
     [[unroll]] for (int l = 0; l < MATRICES; ++l)
         [[unroll]] for (uint kb = 0; kb < IN_PAD_L(l) / 16; ++kb)
-            cm_wfwd[CM_FWD_OFF(l) + kb] = cm_load_block_t(l, l == LAYERS ? 0u : CM_SUB, kb);
+            cm_wfwd[CM_FWD_OFF(l) + kb] = cm_load_block_t(l, l == LAYERS ? 0u : CM_COL, kb);
     [[unroll]] for (int l = 1; l < MATRICES; ++l)
         [[unroll]] for (uint ob = 0; ob < OUT_PAD_L(l) / 16; ++ob)
-            cm_wbwd[CM_BWD_OFF(l) + ob] = cm_load_block(l, ob, CM_SUB);
+            cm_wbwd[CM_BWD_OFF(l) + ob] = cm_load_block(l, ob, CM_COL);
 #endif
 }
 
@@ -133,7 +145,7 @@ CM_H cm_forward_block(int l, uint kb) {
 #if CM_WEIGHT_FRAGMENTS
     return cm_wfwd[CM_FWD_OFF(l) + kb];
 #else
-    return cm_load_block_t(l, l == LAYERS ? 0u : CM_SUB, kb);
+    return cm_load_block_t(l, l == LAYERS ? 0u : CM_COL, kb);
 #endif
 }
 
@@ -141,7 +153,7 @@ CM_H cm_input_gradient_block(int l, uint ob) {
 #if CM_WEIGHT_FRAGMENTS
     return cm_wbwd[CM_BWD_OFF(l) + ob];
 #else
-    return cm_load_block(l, ob, CM_SUB);
+    return cm_load_block(l, ob, CM_COL);
 #endif
 }
 
@@ -150,11 +162,11 @@ void cm_put_input(float x[IN_PAD]) {
     [[unroll]] for (int i = 0; i < IN_PAD; ++i) s_slice[CM_SLICE(i) + CM_ROW] = float16_t(x[i]);
 }
 
-// Hidden matrix l: output block CM_SUB of every row block, bias and ReLU on the accumulator (the
+// Hidden matrix l: output block CM_COL of the subgroup's row blocks, bias and ReLU on the accumulator (the
 // bias enters as its starting value, a stride-0 load repeating the bias row), into slice l + 1.
 void cm_forward_hidden(int l) {
     CM_F bias;
-    coopMatLoadNV(bias, mlp_params, B_OFF(l) + CM_SUB * 16, 0, false);
+    coopMatLoadNV(bias, mlp_params, B_OFF(l) + CM_COL * 16, 0, false);
     [[dont_unroll]] for (uint rb0 = 0; rb0 < CM_ROW_BLOCKS; rb0 += CM_ROW_GROUP) {
         CM_F acc[CM_ROW_GROUP];
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) acc[g] = bias;
@@ -162,13 +174,13 @@ void cm_forward_hidden(int l) {
             const CM_H w = cm_forward_block(l, kb);
             [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
                 CM_H a;
-                coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + (rb0 + g) * 16, RS, true);
+                coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + CM_RB(rb0 + g) * 16, RS, true);
                 acc[g] = coopMatMulAddNV(a, w, acc[g]);
             }
         }
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
             for (int i = 0; i < acc[g].length(); ++i) acc[g][i] = max(acc[g][i], 0.0);
-            coopMatStoreNV(CM_H(acc[g]), s_slice, CM_SLICE(SLICE_COL(l + 1) + CM_SUB * 16) + (rb0 + g) * 16, RS, true);
+            coopMatStoreNV(CM_H(acc[g]), s_slice, CM_SLICE(SLICE_COL(l + 1) + CM_COL * 16) + CM_RB(rb0 + g) * 16, RS, true);
         }
     }
 }
@@ -217,15 +229,16 @@ void cm_forward() {
 }
 
 // ---- The step's gradient sums of this subgroup's blocks: of matrix l < LAYERS the row of blocks
-// (CM_SUB, ib), of the last matrix the block (0, CM_SUB).
+// (CM_COL, ib), of the last matrix the block (0, CM_COL), over the subgroup's row blocks.
 #define CM_GRAD_OFF(l) CM_FWD_OFF(l)
 #define CM_GRAD_FRAGS (CM_FWD_OFF(LAYERS) + 1)
 CM_F cm_grad[CM_GRAD_FRAGS];
 float cm_bias_grad[MATRICES]; // lanes < 16: their column of the owned block's bias sums
-uint cm_grad_row;             // the workgroup's row of mlp_partials
+uint cm_grad_row;             // the row of mlp_partials of the workgroup's part CM_PART
 
-void cm_grad_begin(uint row) {
-    cm_grad_row = row * uint(MLP_PARAMS);
+// `group`: the workgroup's index among the step's; its parts' rows follow each other.
+void cm_grad_begin(uint group) {
+    cm_grad_row = (group * CM_ROW_SPLIT + CM_PART) * uint(MLP_PARAMS);
     [[unroll]] for (int f = 0; f < CM_GRAD_FRAGS; ++f) cm_grad[f] = CM_F(0.0);
     [[unroll]] for (int l = 0; l < MATRICES; ++l) cm_bias_grad[l] = 0.0;
 }
@@ -241,26 +254,27 @@ void cm_put_output_delta(float delta[OUT_PAD]) {
 // its bias columns' sums.
 void cm_weight_gradients(int l) {
     const bool last = l == LAYERS;
-    const uint ob = last ? 0u : CM_SUB;
+    const uint ob = last ? 0u : CM_COL;
     const uint blocks = last ? 1u : IN_PAD_L(l) / 16;
 #ifndef ABLATE_WEIGHT_GRADIENTS
-    [[unroll]] for (uint rb = 0; rb < CM_ROW_BLOCKS; ++rb) {
+    [[unroll]] for (uint i0 = 0; i0 < CM_ROW_BLOCKS; ++i0) {
+        const uint rb = CM_RB(i0);
         CM_H a;
         coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + ob * 16) + rb * 16, RS, false); // delta^T
         [[unroll]] for (uint i = 0; i < blocks; ++i) {
             CM_H b;
-            coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l) + (last ? CM_SUB : i) * 16) + rb * 16, RS, true); // X_l
+            coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l) + (last ? CM_COL : i) * 16) + rb * 16, RS, true); // X_l
             cm_grad[CM_GRAD_OFF(l) + i] = coopMatMulAddNV(a, b, cm_grad[CM_GRAD_OFF(l) + i]);
         }
     }
 #endif
 #ifndef ABLATE_BIAS
-    // Lane c < 16 sums column c of the owned block (the last matrix's 16 columns are subgroup
-    // 0's); a column's rows are contiguous, read as 16-byte words.
-    if (CM_LANE < 16u && (!last || CM_SUB == 0u)) {
-        const uint at = CM_SLICE(SLICE_COL(l + 1) + ob * 16 + CM_LANE);
+    // Lane c < 16 sums column c of the owned block over the subgroup's rows (the last matrix's 16
+    // columns are column block 0's); a column's rows are contiguous, read as 16-byte words.
+    if (CM_LANE < 16u && (!last || CM_COL == 0u)) {
+        const uint at = CM_SLICE(SLICE_COL(l + 1) + ob * 16 + CM_LANE) + CM_RB(0) * 16;
         float s = 0.0;
-        [[unroll]] for (uint q = 0; q < CM_ROWS / 8; ++q) {
+        [[unroll]] for (uint q = 0; q < CM_ROW_BLOCKS * 2; ++q) {
             const uvec4 w = s_slice4[at / 8u + q];
             [[unroll]] for (int k = 0; k < 4; ++k) {
                 const vec2 h = unpackHalf2x16(w[k]);
@@ -283,12 +297,12 @@ void cm_input_gradients(int l) {
             const CM_H w = cm_input_gradient_block(l, ob);
             [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
                 CM_H a;
-                coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + ob * 16) + (rb0 + g) * 16, RS, true); // delta
+                coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + ob * 16) + CM_RB(rb0 + g) * 16, RS, true); // delta
                 acc[g] = coopMatMulAddNV(a, w, acc[g]);
             }
         }
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
-            const uint at = CM_SLICE(SLICE_COL(l) + CM_SUB * 16) + (rb0 + g) * 16;
+            const uint at = CM_SLICE(SLICE_COL(l) + CM_COL * 16) + CM_RB(rb0 + g) * 16;
             CM_H dx = CM_H(acc[g]), y;
             coopMatLoadNV(y, s_slice, at, RS, true);
             for (int i = 0; i < dx.length(); ++i) dx[i] = y[i] > float16_t(0.0) ? dx[i] : float16_t(0.0);
@@ -342,25 +356,27 @@ void cm_write_gradients(float scale) {
         const bool last = l == LAYERS;
         const uint blocks = last ? 1u : IN_PAD_L(l) / 16;
         [[unroll]] for (uint i = 0; i < blocks; ++i) {
-            const uint ob = last ? 0u : CM_SUB, ib = last ? CM_SUB : i;
+            const uint ob = last ? 0u : CM_COL, ib = last ? CM_COL : i;
             CM_F acc = cm_grad[CM_GRAD_OFF(l) + i] * scale;
             coopMatStoreNV(acc, mlp_partials, cm_grad_row + W_OFF(l) + ob * 16 * IN_PAD_L(l) + ib * 16,
                            IN_PAD_L(l), false);
         }
-        if (CM_LANE < 16u && (!last || CM_SUB == 0u))
-            mlp_partials[cm_grad_row + B_OFF(l) + (last ? 0u : CM_SUB * 16) + CM_LANE] = cm_bias_grad[l] * scale;
+        if (CM_LANE < 16u && (!last || CM_COL == 0u))
+            mlp_partials[cm_grad_row + B_OFF(l) + (last ? 0u : CM_COL * 16) + CM_LANE] = cm_bias_grad[l] * scale;
     }
 }
 
-// The subgroups' losses, added in a fixed order into the workgroup's partial. Every invocation.
-void cm_write_loss(float loss, uint row) {
+// The subgroups' losses, added in a fixed order into the workgroup's partials (one a part, as
+// its gradient rows). Every invocation.
+void cm_write_loss(float loss, uint group) {
     loss = subgroupAdd(loss);
     if (subgroupElect()) s_loss_sub[CM_SUB] = loss;
     barrier();
-    if (gl_LocalInvocationIndex == 0u) {
+    if (gl_LocalInvocationIndex < CM_ROW_SPLIT) {
+        const uint part = gl_LocalInvocationIndex;
         float sum = 0.0;
-        [[unroll]] for (uint s = 0; s < CM_SUBGROUPS; ++s) sum += s_loss_sub[s];
-        loss_partials[row] = sum;
+        [[unroll]] for (uint s = 0; s < CM_COLUMN_BLOCKS; ++s) sum += s_loss_sub[part * CM_COLUMN_BLOCKS + s];
+        loss_partials[group * CM_ROW_SPLIT + part] = sum;
     }
 }
 

@@ -187,8 +187,12 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
     if (tiling.shared_tile_rows) {
         d.push_back({"CM_SPLIT", "1"});
         d.push_back({"CM_ROWS", std::to_string(tiling.shared_tile_rows)});
+        d.push_back({"CM_ROW_SPLIT", std::to_string(tiling.shared_tile_parts)});
         d.push_back({"CM_SHARED_BLOCKS", "1"});
         d.push_back({"CM_WEIGHT_FRAGMENTS", tiling.weight_fragments ? "1" : "0"});
+        // FIELDFLOW_TRAIN_ROW_GROUP=n: row blocks a product phase takes at once (measurements).
+        if (const std::optional<uint32_t> group = env_count("FIELDFLOW_TRAIN_ROW_GROUP", 1, 16))
+            d.push_back({"CM_ROW_GROUP", std::to_string(*group)});
     } else if (tiling.coopmat) {
         d.push_back({"CM_SHARED_BLOCKS", tiling.shared_blocks ? "1" : "0"});
         // A subgroup's gradient sums stay in registers while they take at most 28 accumulator

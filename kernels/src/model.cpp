@@ -335,7 +335,9 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
                                               bool shared_blocks) {
     bool wanted = c.hidden_width >= 64;
     if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_SHARED_TILE")) wanted = *forced;
-    const uint32_t invocations = 2 * c.hidden_width; // hidden_width / 16 subgroups of 32
+    // FIELDFLOW_TRAIN_ROW_SPLIT=n: n subgroups a column block (measurements).
+    const uint32_t parts = env_count("FIELDFLOW_TRAIN_ROW_SPLIT", 1, 8).value_or(1);
+    const uint32_t invocations = 2 * c.hidden_width * parts; // hidden_width / 16 subgroups of 32 a part
     if (!wanted || !shared_blocks || c.hidden_activation != Activation::relu || c.hidden_width % 16 != 0 ||
         c.padded_output_width() != 16 || invocations > max_invocations)
         return std::nullopt;
@@ -343,12 +345,15 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
     // and a float per subgroup.
     const uint32_t slice_cols = c.padded_input_width() + c.hidden_layers * c.hidden_width + c.padded_output_width();
     for (uint32_t rows = invocations; rows >= 32; rows -= 32) {
-        // The products take four row blocks at once: rows a multiple of 64, or 32.
-        if (rows != 32 && rows % 64 != 0) continue;
+        // Each part's products take up to four row blocks at once: a part's rows a multiple of 64,
+        // or 32 or 16.
+        const uint32_t part_rows = rows / parts;
+        if (rows % parts != 0 || part_rows % 16 != 0 || (part_rows > 32 && part_rows % 64 != 0)) continue;
         if (2u * slice_cols * (rows + 8) + 4u * (invocations / 32) > max_shared) continue;
         TrainTiling t{invocations, false, true};
         t.shared_blocks = true;
         t.shared_tile_rows = rows;
+        t.shared_tile_parts = parts;
         // A subgroup's weight blocks held for the step: 2 * width / 16 + input blocks + 1 of them
         // (width 64: 13 or 14, 52-56 registers a lane, beside 6-7 fragments of gradient sums);
         // wider MLPs load them for each phase of a tile. FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS=0|1

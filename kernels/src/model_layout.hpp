@@ -52,11 +52,16 @@ struct TrainTiling {
     // invocations) share one tile of this many samples, each owning a block of output columns
     // (mlp_coopmat_split.glsl); 0: each subgroup takes its own 32-sample tiles (mlp_coopmat.glsl).
     uint32_t shared_tile_rows = 0;
+    // With shared_tile_rows: subgroups a column block, each taking a part of the tile's rows
+    // (tile = 2 * hidden_width * parts invocations).
+    uint32_t shared_tile_parts = 1;
     // Samples a workgroup takes at a time: the unit the batch is split into.
     uint32_t tile_samples() const { return shared_tile_rows ? shared_tile_rows : tile; }
-    // Gradient partial rows a workgroup writes: one a subgroup, one for a shared tile, one on the
-    // portable kernels.
-    uint32_t rows_per_group() const { return coopmat && !shared_tile_rows ? tile / 32 : 1; }
+    // Gradient partial rows a workgroup writes: one a subgroup, one a part of a shared tile, one on
+    // the portable kernels.
+    uint32_t rows_per_group() const {
+        return shared_tile_rows ? shared_tile_parts : coopmat ? tile / 32 : 1;
+    }
 };
 TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
                           uint32_t max_invocations);

@@ -121,6 +121,16 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
     expect_valid("train_step.comp", configs()[2],
                  {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                   {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "0"}});
+    // Two subgroups a column block, each taking half the tile's rows.
+    for (size_t c : {1u, 3u})
+        expect_valid("train_step.comp", configs()[c],
+                     {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                      {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_ROW_SPLIT", "2"}, {"CM_SHARED_BLOCKS", "1"},
+                      {"CM_WEIGHT_FRAGMENTS", "1"}});
+    expect_valid("train_step.comp", configs()[2],
+                 {{"TILE", "512"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                  {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_ROW_SPLIT", "2"}, {"CM_SHARED_BLOCKS", "1"},
+                  {"CM_WEIGHT_FRAGMENTS", "0"}});
     expect_valid("train_step.comp", configs()[1],
                  {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                   {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_PREFETCH", "0"},
