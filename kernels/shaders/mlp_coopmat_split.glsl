@@ -1,38 +1,43 @@
 // The training step's MLP on tensor cores for wide ReLU MLPs (hidden width 64 and more): the
-// workgroup's subgroups share one tile of CM_ROWS samples, and subgroup s owns output block
-// s % (HIDDEN / 16) (columns 16s..16s+15) of every hidden matrix, for all the tile's rows or, with
-// CM_ROW_SPLIT parts, for part s / (HIDDEN / 16) of them (two subgroups a sub-partition of the
-// multiprocessor instead of one).
+// workgroup's subgroups share one tile of CM_ROWS samples. The narrow ends of the MLP (the first
+// matrix's forward product, the last matrix's products) are taken by rows: each sample subgroup
+// (the first CM_ROWS / 32) its own 32 samples, which needs no other subgroup's work and so no
+// workgroup barrier. The wide middle is taken by columns: subgroup s owns output block
+// s % (HIDDEN / 16) (columns 16s..16s+15) of the hidden matrices after the first, and of every
+// hidden matrix's weight gradient, for all the tile's rows or, with CM_ROW_SPLIT parts, for part
+// s / (HIDDEN / 16) of them.
 //
 // Why not mlp_coopmat.glsl's tiles of one subgroup each: a subgroup that takes a 64-wide MLP
 // alone needs every weight block and every gradient sum of the MLP (24 fragments of sums, 192
 // registers a lane), and 48 KiB of shared memory holds only three such subgroups' tiles, one
 // workgroup a multiprocessor: three subgroups to keep four tensor cores busy, each with two
 // 16-row blocks to hide a product's latency behind. Here a subgroup keeps only its own blocks'
-// weights and sums (a quarter at width 64), works on CM_ROWS / 16 row blocks at once, and every
-// sub-partition of the multiprocessor has a subgroup. The price is a workgroup barrier between
-// the phases of a tile (3 * LAYERS + 3 of them), where the other layout had none.
+// weights and sums, works on CM_ROWS / 16 row blocks at once in the middle, and every
+// sub-partition of the multiprocessor has a subgroup. The price is a workgroup barrier where a
+// phase reads what other subgroups wrote: 3 * LAYERS of them a tile.
 //
 // Shared memory holds the tile feature-major as in mlp_coopmat.glsl (column c of the tile is
 // s_slice[c * RS + row]): slice 0 the encoding's outputs (IN_PAD), slices 1..LAYERS the hidden
 // outputs (HIDDEN each), slice LAYERS + 1 the output deltas (OUT_PAD = 16), with backward in place.
-// A tile's phases, each ended by a workgroup barrier:
-//   the sample subgroups (the first CM_ROWS / 32; every subgroup at width 64) write their samples'
-//   inputs; hidden matrix l: subgroup s computes output block s of every row block (bias and ReLU
-//   on the accumulator); the last matrix, for each sample subgroup its own rows, fp32 through its
-//   own rows of the delta slice, then the activations, the loss and the deltas (per sample);
-//   matrix l from LAYERS down to 1: each subgroup adds its blocks' weight gradients (delta^T X_l),
-//   then its input-gradient block of every row (delta W_l, ReLU's derivative read from X_l) over
-//   slice l; matrix 0's weight gradients, then each sample subgroup's own rows' encoding gradients
-//   over slice 0, read back per sample (a subgroup barrier suffices).
+// A tile's phases (| a workgroup barrier):
+//   rows: inputs, matrix 0 (bias and ReLU on the accumulator) into slice 1 |
+//   columns: hidden matrix l = 1..LAYERS-1, output block s of every row block, into slice l + 1 |
+//   rows: the last matrix, fp32 through the subgroup's own rows of the delta slice; activation,
+//     loss and deltas per sample; the last matrix's weight-gradient sums over its own rows and its
+//     input gradients (ReLU's derivative read from the output they overwrite) over slice LAYERS |
+//   columns: for l = LAYERS-1 down to 1, the weight gradients (delta^T X_l) of the owned blocks |
+//     then the input-gradient block s of every row over slice l |
+//   columns: matrix 0's weight gradients |
+//   rows: the encoding's input gradients over slice 0, read back per sample.
 // The fp16 weights come from the copy in device memory (binding CM_WEIGHTS_BINDING), held in
-// registers for the step where CM_WEIGHT_FRAGMENTS (the blocks a subgroup's products use: its
-// forward blocks, its input-gradient blocks, the last matrix's), else loaded per phase. The fp32
-// biases come from the master copy (binding 0).
+// registers for the step where CM_WEIGHT_FRAGMENTS (the blocks a subgroup's products use), else
+// loaded per phase; matrix 0's input-gradient blocks are loaded per tile. The fp32 biases come
+// from the master copy (binding 0).
 //
 // Gradient scaling is mlp_coopmat.glsl's: fp16 deltas carry CM_LOSS_SCALE, the fp32 sums are
-// scaled once when written. The workgroup writes one partial row (each entry by the subgroup
-// that owns it) and one loss partial, a row and a partial for each part.
+// scaled once when written. The workgroup writes one partial row and one loss partial for each
+// part, every entry by one subgroup; the sample subgroups' sums of the last matrix are added in
+// shared memory, in a fixed order, at the step's end.
 #ifndef FF_MLP_COOPMAT_SPLIT_GLSL
 #define FF_MLP_COOPMAT_SPLIT_GLSL
 
@@ -116,12 +121,14 @@ CM_H cm_load_block(int l, uint ob, uint ib) {
 #ifndef CM_WEIGHT_FRAGMENTS
 #define CM_WEIGHT_FRAGMENTS 1
 #endif
-// A subgroup's forward blocks: of hidden matrix l its output block's (CM_COL, kb), of the last
-// matrix (0, kb); its input-gradient blocks: of matrix l >= 1 (ob, CM_COL).
-#define CM_FWD_OFF(l) ((l) == 0 ? 0 : IN_PAD / 16 + ((l) - 1) * (HIDDEN / 16))
-#define CM_FWD_FRAGS (CM_FWD_OFF(LAYERS) + HIDDEN / 16)
-#define CM_BWD_OFF(l) (((l) - 1) * (HIDDEN / 16))
-#define CM_BWD_FRAGS (CM_BWD_OFF(LAYERS) + 1)
+// The weight blocks a subgroup's products use: forward (W^T), matrix 0's (nb, kb) for every
+// output block (rows), hidden matrix l's (CM_COL, kb) (columns), the last matrix's (0, kb) (rows);
+// input gradients (W), hidden matrix l's (ob, CM_COL) (columns), the last matrix's (0, ib) (rows).
+#define CM_IB0 (IN_PAD / 16)
+#define CM_FWD_OFF(l) (CM_COLUMN_BLOCKS * CM_IB0 + ((l) - 1) * CM_COLUMN_BLOCKS) // l >= 1
+#define CM_FWD_FRAGS CM_FWD_OFF(LAYERS + 1)
+#define CM_BWD_OFF(l) (((l) - 1) * CM_COLUMN_BLOCKS) // l >= 1
+#define CM_BWD_FRAGS CM_BWD_OFF(LAYERS + 1)
 #if CM_WEIGHT_FRAGMENTS
 CM_H cm_wfwd[CM_FWD_FRAGS];
 CM_H cm_wbwd[CM_BWD_FRAGS];
@@ -130,30 +137,47 @@ CM_H cm_wbwd[CM_BWD_FRAGS];
 // Nothing of the weights lives in shared memory (the step's barrier after this is the tiles').
 void cm_load_weights() {}
 
+CM_H cm_fetch_first(uint nb, uint kb) { return cm_load_block_t(0, nb, kb); }
+CM_H cm_fetch_forward(int l, uint kb) { return cm_load_block_t(l, l == LAYERS ? 0u : CM_COL, kb); }
+CM_H cm_fetch_backward(int l, uint i) { return l == LAYERS ? cm_load_block(l, 0u, i) : cm_load_block(l, i, CM_COL); }
+
 void cm_load_weight_fragments() {
 #if CM_WEIGHT_FRAGMENTS
-    [[unroll]] for (int l = 0; l < MATRICES; ++l)
-        [[unroll]] for (uint kb = 0; kb < IN_PAD_L(l) / 16; ++kb)
-            cm_wfwd[CM_FWD_OFF(l) + kb] = cm_load_block_t(l, l == LAYERS ? 0u : CM_COL, kb);
+    [[unroll]] for (uint nb = 0; nb < CM_COLUMN_BLOCKS; ++nb)
+        [[unroll]] for (uint kb = 0; kb < CM_IB0; ++kb) cm_wfwd[nb * CM_IB0 + kb] = cm_fetch_first(nb, kb);
     [[unroll]] for (int l = 1; l < MATRICES; ++l)
-        [[unroll]] for (uint ob = 0; ob < OUT_PAD_L(l) / 16; ++ob)
-            cm_wbwd[CM_BWD_OFF(l) + ob] = cm_load_block(l, ob, CM_COL);
+        [[unroll]] for (uint i = 0; i < CM_COLUMN_BLOCKS; ++i) {
+            cm_wfwd[CM_FWD_OFF(l) + i] = cm_fetch_forward(l, i);
+            cm_wbwd[CM_BWD_OFF(l) + i] = cm_fetch_backward(l, i);
+        }
 #endif
 }
 
-CM_H cm_forward_block(int l, uint kb) {
+// Matrix 0's block (nb, kb) as W^T.
+CM_H cm_w_first(uint nb, uint kb) {
+#if CM_WEIGHT_FRAGMENTS
+    return cm_wfwd[nb * CM_IB0 + kb];
+#else
+    return cm_fetch_first(nb, kb);
+#endif
+}
+
+// Matrix l >= 1's forward block kb (of output block CM_COL, or 0 for the last matrix), as W^T.
+CM_H cm_w_forward(int l, uint kb) {
 #if CM_WEIGHT_FRAGMENTS
     return cm_wfwd[CM_FWD_OFF(l) + kb];
 #else
-    return cm_load_block_t(l, l == LAYERS ? 0u : CM_COL, kb);
+    return cm_fetch_forward(l, kb);
 #endif
 }
 
-CM_H cm_input_gradient_block(int l, uint ob) {
+// Matrix l >= 1's input-gradient block i (output block i of input block CM_COL, or the last
+// matrix's input block i), as W.
+CM_H cm_w_backward(int l, uint i) {
 #if CM_WEIGHT_FRAGMENTS
-    return cm_wbwd[CM_BWD_OFF(l) + ob];
+    return cm_wbwd[CM_BWD_OFF(l) + i];
 #else
-    return cm_load_block(l, ob, CM_COL);
+    return cm_fetch_backward(l, i);
 #endif
 }
 
@@ -162,8 +186,30 @@ void cm_put_input(float x[IN_PAD]) {
     [[unroll]] for (int i = 0; i < IN_PAD; ++i) s_slice[CM_SLICE(i) + CM_ROW] = float16_t(x[i]);
 }
 
-// Hidden matrix l: output block CM_COL of the subgroup's row blocks, bias and ReLU on the accumulator (the
-// bias enters as its starting value, a stride-0 load repeating the bias row), into slice l + 1.
+// Rows: matrix 0 for the subgroup's own samples, bias and ReLU on the accumulator (the bias enters
+// as its starting value, a stride-0 load repeating the bias row), into slice 1.
+void cm_forward_first() {
+    [[unroll]] for (uint nb = 0; nb < CM_COLUMN_BLOCKS; ++nb) {
+        CM_F acc[WT / 16];
+        coopMatLoadNV(acc[0], mlp_params, B_OFF(0) + nb * 16, 0, false);
+        [[unroll]] for (uint h = 1; h < WT / 16; ++h) acc[h] = acc[0];
+        [[unroll]] for (uint kb = 0; kb < CM_IB0; ++kb) {
+            const CM_H w = cm_w_first(nb, kb);
+            [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
+                CM_H a;
+                coopMatLoadNV(a, s_slice, CM_SLICE(kb * 16) + CM_SUB * WT + h * 16, RS, true);
+                acc[h] = coopMatMulAddNV(a, w, acc[h]);
+            }
+        }
+        [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
+            for (int i = 0; i < acc[h].length(); ++i) acc[h][i] = max(acc[h][i], 0.0);
+            coopMatStoreNV(CM_H(acc[h]), s_slice, CM_SLICE(SLICE_COL(1) + nb * 16) + CM_SUB * WT + h * 16, RS, true);
+        }
+    }
+}
+
+// Columns: hidden matrix l >= 1, output block CM_COL of the subgroup's row blocks, bias and ReLU on
+// the accumulator, into slice l + 1.
 void cm_forward_hidden(int l) {
     CM_F bias;
     coopMatLoadNV(bias, mlp_params, B_OFF(l) + CM_COL * 16, 0, false);
@@ -171,7 +217,7 @@ void cm_forward_hidden(int l) {
         CM_F acc[CM_ROW_GROUP];
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) acc[g] = bias;
         [[unroll]] for (uint kb = 0; kb < IN_PAD_L(l) / 16; ++kb) {
-            const CM_H w = cm_forward_block(l, kb);
+            const CM_H w = cm_w_forward(l, kb);
             [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
                 CM_H a;
                 coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + CM_RB(rb0 + g) * 16, RS, true);
@@ -197,7 +243,7 @@ void cm_forward_output() {
         [[unroll]] for (uint kb = 0; kb < HIDDEN / 16; ++kb) {
             CM_H a;
             coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + CM_SUB * WT + h * 16, RS, true);
-            acc = coopMatMulAddNV(a, cm_forward_block(l, kb), acc);
+            acc = coopMatMulAddNV(a, cm_w_forward(l, kb), acc);
         }
         coopMatStoreNV(acc, s_out, out_at, RS / 2, true);
         subgroupBarrier();
@@ -220,24 +266,31 @@ void cm_forward_output() {
 // Every invocation of the workgroup calls this (uniform control flow); the sample subgroups must
 // have put their inputs. Leaves each sample's output in cm_out and d act / d z in cm_dact_out.
 void cm_forward() {
+    if (CM_HOLDS_SAMPLES) {
+        subgroupBarrier(); // the lanes' inputs are in
+        cm_forward_first();
+    }
     barrier();
-    [[unroll]] for (int l = 0; l < LAYERS; ++l) {
+    [[unroll]] for (int l = 1; l < LAYERS; ++l) {
         cm_forward_hidden(l);
         barrier();
     }
     if (CM_HOLDS_SAMPLES) cm_forward_output();
 }
 
-// ---- The step's gradient sums of this subgroup's blocks: of matrix l < LAYERS the row of blocks
-// (CM_COL, ib), of the last matrix the block (0, CM_COL), over the subgroup's row blocks.
-#define CM_GRAD_OFF(l) CM_FWD_OFF(l)
-#define CM_GRAD_FRAGS (CM_FWD_OFF(LAYERS) + 1)
+// ---- The step's gradient sums of this subgroup: of matrix l < LAYERS the row of blocks
+// (CM_COL, ib) over the subgroup's row blocks (columns), of the last matrix every block (0, ib)
+// over its own samples (rows; sample subgroups).
+#define CM_GRAD_OFF(l) ((l) == 0 ? 0 : CM_IB0 + ((l) - 1) * CM_COLUMN_BLOCKS)
+#define CM_GRAD_FRAGS CM_GRAD_OFF(LAYERS + 1)
 CM_F cm_grad[CM_GRAD_FRAGS];
-float cm_bias_grad[MATRICES]; // lanes < 16: their column of the owned block's bias sums
+float cm_bias_grad[MATRICES]; // lanes < 16: their column's bias sum, of the owned block or (last) own rows
 uint cm_grad_row;             // the row of mlp_partials of the workgroup's part CM_PART
+uint cm_group;                // the workgroup's index among the step's
 
 // `group`: the workgroup's index among the step's; its parts' rows follow each other.
 void cm_grad_begin(uint group) {
+    cm_group = group;
     cm_grad_row = (group * CM_ROW_SPLIT + CM_PART) * uint(MLP_PARAMS);
     [[unroll]] for (int f = 0; f < CM_GRAD_FRAGS; ++f) cm_grad[f] = CM_F(0.0);
     [[unroll]] for (int l = 0; l < MATRICES; ++l) cm_bias_grad[l] = 0.0;
@@ -250,51 +303,88 @@ void cm_put_output_delta(float delta[OUT_PAD]) {
         s_slice[CM_SLICE(SLICE_COL(LAYERS + 1) + o) + CM_ROW] = float16_t(delta[o] * CM_LOSS_SCALE);
 }
 
-// Adds this subgroup's blocks of matrix l's weight gradient (delta^T X_l over the tile's rows) and
-// its bias columns' sums.
+// Lanes < 16: column `col`'s sum over `rows` rows from `row`, read as 16-byte words (a column's
+// rows are contiguous).
+float cm_column_sum(uint col, uint row, const uint rows) {
+    const uint at = CM_SLICE(col) + row;
+    float s = 0.0;
+    [[unroll]] for (uint q = 0; q < rows / 8; ++q) {
+        const uvec4 w = s_slice4[at / 8u + q];
+        [[unroll]] for (int k = 0; k < 4; ++k) {
+            const vec2 h = unpackHalf2x16(w[k]);
+            s += h.x + h.y;
+        }
+    }
+    return s;
+}
+
+// Rows: the last matrix's weight-gradient sums and bias sums over this sample subgroup's own
+// samples, then their input gradients over slice LAYERS (ReLU's derivative read from the output
+// they overwrite): matrix LAYERS - 1's deltas.
+void cm_output_backward() {
+    const int l = LAYERS;
+#ifndef ABLATE_WEIGHT_GRADIENTS
+    [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
+        const uint r0 = CM_SUB * WT + h * 16;
+        CM_H a;
+        coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1)) + r0, RS, false); // delta^T
+        [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib) {
+            CM_H b;
+            coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l) + ib * 16) + r0, RS, true); // X_l
+            cm_grad[CM_GRAD_OFF(l) + ib] = coopMatMulAddNV(a, b, cm_grad[CM_GRAD_OFF(l) + ib]);
+        }
+    }
+#endif
+#ifndef ABLATE_BIAS
+    if (CM_LANE < 16u) cm_bias_grad[l] += cm_column_sum(SLICE_COL(l + 1) + CM_LANE, CM_SUB * WT, WT);
+#endif
+    subgroupBarrier(); // X_l is read before it is overwritten
+    [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
+        const uint r0 = CM_SUB * WT + h * 16;
+        CM_H a;
+        coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1)) + r0, RS, true); // delta
+        [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib) {
+            CM_F acc = CM_F(0.0);
+            acc = coopMatMulAddNV(a, cm_w_backward(l, ib), acc);
+            const uint at = CM_SLICE(SLICE_COL(l) + ib * 16) + r0;
+            CM_H dx = CM_H(acc), y;
+            coopMatLoadNV(y, s_slice, at, RS, true);
+            for (int i = 0; i < dx.length(); ++i) dx[i] = y[i] > float16_t(0.0) ? dx[i] : float16_t(0.0);
+            coopMatStoreNV(dx, s_slice, at, RS, true);
+        }
+    }
+}
+
+// Columns: adds this subgroup's blocks (CM_COL, ib) of matrix l < LAYERS's weight gradient (delta^T
+// X_l over its row blocks) and its bias columns' sums.
 void cm_weight_gradients(int l) {
-    const bool last = l == LAYERS;
-    const uint ob = last ? 0u : CM_COL;
-    const uint blocks = last ? 1u : IN_PAD_L(l) / 16;
+    const uint ob = CM_COL;
 #ifndef ABLATE_WEIGHT_GRADIENTS
     [[unroll]] for (uint i0 = 0; i0 < CM_ROW_BLOCKS; ++i0) {
         const uint rb = CM_RB(i0);
         CM_H a;
         coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + ob * 16) + rb * 16, RS, false); // delta^T
-        [[unroll]] for (uint i = 0; i < blocks; ++i) {
+        [[unroll]] for (uint ib = 0; ib < IN_PAD_L(l) / 16; ++ib) {
             CM_H b;
-            coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l) + (last ? CM_COL : i) * 16) + rb * 16, RS, true); // X_l
-            cm_grad[CM_GRAD_OFF(l) + i] = coopMatMulAddNV(a, b, cm_grad[CM_GRAD_OFF(l) + i]);
+            coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l) + ib * 16) + rb * 16, RS, true); // X_l
+            cm_grad[CM_GRAD_OFF(l) + ib] = coopMatMulAddNV(a, b, cm_grad[CM_GRAD_OFF(l) + ib]);
         }
     }
 #endif
 #ifndef ABLATE_BIAS
-    // Lane c < 16 sums column c of the owned block over the subgroup's rows (the last matrix's 16
-    // columns are column block 0's); a column's rows are contiguous, read as 16-byte words.
-    if (CM_LANE < 16u && (!last || CM_COL == 0u)) {
-        const uint at = CM_SLICE(SLICE_COL(l + 1) + ob * 16 + CM_LANE) + CM_RB(0) * 16;
-        float s = 0.0;
-        [[unroll]] for (uint q = 0; q < CM_ROW_BLOCKS * 2; ++q) {
-            const uvec4 w = s_slice4[at / 8u + q];
-            [[unroll]] for (int k = 0; k < 4; ++k) {
-                const vec2 h = unpackHalf2x16(w[k]);
-                s += h.x + h.y;
-            }
-        }
-        cm_bias_grad[l] += s;
-    }
+    if (CM_LANE < 16u) cm_bias_grad[l] += cm_column_sum(SLICE_COL(l + 1) + ob * 16 + CM_LANE, CM_RB(0) * 16, CM_ROW_BLOCKS * 16);
 #endif
 }
 
-// dLoss/d(input of matrix l >= 1) for this subgroup's input block of every row, over slice l (its
-// weight gradients taken by every subgroup); ReLU's derivative from the output it overwrites makes
-// it matrix l - 1's delta.
+// Columns: dLoss/d(input of hidden matrix 1 <= l < LAYERS) for this subgroup's input block of its
+// row blocks, over slice l (every subgroup's weight gradients taken); ReLU's derivative from the
+// output it overwrites makes it matrix l - 1's delta.
 void cm_input_gradients(int l) {
     [[dont_unroll]] for (uint rb0 = 0; rb0 < CM_ROW_BLOCKS; rb0 += CM_ROW_GROUP) {
         CM_F acc[CM_ROW_GROUP];
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) acc[g] = CM_F(0.0);
-        [[unroll]] for (uint ob = 0; ob < OUT_PAD_L(l) / 16; ++ob) {
-            const CM_H w = cm_input_gradient_block(l, ob);
+        [[unroll]] for (uint ob = 0; ob < CM_COLUMN_BLOCKS; ++ob) {
+            const CM_H w = cm_w_backward(l, ob);
             [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
                 CM_H a;
                 coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + ob * 16) + CM_RB(rb0 + g) * 16, RS, true); // delta
@@ -311,14 +401,14 @@ void cm_input_gradients(int l) {
     }
 }
 
-// This sample subgroup's rows of dLoss/d(encoding inputs) (the first CM_ENC_BLOCKS blocks) over
-// slice 0: delta_0 W_0, W_0's blocks from memory (once a tile).
+// Rows: this sample subgroup's dLoss/d(encoding inputs) (the first CM_ENC_BLOCKS blocks) over slice
+// 0: delta_0 W_0, W_0's blocks from memory.
 void cm_encoding_input_gradients() {
     [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
         const uint r0 = CM_SUB * WT + h * 16;
         [[unroll]] for (uint ib = 0; ib < CM_ENC_BLOCKS; ++ib) {
             CM_F acc = CM_F(0.0);
-            [[unroll]] for (uint ob = 0; ob < HIDDEN / 16; ++ob) {
+            [[unroll]] for (uint ob = 0; ob < CM_COLUMN_BLOCKS; ++ob) {
                 CM_H a;
                 coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(1) + ob * 16) + r0, RS, true); // delta_0
                 acc = coopMatMulAddNV(a, cm_load_block(0, ob, ib), acc);
@@ -331,8 +421,12 @@ void cm_encoding_input_gradients() {
 // Backward over the tile after the sample subgroups' cm_put_output_delta; every invocation calls
 // it. Returns (sample subgroups) this sample's dLoss/d(encoding input), fp32, unscaled.
 void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
-    barrier(); // every sample's deltas are in
-    [[unroll]] for (int l = LAYERS; l >= 1; --l) {
+    if (CM_HOLDS_SAMPLES) {
+        subgroupBarrier(); // the lanes' deltas are in
+        cm_output_backward();
+    }
+    barrier();
+    [[unroll]] for (int l = LAYERS - 1; l >= 1; --l) {
         cm_weight_gradients(l);
         barrier(); // slice l is read by every subgroup's weight gradients before it is overwritten
         cm_input_gradients(l);
@@ -348,21 +442,49 @@ void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
     }
 }
 
-// Stores the step's sums, times `scale`, into the workgroup's row: each subgroup its blocks and
-// bias columns, which together are every entry of the row (padding included, so the row needs no
-// clearing between steps).
+// Where the sample subgroups leave their sums of the last matrix at the step's end (floats over
+// the slices, free then): per subgroup its CM_COLUMN_BLOCKS blocks (16 x 16, row-major), then 16
+// bias sums.
+#define CM_LAST_SUMS (CM_COLUMN_BLOCKS * 256 + 16)
+#if CM_SAMPLE_SUBGROUPS * CM_LAST_SUMS * 2 > SLICE_COLS * RS
+#error "the last matrix's sums do not fit over the slices"
+#endif
+
+// Stores the step's sums, times `scale`, into the part's row: each subgroup its blocks and bias
+// columns of the matrices before the last; the last matrix's, added over the sample subgroups in
+// shared memory, by part 0's subgroups (block CM_COL, and column block 0 the bias), and as zeros
+// by the other parts'. Together they are every entry of every row (padding included, so the rows
+// need no clearing between steps). Every invocation calls this.
 void cm_write_gradients(float scale) {
-    [[unroll]] for (int l = 0; l < MATRICES; ++l) {
-        const bool last = l == LAYERS;
-        const uint blocks = last ? 1u : IN_PAD_L(l) / 16;
-        [[unroll]] for (uint i = 0; i < blocks; ++i) {
-            const uint ob = last ? 0u : CM_COL, ib = last ? CM_COL : i;
-            CM_F acc = cm_grad[CM_GRAD_OFF(l) + i] * scale;
-            coopMatStoreNV(acc, mlp_partials, cm_grad_row + W_OFF(l) + ob * 16 * IN_PAD_L(l) + ib * 16,
-                           IN_PAD_L(l), false);
+    [[unroll]] for (int l = 0; l < LAYERS; ++l) {
+        [[unroll]] for (uint ib = 0; ib < IN_PAD_L(l) / 16; ++ib) {
+            CM_F acc = cm_grad[CM_GRAD_OFF(l) + ib] * scale;
+            coopMatStoreNV(acc, mlp_partials, cm_grad_row + CM_BLOCK_AT(l, CM_COL, ib), IN_PAD_L(l), false);
         }
-        if (CM_LANE < 16u && (!last || CM_COL == 0u))
-            mlp_partials[cm_grad_row + B_OFF(l) + (last ? 0u : CM_COL * 16) + CM_LANE] = cm_bias_grad[l] * scale;
+        if (CM_LANE < 16u)
+            mlp_partials[cm_grad_row + B_OFF(l) + CM_COL * 16 + CM_LANE] = cm_bias_grad[l] * scale;
+    }
+    const int l = LAYERS;
+    barrier(); // every tile is done: the slices are free
+    if (CM_HOLDS_SAMPLES) {
+        const uint at = CM_SUB * CM_LAST_SUMS;
+        [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib)
+            coopMatStoreNV(cm_grad[CM_GRAD_OFF(l) + ib], s_out, at + ib * 256, 16, false);
+        if (CM_LANE < 16u) s_out[at + CM_COLUMN_BLOCKS * 256 + CM_LANE] = cm_bias_grad[l];
+    }
+    barrier();
+    // Part 0 writes the sums, the other parts zeros; element by element (SPIRV-Tools' folding
+    // crashes on the addition of two cooperative matrices).
+    const float factor = CM_PART == 0u ? scale : 0.0;
+    [[unroll]] for (uint e = CM_LANE; e < 256u; e += WT) {
+        float sum = 0.0;
+        [[unroll]] for (uint s = 0; s < CM_SAMPLE_SUBGROUPS; ++s) sum += s_out[s * CM_LAST_SUMS + CM_COL * 256 + e];
+        mlp_partials[cm_grad_row + CM_BLOCK_AT(l, 0, CM_COL) + (e / 16u) * IN_PAD_L(l) + (e % 16u)] = sum * factor;
+    }
+    if (CM_COL == 0u && CM_LANE < 16u) {
+        float bias = 0.0;
+        [[unroll]] for (uint s = 0; s < CM_SAMPLE_SUBGROUPS; ++s) bias += s_out[s * CM_LAST_SUMS + CM_COLUMN_BLOCKS * 256 + CM_LANE];
+        mlp_partials[cm_grad_row + B_OFF(l) + CM_LANE] = bias * factor;
     }
 }
 
