@@ -125,59 +125,75 @@ CM_H cm_load_block(int l, uint ob, uint ib) {
 // output block (rows), hidden matrix l's (CM_COL, kb) (columns), the last matrix's (0, kb) (rows);
 // input gradients (W), hidden matrix l's (ob, CM_COL) (columns), the last matrix's (0, ib) (rows).
 #define CM_IB0 (IN_PAD / 16)
-#define CM_FWD_OFF(l) (CM_COLUMN_BLOCKS * CM_IB0 + ((l) - 1) * CM_COLUMN_BLOCKS) // l >= 1
-#define CM_FWD_FRAGS CM_FWD_OFF(LAYERS + 1)
-#define CM_BWD_OFF(l) (((l) - 1) * CM_COLUMN_BLOCKS) // l >= 1
-#define CM_BWD_FRAGS CM_BWD_OFF(LAYERS + 1)
+#define CM_HIDDEN_MATRICES (LAYERS > 1 ? LAYERS - 1 : 1) // matrices 1..LAYERS-1 (arrays of at least one)
+// Each kind in an array of its own with constant bounds, so every index is a constant once the
+// loops are unrolled (an array indexed otherwise lands in local memory).
 #if CM_WEIGHT_FRAGMENTS
-CM_H cm_wfwd[CM_FWD_FRAGS];
-CM_H cm_wbwd[CM_BWD_FRAGS];
+CM_H cm_wfirst[CM_COLUMN_BLOCKS * CM_IB0];             // (nb, kb) at nb * CM_IB0 + kb
+CM_H cm_whidden[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (CM_COL, kb) at (l - 1) * blocks + kb
+CM_H cm_wlast[CM_COLUMN_BLOCKS];                       // (0, kb)
+CM_H cm_whidden_back[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (ob, CM_COL)
+CM_H cm_wlast_back[CM_COLUMN_BLOCKS];                  // (0, ib)
 #endif
 
 // Nothing of the weights lives in shared memory (the step's barrier after this is the tiles').
 void cm_load_weights() {}
 
-CM_H cm_fetch_first(uint nb, uint kb) { return cm_load_block_t(0, nb, kb); }
-CM_H cm_fetch_forward(int l, uint kb) { return cm_load_block_t(l, l == LAYERS ? 0u : CM_COL, kb); }
-CM_H cm_fetch_backward(int l, uint i) { return l == LAYERS ? cm_load_block(l, 0u, i) : cm_load_block(l, i, CM_COL); }
-
 void cm_load_weight_fragments() {
 #if CM_WEIGHT_FRAGMENTS
     [[unroll]] for (uint nb = 0; nb < CM_COLUMN_BLOCKS; ++nb)
-        [[unroll]] for (uint kb = 0; kb < CM_IB0; ++kb) cm_wfwd[nb * CM_IB0 + kb] = cm_fetch_first(nb, kb);
-    [[unroll]] for (int l = 1; l < MATRICES; ++l)
+        [[unroll]] for (uint kb = 0; kb < CM_IB0; ++kb) cm_wfirst[nb * CM_IB0 + kb] = cm_load_block_t(0, nb, kb);
+    [[unroll]] for (int l = 1; l < LAYERS; ++l)
         [[unroll]] for (uint i = 0; i < CM_COLUMN_BLOCKS; ++i) {
-            cm_wfwd[CM_FWD_OFF(l) + i] = cm_fetch_forward(l, i);
-            cm_wbwd[CM_BWD_OFF(l) + i] = cm_fetch_backward(l, i);
+            cm_whidden[(l - 1) * CM_COLUMN_BLOCKS + i] = cm_load_block_t(l, CM_COL, i);
+            cm_whidden_back[(l - 1) * CM_COLUMN_BLOCKS + i] = cm_load_block(l, i, CM_COL);
         }
+    [[unroll]] for (uint i = 0; i < CM_COLUMN_BLOCKS; ++i) {
+        cm_wlast[i] = cm_load_block_t(LAYERS, 0, i);
+        cm_wlast_back[i] = cm_load_block(LAYERS, 0, i);
+    }
 #endif
 }
 
 // Matrix 0's block (nb, kb) as W^T.
 CM_H cm_w_first(uint nb, uint kb) {
 #if CM_WEIGHT_FRAGMENTS
-    return cm_wfwd[nb * CM_IB0 + kb];
+    return cm_wfirst[nb * CM_IB0 + kb];
 #else
-    return cm_fetch_first(nb, kb);
+    return cm_load_block_t(0, nb, kb);
 #endif
 }
 
-// Matrix l >= 1's forward block kb (of output block CM_COL, or 0 for the last matrix), as W^T.
-CM_H cm_w_forward(int l, uint kb) {
+// Hidden matrix 1 <= l < LAYERS: forward block kb of output block CM_COL, as W^T; input-gradient
+// block (ob, CM_COL), as W.
+CM_H cm_w_hidden(int l, uint kb) {
 #if CM_WEIGHT_FRAGMENTS
-    return cm_wfwd[CM_FWD_OFF(l) + kb];
+    return cm_whidden[(l - 1) * CM_COLUMN_BLOCKS + kb];
 #else
-    return cm_fetch_forward(l, kb);
+    return cm_load_block_t(l, CM_COL, kb);
+#endif
+}
+CM_H cm_w_hidden_back(int l, uint ob) {
+#if CM_WEIGHT_FRAGMENTS
+    return cm_whidden_back[(l - 1) * CM_COLUMN_BLOCKS + ob];
+#else
+    return cm_load_block(l, ob, CM_COL);
 #endif
 }
 
-// Matrix l >= 1's input-gradient block i (output block i of input block CM_COL, or the last
-// matrix's input block i), as W.
-CM_H cm_w_backward(int l, uint i) {
+// The last matrix's block (0, i): as W^T (forward), as W (input gradients).
+CM_H cm_w_last(uint kb) {
 #if CM_WEIGHT_FRAGMENTS
-    return cm_wbwd[CM_BWD_OFF(l) + i];
+    return cm_wlast[kb];
 #else
-    return cm_fetch_backward(l, i);
+    return cm_load_block_t(LAYERS, 0, kb);
+#endif
+}
+CM_H cm_w_last_back(uint ib) {
+#if CM_WEIGHT_FRAGMENTS
+    return cm_wlast_back[ib];
+#else
+    return cm_load_block(LAYERS, 0, ib);
 #endif
 }
 
@@ -217,7 +233,7 @@ void cm_forward_hidden(int l) {
         CM_F acc[CM_ROW_GROUP];
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) acc[g] = bias;
         [[unroll]] for (uint kb = 0; kb < IN_PAD_L(l) / 16; ++kb) {
-            const CM_H w = cm_w_forward(l, kb);
+            const CM_H w = cm_w_hidden(l, kb);
             [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
                 CM_H a;
                 coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + CM_RB(rb0 + g) * 16, RS, true);
@@ -243,7 +259,7 @@ void cm_forward_output() {
         [[unroll]] for (uint kb = 0; kb < HIDDEN / 16; ++kb) {
             CM_H a;
             coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + CM_SUB * WT + h * 16, RS, true);
-            acc = coopMatMulAddNV(a, cm_w_forward(l, kb), acc);
+            acc = coopMatMulAddNV(a, cm_w_last(kb), acc);
         }
         coopMatStoreNV(acc, s_out, out_at, RS / 2, true);
         subgroupBarrier();
@@ -281,9 +297,9 @@ void cm_forward() {
 // ---- The step's gradient sums of this subgroup: of matrix l < LAYERS the row of blocks
 // (CM_COL, ib) over the subgroup's row blocks (columns), of the last matrix every block (0, ib)
 // over its own samples (rows; sample subgroups).
-#define CM_GRAD_OFF(l) ((l) == 0 ? 0 : CM_IB0 + ((l) - 1) * CM_COLUMN_BLOCKS)
-#define CM_GRAD_FRAGS CM_GRAD_OFF(LAYERS + 1)
-CM_F cm_grad[CM_GRAD_FRAGS];
+CM_F cm_grad_first[CM_IB0];                               // matrix 0's (CM_COL, ib)
+CM_F cm_grad_hidden[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (CM_COL, ib) at (l - 1) * blocks + ib
+CM_F cm_grad_last[CM_COLUMN_BLOCKS];                      // the last matrix's (0, ib), own samples
 float cm_bias_grad[MATRICES]; // lanes < 16: their column's bias sum, of the owned block or (last) own rows
 uint cm_grad_row;             // the row of mlp_partials of the workgroup's part CM_PART
 uint cm_group;                // the workgroup's index among the step's
@@ -292,7 +308,9 @@ uint cm_group;                // the workgroup's index among the step's
 void cm_grad_begin(uint group) {
     cm_group = group;
     cm_grad_row = (group * CM_ROW_SPLIT + CM_PART) * uint(MLP_PARAMS);
-    [[unroll]] for (int f = 0; f < CM_GRAD_FRAGS; ++f) cm_grad[f] = CM_F(0.0);
+    [[unroll]] for (int f = 0; f < CM_IB0; ++f) cm_grad_first[f] = CM_F(0.0);
+    [[unroll]] for (int f = 0; f < CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS; ++f) cm_grad_hidden[f] = CM_F(0.0);
+    [[unroll]] for (int f = 0; f < CM_COLUMN_BLOCKS; ++f) cm_grad_last[f] = CM_F(0.0);
     [[unroll]] for (int l = 0; l < MATRICES; ++l) cm_bias_grad[l] = 0.0;
 }
 
@@ -331,7 +349,7 @@ void cm_output_backward() {
         [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib) {
             CM_H b;
             coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l) + ib * 16) + r0, RS, true); // X_l
-            cm_grad[CM_GRAD_OFF(l) + ib] = coopMatMulAddNV(a, b, cm_grad[CM_GRAD_OFF(l) + ib]);
+            cm_grad_last[ib] = coopMatMulAddNV(a, b, cm_grad_last[ib]);
         }
     }
 #endif
@@ -345,7 +363,7 @@ void cm_output_backward() {
         coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1)) + r0, RS, true); // delta
         [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib) {
             CM_F acc = CM_F(0.0);
-            acc = coopMatMulAddNV(a, cm_w_backward(l, ib), acc);
+            acc = coopMatMulAddNV(a, cm_w_last_back(ib), acc);
             const uint at = CM_SLICE(SLICE_COL(l) + ib * 16) + r0;
             CM_H dx = CM_H(acc), y;
             coopMatLoadNV(y, s_slice, at, RS, true);
@@ -355,25 +373,39 @@ void cm_output_backward() {
     }
 }
 
-// Columns: adds this subgroup's blocks (CM_COL, ib) of matrix l < LAYERS's weight gradient (delta^T
-// X_l over its row blocks) and its bias columns' sums.
-void cm_weight_gradients(int l) {
-    const uint ob = CM_COL;
+// Columns: adds this subgroup's blocks (CM_COL, ib < blocks) of matrix l < LAYERS's weight gradient
+// (delta^T X_l over its row blocks) to SUMS[at + ib], and its bias columns' sums.
 #ifndef ABLATE_WEIGHT_GRADIENTS
-    [[unroll]] for (uint i0 = 0; i0 < CM_ROW_BLOCKS; ++i0) {
-        const uint rb = CM_RB(i0);
-        CM_H a;
-        coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + ob * 16) + rb * 16, RS, false); // delta^T
-        [[unroll]] for (uint ib = 0; ib < IN_PAD_L(l) / 16; ++ib) {
-            CM_H b;
-            coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l) + ib * 16) + rb * 16, RS, true); // X_l
-            cm_grad[CM_GRAD_OFF(l) + ib] = coopMatMulAddNV(a, b, cm_grad[CM_GRAD_OFF(l) + ib]);
-        }
+#define CM_COLUMN_WEIGHT_SUMS(l, blocks, SUMS, at)                                                     \
+    [[unroll]] for (uint i0 = 0; i0 < CM_ROW_BLOCKS; ++i0) {                                           \
+        const uint rb = CM_RB(i0);                                                                     \
+        CM_H a;                                                                                        \
+        coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL((l) + 1) + CM_COL * 16) + rb * 16, RS, false);      \
+        [[unroll]] for (uint ib = 0; ib < (blocks); ++ib) {                                            \
+            CM_H b;                                                                                    \
+            coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l) + ib * 16) + rb * 16, RS, true);            \
+            SUMS[(at) + ib] = coopMatMulAddNV(a, b, SUMS[(at) + ib]);                                  \
+        }                                                                                              \
     }
+#else
+#define CM_COLUMN_WEIGHT_SUMS(l, blocks, SUMS, at)
 #endif
+
+void cm_column_bias_sums(int l) {
 #ifndef ABLATE_BIAS
-    if (CM_LANE < 16u) cm_bias_grad[l] += cm_column_sum(SLICE_COL(l + 1) + ob * 16 + CM_LANE, CM_RB(0) * 16, CM_ROW_BLOCKS * 16);
+    if (CM_LANE < 16u)
+        cm_bias_grad[l] += cm_column_sum(SLICE_COL(l + 1) + CM_COL * 16 + CM_LANE, CM_RB(0) * 16, CM_ROW_BLOCKS * 16);
 #endif
+}
+
+void cm_weight_gradients_first() {
+    CM_COLUMN_WEIGHT_SUMS(0, CM_IB0, cm_grad_first, 0)
+    cm_column_bias_sums(0);
+}
+
+void cm_weight_gradients_hidden(int l) {
+    CM_COLUMN_WEIGHT_SUMS(l, CM_COLUMN_BLOCKS, cm_grad_hidden, (l - 1) * CM_COLUMN_BLOCKS)
+    cm_column_bias_sums(l);
 }
 
 // Columns: dLoss/d(input of hidden matrix 1 <= l < LAYERS) for this subgroup's input block of its
@@ -384,7 +416,7 @@ void cm_input_gradients(int l) {
         CM_F acc[CM_ROW_GROUP];
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) acc[g] = CM_F(0.0);
         [[unroll]] for (uint ob = 0; ob < CM_COLUMN_BLOCKS; ++ob) {
-            const CM_H w = cm_w_backward(l, ob);
+            const CM_H w = cm_w_hidden_back(l, ob);
             [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
                 CM_H a;
                 coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + ob * 16) + CM_RB(rb0 + g) * 16, RS, true); // delta
@@ -427,12 +459,12 @@ void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
     }
     barrier();
     [[unroll]] for (int l = LAYERS - 1; l >= 1; --l) {
-        cm_weight_gradients(l);
+        cm_weight_gradients_hidden(l);
         barrier(); // slice l is read by every subgroup's weight gradients before it is overwritten
         cm_input_gradients(l);
         barrier();
     }
-    cm_weight_gradients(0);
+    cm_weight_gradients_first();
     barrier(); // ... and slice 0 by matrix 0's
     [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = 0.0;
     if (CM_HOLDS_SAMPLES) {
@@ -456,20 +488,20 @@ void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
 // by the other parts'. Together they are every entry of every row (padding included, so the rows
 // need no clearing between steps). Every invocation calls this.
 void cm_write_gradients(float scale) {
-    [[unroll]] for (int l = 0; l < LAYERS; ++l) {
-        [[unroll]] for (uint ib = 0; ib < IN_PAD_L(l) / 16; ++ib) {
-            CM_F acc = cm_grad[CM_GRAD_OFF(l) + ib] * scale;
-            coopMatStoreNV(acc, mlp_partials, cm_grad_row + CM_BLOCK_AT(l, CM_COL, ib), IN_PAD_L(l), false);
-        }
-        if (CM_LANE < 16u)
-            mlp_partials[cm_grad_row + B_OFF(l) + CM_COL * 16 + CM_LANE] = cm_bias_grad[l] * scale;
-    }
+    [[unroll]] for (uint ib = 0; ib < CM_IB0; ++ib)
+        coopMatStoreNV(cm_grad_first[ib] * scale, mlp_partials, cm_grad_row + CM_BLOCK_AT(0, CM_COL, ib), IN_PAD, false);
+    [[unroll]] for (int l = 1; l < LAYERS; ++l)
+        [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib)
+            coopMatStoreNV(cm_grad_hidden[(l - 1) * CM_COLUMN_BLOCKS + ib] * scale, mlp_partials,
+                           cm_grad_row + CM_BLOCK_AT(l, CM_COL, ib), HIDDEN, false);
+    [[unroll]] for (int l = 0; l < LAYERS; ++l)
+        if (CM_LANE < 16u) mlp_partials[cm_grad_row + B_OFF(l) + CM_COL * 16 + CM_LANE] = cm_bias_grad[l] * scale;
     const int l = LAYERS;
     barrier(); // every tile is done: the slices are free
     if (CM_HOLDS_SAMPLES) {
         const uint at = CM_SUB * CM_LAST_SUMS;
         [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib)
-            coopMatStoreNV(cm_grad[CM_GRAD_OFF(l) + ib], s_out, at + ib * 256, 16, false);
+            coopMatStoreNV(cm_grad_last[ib], s_out, at + ib * 256, 16, false);
         if (CM_LANE < 16u) s_out[at + CM_COLUMN_BLOCKS * 256 + CM_LANE] = cm_bias_grad[l];
     }
     barrier();
