@@ -332,11 +332,22 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
 }
 
 std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max_shared, uint32_t max_invocations,
-                                              bool shared_blocks) {
-    bool wanted = c.hidden_width >= 64;
+                                              bool shared_blocks, uint32_t batch, uint32_t workgroups) {
+    // Measured on the H100 (leuvenA, late us/step; bench/RESULTS.md, session 11): width 64 at 2^20
+    // 419 against 829 a subgroup a tile, at 2^14 18.1 against 30.5; the hash model's 64-wide MLP
+    // 1,281 against 1,767 and 41.0 against 56.0; width 128 1,512 against 5,012. The lake model
+    // (width 32), in two parts (four subgroups), from kSharedLakeTiles tiles a workgroup: at 2^16
+    // 26.0 against 29.5, 2^18 70.5 against 79.0, 2^20 241.7 against 253.3; in one part it lost
+    // (33.3 / 104.5 / 381.7), in four too (27.5 / 73.5 / 253.3), as did width 16 in four.
+    constexpr uint32_t kSharedLakeTiles = 2;
+    const bool wide = c.hidden_width >= 64;
+    const bool lake_sized = c.hidden_width == 32 && workgroups > 0 &&
+                            uint64_t(batch) >= uint64_t(kSharedLakeTiles) * 128 * workgroups;
+    bool wanted = wide || lake_sized;
     if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_SHARED_TILE")) wanted = *forced;
     // FIELDFLOW_TRAIN_ROW_SPLIT=n: n subgroups a column block (measurements).
-    const uint32_t parts = env_count("FIELDFLOW_TRAIN_ROW_SPLIT", 1, 8).value_or(1);
+    uint32_t parts = c.hidden_width == 32 ? 2 : 1;
+    if (const std::optional<uint32_t> forced = env_count("FIELDFLOW_TRAIN_ROW_SPLIT", 1, 8)) parts = *forced;
     const uint32_t invocations = 2 * c.hidden_width * parts; // hidden_width / 16 subgroups of 32 a part
     if (!wanted || !shared_blocks || c.hidden_activation != Activation::relu || c.hidden_width % 16 != 0 ||
         c.padded_output_width() != 16 || invocations > max_invocations)
@@ -354,10 +365,11 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         t.shared_blocks = true;
         t.shared_tile_rows = rows;
         t.shared_tile_parts = parts;
-        // A subgroup's weight blocks held for the step: 2 * width / 16 + input blocks + 1 of them
-        // (width 64: 13 or 14, 52-56 registers a lane, beside 6-7 fragments of gradient sums);
-        // wider MLPs load them for each phase of a tile. FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS=0|1
-        // overrides (measurements).
+        // The weight blocks a subgroup's products use, held for the step (width 64 on the dense
+        // grid: 20 blocks, 80 registers a lane, beside 9 fragments of gradient sums), or loaded
+        // for each phase of a tile: held, width 64 at 2^20 trained in 419 against 505 us/step;
+        // width 128 (36 blocks) in 1,512 against 1,583 at 2^20 but 48.0 against 41.5 at 2^14, so it
+        // loads them. FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS=0|1 overrides (measurements).
         t.weight_fragments = c.hidden_width <= 64;
         if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS")) t.weight_fragments = *forced;
         return t;

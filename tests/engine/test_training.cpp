@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <set>
+#include <utility>
 
 namespace ff::engine {
 namespace {
@@ -78,26 +79,30 @@ TEST(Training, LossDecreasesAndStateIsConsistent) {
 // rounding-level differences over the steps, past the tolerance now and then (0.052 against 0.01
 // in one H100 run of 2026-11-24, within it in the others), which would hide what this test is for.
 // With fixed-point encoding gradients (Device::fixed_point_gradients) the runs agree bit for bit.
-// A batch large enough that the tensor-core step of a small MLP takes six subgroups a workgroup
-// and reads its weights from the fp16 copy in memory (choose_coopmat_tiling) trains: the copy
-// must exist although rendering (batch 0) keeps the weights in shared memory. (It did not at
-// first, and the step never finished on the H100.) On other devices the same batch trains on
+// Batches large enough that the tensor-core step changes its layout train: width 16 takes six
+// subgroups a workgroup reading its weights from the fp16 copy in memory (choose_coopmat_tiling;
+// the copy must exist although rendering, batch 0, keeps the weights in shared memory: it did not
+// at first, and the step never finished on the H100); width 32 shares each tile between four
+// subgroups, two a column block (choose_shared_tile). On other devices the same batches train on
 // whatever tiling they choose.
 TEST(Training, SmallMlpOnALargeBatchTrains) {
     Device& device = test::device();
     const size_t messages = device.validation_messages().size();
-    const ModelConfig c = test::default_config(40, 30);
-    TrainOptions o;
-    o.batch = 8 * 192 * 132; // from 8 tiles for each of 6 subgroups of the H100's 132 workgroups
-    o.steps = 4;
-    Trainer t(device, c, o, test::synthetic_image(160, 120));
-    const double before = t.full_image_mse();
-    t.train(o.steps);
-    EXPECT_FALSE(t.diverged());
-    const double after = t.full_image_mse();
-    EXPECT_LT(after, 0.9 * before) << "before " << before << ", after " << after;
-    if (t.kernel_path() == "coopmat" && device.info().multiprocessors == 132) {
-        EXPECT_EQ(t.tile_size(), 192u);
+    for (const auto& [width, h100_tile] : {std::pair{16u, 192u}, std::pair{32u, 128u}}) {
+        ModelConfig c = test::default_config(40, 30);
+        c.hidden_width = width;
+        TrainOptions o;
+        o.batch = 8 * 192 * 132; // from 8 tiles for each of 6 subgroups of the H100's 132 workgroups
+        o.steps = 4;
+        Trainer t(device, c, o, test::synthetic_image(160, 120));
+        const double before = t.full_image_mse();
+        t.train(o.steps);
+        EXPECT_FALSE(t.diverged()) << "width " << width;
+        const double after = t.full_image_mse();
+        EXPECT_LT(after, 0.9 * before) << "width " << width << ": before " << before << ", after " << after;
+        if (t.kernel_path() == "coopmat" && device.info().multiprocessors == 132) {
+            EXPECT_EQ(t.tile_size(), h100_tile) << "width " << width;
+        }
     }
     test::expect_validation_clean(messages, device);
 }
