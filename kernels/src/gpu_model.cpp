@@ -120,8 +120,7 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
         if (batch > 0)
             if (std::optional<TrainTiling> t = choose_shared_tile(config, limits.maxComputeSharedMemorySize,
                                                                   limits.maxComputeWorkGroupInvocations,
-                                                                  device.shared_blocks(), batch,
-                                                                  coopmat_workgroups(device))) {
+                                                                  device.shared_blocks())) {
                 t->fixed_point_gradients = device.fixed_point_gradients();
                 return *t;
             }

@@ -332,18 +332,15 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
 }
 
 std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max_shared, uint32_t max_invocations,
-                                              bool shared_blocks, uint32_t batch, uint32_t workgroups) {
+                                              bool shared_blocks) {
     // Measured on the H100 (leuvenA, late us/step; bench/RESULTS.md, session 11): width 64 at 2^20
     // 419 against 829 a subgroup a tile, at 2^14 18.1 against 30.5; the hash model's 64-wide MLP
     // 1,281 against 1,767 and 41.0 against 56.0; width 128 1,512 against 5,012. The lake model
-    // (width 32), in two parts (four subgroups), from kSharedLakeTiles tiles a workgroup: at 2^16
-    // 26.0 against 29.5, 2^18 70.5 against 79.0, 2^20 241.7 against 253.3; in one part it lost
-    // (33.3 / 104.5 / 381.7), in four too (27.5 / 73.5 / 253.3), as did width 16 in four.
-    constexpr uint32_t kSharedLakeTiles = 2;
-    const bool wide = c.hidden_width >= 64;
-    const bool lake_sized = c.hidden_width == 32 && workgroups > 0 &&
-                            uint64_t(batch) >= uint64_t(kSharedLakeTiles) * 128 * workgroups;
-    bool wanted = wide || lake_sized;
+    // (width 32) in two parts (four subgroups): at 2^14 14.0 against 16.0, 2^15 18.25 against
+    // 21.25, 2^16 26.0 against 29.5, 2^18 70.5 against 79.0, 2^20 241.7 against 253.3; in one part
+    // it lost (2^16 33.3, 2^18 104.5, 2^20 381.7), in four too (27.5 / 73.5 / 253.3), as did width
+    // 16 in four (2^18 54.0 against 46.0).
+    bool wanted = c.hidden_width >= 32;
     if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_SHARED_TILE")) wanted = *forced;
     // FIELDFLOW_TRAIN_ROW_SPLIT=n: n subgroups a column block (measurements).
     uint32_t parts = c.hidden_width == 32 ? 2 : 1;

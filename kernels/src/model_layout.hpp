@@ -78,16 +78,14 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& config, uint32_t max_shared
                                   uint32_t max_invocations, uint32_t batch = 0, uint32_t workgroups = 0,
                                   bool shared_blocks = false);
 
-// The shared-tile layout for training `batch` samples of `config` on `workgroups` persistent
-// workgroups of the tensor cores (TrainTiling::shared_tile_rows), or nullopt where it does not
-// apply: ReLU hidden layers of width 64 or more (one part), or of width 32 (two parts) on batches
-// that give every workgroup two tiles or more; 16 padded outputs, explicit shared layouts, and a
-// tile of at least 32 samples that fits `max_shared_bytes` (the largest such, up to one sample an
-// invocation). FIELDFLOW_TRAIN_SHARED_TILE=0|1 turns it off or on where it can run and
+// The shared-tile layout for training `config` on the tensor cores (TrainTiling::shared_tile_rows),
+// or nullopt where it does not apply: ReLU hidden layers of width 64 or more (one part) or 32 (two
+// parts), 16 padded outputs, explicit shared layouts, and a tile of at least 32 samples that fits
+// `max_shared_bytes` (the largest such, up to one sample an invocation).
+// FIELDFLOW_TRAIN_SHARED_TILE=0|1 turns it off or on where it can run and
 // FIELDFLOW_TRAIN_ROW_SPLIT=n sets the parts (measurements).
 std::optional<TrainTiling> choose_shared_tile(const ModelConfig& config, uint32_t max_shared_bytes,
-                                              uint32_t max_invocations, bool shared_blocks, uint32_t batch,
-                                              uint32_t workgroups);
+                                              uint32_t max_invocations, bool shared_blocks);
 
 // Defines shared by every kernel of this model.
 Defines model_defines(const ModelConfig& config);

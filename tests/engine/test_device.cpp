@@ -239,12 +239,12 @@ TEST(ModelConfig, TensorCoreTilingReadsWideOrLargeWeightsFromMemory) {
 // Wide ReLU MLPs train on one tile a workgroup shared by width / 16 subgroups: the largest tile
 // whose slices fit shared memory, where the device lays shared memory out explicitly.
 TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
-    const uint32_t shared = 48 * 1024, invocations = 1024, kBatch = 1u << 14;
+    const uint32_t shared = 48 * 1024, invocations = 1024;
     const ModelConfig lake = test::default_config(200, 137);
     ModelConfig wide = lake;
     wide.hidden_width = 64;
     // 16 + 2 * 64 + 16 columns of 136 halves: 43,520 bytes, and a float a subgroup.
-    std::optional<detail::TrainTiling> t = detail::choose_shared_tile(wide, shared, invocations, true, kBatch, 132);
+    std::optional<detail::TrainTiling> t = detail::choose_shared_tile(wide, shared, invocations, true);
     ASSERT_TRUE(t.has_value());
     EXPECT_EQ(t->tile, 128u);
     EXPECT_EQ(t->shared_tile_rows, 128u);
@@ -254,20 +254,19 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     // The hash model's 32 inputs: 176 columns, 47,888 bytes, the same tile; 47,887 bytes: 64 rows.
     const ModelConfig hash = test::hash64_test_config();
     ASSERT_EQ(hash.padded_input_width(), 32u);
-    EXPECT_EQ(detail::choose_shared_tile(hash, shared, invocations, true, kBatch, 132)->shared_tile_rows, 128u);
-    EXPECT_EQ(detail::choose_shared_tile(hash, 47887, invocations, true, kBatch, 132)->shared_tile_rows, 64u);
+    EXPECT_EQ(detail::choose_shared_tile(hash, shared, invocations, true)->shared_tile_rows, 128u);
+    EXPECT_EQ(detail::choose_shared_tile(hash, 47887, invocations, true)->shared_tile_rows, 64u);
     // Width 128: 8 subgroups on 64 samples (288 columns of 72 halves), blocks loaded per phase.
     ModelConfig widest = lake;
     widest.hidden_width = 128;
-    t = detail::choose_shared_tile(widest, shared, invocations, true, kBatch, 132);
+    t = detail::choose_shared_tile(widest, shared, invocations, true);
     ASSERT_TRUE(t.has_value());
     EXPECT_EQ(t->tile, 256u);
     EXPECT_EQ(t->shared_tile_rows, 64u);
     EXPECT_FALSE(t->weight_fragments);
-    // The lake model (width 32) in two parts from two tiles a workgroup (2 x 128 x 132 = 33,792
-    // samples); not width 16, sine layers, devices without explicit layouts or too few invocations.
-    EXPECT_FALSE(detail::choose_shared_tile(lake, shared, invocations, true, 33791, 132).has_value());
-    t = detail::choose_shared_tile(lake, shared, invocations, true, 33792, 132);
+    // The lake model (width 32) in two parts; not width 16, sine layers, devices without explicit
+    // layouts or too few invocations.
+    t = detail::choose_shared_tile(lake, shared, invocations, true);
     ASSERT_TRUE(t.has_value());
     EXPECT_EQ(t->tile, 128u);
     EXPECT_EQ(t->shared_tile_rows, 128u);
@@ -275,19 +274,19 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_EQ(t->rows_per_group(), 2u);
     ModelConfig narrow = lake;
     narrow.hidden_width = 16;
-    EXPECT_FALSE(detail::choose_shared_tile(narrow, shared, invocations, true, 1u << 22, 132).has_value());
-    EXPECT_FALSE(detail::choose_shared_tile(siren_config(64, 3, 30.0f), shared, invocations, true, kBatch, 132).has_value());
-    EXPECT_FALSE(detail::choose_shared_tile(wide, shared, invocations, false, kBatch, 132).has_value());
-    EXPECT_FALSE(detail::choose_shared_tile(widest, shared, 128, true, kBatch, 132).has_value());
-    // The switches turn it off, or on for a small batch, and set the parts (measurements).
+    EXPECT_FALSE(detail::choose_shared_tile(narrow, shared, invocations, true).has_value());
+    EXPECT_FALSE(detail::choose_shared_tile(siren_config(64, 3, 30.0f), shared, invocations, true).has_value());
+    EXPECT_FALSE(detail::choose_shared_tile(wide, shared, invocations, false).has_value());
+    EXPECT_FALSE(detail::choose_shared_tile(widest, shared, 128, true).has_value());
+    // The switches turn it off, or on for width 16, and set the parts (measurements).
     {
         test::ScopedEnv e("FIELDFLOW_TRAIN_SHARED_TILE", "0");
-        EXPECT_FALSE(detail::choose_shared_tile(wide, shared, invocations, true, kBatch, 132).has_value());
+        EXPECT_FALSE(detail::choose_shared_tile(wide, shared, invocations, true).has_value());
     }
     test::ScopedEnv e("FIELDFLOW_TRAIN_SHARED_TILE", "1");
-    EXPECT_EQ(detail::choose_shared_tile(lake, shared, invocations, true, 1024, 132)->shared_tile_parts, 2u);
+    EXPECT_EQ(detail::choose_shared_tile(narrow, shared, invocations, true)->shared_tile_parts, 1u);
     test::ScopedEnv parts("FIELDFLOW_TRAIN_ROW_SPLIT", "1");
-    t = detail::choose_shared_tile(lake, shared, invocations, true, 1024, 132);
+    t = detail::choose_shared_tile(lake, shared, invocations, true);
     ASSERT_TRUE(t.has_value());
     EXPECT_EQ(t->tile, 64u);
     EXPECT_EQ(t->shared_tile_rows, 64u);
