@@ -155,47 +155,25 @@ void cm_load_weight_fragments() {
 #endif
 }
 
-// Matrix 0's block (nb, kb) as W^T.
-CM_H cm_w_first(uint nb, uint kb) {
+// A weight block from the held ones, or loaded (the held arrays exist only with CM_WEIGHT_FRAGMENTS).
 #if CM_WEIGHT_FRAGMENTS
-    return cm_wfirst[nb * CM_IB0 + kb];
+#define CM_HELD_OR_LOADED(held, loaded) held
 #else
-    return cm_load_block_t(0, nb, kb);
+#define CM_HELD_OR_LOADED(held, loaded) loaded
 #endif
-}
-
+// Matrix 0's block (nb, kb) as W^T.
+CM_H cm_w_first(uint nb, uint kb) { return CM_HELD_OR_LOADED(cm_wfirst[nb * CM_IB0 + kb], cm_load_block_t(0, nb, kb)); }
 // Hidden matrix 1 <= l < LAYERS: forward block kb of output block CM_COL, as W^T; input-gradient
 // block (ob, CM_COL), as W.
 CM_H cm_w_hidden(int l, uint kb) {
-#if CM_WEIGHT_FRAGMENTS
-    return cm_whidden[(l - 1) * CM_COLUMN_BLOCKS + kb];
-#else
-    return cm_load_block_t(l, CM_COL, kb);
-#endif
+    return CM_HELD_OR_LOADED(cm_whidden[(l - 1) * CM_COLUMN_BLOCKS + kb], cm_load_block_t(l, CM_COL, kb));
 }
 CM_H cm_w_hidden_back(int l, uint ob) {
-#if CM_WEIGHT_FRAGMENTS
-    return cm_whidden_back[(l - 1) * CM_COLUMN_BLOCKS + ob];
-#else
-    return cm_load_block(l, ob, CM_COL);
-#endif
+    return CM_HELD_OR_LOADED(cm_whidden_back[(l - 1) * CM_COLUMN_BLOCKS + ob], cm_load_block(l, ob, CM_COL));
 }
-
 // The last matrix's block (0, i): as W^T (forward), as W (input gradients).
-CM_H cm_w_last(uint kb) {
-#if CM_WEIGHT_FRAGMENTS
-    return cm_wlast[kb];
-#else
-    return cm_load_block_t(LAYERS, 0, kb);
-#endif
-}
-CM_H cm_w_last_back(uint ib) {
-#if CM_WEIGHT_FRAGMENTS
-    return cm_wlast_back[ib];
-#else
-    return cm_load_block(LAYERS, 0, ib);
-#endif
-}
+CM_H cm_w_last(uint kb) { return CM_HELD_OR_LOADED(cm_wlast[kb], cm_load_block_t(LAYERS, 0, kb)); }
+CM_H cm_w_last_back(uint ib) { return CM_HELD_OR_LOADED(cm_wlast_back[ib], cm_load_block(LAYERS, 0, ib)); }
 
 // Sample subgroups only.
 void cm_put_input(float x[IN_PAD]) {
