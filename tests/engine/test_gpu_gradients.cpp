@@ -158,12 +158,20 @@ TEST(GpuGradients, HashGridWideMatchesReference) {
     check_gradients(c, 200, 42);
 }
 
-// The Instant-NGP MLP width on a dense grid: on the tensor-core path its gradient sums are too many
-// for registers and stay in each subgroup's partial row.
+// The Instant-NGP MLP width on a dense grid: on the tensor-core path a workgroup's four subgroups
+// share each tile (mlp_coopmat_split.glsl), and a batch that leaves the last tile partly empty.
 TEST(GpuGradients, DenseGridWideMatchesReference) {
     ModelConfig c = test::default_config();
     c.hidden_width = 64;
     check_gradients(c, 300, 43);
+}
+
+// Three hidden layers: the shared tiles' middle (by columns) then spans two matrices.
+TEST(GpuGradients, WideThreeLayersMatchesReference) {
+    ModelConfig c = test::default_config(7, 5);
+    c.hidden_width = 64;
+    c.hidden_layers = 3;
+    check_gradients(c, 260, 44);
 }
 
 // Persistent workgroups: one or a few groups loop over many tiles and add each tile's weight
@@ -196,8 +204,8 @@ TEST(GpuGradients, FloatAtomicGradientsMatchReference) {
 }
 
 // Width 128 and a 5-layer SIREN: on the tensor cores their fp16 weights do not fit shared memory
-// beside a tile, so the products read them from the device-memory copy (and the width-128 sums
-// live in each subgroup's partial row); few groups make each accumulate many tiles.
+// beside a tile, so the products read them from the device-memory copy (width 128 on shared tiles
+// of 64 samples, its blocks loaded per phase); few groups make each accumulate many tiles.
 TEST(GpuGradients, WeightsReadFromMemoryMatchReference) {
     ModelConfig wide = test::default_config();
     wide.hidden_width = 128;

@@ -121,6 +121,14 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
     expect_valid("train_step.comp", configs()[2],
                  {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                   {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "0"}});
+    // One hidden layer (no middle) and three (a middle of two matrices).
+    for (uint32_t layers : {1u, 3u}) {
+        ModelConfig c = configs()[1];
+        c.hidden_layers = layers;
+        expect_valid("train_step.comp", c,
+                     {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                      {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"}});
+    }
     // Two subgroups a column block, each taking half the tile's rows.
     for (size_t c : {1u, 3u})
         expect_valid("train_step.comp", configs()[c],
