@@ -79,7 +79,7 @@
 #endif
 #endif
 #if (CM_ROW_BLOCKS % CM_ROW_GROUP) != 0
-#error "CM_ROWS / 16 must be a multiple of the row group"
+#error "a subgroup's row blocks (CM_ROWS / 16 / CM_ROW_SPLIT) must be a multiple of the row group"
 #endif
 
 shared CmShared {
@@ -87,7 +87,8 @@ shared CmShared {
     float s_loss_sub[CM_SUBGROUPS];
 };
 shared CmSliceQuads { uvec4 s_slice4[SLICE_COLS * RS / 8]; }; // columns as 16-byte words (bias sums)
-shared CmSliceFloats { float s_out[SLICE_COLS * RS / 2]; };   // fp32 outputs over the delta slice
+// fp32 over the slices: the last matrix's outputs (over the delta slice), its sums at the step's end
+shared CmSliceFloats { float s_out[SLICE_COLS * RS / 2]; };
 
 layout(std430, binding = CM_WEIGHTS_BINDING) readonly buffer MlpWeights16 { float16_t mlp_w16[]; };
 
