@@ -340,7 +340,13 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
     // 21.25, 2^16 26.0 against 29.5, 2^18 70.5 against 79.0, 2^20 241.7 against 253.3; in one part
     // it lost (2^16 33.3, 2^18 104.5, 2^20 381.7), in four too (27.5 / 73.5 / 253.3), as did width
     // 16 in four (2^18 54.0 against 46.0).
-    bool wanted = c.hidden_width >= 32;
+    // FIELDFLOW_TRAIN_TILE and FIELDFLOW_TRAIN_WEIGHTS describe a tile a subgroup: set, they ask
+    // for that layout (unless FIELDFLOW_TRAIN_SHARED_TILE=1 says otherwise).
+    const auto set = [](const char* name) {
+        const char* v = std::getenv(name);
+        return v && *v;
+    };
+    bool wanted = c.hidden_width >= 32 && !set("FIELDFLOW_TRAIN_TILE") && !set("FIELDFLOW_TRAIN_WEIGHTS");
     if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_SHARED_TILE")) wanted = *forced;
     // FIELDFLOW_TRAIN_ROW_SPLIT=n: n subgroups a column block (measurements).
     uint32_t parts = c.hidden_width == 32 ? 2 : 1;

@@ -278,10 +278,19 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_FALSE(detail::choose_shared_tile(siren_config(64, 3, 30.0f), shared, invocations, true).has_value());
     EXPECT_FALSE(detail::choose_shared_tile(wide, shared, invocations, false).has_value());
     EXPECT_FALSE(detail::choose_shared_tile(widest, shared, 128, true).has_value());
-    // The switches turn it off, or on for width 16, and set the parts (measurements).
+    // The switches turn it off, or on for width 16, and set the parts (measurements); the other
+    // layout's tile or weights switches ask for that layout.
     {
         test::ScopedEnv e("FIELDFLOW_TRAIN_SHARED_TILE", "0");
         EXPECT_FALSE(detail::choose_shared_tile(wide, shared, invocations, true).has_value());
+    }
+    {
+        test::ScopedEnv e("FIELDFLOW_TRAIN_TILE", "64");
+        EXPECT_FALSE(detail::choose_shared_tile(wide, shared, invocations, true).has_value());
+    }
+    {
+        test::ScopedEnv e("FIELDFLOW_TRAIN_WEIGHTS", "memory");
+        EXPECT_FALSE(detail::choose_shared_tile(lake, shared, invocations, true).has_value());
     }
     test::ScopedEnv e("FIELDFLOW_TRAIN_SHARED_TILE", "1");
     EXPECT_EQ(detail::choose_shared_tile(narrow, shared, invocations, true)->shared_tile_parts, 1u);
