@@ -59,14 +59,16 @@ TEST(BackgroundWriter, JobsRunSideBySideAndAllFinish) {
     const bool posted_while_held = posted.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
     release.set_value(); // whatever happened, so that nothing is left waiting
     ASSERT_TRUE(posted_while_held) << "post waited for a job still encoding";
-    writer.post([&] { return std::vector<EncodedFile>{{dir / "last.txt", "last"}}; });
+    writer.post([path = dir / "last.txt"] { return std::vector<EncodedFile>{{path, "last"}}; });
     writer.finish();
     for (size_t i = 0; i + 1 < BackgroundWriter::kMaxJobs; ++i)
         EXPECT_EQ(read_text(dir / ("held" + std::to_string(i) + ".txt")), "held");
     EXPECT_EQ(read_text(dir / "last.txt"), "last");
 
+    // finish() rethrows the failed job's error without waiting for the one after it, which may
+    // still be encoding when this test returns: it captures nothing of the test's frame.
     writer.post([]() -> std::vector<EncodedFile> { throw std::runtime_error("encoder broke"); });
-    writer.post([&] { return std::vector<EncodedFile>{{dir / "after.txt", "after"}}; });
+    writer.post([path = dir / "after.txt"] { return std::vector<EncodedFile>{{path, "after"}}; });
     EXPECT_THROW(writer.finish(), std::runtime_error);
 }
 
