@@ -281,11 +281,9 @@ CM_F cm_grad_hidden[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (CM_CO
 CM_F cm_grad_last[CM_COLUMN_BLOCKS];                      // the last matrix's (0, ib), own samples
 float cm_bias_grad[MATRICES]; // lanes < 16: their column's bias sum, of the owned block or (last) own rows
 uint cm_grad_row;             // the row of mlp_partials of the workgroup's part CM_PART
-uint cm_group;                // the workgroup's index among the step's
 
 // `group`: the workgroup's index among the step's; its parts' rows follow each other.
 void cm_grad_begin(uint group) {
-    cm_group = group;
     cm_grad_row = (group * CM_ROW_SPLIT + CM_PART) * uint(MLP_PARAMS);
     [[unroll]] for (int f = 0; f < CM_IB0; ++f) cm_grad_first[f] = CM_F(0.0);
     [[unroll]] for (int f = 0; f < CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS; ++f) cm_grad_hidden[f] = CM_F(0.0);

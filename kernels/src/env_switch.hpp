@@ -11,6 +11,12 @@
 
 namespace ff::engine::detail {
 
+// Whether the variable is set to something (an empty value says nothing, as for the readers below).
+inline bool env_given(const char* name) {
+    const char* value = std::getenv(name);
+    return value && *value;
+}
+
 // Unset or empty: no say (nullopt); "0" or "1": off or on; anything else is an error naming the
 // variable and what it takes, so a measurement never runs another configuration than asked.
 inline std::optional<bool> env_switch(const char* name) {

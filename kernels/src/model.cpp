@@ -342,11 +342,7 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
     // 16 in four (2^18 54.0 against 46.0).
     // FIELDFLOW_TRAIN_TILE and FIELDFLOW_TRAIN_WEIGHTS describe a tile a subgroup: set, they ask
     // for that layout (unless FIELDFLOW_TRAIN_SHARED_TILE=1 says otherwise).
-    const auto set = [](const char* name) {
-        const char* v = std::getenv(name);
-        return v && *v;
-    };
-    bool wanted = c.hidden_width >= 32 && !set("FIELDFLOW_TRAIN_TILE") && !set("FIELDFLOW_TRAIN_WEIGHTS");
+    bool wanted = c.hidden_width >= 32 && !env_given("FIELDFLOW_TRAIN_TILE") && !env_given("FIELDFLOW_TRAIN_WEIGHTS");
     if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_SHARED_TILE")) wanted = *forced;
     // FIELDFLOW_TRAIN_ROW_SPLIT=n: n subgroups a column block (measurements).
     uint32_t parts = c.hidden_width == 32 ? 2 : 1;

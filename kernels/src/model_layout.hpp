@@ -48,9 +48,9 @@ struct TrainTiling {
     // The encoding's gradients as fixed-point integers, two features a 64-bit atomic
     // (encoding_state.glsl's ENC_GRAD_FIXED; DeviceImpl::fixed_point_gradients), not float atomics.
     bool fixed_point_gradients = false;
-    // Training only: the workgroup's hidden_width / 16 subgroups (tile = 2 * hidden_width
-    // invocations) share one tile of this many samples, each owning a block of output columns
-    // (mlp_coopmat_split.glsl); 0: each subgroup takes its own 32-sample tiles (mlp_coopmat.glsl).
+    // Training only: the workgroup's subgroups (hidden_width / 16 a part, below) share one tile of
+    // this many samples, each owning a block of output columns (mlp_coopmat_split.glsl); 0: each
+    // subgroup takes its own 32-sample tiles (mlp_coopmat.glsl).
     uint32_t shared_tile_rows = 0;
     // With shared_tile_rows: subgroups a column block, each taking a part of the tile's rows
     // (tile = 2 * hidden_width * parts invocations).
