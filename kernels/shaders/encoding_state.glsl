@@ -27,24 +27,6 @@
 #define ENC_GRAD_AT(cell, f) ENC_WORD_AT(cell, ENC_GRAD_WORD(f))
 #define ENC_STAMP_AT(cell) ENC_WORD_AT(cell, ENC_STAMP_WORD)
 
-// Gradient replicas. A cell's atomics from every multiprocessor meet at one address, where the
-// memory system takes them one at a time; the hash grid's coarse levels take thousands a cell at
-// large batches. The first ENC_REPLICATED_CELLS cells (whole groups, the encoding's smallest
-// first) have ENC_REPLICAS copies of their gradient words: the record's own (copy 0) and, after
-// the records (word ENC_REPLICA_BASE on), copies 1 .. ENC_REPLICAS - 1 of all of them, copy by
-// copy, a cell's words rounded up to a pair. Workgroup w adds into copy w % ENC_REPLICAS; the
-// optimizer adds the copies and clears them. The host's layout is encoding_state.hpp's.
-#ifndef ENC_REPLICAS
-#define ENC_REPLICAS 1
-#define ENC_REPLICATED_CELLS 0
-#define ENC_REPLICA_BASE 0u
-#endif
-#define ENC_REPLICA_STRIDE ((uint(ENC_CELL_FEATURES) + 1u) / 2u * 2u)
-// Gradient word f of `cell` in copy `copy` (copy 0, or a replicated cell).
-#define ENC_GRAD_COPY_AT(copy, cell, f)                                                             \
-    ((copy) == 0u ? ENC_GRAD_AT(cell, f)                                                           \
-                  : ENC_REPLICA_BASE + (((copy) - 1u) * uint(ENC_REPLICATED_CELLS) + (cell)) * ENC_REPLICA_STRIDE + uint(f))
-
 // The gradient words. With ENC_GRAD_FIXED (the device has 64-bit integer atomics) they hold 32-bit
 // fixed-point sums, features f and f + 1 added by one 64-bit atomic (a pair's words are adjacent
 // and 8-byte aligned: records are whole 16-byte words, f even); otherwise floats added by float

@@ -124,52 +124,22 @@ void step_mlp(uint group) {
     mlp_v[p] = v;
 }
 
-// Adds a copy's gradient words (as the record holds them) to `sums`: fixed-point pairs decoded
-// and added as integers (the same total whichever copies the shares went to), or floats.
-#if ENC_GRAD_FIXED
-#define ENC_GRAD_SUM ivec2
-#else
-#define ENC_GRAD_SUM vec2
-#endif
-void add_gradient_words(uint lo, uint hi, inout ENC_GRAD_SUM sum) {
-#if ENC_GRAD_FIXED
-    sum += enc_grad_fixed_pair(lo, hi);
-#else
-    sum += vec2(uintBitsToFloat(lo), uintBitsToFloat(hi));
-#endif
-}
-
-// The gradient sums of a cell (in its record and, for a replicated cell, its copies:
-// encoding_state.glsl; fixed-point pairs or floats) as floats, cleared for the next step.
+// The gradient sums in a cell's record (encoding_state.glsl: fixed-point pairs or floats) as
+// floats, cleared in the record for the next step.
 void take_gradients(uint cell, inout EncRecord r, out float grad[ENC_CELL_FEATURES]) {
-    const uint pairs = (uint(ENC_CELL_FEATURES) + 1u) / 2u;
-    ENC_GRAD_SUM sums[pairs];
-    [[unroll]] for (uint p = 0u; p < pairs; ++p) {
-        // An odd last feature's high word is the next quantity's: the pair's low word is its sum.
-        const uint hi = 2u * p + 1u < ENC_CELL_FEATURES ? floatBitsToUint(REC_GRAD(r, 2u * p + 1u)) : 0u;
-        sums[p] = ENC_GRAD_SUM(0);
-        add_gradient_words(floatBitsToUint(REC_GRAD(r, 2u * p)), hi, sums[p]);
-    }
-#if ENC_REPLICAS > 1
-    if (cell < uint(ENC_REPLICATED_CELLS))
-        for (uint copy = 1u; copy < uint(ENC_REPLICAS); ++copy)
-            [[unroll]] for (uint p = 0u; p < pairs; ++p) {
-                const uint w = ENC_GRAD_COPY_AT(copy, cell, 2u * p);
-                const uint hi = 2u * p + 1u < ENC_CELL_FEATURES ? enc_state_u[w + 1u] : 0u;
-                add_gradient_words(enc_state_u[w], hi, sums[p]);
-                enc_state_u[w] = 0u;
-                if (2u * p + 1u < ENC_CELL_FEATURES) enc_state_u[w + 1u] = 0u;
-            }
-#endif
 #if ENC_GRAD_FIXED
     const float unit = 1.0 / enc_grad_fixed_scale(enc_group_cells(enc_cell_group(cell))).x;
-#else
-    const float unit = 1.0;
-#endif
-    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
-        grad[c] = float(sums[c / 2u][c % 2u]) * unit;
-        REC_GRAD(r, c) = 0.0;
+    [[unroll]] for (uint c = 0u; c + 1u < ENC_CELL_FEATURES; c += 2u) {
+        const ivec2 sums = enc_grad_fixed_pair(floatBitsToUint(REC_GRAD(r, c)), floatBitsToUint(REC_GRAD(r, c + 1u)));
+        grad[c] = float(sums.x) * unit;
+        grad[c + 1u] = float(sums.y) * unit;
     }
+    if (ENC_CELL_FEATURES % 2 == 1)
+        grad[ENC_CELL_FEATURES - 1] = float(floatBitsToInt(REC_GRAD(r, ENC_CELL_FEATURES - 1))) * unit;
+#else
+    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) grad[c] = REC_GRAD(r, c);
+#endif
+    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) REC_GRAD(r, c) = 0.0;
 }
 
 // Step t = pc.step + 1 of one encoding cell (parameters q, record r as loaded), at step `from`

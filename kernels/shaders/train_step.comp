@@ -80,20 +80,18 @@ uint64_t enc_grad_fixed_addend(int lo, int hi) {
 
 // Adds one sample's gradient of an encoding cell (of fixed-point group `group`). Nothing marks the
 // cell touched: the optimizer finds the step's cells again from its samples (optimizer.comp).
-// A replicated cell's share goes to this workgroup's copy (encoding_state.glsl).
 void enc_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
-    const uint copy = cell < uint(ENC_REPLICATED_CELLS) ? gl_WorkGroupID.x % uint(ENC_REPLICAS) : 0u;
 #if ENC_GRAD_FIXED
     const vec2 scale = enc_grad_fixed_scale(enc_group_cells(group));
     int q[ENC_CELL_FEATURES];
     for (int f = 0; f < ENC_CELL_FEATURES; ++f) q[f] = int(round(clamp(g[f] * scale.x, -scale.y, scale.y)));
     for (int f = 0; f + 1 < ENC_CELL_FEATURES; f += 2)
-        atomicAdd(enc_state_u64[ENC_GRAD_COPY_AT(copy, cell, f) / 2u], enc_grad_fixed_addend(q[f], q[f + 1]));
+        atomicAdd(enc_state_u64[ENC_GRAD_AT(cell, f) / 2u], enc_grad_fixed_addend(q[f], q[f + 1]));
 #if ENC_CELL_FEATURES % 2 == 1
-    atomicAdd(enc_state_u[ENC_GRAD_COPY_AT(copy, cell, ENC_CELL_FEATURES - 1)], uint(q[ENC_CELL_FEATURES - 1]));
+    atomicAdd(enc_state_u[ENC_GRAD_AT(cell, ENC_CELL_FEATURES - 1)], uint(q[ENC_CELL_FEATURES - 1]));
 #endif
 #else
-    for (int f = 0; f < ENC_CELL_FEATURES; ++f) atomicAdd(enc_state[ENC_GRAD_COPY_AT(copy, cell, f)], g[f]);
+    for (int f = 0; f < ENC_CELL_FEATURES; ++f) atomicAdd(enc_state[ENC_GRAD_AT(cell, f)], g[f]);
 #endif
 }
 #define ENC_CELL_GRAD(cell, group, g) enc_cell_grad(cell, group, g)

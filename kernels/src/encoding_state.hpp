@@ -12,11 +12,6 @@ namespace ff::engine::detail {
 struct EncodingStateLayout {
     uint64_t cells = 0;    // optimizer cells
     uint32_t features = 0; // parameters per cell (ENC_CELL_FEATURES)
-    // The gradient replicas (TrainTiling::gradient_replicas): cells [0, replicated_cells) have
-    // replicas - 1 more copies of their gradient words after the records, copy by copy, each cell's
-    // words rounded up to a pair.
-    uint32_t replicated_cells = 0;
-    uint32_t replicas = 1;
 
     // Words per record: 3 * features + 1, rounded up to 16 bytes.
     uint64_t record_words() const { return (3 * uint64_t(features) + 1 + 3) / 4 * 4; }
@@ -24,18 +19,7 @@ struct EncodingStateLayout {
     uint64_t m(uint64_t cell, uint32_t f) const { return grad(cell, features + f); }
     uint64_t v(uint64_t cell, uint32_t f) const { return grad(cell, 2 * features + f); }
     uint64_t stamp(uint64_t cell) const { return grad(cell, 3 * features); }
-    uint64_t record_region_words() const { return cells * record_words(); }
-    uint64_t replica_stride() const { return (uint64_t(features) + 1) / 2 * 2; }
-    // Feature f's gradient word of `cell` in copy `copy` (0: the record's own).
-    uint64_t grad_copy(uint32_t copy, uint64_t cell, uint32_t f) const {
-        if (copy == 0) return grad(cell, f);
-        return record_region_words() + ((copy - 1) * uint64_t(replicated_cells) + cell) * replica_stride() + f;
-    }
-    // The copies a cell's gradient has.
-    uint32_t copies(uint64_t cell) const { return cell < replicated_cells ? replicas : 1; }
-    uint64_t words() const {
-        return record_region_words() + uint64_t(replicas - 1) * replicated_cells * replica_stride();
-    }
+    uint64_t words() const { return cells * record_words(); }
     uint64_t bytes() const { return 4 * std::max<uint64_t>(words(), 1); }
 };
 

@@ -100,8 +100,7 @@ uint32_t coopmat_workgroups(const DeviceImpl& device) {
 }
 } // namespace
 
-namespace {
-TrainTiling kernel_tiling(const DeviceImpl& device, const ModelConfig& config, uint32_t batch) {
+TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config, uint32_t batch) {
     const auto& limits = device.properties().limits;
     // Sine layers with a frequency factor (SIREN) train on the tensor cores like the others: with
     // fp16 activations and deltas they learn the same image as the fp32 portable kernels to within
@@ -139,26 +138,6 @@ TrainTiling kernel_tiling(const DeviceImpl& device, const ModelConfig& config, u
     t.portable_reason = reason;
     t.fixed_point_gradients = device.fixed_point_gradients();
     return t;
-}
-} // namespace
-
-TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config, uint32_t batch) {
-    TrainTiling t = kernel_tiling(device, config, batch);
-    const GradientReplicas replicas = choose_gradient_replicas(config, batch);
-    t.gradient_replicas = replicas.replicas;
-    t.replicated_cells = replicas.cells;
-    return t;
-}
-
-EncodingStateLayout training_state_layout(const ModelConfig& config, const TrainTiling& tiling) {
-    const EncodingDescriptor& encoding = encoding_of(config);
-    return {encoding.cells(config), encoding.cell_features(config), tiling.replicated_cells, tiling.gradient_replicas};
-}
-
-void add_state_defines(Defines& defines, const EncodingStateLayout& layout) {
-    defines.push_back({"ENC_REPLICAS", std::to_string(layout.replicas)});
-    defines.push_back({"ENC_REPLICATED_CELLS", std::to_string(layout.replicated_cells)});
-    defines.push_back({"ENC_REPLICA_BASE", std::to_string(layout.record_region_words()) + "u"});
 }
 
 void record_train_dispatches(VkCommandBuffer cb, const DeviceImpl& device, const DescriptorSet& set,
@@ -261,7 +240,6 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     else bindings = image.add_defines(d, 6); // the image after the model's and the step's buffers
     d.push_back({"ENC_GRAD_FIXED", tiling.fixed_point_gradients ? "1" : "0"});
-    add_state_defines(d, training_state_layout(config, tiling));
     bindings = add_weight_defines(d, tiling, bindings); // before d is copied into the request
     return {"train_step.comp", d, bindings};
 }

@@ -2,7 +2,6 @@
 // parameters on the device, and the kernels specialised for a model.
 #pragma once
 
-#include "encoding_state.hpp"
 #include "model_layout.hpp"
 #include "target_image.hpp"
 #include "vk_device.hpp"
@@ -53,13 +52,7 @@ void require_consistent(const Model& model);
 // and the model fits their shared memory, else the portable kernels. A training batch (0: any,
 // as for rendering) can shrink a tensor-core workgroup (choose_coopmat_tiling); the weights stay
 // where they are for every batch.
-// Training batches also set the encoding's gradient replicas (choose_gradient_replicas).
 TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config, uint32_t batch = 0);
-
-// The encoding's training state for `config` trained with `tiling`: its records and the gradient
-// replicas' copies (encoding_state.hpp), and the defines that tell the kernels where they lie.
-EncodingStateLayout training_state_layout(const ModelConfig& config, const TrainTiling& tiling);
-void add_state_defines(Defines& defines, const EncodingStateLayout& layout);
 
 // Workgroups of one training dispatch for a batch: each loops over tiles (train_step.comp), so the
 // gradient partial rows do not grow with the batch.

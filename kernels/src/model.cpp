@@ -376,35 +376,6 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
     return std::nullopt;
 }
 
-GradientReplicas choose_gradient_replicas(const ModelConfig& c, uint32_t batch) {
-    // A cell's gradient atomics from all multiprocessors meet at one address, where the memory
-    // system takes them one at a time: at batch 2^20 each of the hash grid's 289 level-0 cells
-    // takes ~14,500 a step. Copies spread them (a workgroup adds into copy workgroup % copies) and
-    // the optimizer sums them; the integer sums are the same whichever copy a sample's share lands
-    // in. Only groups whose cells take many atomics gain: elsewhere the copies are memory traffic.
-    uint32_t replicas = 16;
-    uint64_t min_reads = 1024;
-    if (const std::optional<uint32_t> n = env_count("FIELDFLOW_TRAIN_GRADIENT_REPLICAS", 1, 256)) replicas = *n;
-    if (const std::optional<uint32_t> n = env_count("FIELDFLOW_TRAIN_REPLICA_READS", 1, 1u << 30)) min_reads = *n;
-    const EncodingDescriptor& e = encoding_of(c);
-    const uint64_t cells = e.cells(c);
-    if (batch == 0 || replicas <= 1 || cells == 0) return {};
-    // The groups are runs of cells, in order (encoding.hpp's group_cells); a sample reads the
-    // same number of cells in each.
-    uint64_t groups = 0;
-    for (uint64_t cell = 0; cell < cells; cell += e.group_cells(c, cell)) ++groups;
-    const double reads_per_group = double(batch) * e.cells_read(c) / double(groups);
-    uint64_t replicated = 0;
-    while (replicated < cells && reads_per_group >= double(min_reads) * double(e.group_cells(c, replicated)))
-        replicated += e.group_cells(c, replicated);
-    // The copies lie after the records (encoding_state.hpp), indexed in 32 bits; 64 MB at most.
-    const EncodingStateLayout layout{cells, e.cell_features(c), uint32_t(replicated), replicas};
-    if (replicated == 0 || layout.words() - layout.record_region_words() > (uint64_t(1) << 24) ||
-        layout.words() >= (uint64_t(1) << 32))
-        return {};
-    return {replicas, uint32_t(replicated)};
-}
-
 Defines model_defines(const ModelConfig& c) {
     auto s = [](uint32_t v) { return std::to_string(v); };
     // Shortest text that reads back to the same float, as a GLSL float expression.

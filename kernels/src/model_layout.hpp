@@ -62,11 +62,6 @@ struct TrainTiling {
     uint32_t rows_per_group() const {
         return shared_tile_rows ? shared_tile_parts : coopmat ? tile / 32 : 1;
     }
-    // Training only: the encoding's first `replicated_cells` cells add their gradients into one of
-    // `gradient_replicas` copies of their gradient words (encoding_state.glsl; 1: the record's
-    // alone), chosen by choose_gradient_replicas.
-    uint32_t gradient_replicas = 1;
-    uint32_t replicated_cells = 0;
 };
 TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
                           uint32_t max_invocations);
@@ -91,17 +86,6 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& config, uint32_t max_shared
 // FIELDFLOW_TRAIN_ROW_SPLIT=n sets the parts (measurements).
 std::optional<TrainTiling> choose_shared_tile(const ModelConfig& config, uint32_t max_shared_bytes,
                                               uint32_t max_invocations, bool shared_blocks);
-
-// The encoding's gradient replicas for training `config` on `batch` samples a step
-// (TrainTiling::gradient_replicas, replicated_cells): the leading groups of cells (encoding.glsl;
-// a hash grid's coarse levels, smallest first) whose cells each take at least a threshold of a
-// step's gradient atomics, or none. FIELDFLOW_TRAIN_GRADIENT_REPLICAS=n and
-// FIELDFLOW_TRAIN_REPLICA_READS=n set the copies and the threshold (measurements).
-struct GradientReplicas {
-    uint32_t replicas = 1;
-    uint32_t cells = 0;
-};
-GradientReplicas choose_gradient_replicas(const ModelConfig& config, uint32_t batch);
 
 // Defines shared by every kernel of this model.
 Defines model_defines(const ModelConfig& config);

@@ -35,7 +35,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     auto local = [&](size_t bytes, const char* name) {
         return Buffer(dev, bytes, MemoryKind::device_local, name);
     };
-    const EncodingStateLayout state_layout = training_state_layout(c, tiling);
+    const EncodingStateLayout state_layout{cells, uint32_t(encoding.cell_features(c))};
     Buffer state = local(state_layout.bytes(), "encoding training state"); // encoding_state.hpp
     const uint32_t rows = partial_rows(tiling, groups); // of gradient partials, and of loss partials
     Buffer partials = local(size_t(rows) * gpu.layout.total * 4, "MLP gradient partials");
@@ -64,38 +64,24 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     r.outputs.resize(targets.size());
     download(dev, runner, out_buf, r.outputs.data(), r.outputs.size() * 4);
     r.grad_encoding.resize(params);
-    r.gradient_replicas = state_layout.replicas;
-    r.replicated_cells = state_layout.replicated_cells;
-    std::vector<float> records(state_layout.words());
+    std::vector<float> records(cells * state_layout.record_words());
     if (!records.empty()) download(dev, runner, state, records.data(), records.size() * 4);
-    // Each cell's gradient copies summed, as the optimizer does (optimizer.comp's take_gradients).
     for (size_t cell = 0; cell < cells; ++cell) {
         const uint32_t features = state_layout.features;
         float* grad = &r.grad_encoding[cell * features];
         if (!tiling.fixed_point_gradients) {
-            for (uint32_t f = 0; f < features; ++f) {
-                float sum = 0.0f;
-                for (uint32_t copy = 0; copy < state_layout.copies(cell); ++copy)
-                    sum += records[state_layout.grad_copy(copy, cell, f)];
-                grad[f] = sum;
-            }
+            for (uint32_t f = 0; f < features; ++f) grad[f] = records[state_layout.grad(cell, f)];
             continue;
         }
-        // Fixed-point sums: each copy's pairs decoded, the integers added.
-        std::vector<int32_t> sums(features, 0);
-        for (uint32_t copy = 0; copy < state_layout.copies(cell); ++copy) {
-            auto word = [&](uint32_t f) {
-                return std::bit_cast<uint32_t>(records[state_layout.grad_copy(copy, cell, f)]);
-            };
-            for (uint32_t f = 0; f + 1 < features; f += 2) {
-                const auto [lo, hi] = fixed_point_gradient_pair(word(f), word(f + 1));
-                sums[f] += lo;
-                sums[f + 1] += hi;
-            }
-            if (features % 2 == 1) sums[features - 1] += int32_t(word(features - 1));
-        }
+        // Fixed-point sums: read back as the optimizer does (optimizer.comp's take_gradients).
+        auto word = [&](uint32_t f) { return std::bit_cast<uint32_t>(records[state_layout.grad(cell, f)]); };
         const double unit = 1.0 / fixed_point_gradient_units(encoding.group_cells(c, cell), n, c.output_dims);
-        for (uint32_t f = 0; f < features; ++f) grad[f] = float(sums[f] * unit);
+        for (uint32_t f = 0; f + 1 < features; f += 2) {
+            const auto [lo, hi] = fixed_point_gradient_pair(word(f), word(f + 1));
+            grad[f] = float(lo * unit);
+            grad[f + 1] = float(hi * unit);
+        }
+        if (features % 2 == 1) grad[features - 1] = float(int32_t(word(features - 1)) * unit);
     }
     std::vector<float> part(size_t(rows) * gpu.layout.total), lp(rows);
     download(dev, runner, partials, part.data(), part.size() * 4);

@@ -218,7 +218,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     loss_partials_ = local(size_t(partial_rows(tiling_, groups_)) * 4, "loss partials");
     loss_log_ = local(PipelinedRunner::kSlots * kTrainerStepsPerSubmit * 4, "loss log");
     // Per cell its gradient, Adam's moments and steps in one record (encoding_state.hpp).
-    state_layout_ = training_state_layout(config, tiling_);
+    state_layout_ = EncodingStateLayout{cells_, uint32_t(encoding.cell_features(config))};
     encoding_state_ = local(state_layout_.bytes(), "encoding training state");
     loss_readback_ = Buffer(dev_, PipelinedRunner::kSlots * kTrainerStepsPerSubmit * 4, MemoryKind::readback, "loss readback");
     image_buf_ = TargetImage(dev_, runner_, TargetImageLayout::of(dev_, image.width, image.height, image.source_bits),
@@ -265,7 +265,6 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     Defines optimizer_defines = model_defines(config);
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
     optimizer_defines.emplace_back("ENC_GRAD_FIXED", tiling_.fixed_point_gradients ? "1" : "0");
-    add_state_defines(optimizer_defines, state_layout_);
     optimizer_defines.emplace_back("MLP_FP16_COPY", fp16_copy ? "1" : "0");
     optimizer_defines.emplace_back("PARAMS_PER_GROUP", std::to_string(kOptimizerParamsPerGroup));
     // Invocations per sample where the optimizer finds a step's cells from its samples: one per

@@ -28,13 +28,13 @@ MemoryEstimate estimate_training_memory(const Device& device, const ModelConfig&
     const MlpLayout L = mlp_layout(config);
     const TrainTiling tiling = train_tiling_for(dev, config, options.batch);
     const uint32_t groups = persistent_groups(dev, tiling, options.batch, L.total);
-    const uint64_t floats = encoding.parameter_count(config);
+    const uint64_t cells = encoding.cells(config), floats = encoding.parameter_count(config);
 
     MemoryEstimate e;
     e.parts.emplace_back("image", TargetImageLayout::of(dev, width, height, source_bits).bytes());
     // Parameters; the training state (each cell's gradient, Adam's moments and steps); the lazy
     // form's catch-up table (its largest size).
-    const EncodingStateLayout state = training_state_layout(config, tiling);
+    const EncodingStateLayout state{cells, uint32_t(encoding.cell_features(config))};
     e.parts.emplace_back("encoding", 4 * (floats + catch_up_table_floats(options)) + state.bytes());
     // Parameters, Adam's m and v, the gradient partial rows, the loss partials; the fp16 weight
     // copy of tensor-core kernels that read their weights from memory.

@@ -3,7 +3,6 @@
 #include "model_layout.hpp"
 #include "vk_device.hpp"
 
-#include <cmath>
 #include <cstdlib>
 
 namespace ff::engine {
@@ -304,39 +303,6 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
 
 // The tensor-core tiling's measurement switches refuse what they cannot use, saying what they take,
 // instead of running another configuration than the one asked for.
-// Gradient replicas go to the leading groups whose cells each take at least 1,024 of a step's
-// atomics: the hash model's coarse levels at large batches, none at 2^14 or on a large grid.
-TEST(ModelConfig, CrowdedEncodingCellsGetGradientReplicas) {
-    using detail::choose_gradient_replicas;
-    ModelConfig hash = test::hash_test_config();
-    hash.encoding.hash = {.levels = 16, .features = 2, .log2_table_size = 15, .base_resolution = 16,
-                          .per_level_scale = 1.3f};
-    // Each level's cells read batch * 4 times a step; levels of at most batch * 4 / 1024 cells,
-    // i.e. (res + 1)^2 <= 4096 at 2^20: resolutions 16, 20, 27, 35, 45, 59 (17^2 + ... + 60^2).
-    uint32_t coarse = 0;
-    for (int l = 0; l < 16; ++l) {
-        const uint32_t res = uint32_t(std::floor(16.0 * std::pow(double(1.3f), double(l))));
-        if ((res + 1) * (res + 1) > 4096) break;
-        coarse += (res + 1) * (res + 1);
-    }
-    const detail::GradientReplicas at_2_20 = choose_gradient_replicas(hash, 1u << 20);
-    EXPECT_EQ(at_2_20.replicas, 16u);
-    EXPECT_EQ(at_2_20.cells, coarse);
-    EXPECT_GT(at_2_20.cells, choose_gradient_replicas(hash, 1u << 18).cells);
-    EXPECT_EQ(choose_gradient_replicas(hash, 1u << 14).replicas, 1u);
-    EXPECT_EQ(choose_gradient_replicas(hash, 0).replicas, 1u) << "rendering";
-    // The dense grid is one group: replicated whole where it is small next to the batch.
-    EXPECT_EQ(choose_gradient_replicas(test::default_config(40, 40), 1u << 20).cells, 1600u);
-    EXPECT_EQ(choose_gradient_replicas(test::default_config(400, 300), 1u << 20).replicas, 1u);
-    EXPECT_EQ(choose_gradient_replicas(test::siren_test_config(), 1u << 20).replicas, 1u) << "no cells";
-    {
-        test::ScopedEnv off("FIELDFLOW_TRAIN_GRADIENT_REPLICAS", "1");
-        EXPECT_EQ(choose_gradient_replicas(hash, 1u << 20).replicas, 1u);
-    }
-    test::ScopedEnv bad("FIELDFLOW_TRAIN_GRADIENT_REPLICAS", "lots");
-    EXPECT_THROW(choose_gradient_replicas(hash, 1u << 20), EngineError);
-}
-
 TEST(ModelConfig, TensorCoreTilingSwitchesRefuseBadValues) {
     const ModelConfig lake = test::default_config(200, 137);
     for (const char* bad : {"100", "0", "288", "64x", "wide"}) {

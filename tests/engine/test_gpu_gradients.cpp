@@ -203,32 +203,6 @@ TEST(GpuGradients, FloatAtomicGradientsMatchReference) {
     check_gradients(test::hash_test_config(), 300, 82, 2, 5, &device);
 }
 
-// Gradient replicas (encoding_state.glsl): with copies forced onto every group, the cells' shares
-// land in four copies a cell, which the read-back sums as the optimizer does; the sums match the
-// reference on both atomic forms, and the fixed-point ones equal those without copies bit for bit.
-TEST(GpuGradients, ReplicatedGradientsMatchReference) {
-    for (const char* fixed : {"1", "0"}) {
-        test::ScopedEnv form("FIELDFLOW_FIXED_POINT_GRADIENTS", fixed);
-        Device device = Device::open("auto", DeviceOptions{.validation = true});
-        const ModelConfig config = test::hash_test_config();
-        Model model = test::random_model(config, 91);
-        test::Samples s = test::random_samples(300, config.output_dims, 92);
-        cluster(s, 5);
-        const testing::ForwardBackward plain = testing::forward_backward(device, model, s.uv, s.targets, 3);
-        EXPECT_EQ(plain.gradient_replicas, 1u) << "300 samples leave every cell a few reads";
-        test::ScopedEnv copies("FIELDFLOW_TRAIN_GRADIENT_REPLICAS", "4");
-        test::ScopedEnv reads("FIELDFLOW_TRAIN_REPLICA_READS", "1");
-        const testing::ForwardBackward replicated = testing::forward_backward(device, model, s.uv, s.targets, 3);
-        ASSERT_EQ(replicated.gradient_replicas, 4u);
-        EXPECT_EQ(replicated.replicated_cells, config.encoding_parameter_count() / config.encoding.hash.features);
-        if (device.fixed_point_gradients()) {
-            EXPECT_EQ(replicated.grad_encoding, plain.grad_encoding);
-        }
-        check_gradients(config, 300, 93, 3, 5, &device);
-        check_gradients(test::default_config(), 300, 94, 2, 5, &device);
-    }
-}
-
 // Width 128 and a 5-layer SIREN: on the tensor cores their fp16 weights do not fit shared memory
 // beside a tile, so the products read them from the device-memory copy (width 128 on shared tiles
 // of 64 samples, its blocks loaded per phase); few groups make each accumulate many tiles.

@@ -139,50 +139,6 @@ TEST(Training, SameSeedSameResult) {
     test::expect_validation_clean(messages, device);
 }
 
-// Gradient replicas (encoding_state.glsl) change where a step's shares are summed, not the sums:
-// with copies forced onto every cell, the optimizer adds and clears them in each of its forms,
-// and 60 steps give the model they give without copies (exactly with fixed-point gradients).
-TEST(Training, GradientReplicasGiveTheSameResult) {
-    Device& device = test::device();
-    size_t messages = device.validation_messages().size();
-    ImageData img = test::synthetic_image(40, 30);
-    const std::pair<GridAdam, DenseAdam> forms[] = {
-        {GridAdam::sparse, DenseAdam::automatic}, {GridAdam::dense, DenseAdam::eager}, {GridAdam::dense, DenseAdam::lazy}};
-    for (const ModelConfig& c : {test::default_config(10, 8), test::hash_test_config()})
-        for (const auto& [grid_adam, dense_adam] : forms) {
-            TrainOptions o;
-            o.batch = 512;
-            o.steps = 60;
-            o.seed = 5;
-            o.grid_adam = grid_adam;
-            o.dense_adam = dense_adam;
-            Trainer plain(device, c, o, img);
-            plain.train(60);
-            test::ScopedEnv copies("FIELDFLOW_TRAIN_GRADIENT_REPLICAS", "3");
-            test::ScopedEnv reads("FIELDFLOW_TRAIN_REPLICA_READS", "1");
-            Trainer replicated(device, c, o, img);
-            replicated.train(60);
-            const Model a = plain.model(), b = replicated.model();
-            double max_diff = 0;
-            for (size_t i = 0; i < a.mlp.size(); ++i) max_diff = std::max(max_diff, double(std::abs(a.mlp[i] - b.mlp[i])));
-            for (size_t i = 0; i < a.encoding_params.size(); ++i)
-                max_diff = std::max(max_diff, double(std::abs(a.encoding_params[i] - b.encoding_params[i])));
-            const std::string form = std::string(c.encoding.kind == EncodingKind::hash_grid ? "hash grid" : "dense grid") +
-                                     ", " + replicated.encoding_optimizer();
-            if (device.fixed_point_gradients()) {
-                EXPECT_EQ(max_diff, 0.0) << form;
-            } else {
-                EXPECT_LT(max_diff, test::tolerances().same_seed) << form;
-            }
-            const Model start = initial_model(c, o.seed);
-            double moved = 0;
-            for (size_t i = 0; i < a.encoding_params.size(); ++i)
-                moved = std::max(moved, double(std::abs(a.encoding_params[i] - start.encoding_params[i])));
-            EXPECT_GT(moved, 1e-3) << form << ": the control: training moved the encoding";
-        }
-    test::expect_validation_clean(messages, device);
-}
-
 // A call of several runs of 1,000 steps records each run while the device works on the one
 // before: it must give what the same steps give run by run (each call waiting for its run) and
 // report the last step's loss. A low rate keeps the two runs' rounding differences (float atomics

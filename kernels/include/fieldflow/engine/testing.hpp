@@ -15,10 +15,6 @@ struct ForwardBackward {
     std::vector<float> outputs;   // samples x output_dims
     std::vector<float> grad_mlp;  // dLoss/dModel::mlp (same padded layout)
     std::vector<float> grad_encoding; // dLoss/dModel::encoding_params
-    // The encoding's gradient copies the step added into (summed into grad_encoding): 1, or
-    // gradient_replicas for its first replicated_cells cells.
-    uint32_t gradient_replicas = 1;
-    uint32_t replicated_cells = 0;
 };
 
 // uv: 2 floats per sample; targets: output_dims floats per sample. Runs train_step.comp with
