@@ -82,12 +82,14 @@
 #error "a subgroup's row blocks (CM_ROWS / 16 / CM_ROW_SPLIT) must be a multiple of the row group"
 #endif
 
+// The selectors follow the slices directly: a matrix load's rows must be 16-byte aligned (after
+// the losses of one or two subgroups they were not, and the tensor cores read garbage).
 shared CmShared {
     float16_t s_slice[SLICE_COLS * RS];
+    float16_t s_bias_select[16 * 16]; // row l: 1 in column l (cm_bias_selector)
     float s_loss_sub[CM_SUBGROUPS];
 };
-shared CmSliceQuads { uvec4 s_slice4[SLICE_COLS * RS / 8]; }; // columns as 16-byte words (bias sums)
-// fp32 over the slices: the last matrix's outputs (over the delta slice), its sums at the step's end
+// fp32 over the slices: the last matrix's outputs (over the delta slice), the sums at the step's end
 shared CmSliceFloats { float s_out[SLICE_COLS * RS / 2]; };
 
 layout(std430, binding = CM_WEIGHTS_BINDING) readonly buffer MlpWeights16 { float16_t mlp_w16[]; };
@@ -137,8 +139,11 @@ CM_H cm_whidden_back[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (ob, 
 CM_H cm_wlast_back[CM_COLUMN_BLOCKS];                  // (0, ib)
 #endif
 
-// Nothing of the weights lives in shared memory (the step's barrier after this is the tiles').
-void cm_load_weights() {}
+// Nothing of the weights lives in shared memory; the bias sums' selectors do (the step's barrier
+// after this is theirs).
+void cm_load_weights() {
+    for (uint i = gl_LocalInvocationIndex; i < 256u; i += TILE) s_bias_select[i] = float16_t(i / 16u == i % 16u ? 1.0 : 0.0);
+}
 
 void cm_load_weight_fragments() {
 #if CM_WEIGHT_FRAGMENTS
@@ -279,8 +284,31 @@ void cm_forward() {
 CM_F cm_grad_first[CM_IB0];                               // matrix 0's (CM_COL, ib)
 CM_F cm_grad_hidden[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (CM_COL, ib) at (l - 1) * blocks + ib
 CM_F cm_grad_last[CM_COLUMN_BLOCKS];                      // the last matrix's (0, ib), own samples
-float cm_bias_grad[MATRICES]; // lanes < 16: their column's bias sum, of the owned block or (last) own rows
+// The bias sums of every matrix in one fragment: column l of row o holds matrix l's output o (of
+// the owned block, or for the last matrix of the subgroup's own samples). A product of the
+// deltas' block D^T (16 outputs x 16 samples) with S_l, 16 rows each 1 in column l and 0
+// elsewhere, adds each output's sum over the samples into column l: one product a row block,
+// where lanes summing columns of halves one by one had taken 10% of the lake model's step and 16%
+// of width 64's at 2^20 (FIELDFLOW_TRAIN_ABLATE=bias, bench/RESULTS.md).
+CM_F cm_bias_sums;
 uint cm_grad_row;             // the row of mlp_partials of the workgroup's part CM_PART
+#if MATRICES > 16
+#error "the bias sums' fragment has a column for each of at most 16 matrices"
+#endif
+
+// S_l: its rows all row l of s_bias_select (a stride-0 load).
+CM_H cm_bias_selector(int l) {
+    CM_H s;
+    coopMatLoadNV(s, s_bias_select, uint(l) * 16u, 0, false);
+    return s;
+}
+// Adds the sums over a 16-sample block of the deltas a = D^T (loaded row-major over the delta
+// slice: output o's row) of matrix l.
+#ifndef ABLATE_BIAS
+#define CM_ADD_BIAS_SUMS(a, l) cm_bias_sums = coopMatMulAddNV(a, cm_bias_selector(l), cm_bias_sums);
+#else
+#define CM_ADD_BIAS_SUMS(a, l)
+#endif
 
 // `group`: the workgroup's index among the step's; its parts' rows follow each other.
 void cm_grad_begin(uint group) {
@@ -288,7 +316,7 @@ void cm_grad_begin(uint group) {
     [[unroll]] for (int f = 0; f < CM_IB0; ++f) cm_grad_first[f] = CM_F(0.0);
     [[unroll]] for (int f = 0; f < CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS; ++f) cm_grad_hidden[f] = CM_F(0.0);
     [[unroll]] for (int f = 0; f < CM_COLUMN_BLOCKS; ++f) cm_grad_last[f] = CM_F(0.0);
-    [[unroll]] for (int l = 0; l < MATRICES; ++l) cm_bias_grad[l] = 0.0;
+    cm_bias_sums = CM_F(0.0);
 }
 
 // delta: this sample's (y - t) * act'(z) per output (zero past OUT_DIM and outside the batch).
@@ -298,41 +326,24 @@ void cm_put_output_delta(float delta[OUT_PAD]) {
         s_slice[CM_SLICE(SLICE_COL(LAYERS + 1) + o) + CM_ROW] = float16_t(delta[o] * CM_LOSS_SCALE);
 }
 
-// Lanes < 16: column `col`'s sum over `rows` rows from `row`, read as 16-byte words (a column's
-// rows are contiguous).
-float cm_column_sum(uint col, uint row, const uint rows) {
-    const uint at = CM_SLICE(col) + row;
-    float s = 0.0;
-    [[unroll]] for (uint q = 0; q < rows / 8; ++q) {
-        const uvec4 w = s_slice4[at / 8u + q];
-        [[unroll]] for (int k = 0; k < 4; ++k) {
-            const vec2 h = unpackHalf2x16(w[k]);
-            s += h.x + h.y;
-        }
-    }
-    return s;
-}
-
 // Rows: the last matrix's weight-gradient sums and bias sums over this sample subgroup's own
 // samples, then their input gradients over slice LAYERS (ReLU's derivative read from the output
 // they overwrite): matrix LAYERS - 1's deltas.
 void cm_output_backward() {
     const int l = LAYERS;
-#ifndef ABLATE_WEIGHT_GRADIENTS
     [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
         const uint r0 = CM_SUB * WT + h * 16;
         CM_H a;
         coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1)) + r0, RS, false); // delta^T
+        CM_ADD_BIAS_SUMS(a, l)
+#ifndef ABLATE_WEIGHT_GRADIENTS
         [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib) {
             CM_H b;
             coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l) + ib * 16) + r0, RS, true); // X_l
             cm_grad_last[ib] = coopMatMulAddNV(a, b, cm_grad_last[ib]);
         }
+#endif
     }
-#endif
-#ifndef ABLATE_BIAS
-    if (CM_LANE < 16u) cm_bias_grad[l] += cm_column_sum(SLICE_COL(l + 1) + CM_LANE, CM_SUB * WT, WT);
-#endif
     subgroupBarrier(); // X_l is read before it is overwritten
     [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
         const uint r0 = CM_SUB * WT + h * 16;
@@ -353,36 +364,28 @@ void cm_output_backward() {
 // Columns: adds this subgroup's blocks (CM_COL, ib < blocks) of matrix l < LAYERS's weight gradient
 // (delta^T X_l over its row blocks) to SUMS[at + ib], and its bias columns' sums.
 #ifndef ABLATE_WEIGHT_GRADIENTS
+#define CM_ADD_WEIGHT_SUMS(a, l, rb, blocks, SUMS, at)                                                 \
+    [[unroll]] for (uint ib = 0; ib < (blocks); ++ib) {                                                \
+        CM_H b;                                                                                        \
+        coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l) + ib * 16) + (rb) * 16, RS, true);              \
+        SUMS[(at) + ib] = coopMatMulAddNV(a, b, SUMS[(at) + ib]);                                      \
+    }
+#else
+#define CM_ADD_WEIGHT_SUMS(a, l, rb, blocks, SUMS, at)
+#endif
 #define CM_COLUMN_WEIGHT_SUMS(l, blocks, SUMS, at)                                                     \
     [[unroll]] for (uint i0 = 0; i0 < CM_ROW_BLOCKS; ++i0) {                                           \
         const uint rb = CM_RB(i0);                                                                     \
         CM_H a;                                                                                        \
         coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL((l) + 1) + CM_COL * 16) + rb * 16, RS, false);      \
-        [[unroll]] for (uint ib = 0; ib < (blocks); ++ib) {                                            \
-            CM_H b;                                                                                    \
-            coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l) + ib * 16) + rb * 16, RS, true);            \
-            SUMS[(at) + ib] = coopMatMulAddNV(a, b, SUMS[(at) + ib]);                                  \
-        }                                                                                              \
+        CM_ADD_BIAS_SUMS(a, l)                                                                         \
+        CM_ADD_WEIGHT_SUMS(a, l, rb, blocks, SUMS, at)                                                 \
     }
-#else
-#define CM_COLUMN_WEIGHT_SUMS(l, blocks, SUMS, at)
-#endif
 
-void cm_column_bias_sums(int l) {
-#ifndef ABLATE_BIAS
-    if (CM_LANE < 16u)
-        cm_bias_grad[l] += cm_column_sum(SLICE_COL(l + 1) + CM_COL * 16 + CM_LANE, CM_RB(0) * 16, CM_ROW_BLOCKS * 16);
-#endif
-}
-
-void cm_weight_gradients_first() {
-    CM_COLUMN_WEIGHT_SUMS(0, CM_IB0, cm_grad_first, 0)
-    cm_column_bias_sums(0);
-}
+void cm_weight_gradients_first() { CM_COLUMN_WEIGHT_SUMS(0, CM_IB0, cm_grad_first, 0) }
 
 void cm_weight_gradients_hidden(int l) {
     CM_COLUMN_WEIGHT_SUMS(l, CM_COLUMN_BLOCKS, cm_grad_hidden, (l - 1) * CM_COLUMN_BLOCKS)
-    cm_column_bias_sums(l);
 }
 
 // Columns: dLoss/d(input of hidden matrix 1 <= l < LAYERS) for this subgroup's input block of its
@@ -451,12 +454,13 @@ void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
     }
 }
 
-// Where the sample subgroups leave their sums of the last matrix at the step's end (floats over
-// the slices, free then): per subgroup its CM_COLUMN_BLOCKS blocks (16 x 16, row-major), then 16
-// bias sums.
-#define CM_LAST_SUMS (CM_COLUMN_BLOCKS * 256 + 16)
-#if CM_SAMPLE_SUBGROUPS * CM_LAST_SUMS * 2 > SLICE_COLS * RS
-#error "the last matrix's sums do not fit over the slices"
+// Where the subgroups leave their sums at the step's end (floats over the slices, free then): the
+// sample subgroups' CM_COLUMN_BLOCKS blocks of the last matrix (16 x 16, row-major) each, then
+// every subgroup's bias sums fragment (row-major).
+#define CM_LAST_SUMS (CM_COLUMN_BLOCKS * 256)
+#define CM_BIAS_SUMS_AT (CM_SAMPLE_SUBGROUPS * CM_LAST_SUMS)
+#if (CM_BIAS_SUMS_AT + CM_SUBGROUPS * 256) * 2 > SLICE_COLS * RS
+#error "the step's sums do not fit over the slices"
 #endif
 
 // Stores the step's sums, times `scale`, into the part's row: each subgroup its blocks and bias
@@ -471,17 +475,19 @@ void cm_write_gradients(float scale) {
         [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib)
             coopMatStoreNV(cm_grad_hidden[(l - 1) * CM_COLUMN_BLOCKS + ib] * scale, mlp_partials,
                            cm_grad_row + CM_BLOCK_AT(l, CM_COL, ib), HIDDEN, false);
-    [[unroll]] for (int l = 0; l < LAYERS; ++l)
-        if (CM_LANE < 16u) mlp_partials[cm_grad_row + B_OFF(l) + CM_COL * 16 + CM_LANE] = cm_bias_grad[l] * scale;
     const int l = LAYERS;
     barrier(); // every tile is done: the slices are free
+    const uint bias_at = CM_BIAS_SUMS_AT + CM_SUB * 256; // this subgroup's bias sums, row o at o * 16
+    coopMatStoreNV(cm_bias_sums, s_out, bias_at, 16, false);
     if (CM_HOLDS_SAMPLES) {
         const uint at = CM_SUB * CM_LAST_SUMS;
         [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib)
             coopMatStoreNV(cm_grad_last[ib], s_out, at + ib * 256, 16, false);
-        if (CM_LANE < 16u) s_out[at + CM_COLUMN_BLOCKS * 256 + CM_LANE] = cm_bias_grad[l];
     }
     barrier();
+    [[unroll]] for (int m = 0; m < LAYERS; ++m)
+        if (CM_LANE < 16u)
+            mlp_partials[cm_grad_row + B_OFF(m) + CM_COL * 16 + CM_LANE] = s_out[bias_at + CM_LANE * 16 + m] * scale;
     // Part 0 writes the sums, the other parts zeros; element by element (SPIRV-Tools' folding
     // crashes on the addition of two cooperative matrices).
     const float factor = CM_PART == 0u ? scale : 0.0;
@@ -492,7 +498,7 @@ void cm_write_gradients(float scale) {
     }
     if (CM_COL == 0u && CM_LANE < 16u) {
         float bias = 0.0;
-        [[unroll]] for (uint s = 0; s < CM_SAMPLE_SUBGROUPS; ++s) bias += s_out[s * CM_LAST_SUMS + CM_COLUMN_BLOCKS * 256 + CM_LANE];
+        [[unroll]] for (uint s = 0; s < CM_SAMPLE_SUBGROUPS; ++s) bias += s_out[CM_BIAS_SUMS_AT + s * 256 + CM_LANE * 16 + l];
         mlp_partials[cm_grad_row + B_OFF(l) + CM_LANE] = bias * factor;
     }
 }

@@ -351,15 +351,15 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
     if (!wanted || !shared_blocks || c.hidden_activation != Activation::relu || c.hidden_width % 16 != 0 ||
         c.padded_output_width() != 16 || invocations > max_invocations)
         return std::nullopt;
-    // Mirrors mlp_coopmat_split.glsl's shared block: the tile's fp16 slices (row stride rows + 8)
-    // and a float per subgroup.
+    // Mirrors mlp_coopmat_split.glsl's shared block: the tile's fp16 slices (row stride rows + 8),
+    // the bias sums' 16 x 16 fp16 selectors and a float per subgroup.
     const uint32_t slice_cols = c.padded_input_width() + c.hidden_layers * c.hidden_width + c.padded_output_width();
     for (uint32_t rows = invocations; rows >= 32; rows -= 32) {
         // Each part's products take up to four row blocks at once: a part's rows a multiple of 64,
         // or 32 or 16.
         const uint32_t part_rows = rows / parts;
         if (rows % parts != 0 || part_rows % 16 != 0 || (part_rows > 32 && part_rows % 64 != 0)) continue;
-        if (2u * slice_cols * (rows + 8) + 4u * (invocations / 32) > max_shared) continue;
+        if (2u * slice_cols * (rows + 8) + 4u * (invocations / 32) + 512u > max_shared) continue;
         TrainTiling t{invocations, false, true};
         t.shared_blocks = true;
         t.shared_tile_rows = rows;

@@ -203,6 +203,20 @@ TEST(GpuGradients, FloatAtomicGradientsMatchReference) {
     check_gradients(test::hash_test_config(), 300, 82, 2, 5, &device);
 }
 
+// Shared tiles (mlp_coopmat_split.glsl) in shapes the defaults do not choose: width 16 (one
+// subgroup) and width 32 in one part (two) and in two (four), so that the tensor cores' layouts of
+// every subgroup count are checked against the reference (elsewhere these run the portable kernels).
+TEST(GpuGradients, SharedTilesOfEveryShapeMatchReference) {
+    test::ScopedEnv shared("FIELDFLOW_TRAIN_SHARED_TILE", "1");
+    ModelConfig narrow = test::default_config();
+    narrow.hidden_width = 16;
+    for (const char* parts : {"1", "2"}) {
+        test::ScopedEnv split("FIELDFLOW_TRAIN_ROW_SPLIT", parts);
+        check_gradients(test::default_config(), 300, 101, 2);
+        check_gradients(narrow, 300, 102, 2);
+    }
+}
+
 // Width 128 and a 5-layer SIREN: on the tensor cores their fp16 weights do not fit shared memory
 // beside a tile, so the products read them from the device-memory copy (width 128 on shared tiles
 // of 64 samples, its blocks loaded per phase); few groups make each accumulate many tiles.
