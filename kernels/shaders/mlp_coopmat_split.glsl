@@ -30,8 +30,9 @@
 //   columns: matrix 0's weight gradients |
 //   rows: the encoding's input gradients over slice 0, read back per sample.
 // The fp16 weights come from the copy in device memory (binding CM_WEIGHTS_BINDING), held in
-// registers for the step where CM_WEIGHT_FRAGMENTS (the blocks a subgroup's products use), else
-// loaded per phase; matrix 0's input-gradient blocks are loaded per tile. The fp32 biases come
+// registers for the step where CM_WEIGHT_FRAGMENTS (the blocks a subgroup's products use; the
+// first matrix's only with CM_FIRST_WEIGHT_FRAGMENTS), else loaded per phase; matrix 0's
+// input-gradient blocks are loaded per tile. The fp32 biases come
 // from the master copy (binding 0).
 //
 // Gradient scaling is mlp_coopmat.glsl's: fp16 deltas carry CM_LOSS_SCALE, the fp32 sums are
@@ -124,6 +125,12 @@ CM_H cm_load_block(int l, uint ob, uint ib) {
 #ifndef CM_WEIGHT_FRAGMENTS
 #define CM_WEIGHT_FRAGMENTS 1
 #endif
+// With CM_WEIGHT_FRAGMENTS: the first matrix's blocks held too, else loaded for each tile (the
+// host's choice by the registers the held fragments take).
+#ifndef CM_FIRST_WEIGHT_FRAGMENTS
+#define CM_FIRST_WEIGHT_FRAGMENTS CM_WEIGHT_FRAGMENTS
+#endif
+#define CM_HOLDS_FIRST (CM_WEIGHT_FRAGMENTS && CM_FIRST_WEIGHT_FRAGMENTS)
 // The weight blocks a subgroup's products use: forward (W^T), matrix 0's (nb, kb) for every
 // output block (rows), hidden matrix l's (CM_COL, kb) (columns), the last matrix's (0, kb) (rows);
 // input gradients (W), hidden matrix l's (ob, CM_COL) (columns), the last matrix's (0, ib) (rows).
@@ -131,8 +138,10 @@ CM_H cm_load_block(int l, uint ob, uint ib) {
 #define CM_HIDDEN_MATRICES (LAYERS > 1 ? LAYERS - 1 : 1) // matrices 1..LAYERS-1 (arrays of at least one)
 // Each kind in an array of its own with constant bounds, so every index is a constant once the
 // loops are unrolled (an array indexed otherwise lands in local memory).
-#if CM_WEIGHT_FRAGMENTS
+#if CM_HOLDS_FIRST
 CM_H cm_wfirst[CM_COLUMN_BLOCKS * CM_IB0];             // (nb, kb) at nb * CM_IB0 + kb
+#endif
+#if CM_WEIGHT_FRAGMENTS
 CM_H cm_whidden[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (CM_COL, kb) at (l - 1) * blocks + kb
 CM_H cm_wlast[CM_COLUMN_BLOCKS];                       // (0, kb)
 CM_H cm_whidden_back[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (ob, CM_COL)
@@ -146,9 +155,11 @@ void cm_load_weights() {
 }
 
 void cm_load_weight_fragments() {
-#if CM_WEIGHT_FRAGMENTS
+#if CM_HOLDS_FIRST
     [[unroll]] for (uint nb = 0; nb < CM_COLUMN_BLOCKS; ++nb)
         [[unroll]] for (uint kb = 0; kb < CM_IB0; ++kb) cm_wfirst[nb * CM_IB0 + kb] = cm_load_block_t(0, nb, kb);
+#endif
+#if CM_WEIGHT_FRAGMENTS
     [[unroll]] for (int l = 1; l < LAYERS; ++l)
         [[unroll]] for (uint i = 0; i < CM_COLUMN_BLOCKS; ++i) {
             cm_whidden[(l - 1) * CM_COLUMN_BLOCKS + i] = cm_load_block_t(l, CM_COL, i);
@@ -168,7 +179,13 @@ void cm_load_weight_fragments() {
 #define CM_HELD_OR_LOADED(held, loaded) loaded
 #endif
 // Matrix 0's block (nb, kb) as W^T.
-CM_H cm_w_first(uint nb, uint kb) { return CM_HELD_OR_LOADED(cm_wfirst[nb * CM_IB0 + kb], cm_load_block_t(0, nb, kb)); }
+CM_H cm_w_first(uint nb, uint kb) {
+#if CM_HOLDS_FIRST
+    return cm_wfirst[nb * CM_IB0 + kb];
+#else
+    return cm_load_block_t(0, nb, kb);
+#endif
+}
 // Hidden matrix 1 <= l < LAYERS: forward block kb of output block CM_COL, as W^T; input-gradient
 // block (ob, CM_COL), as W.
 CM_H cm_w_hidden(int l, uint kb) {

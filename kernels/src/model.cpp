@@ -371,6 +371,20 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // loads them. FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS=0|1 overrides (measurements).
         t.weight_fragments = c.hidden_width <= 64;
         if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS")) t.weight_fragments = *forced;
+        // What a subgroup holds for the step, in registers a lane: the weight blocks (4 each: the
+        // first matrix's column blocks x input blocks, the hidden and last matrices' blocks for
+        // both directions) and the sums (8 a fragment: the owned blocks of every matrix, the
+        // bias sums). The first matrix's blocks stay held while that is at most 168 (width 64 on
+        // the dense grid: 160, no local memory); the hash model's 64-wide MLP, whose 32 inputs
+        // make it 184, trained faster with them loaded for each tile (H100: 2^14 40.0 against
+        // 40.95 us/step, 2^20 1,276 against 1,295; bench/RESULTS.md, session 12).
+        // FIELDFLOW_TRAIN_FIRST_WEIGHT_FRAGMENTS=0|1 overrides (measurements).
+        const uint32_t columns = c.hidden_width / 16, inputs = c.padded_input_width() / 16, middle = c.hidden_layers - 1;
+        const uint32_t held = 4 * (columns * inputs + 2 * middle * columns + 2 * columns) +
+                              8 * (inputs + middle * columns + columns + 1);
+        t.first_weight_fragments = t.weight_fragments && held <= 168;
+        if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_FIRST_WEIGHT_FRAGMENTS"))
+            t.first_weight_fragments = *forced && t.weight_fragments;
         return t;
     }
     return std::nullopt;

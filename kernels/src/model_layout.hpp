@@ -55,6 +55,9 @@ struct TrainTiling {
     // With shared_tile_rows: subgroups a column block, each taking a part of the tile's rows
     // (tile = 2 * hidden_width * parts invocations).
     uint32_t shared_tile_parts = 1;
+    // With shared_tile_rows and weight_fragments: the first matrix's blocks held too (else loaded
+    // for each tile's first product).
+    bool first_weight_fragments = false;
     // Samples a workgroup takes at a time: the unit the batch is split into.
     uint32_t tile_samples() const { return shared_tile_rows ? shared_tile_rows : tile; }
     // Gradient partial rows a workgroup writes: one a subgroup, one a part of a shared tile, one on

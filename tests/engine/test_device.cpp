@@ -243,7 +243,8 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     const ModelConfig lake = test::default_config(200, 137);
     ModelConfig wide = lake;
     wide.hidden_width = 64;
-    // 16 + 2 * 64 + 16 columns of 136 halves: 43,520 bytes, and a float a subgroup.
+    // 16 + 2 * 64 + 16 columns of 136 halves: 43,520 bytes, the bias selectors' 512 and a float a
+    // subgroup.
     std::optional<detail::TrainTiling> t = detail::choose_shared_tile(wide, shared, invocations, true);
     ASSERT_TRUE(t.has_value());
     EXPECT_EQ(t->tile, 128u);
@@ -251,11 +252,21 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_EQ(t->tile_samples(), 128u);
     EXPECT_EQ(t->rows_per_group(), 1u);
     EXPECT_TRUE(t->coopmat && t->weights_in_memory() && t->shared_blocks && t->weight_fragments);
-    // The hash model's 32 inputs: 176 columns, 47,888 bytes, the same tile; 47,887 bytes: 64 rows.
+    EXPECT_TRUE(t->first_weight_fragments) << "160 registers of held fragments";
+    // The hash model's 32 inputs: 176 columns, 48,400 bytes, the same tile; 48,399 bytes: 64 rows.
+    // Its first matrix's 8 blocks would take the held fragments to 184 registers: loaded.
     const ModelConfig hash = test::hash64_test_config();
     ASSERT_EQ(hash.padded_input_width(), 32u);
-    EXPECT_EQ(detail::choose_shared_tile(hash, shared, invocations, true)->shared_tile_rows, 128u);
-    EXPECT_EQ(detail::choose_shared_tile(hash, 47887, invocations, true)->shared_tile_rows, 64u);
+    t = detail::choose_shared_tile(hash, shared, invocations, true);
+    EXPECT_EQ(t->shared_tile_rows, 128u);
+    EXPECT_TRUE(t->weight_fragments);
+    EXPECT_FALSE(t->first_weight_fragments);
+    EXPECT_EQ(detail::choose_shared_tile(hash, 48400, invocations, true)->shared_tile_rows, 128u);
+    EXPECT_EQ(detail::choose_shared_tile(hash, 48399, invocations, true)->shared_tile_rows, 64u);
+    {
+        test::ScopedEnv first("FIELDFLOW_TRAIN_FIRST_WEIGHT_FRAGMENTS", "1");
+        EXPECT_TRUE(detail::choose_shared_tile(hash, shared, invocations, true)->first_weight_fragments);
+    }
     // Width 128: 8 subgroups on 64 samples (288 columns of 72 halves), blocks loaded per phase.
     ModelConfig widest = lake;
     widest.hidden_width = 128;
@@ -264,6 +275,7 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_EQ(t->tile, 256u);
     EXPECT_EQ(t->shared_tile_rows, 64u);
     EXPECT_FALSE(t->weight_fragments);
+    EXPECT_FALSE(t->first_weight_fragments);
     // The lake model (width 32) in two parts; not width 16, sine layers, devices without explicit
     // layouts or too few invocations.
     t = detail::choose_shared_tile(lake, shared, invocations, true);
@@ -272,6 +284,7 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_EQ(t->shared_tile_rows, 128u);
     EXPECT_EQ(t->shared_tile_parts, 2u);
     EXPECT_EQ(t->rows_per_group(), 2u);
+    EXPECT_TRUE(t->weight_fragments && t->first_weight_fragments);
     ModelConfig narrow = lake;
     narrow.hidden_width = 16;
     EXPECT_FALSE(detail::choose_shared_tile(narrow, shared, invocations, true).has_value());

@@ -114,10 +114,11 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
     // measurement switches).
     for (size_t c : {1u, 3u})
         for (const char* held : {"0", "1"})
-            expect_valid("train_step.comp", configs()[c],
-                         {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
-                          {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"},
-                          {"CM_WEIGHT_FRAGMENTS", held}});
+            for (const char* first : {"0", "1"})
+                expect_valid("train_step.comp", configs()[c],
+                             {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                              {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"},
+                              {"CM_WEIGHT_FRAGMENTS", held}, {"CM_FIRST_WEIGHT_FRAGMENTS", first}});
     expect_valid("train_step.comp", configs()[2],
                  {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                   {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "0"}});
