@@ -13,6 +13,15 @@
 #endif
 
 const int ENC_GRAD_DIM = HASH_LEVELS * HASH_F;
+// The loops over the levels, unrolled where the including kernel defines ENC_LEVEL_LOOP as
+// [[unroll]] (train_step.comp, for narrow MLPs). Left to the compiler, the 16-level loops stay
+// loops, so the per-level tables and the feature arrays are indexed at run time and the NVIDIA
+// driver places them in local memory (the 64-wide hash model's training kernel: 320 bytes a lane,
+// none without the encoding's backward pass; bench/RESULTS.md, session 12). The optimizer's visit
+// of a sample's cells keeps its loop: unrolled, each of the 64 cells would inline an Adam step.
+#ifndef ENC_LEVEL_LOOP
+#define ENC_LEVEL_LOOP
+#endif
 const uint hash_resolution[HASH_LEVELS] = uint[](HASH_RESOLUTIONS);
 const uint hash_offset[HASH_LEVELS] = uint[](HASH_OFFSETS);
 const bool hash_dense[HASH_LEVELS] = bool[](HASH_DENSE);
@@ -54,7 +63,7 @@ HashCorners hash_corners(int level, vec2 uv) {
 }
 
 void encode(vec2 uv, out float x[IN_PAD]) {
-    for (int l = 0; l < HASH_LEVELS; ++l) {
+    ENC_LEVEL_LOOP for (int l = 0; l < HASH_LEVELS; ++l) {
         HashCorners k = hash_corners(l, uv);
         for (int f = 0; f < HASH_F; ++f) {
             float v = 0.0;
@@ -67,7 +76,7 @@ void encode(vec2 uv, out float x[IN_PAD]) {
 
 #ifdef ENC_CELL_GRAD
 void encode_backward(vec2 uv, float dx[ENC_GRAD_DIM]) {
-    for (int l = 0; l < HASH_LEVELS; ++l) {
+    ENC_LEVEL_LOOP for (int l = 0; l < HASH_LEVELS; ++l) {
         HashCorners k = hash_corners(l, uv);
         for (int i = 0; i < 4; ++i) {
             float g[HASH_F];
