@@ -32,8 +32,8 @@
 // The fp16 weights come from the copy in device memory (binding CM_WEIGHTS_BINDING), held in
 // registers for the step where CM_WEIGHT_FRAGMENTS (the blocks a subgroup's products use; the
 // first matrix's only with CM_FIRST_WEIGHT_FRAGMENTS), else loaded per phase; matrix 0's
-// input-gradient blocks are loaded per tile. The fp32 biases come
-// from the master copy (binding 0).
+// input-gradient blocks are loaded per tile. The fp32 biases come from the master copy (binding
+// 0). Bias gradients are summed on the tensor cores too (cm_bias_sums).
 //
 // Gradient scaling is mlp_coopmat.glsl's: fp16 deltas carry CM_LOSS_SCALE, the fp32 sums are
 // scaled once when written. The workgroup writes one partial row and one loss partial for each
