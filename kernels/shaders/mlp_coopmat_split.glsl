@@ -52,6 +52,14 @@
 #ifndef CM_ROW_SPLIT
 #define CM_ROW_SPLIT 1
 #endif
+// CM_ENDS_BY_COLUMNS: the first matrix's forward product, the last matrix's backward products and
+// the encoding's input gradients by columns too (every subgroup an output block or a block of
+// rows), for tiles whose sample subgroups are fewer than the subgroups (width 128: 2 of 8, which
+// took those phases alone while 6 waited). Only the last matrix's forward product stays by rows.
+// Two more workgroup barriers a tile.
+#ifndef CM_ENDS_BY_COLUMNS
+#define CM_ENDS_BY_COLUMNS 0
+#endif
 #if TILE != 2 * HIDDEN * CM_ROW_SPLIT || (CM_ROWS % 32) != 0 || CM_ROWS > TILE
 #error "the shared-tile MLP runs CM_ROW_SPLIT * HIDDEN / 16 subgroups (TILE = 2 * HIDDEN * CM_ROW_SPLIT) on CM_ROWS <= TILE samples, a multiple of 32"
 #endif
@@ -225,8 +233,15 @@ void cm_forward_first() {
     }
 }
 
-// Columns: hidden matrix l >= 1, output block CM_COL of the subgroup's row blocks, bias and ReLU on
-// the accumulator, into slice l + 1.
+// Columns: hidden matrix l >= 1 (or 0, CM_ENDS_BY_COLUMNS), output block CM_COL of the subgroup's
+// row blocks, bias and ReLU on the accumulator, into slice l + 1.
+// Block kb of output block CM_COL of matrix l, as W^T: the hidden matrices' (held or loaded), or
+// the first matrix's (CM_ENDS_BY_COLUMNS), loaded.
+CM_H cm_w_columns(int l, uint kb) {
+    if (l == 0) return cm_load_block_t(0, CM_COL, kb);
+    return cm_w_hidden(max(l, 1), kb);
+}
+
 void cm_forward_hidden(int l) {
     CM_F bias;
     coopMatLoadNV(bias, mlp_params, B_OFF(l) + CM_COL * 16, 0, false);
@@ -234,7 +249,7 @@ void cm_forward_hidden(int l) {
         CM_F acc[CM_ROW_GROUP];
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) acc[g] = bias;
         [[unroll]] for (uint kb = 0; kb < IN_PAD_L(l) / 16; ++kb) {
-            const CM_H w = cm_w_hidden(l, kb);
+            const CM_H w = cm_w_columns(l, kb);
             [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
                 CM_H a;
                 coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + CM_RB(rb0 + g) * 16, RS, true);
@@ -283,10 +298,15 @@ void cm_forward_output() {
 // Every invocation of the workgroup calls this (uniform control flow); the sample subgroups must
 // have put their inputs. Leaves each sample's output in cm_out and d act / d z in cm_dact_out.
 void cm_forward() {
+#if CM_ENDS_BY_COLUMNS
+    barrier(); // every sample subgroup's inputs are in
+    cm_forward_hidden(0);
+#else
     if (CM_HOLDS_SAMPLES) {
         subgroupBarrier(); // the lanes' inputs are in
         cm_forward_first();
     }
+#endif
     barrier();
     [[unroll]] for (int l = 1; l < LAYERS; ++l) {
         cm_forward_hidden(l);
@@ -300,7 +320,12 @@ void cm_forward() {
 // over its own samples (rows; sample subgroups).
 CM_F cm_grad_first[CM_IB0];                               // matrix 0's (CM_COL, ib)
 CM_F cm_grad_hidden[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (CM_COL, ib) at (l - 1) * blocks + ib
-CM_F cm_grad_last[CM_COLUMN_BLOCKS];                      // the last matrix's (0, ib), own samples
+#if CM_ENDS_BY_COLUMNS
+#define CM_LAST_SUM_BLOCKS 1 // the last matrix's (0, CM_COL), over the subgroup's row blocks
+#else
+#define CM_LAST_SUM_BLOCKS CM_COLUMN_BLOCKS // the last matrix's (0, ib), own samples
+#endif
+CM_F cm_grad_last[CM_LAST_SUM_BLOCKS];
 // The bias sums of every matrix in one fragment: column l of row o holds matrix l's output o (of
 // the owned block, or for the last matrix of the subgroup's own samples). A product of the
 // deltas' block D^T (16 outputs x 16 samples) with S_l, 16 rows each 1 in column l and 0
@@ -332,7 +357,7 @@ void cm_grad_begin(uint group) {
     cm_grad_row = (group * CM_ROW_SPLIT + CM_PART) * uint(MLP_PARAMS);
     [[unroll]] for (int f = 0; f < CM_IB0; ++f) cm_grad_first[f] = CM_F(0.0);
     [[unroll]] for (int f = 0; f < CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS; ++f) cm_grad_hidden[f] = CM_F(0.0);
-    [[unroll]] for (int f = 0; f < CM_COLUMN_BLOCKS; ++f) cm_grad_last[f] = CM_F(0.0);
+    [[unroll]] for (int f = 0; f < CM_LAST_SUM_BLOCKS; ++f) cm_grad_last[f] = CM_F(0.0);
     cm_bias_sums = CM_F(0.0);
 }
 
@@ -447,13 +472,71 @@ void cm_encoding_input_gradients() {
     }
 }
 
+#if CM_ENDS_BY_COLUMNS
+// Columns: the last matrix's weight-gradient block (0, CM_COL) over the subgroup's row blocks
+// (column block 0 also the bias sums), then the input-gradient block CM_COL of those rows over
+// slice LAYERS (ReLU's derivative from the output it overwrites). Block CM_COL of slice LAYERS is
+// this subgroup's alone in this phase: it reads it before it overwrites it, with no barrier.
+void cm_output_backward_columns() {
+    const int l = LAYERS;
+    [[unroll]] for (uint i0 = 0; i0 < CM_ROW_BLOCKS; ++i0) {
+        const uint rb = CM_RB(i0);
+        CM_H a;
+        coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1)) + rb * 16, RS, false); // delta^T
+        if (CM_COL == 0u) { CM_ADD_BIAS_SUMS(a, l) }
+#ifndef ABLATE_WEIGHT_GRADIENTS
+        CM_H b;
+        coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l) + CM_COL * 16) + rb * 16, RS, true); // X_l
+        cm_grad_last[0] = coopMatMulAddNV(a, b, cm_grad_last[0]);
+#endif
+    }
+    subgroupBarrier();
+    const CM_H w = cm_w_last_back(CM_COL);
+    [[dont_unroll]] for (uint rb0 = 0; rb0 < CM_ROW_BLOCKS; rb0 += CM_ROW_GROUP) {
+        [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
+            const uint rb = CM_RB(rb0 + g);
+            CM_H a;
+            coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1)) + rb * 16, RS, true); // delta
+            CM_F acc = CM_F(0.0);
+            acc = coopMatMulAddNV(a, w, acc);
+            const uint at = CM_SLICE(SLICE_COL(l) + CM_COL * 16) + rb * 16;
+            CM_H dx = CM_H(acc), y;
+            coopMatLoadNV(y, s_slice, at, RS, true);
+            for (int i = 0; i < dx.length(); ++i) dx[i] = y[i] > float16_t(0.0) ? dx[i] : float16_t(0.0);
+            coopMatStoreNV(dx, s_slice, at, RS, true);
+        }
+    }
+}
+
+// The encoding's input gradients over slice 0 as blocks (row block, input block) of the whole
+// tile, dealt out to the subgroups in turn: delta_0 W_0, W_0's blocks from memory.
+void cm_encoding_input_gradients_columns() {
+    const uint blocks = (CM_ROWS / 16) * CM_ENC_BLOCKS;
+    for (uint p = CM_SUB; p < blocks; p += CM_SUBGROUPS) {
+        const uint rb = p / CM_ENC_BLOCKS, ib = p % CM_ENC_BLOCKS;
+        CM_F acc = CM_F(0.0);
+        [[unroll]] for (uint ob = 0; ob < CM_COLUMN_BLOCKS; ++ob) {
+            CM_H a;
+            coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(1) + ob * 16) + rb * 16, RS, true); // delta_0
+            acc = coopMatMulAddNV(a, cm_load_block(0, ob, ib), acc);
+        }
+        coopMatStoreNV(CM_H(acc), s_slice, CM_SLICE(ib * 16) + rb * 16, RS, true);
+    }
+}
+#endif
+
 // Backward over the tile after the sample subgroups' cm_put_output_delta; every invocation calls
 // it. Returns (sample subgroups) this sample's dLoss/d(encoding input), fp32, unscaled.
 void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
+#if CM_ENDS_BY_COLUMNS
+    barrier(); // every sample subgroup's deltas are in
+    cm_output_backward_columns();
+#else
     if (CM_HOLDS_SAMPLES) {
         subgroupBarrier(); // the lanes' deltas are in
         cm_output_backward();
     }
+#endif
     barrier();
     [[unroll]] for (int l = LAYERS - 1; l >= 1; --l) {
         cm_weight_gradients_hidden(l);
@@ -464,11 +547,17 @@ void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
     cm_weight_gradients_first();
     barrier(); // ... and slice 0 by matrix 0's
     [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = 0.0;
+#if CM_ENDS_BY_COLUMNS
+    cm_encoding_input_gradients_columns();
+    barrier();
+#else
     if (CM_HOLDS_SAMPLES) {
         cm_encoding_input_gradients();
         subgroupBarrier();
-        [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = float(s_slice[CM_SLICE(c) + CM_ROW]) * grad_scale;
     }
+#endif
+    if (CM_HOLDS_SAMPLES)
+        [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = float(s_slice[CM_SLICE(c) + CM_ROW]) * grad_scale;
 }
 
 // Where the subgroups leave their sums at the step's end (floats over the slices, free then): the
@@ -483,8 +572,9 @@ void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
 // Stores the step's sums, times `scale`, into the part's row: each subgroup its blocks and bias
 // columns of the matrices before the last; the last matrix's, added over the sample subgroups in
 // shared memory, by part 0's subgroups (block CM_COL, and column block 0 the bias), and as zeros
-// by the other parts'. Together they are every entry of every row (padding included, so the rows
-// need no clearing between steps). Every invocation calls this.
+// by the other parts' (with CM_ENDS_BY_COLUMNS each subgroup its own block (0, CM_COL) of its part,
+// column block 0 the bias). Together they are every entry of every row (padding included, so the
+// rows need no clearing between steps). Every invocation calls this.
 void cm_write_gradients(float scale) {
     [[unroll]] for (uint ib = 0; ib < CM_IB0; ++ib)
         coopMatStoreNV(cm_grad_first[ib] * scale, mlp_partials, cm_grad_row + CM_BLOCK_AT(0, CM_COL, ib), IN_PAD, false);
@@ -493,9 +583,19 @@ void cm_write_gradients(float scale) {
             coopMatStoreNV(cm_grad_hidden[(l - 1) * CM_COLUMN_BLOCKS + ib] * scale, mlp_partials,
                            cm_grad_row + CM_BLOCK_AT(l, CM_COL, ib), HIDDEN, false);
     const int l = LAYERS;
+#if CM_ENDS_BY_COLUMNS
+    coopMatStoreNV(cm_grad_last[0] * scale, mlp_partials, cm_grad_row + CM_BLOCK_AT(l, 0, CM_COL), IN_PAD_L(l), false);
+#endif
     barrier(); // every tile is done: the slices are free
     const uint bias_at = CM_BIAS_SUMS_AT + CM_SUB * 256; // this subgroup's bias sums, row o at o * 16
     coopMatStoreNV(cm_bias_sums, s_out, bias_at, 16, false);
+#if CM_ENDS_BY_COLUMNS
+    barrier();
+    [[unroll]] for (int m = 0; m < MATRICES; ++m)
+        if (CM_LANE < 16u && (m < LAYERS || CM_COL == 0u))
+            mlp_partials[cm_grad_row + B_OFF(m) + (m < LAYERS ? CM_COL * 16 : 0u) + CM_LANE] =
+                s_out[bias_at + CM_LANE * 16 + m] * scale;
+#else
     if (CM_HOLDS_SAMPLES) {
         const uint at = CM_SUB * CM_LAST_SUMS;
         [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib)
@@ -518,6 +618,7 @@ void cm_write_gradients(float scale) {
         [[unroll]] for (uint s = 0; s < CM_SAMPLE_SUBGROUPS; ++s) bias += s_out[CM_BIAS_SUMS_AT + s * 256 + CM_LANE * 16 + l];
         mlp_partials[cm_grad_row + B_OFF(l) + CM_LANE] = bias * factor;
     }
+#endif
 }
 
 // The subgroups' losses, added in a fixed order into the workgroup's partials (one a part, as

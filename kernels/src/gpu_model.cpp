@@ -191,6 +191,7 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         d.push_back({"CM_SHARED_BLOCKS", "1"});
         d.push_back({"CM_WEIGHT_FRAGMENTS", tiling.weight_fragments ? "1" : "0"});
         d.push_back({"CM_FIRST_WEIGHT_FRAGMENTS", tiling.first_weight_fragments ? "1" : "0"});
+        d.push_back({"CM_ENDS_BY_COLUMNS", tiling.ends_by_columns ? "1" : "0"});
         // FIELDFLOW_TRAIN_ROW_GROUP=n: row blocks a product phase takes at once (measurements).
         if (const std::optional<uint32_t> group = env_count("FIELDFLOW_TRAIN_ROW_GROUP", 1, 16))
             d.push_back({"CM_ROW_GROUP", std::to_string(*group)});

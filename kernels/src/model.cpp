@@ -385,6 +385,10 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         t.first_weight_fragments = t.weight_fragments && held <= 168;
         if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_FIRST_WEIGHT_FRAGMENTS"))
             t.first_weight_fragments = *forced && t.weight_fragments;
+        // Width 128's 64-sample tile has 2 sample subgroups of 8: the ends of the MLP by columns
+        // too. FIELDFLOW_TRAIN_ENDS_BY_COLUMNS=0|1 overrides (measurements).
+        t.ends_by_columns = rows / 32 < invocations / 32;
+        if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_ENDS_BY_COLUMNS")) t.ends_by_columns = *forced;
         return t;
     }
     return std::nullopt;

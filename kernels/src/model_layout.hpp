@@ -58,6 +58,10 @@ struct TrainTiling {
     // With shared_tile_rows and weight_fragments: the first matrix's blocks held too (else loaded
     // for each tile's first product).
     bool first_weight_fragments = false;
+    // With shared_tile_rows: the first matrix's forward and the last matrix's backward products by
+    // columns too (mlp_coopmat_split.glsl's CM_ENDS_BY_COLUMNS), where the tile's sample subgroups
+    // are fewer than its subgroups.
+    bool ends_by_columns = false;
     // Samples a workgroup takes at a time: the unit the batch is split into.
     uint32_t tile_samples() const { return shared_tile_rows ? shared_tile_rows : tile; }
     // Gradient partial rows a workgroup writes: one a subgroup, one a part of a shared tile, one on

@@ -861,7 +861,8 @@ void DeviceImpl::print_pipeline_stats(VkPipeline pipeline, const std::string& sh
     std::string line = "fieldflow engine: pipeline " + shader;
     for (const auto& [k, v] : defines)
         if (k == "TILE" || k == "HIDDEN" || k == "COOPMAT" || k == "CM_GRADS_IN_REGISTERS" || k == "CM_SPLIT" ||
-            k == "CM_ROWS" || k == "CM_WEIGHT_FRAGMENTS" || k == "CM_FIRST_WEIGHT_FRAGMENTS")
+            k == "CM_ROWS" || k == "CM_WEIGHT_FRAGMENTS" || k == "CM_FIRST_WEIGHT_FRAGMENTS" ||
+            k == "CM_ENDS_BY_COLUMNS")
             line += " " + k + "=" + v;
     VkPipelineInfoKHR pi{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
     pi.pipeline = pipeline;

@@ -253,6 +253,7 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_EQ(t->rows_per_group(), 1u);
     EXPECT_TRUE(t->coopmat && t->weights_in_memory() && t->shared_blocks && t->weight_fragments);
     EXPECT_TRUE(t->first_weight_fragments) << "160 registers of held fragments";
+    EXPECT_FALSE(t->ends_by_columns) << "every subgroup holds samples";
     // The hash model's 32 inputs: 176 columns, 48,400 bytes, the same tile; 48,399 bytes: 64 rows.
     // Its first matrix's 8 blocks would take the held fragments to 184 registers: loaded.
     const ModelConfig hash = test::hash64_test_config();
@@ -276,6 +277,7 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_EQ(t->shared_tile_rows, 64u);
     EXPECT_FALSE(t->weight_fragments);
     EXPECT_FALSE(t->first_weight_fragments);
+    EXPECT_TRUE(t->ends_by_columns) << "2 sample subgroups of 8";
     // The lake model (width 32) in two parts; not width 16, sine layers, devices without explicit
     // layouts or too few invocations.
     t = detail::choose_shared_tile(lake, shared, invocations, true);
@@ -285,6 +287,11 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_EQ(t->shared_tile_parts, 2u);
     EXPECT_EQ(t->rows_per_group(), 2u);
     EXPECT_TRUE(t->weight_fragments && t->first_weight_fragments);
+    EXPECT_FALSE(t->ends_by_columns);
+    {
+        test::ScopedEnv ends("FIELDFLOW_TRAIN_ENDS_BY_COLUMNS", "1");
+        EXPECT_TRUE(detail::choose_shared_tile(lake, shared, invocations, true)->ends_by_columns);
+    }
     ModelConfig narrow = lake;
     narrow.hidden_width = 16;
     EXPECT_FALSE(detail::choose_shared_tile(narrow, shared, invocations, true).has_value());

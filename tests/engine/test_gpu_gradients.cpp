@@ -204,16 +204,20 @@ TEST(GpuGradients, FloatAtomicGradientsMatchReference) {
 }
 
 // Shared tiles (mlp_coopmat_split.glsl) in shapes the defaults do not choose: width 16 (one
-// subgroup) and width 32 in one part (two) and in two (four), so that the tensor cores' layouts of
-// every subgroup count are checked against the reference (elsewhere these run the portable kernels).
+// subgroup) and width 32 in one part (two) and in two (four), the MLP's ends by rows and by
+// columns, so that the tensor cores' layouts of every subgroup count are checked against the
+// reference (elsewhere these run the portable kernels).
 TEST(GpuGradients, SharedTilesOfEveryShapeMatchReference) {
     test::ScopedEnv shared("FIELDFLOW_TRAIN_SHARED_TILE", "1");
     ModelConfig narrow = test::default_config();
     narrow.hidden_width = 16;
-    for (const char* parts : {"1", "2"}) {
-        test::ScopedEnv split("FIELDFLOW_TRAIN_ROW_SPLIT", parts);
-        check_gradients(test::default_config(), 300, 101, 2);
-        check_gradients(narrow, 300, 102, 2);
+    for (const char* ends : {"0", "1"}) {
+        test::ScopedEnv columns("FIELDFLOW_TRAIN_ENDS_BY_COLUMNS", ends);
+        for (const char* parts : {"1", "2"}) {
+            test::ScopedEnv split("FIELDFLOW_TRAIN_ROW_SPLIT", parts);
+            check_gradients(test::default_config(), 300, 101, 2);
+            check_gradients(narrow, 300, 102, 2);
+        }
     }
 }
 

@@ -119,9 +119,17 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                              {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                               {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"},
                               {"CM_WEIGHT_FRAGMENTS", held}, {"CM_FIRST_WEIGHT_FRAGMENTS", first}});
-    expect_valid("train_step.comp", configs()[2],
-                 {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
-                  {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "0"}});
+    for (const char* ends : {"0", "1"})
+        expect_valid("train_step.comp", configs()[2],
+                     {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                      {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "0"},
+                      {"CM_ENDS_BY_COLUMNS", ends}});
+    // The ends by columns where the defaults take them by rows: held blocks, two parts.
+    for (size_t c : {1u, 3u})
+        expect_valid("train_step.comp", configs()[c],
+                     {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                      {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_ROW_SPLIT", "2"}, {"CM_SHARED_BLOCKS", "1"},
+                      {"CM_WEIGHT_FRAGMENTS", "1"}, {"CM_ENDS_BY_COLUMNS", "1"}});
     // One hidden layer (no middle) and three (a middle of two matrices).
     for (uint32_t layers : {1u, 3u}) {
         ModelConfig c = configs()[1];
