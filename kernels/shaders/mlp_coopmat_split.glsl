@@ -233,8 +233,6 @@ void cm_forward_first() {
     }
 }
 
-// Columns: hidden matrix l >= 1 (or 0, CM_ENDS_BY_COLUMNS), output block CM_COL of the subgroup's
-// row blocks, bias and ReLU on the accumulator, into slice l + 1.
 // Block kb of output block CM_COL of matrix l, as W^T: the hidden matrices' (held or loaded), or
 // the first matrix's (CM_ENDS_BY_COLUMNS), loaded.
 CM_H cm_w_columns(int l, uint kb) {
@@ -242,6 +240,8 @@ CM_H cm_w_columns(int l, uint kb) {
     return cm_w_hidden(max(l, 1), kb);
 }
 
+// Columns: hidden matrix l >= 1 (or 0, CM_ENDS_BY_COLUMNS), output block CM_COL of the subgroup's
+// row blocks, bias and ReLU on the accumulator, into slice l + 1.
 void cm_forward_hidden(int l) {
     CM_F bias;
     coopMatLoadNV(bias, mlp_params, B_OFF(l) + CM_COL * 16, 0, false);
@@ -368,6 +368,16 @@ void cm_put_output_delta(float delta[OUT_PAD]) {
         s_slice[CM_SLICE(SLICE_COL(LAYERS + 1) + o) + CM_ROW] = float16_t(delta[o] * CM_LOSS_SCALE);
 }
 
+// Stores a block of input gradients `acc` over the activations it belongs to (the block at `at`),
+// zero where the activation was not positive: ReLU's derivative read from the output it
+// overwrites, which makes it the previous matrix's deltas.
+void cm_store_relu_masked(CM_F acc, uint at) {
+    CM_H dx = CM_H(acc), y;
+    coopMatLoadNV(y, s_slice, at, RS, true);
+    for (int i = 0; i < dx.length(); ++i) dx[i] = y[i] > float16_t(0.0) ? dx[i] : float16_t(0.0);
+    coopMatStoreNV(dx, s_slice, at, RS, true);
+}
+
 // Rows: the last matrix's weight-gradient sums and bias sums over this sample subgroup's own
 // samples, then their input gradients over slice LAYERS (ReLU's derivative read from the output
 // they overwrite): matrix LAYERS - 1's deltas.
@@ -394,11 +404,7 @@ void cm_output_backward() {
         [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib) {
             CM_F acc = CM_F(0.0);
             acc = coopMatMulAddNV(a, cm_w_last_back(ib), acc);
-            const uint at = CM_SLICE(SLICE_COL(l) + ib * 16) + r0;
-            CM_H dx = CM_H(acc), y;
-            coopMatLoadNV(y, s_slice, at, RS, true);
-            for (int i = 0; i < dx.length(); ++i) dx[i] = y[i] > float16_t(0.0) ? dx[i] : float16_t(0.0);
-            coopMatStoreNV(dx, s_slice, at, RS, true);
+            cm_store_relu_masked(acc, CM_SLICE(SLICE_COL(l) + ib * 16) + r0);
         }
     }
 }
@@ -445,31 +451,27 @@ void cm_input_gradients(int l) {
                 acc[g] = coopMatMulAddNV(a, w, acc[g]);
             }
         }
-        [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
-            const uint at = CM_SLICE(SLICE_COL(l) + CM_COL * 16) + CM_RB(rb0 + g) * 16;
-            CM_H dx = CM_H(acc[g]), y;
-            coopMatLoadNV(y, s_slice, at, RS, true);
-            for (int i = 0; i < dx.length(); ++i) dx[i] = y[i] > float16_t(0.0) ? dx[i] : float16_t(0.0);
-            coopMatStoreNV(dx, s_slice, at, RS, true);
-        }
+        [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g)
+            cm_store_relu_masked(acc[g], CM_SLICE(SLICE_COL(l) + CM_COL * 16) + CM_RB(rb0 + g) * 16);
     }
 }
 
 // Rows: this sample subgroup's dLoss/d(encoding inputs) (the first CM_ENC_BLOCKS blocks) over slice
 // 0: delta_0 W_0, W_0's blocks from memory.
-void cm_encoding_input_gradients() {
-    [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
-        const uint r0 = CM_SUB * WT + h * 16;
-        [[unroll]] for (uint ib = 0; ib < CM_ENC_BLOCKS; ++ib) {
-            CM_F acc = CM_F(0.0);
-            [[unroll]] for (uint ob = 0; ob < CM_COLUMN_BLOCKS; ++ob) {
-                CM_H a;
-                coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(1) + ob * 16) + r0, RS, true); // delta_0
-                acc = coopMatMulAddNV(a, cm_load_block(0, ob, ib), acc);
-            }
-            coopMatStoreNV(CM_H(acc), s_slice, CM_SLICE(ib * 16) + r0, RS, true);
-        }
+// Input block ib of the 16 rows from r0: delta_0 W_0 over slice 0, W_0's blocks from memory.
+void cm_encoding_input_block(uint r0, uint ib) {
+    CM_F acc = CM_F(0.0);
+    [[unroll]] for (uint ob = 0; ob < CM_COLUMN_BLOCKS; ++ob) {
+        CM_H a;
+        coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(1) + ob * 16) + r0, RS, true); // delta_0
+        acc = coopMatMulAddNV(a, cm_load_block(0, ob, ib), acc);
     }
+    coopMatStoreNV(CM_H(acc), s_slice, CM_SLICE(ib * 16) + r0, RS, true);
+}
+
+void cm_encoding_input_gradients() {
+    [[unroll]] for (uint h = 0; h < WT / 16; ++h)
+        [[unroll]] for (uint ib = 0; ib < CM_ENC_BLOCKS; ++ib) cm_encoding_input_block(CM_SUB * WT + h * 16, ib);
 }
 
 #if CM_ENDS_BY_COLUMNS
@@ -499,29 +501,16 @@ void cm_output_backward_columns() {
             coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1)) + rb * 16, RS, true); // delta
             CM_F acc = CM_F(0.0);
             acc = coopMatMulAddNV(a, w, acc);
-            const uint at = CM_SLICE(SLICE_COL(l) + CM_COL * 16) + rb * 16;
-            CM_H dx = CM_H(acc), y;
-            coopMatLoadNV(y, s_slice, at, RS, true);
-            for (int i = 0; i < dx.length(); ++i) dx[i] = y[i] > float16_t(0.0) ? dx[i] : float16_t(0.0);
-            coopMatStoreNV(dx, s_slice, at, RS, true);
+            cm_store_relu_masked(acc, CM_SLICE(SLICE_COL(l) + CM_COL * 16) + rb * 16);
         }
     }
 }
 
 // The encoding's input gradients over slice 0 as blocks (row block, input block) of the whole
-// tile, dealt out to the subgroups in turn: delta_0 W_0, W_0's blocks from memory.
+// tile, dealt out to the subgroups in turn.
 void cm_encoding_input_gradients_columns() {
     const uint blocks = (CM_ROWS / 16) * CM_ENC_BLOCKS;
-    for (uint p = CM_SUB; p < blocks; p += CM_SUBGROUPS) {
-        const uint rb = p / CM_ENC_BLOCKS, ib = p % CM_ENC_BLOCKS;
-        CM_F acc = CM_F(0.0);
-        [[unroll]] for (uint ob = 0; ob < CM_COLUMN_BLOCKS; ++ob) {
-            CM_H a;
-            coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(1) + ob * 16) + rb * 16, RS, true); // delta_0
-            acc = coopMatMulAddNV(a, cm_load_block(0, ob, ib), acc);
-        }
-        coopMatStoreNV(CM_H(acc), s_slice, CM_SLICE(ib * 16) + rb * 16, RS, true);
-    }
+    for (uint p = CM_SUB; p < blocks; p += CM_SUBGROUPS) cm_encoding_input_block(p / CM_ENC_BLOCKS * 16, p % CM_ENC_BLOCKS);
 }
 #endif
 
