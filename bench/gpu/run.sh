@@ -9,7 +9,8 @@
 # ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts),
-# GIGA_STEPS_CONFIGS ("width:batch:adam:log2_table ...", part gigasteps).
+# GIGA_STEPS_CONFIGS ("width:batch:adam:log2_table ...", part gigasteps), HASH_SEEDS ("1-5") and
+# HASH_CONFIGS ("small large") for part hashseeds.
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -136,18 +137,22 @@ if [[ " $PARTS " == *" hash "* ]]; then
   done
 fi
 if [[ " $PARTS " == *" hashseeds "* ]]; then
-  # Both hash configurations over seeds 1-5, ours and the peer's, for means rather than one draw.
+  # The hash configurations over seeds (HASH_SEEDS, default 1-5), ours and the peer's, for means
+  # rather than one draw; HASH_CONFIGS picks "small" and/or "large". The peer takes every seed in
+  # one process (--seeds), one result line each.
+  first_seed=${HASH_SEEDS:-1-5}; last_seed=${first_seed#*-}; first_seed=${first_seed%-*}
   for img in leuvenA graf1; do
     ext=jpg; [ $img = graf1 ] && ext=png
-    for seed in 1 2 3 4 5; do
-      run "hashseeds small $img $seed" $BENCH --image $B/img/$img.ppm --steps 5000 --seed $seed \
-          $HASH_SMALL --report-every 5000 --render-repeats 1
-      run "hashseeds large $img $seed" $BENCH --image $B/img/$img.ppm --steps 2000 --seed $seed \
-          $HASH_LARGE --report-every 2000 --render-repeats 1
-      run "peer hashseeds small $img $seed" python3 bench/peers/pytorch_field.py --image $B/img/$img.$ext \
-          --steps 5000 --modes graph --seed $seed --encoding hash_grid --hash-log2-table 12 --hidden 32 $PEER_AS_ENGINE
-      run "peer hashseeds large $img $seed" python3 bench/peers/pytorch_field.py --image $B/img/$img.$ext \
-          --steps 2000 --modes graph --seed $seed --encoding hash_grid --hash-log2-table 15 --hidden 64 $PEER_AS_ENGINE
+    for config in ${HASH_CONFIGS:-small large}; do
+      if [ $config = small ]; then steps=5000 flags=$HASH_SMALL peer="--hash-log2-table 12 --hidden 32"
+      else steps=2000 flags=$HASH_LARGE peer="--hash-log2-table 15 --hidden 64"; fi
+      for seed in $(seq "$first_seed" "$last_seed"); do
+        run "hashseeds $config $img $seed" $BENCH --image $B/img/$img.ppm --steps $steps --seed $seed \
+            $flags --report-every $steps --render-repeats 1
+      done
+      run "peer hashseeds $config $img $first_seed-$last_seed" python3 bench/peers/pytorch_field.py \
+          --image $B/img/$img.$ext --steps $steps --modes graph --seeds "$first_seed-$last_seed" \
+          --encoding hash_grid $peer $PEER_AS_ENGINE
     done
   done
 fi

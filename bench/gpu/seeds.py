@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Means over seeds from run.sh's results file (part hashseeds): per configuration and image, the
+engine's and the PyTorch peer's PSNR on the 8-bit image, mean (min-max, n), and the difference of
+the means with its standard error (Welch), so that a gap inside the seed spread reads as one.
+
+  python3 bench/gpu/seeds.py $OUT/results.txt
+"""
+import json
+import math
+import sys
+from collections import defaultdict
+
+
+def summarize(path):
+    runs = defaultdict(list)  # (config, image, who) -> [psnr]
+    tag = None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("# run "):
+                tag = line[len("# run "):].split()
+                continue
+            if not line.startswith("{") or not tag or "hashseeds" not in tag:
+                continue
+            event = json.loads(line)
+            peer = tag[0] == "peer"
+            if peer and "peer" in event:
+                runs[(tag[2], tag[3], "peer")].append(event["psnr"])
+            elif not peer and event.get("event") == "result":
+                runs[(tag[1], tag[2], "ours")].append(event["psnr_8bit"])
+    return runs
+
+
+def stats(values):
+    n = len(values)
+    mean = sum(values) / n
+    var = sum((v - mean) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
+    return mean, var, n
+
+
+def main():
+    if len(sys.argv) != 2:
+        raise SystemExit(__doc__)
+    runs = summarize(sys.argv[1])
+    keys = sorted({(c, i) for c, i, _ in runs})
+    print("| config | image | ours | peer | ours - peer (s.e.) |")
+    print("|---|---|---|---|---|")
+    for config, image in keys:
+        cells, moments = [], []
+        for who in ("ours", "peer"):
+            values = runs.get((config, image, who), [])
+            if not values:
+                cells.append("-")
+                continue
+            mean, var, n = stats(values)
+            moments.append((mean, var, n))
+            cells.append(f"{mean:.3f} ({min(values):.2f}-{max(values):.2f}, n={n})")
+        diff = "-"
+        if len(moments) == 2:
+            (m1, v1, n1), (m2, v2, n2) = moments
+            diff = f"{m1 - m2:+.3f} ({math.sqrt(v1 / n1 + v2 / n2):.3f})"
+        print(f"| {config} | {image} | {cells[0]} | {cells[1]} | {diff} |")
+
+
+if __name__ == "__main__":
+    main()
