@@ -26,7 +26,9 @@ std::vector<unsigned char> encode_rgb8_png(const cv::Mat& rgb8, int level) {
     cv::Mat bgr;
     cv::cvtColor(rgb8, bgr, cv::COLOR_RGB2BGR);
     std::vector<unsigned char> out;
-    if (!cv::imencode(".png", bgr, out, {cv::IMWRITE_PNG_COMPRESSION, level}))
+    const std::vector<int> options = level == kPngFastest ? std::vector<int>{}
+                                                          : std::vector<int>{cv::IMWRITE_PNG_COMPRESSION, level};
+    if (!cv::imencode(".png", bgr, out, options))
         throw std::runtime_error("PNG encoding of an image for the report failed");
     return out;
 }

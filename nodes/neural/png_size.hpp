@@ -14,7 +14,13 @@
 
 namespace ff::neural {
 
-// 8-bit RGB -> PNG bytes at zlib `level` (0-9).
+// OpenCV's own quickest PNG, what it writes when no level is asked for: the Sub filter alone,
+// zlib level 1 and its run-length strategy. Asked for level 1, libpng tries every filter on every
+// row: a leuvenA view took 24 ms that way against 14 ms, for 12% fewer bytes (bench/RESULTS.md,
+// session 13). For the pictures a page or a snapshot shows, where time matters more.
+constexpr int kPngFastest = -1;
+
+// 8-bit RGB -> PNG bytes at zlib `level` (0-9), or kPngFastest.
 std::vector<unsigned char> encode_rgb8_png(const cv::Mat& rgb8, int level);
 
 struct PngSize {

@@ -123,7 +123,7 @@ PngBytes index_thumbnail(const ReportImages& images, int height) {
     return rgb8_png(picture);
 }
 
-PngBytes rgb8_png(const cv::Mat& rgb8) { return encode_rgb8_png(rgb8, 1); }
+PngBytes rgb8_png(const cv::Mat& rgb8) { return encode_rgb8_png(rgb8, kPngFastest); }
 
 std::vector<PngBytes> encode_in_parallel(const std::vector<std::function<PngBytes()>>& encodes) {
     std::vector<PngBytes> out(encodes.size());

@@ -129,12 +129,12 @@ public:
                       std::to_string(schedule_.steps));
         try {
             loop();
-            snapshot_writer_.finish();
         } catch (...) {
             write_log(); // what was learned so far stays inspectable
             throw;
         }
-        write_log();
+        write_log();               // while the last snapshot is encoded and written
+        snapshot_writer_.finish(); // its error, if any, fails the node, the log kept
         output();
     }
 
