@@ -5,7 +5,8 @@
 #   validation layers, so that the whole carry stays within 64 MiB)
 #   PARTS (any of "tests steps seeds quality jobs firstrun interrupts gigapixel"; default "tests steps jobs"),
 #   JOB_SIZES ("leuvenA 6000x4000 8192x8192"), JOB_SETS (one job per entry, each a comma-separated
-#   list of extra `--set` assignments; "-" = the defaults; default "-"), JOB_REPEATS (1),
+#   list of extra `--set` assignments; "-" = the defaults; default "-"), JOB_REPEATS (1), JOB_WATCH
+#   (1: sample each job's peak memory and the GPU's; 0: time it alone),
 #   STEP_IMAGES, STEP_ADAMS ("dense-eager dense-lazy"), STEP_BATCHES, SEED_ADAMS ("dense sparse"),
 #   QUALITY_IMAGES ("6000x4000 8192x8192"), GIGA_SIZE ("30000x30000"), GIGA_SETS (extra
 #   `fieldflow run` arguments for bench/gigapixel.sh, e.g. "--set steps=30000")
@@ -136,7 +137,9 @@ if [[ " $PARTS " == *" jobs "* ]]; then
     ( sleep 240 && kill -TERM $pid 2>/dev/null ) &
     watchdog=$!
     peaks=/tmp/jobs/peaks-$tag
-    ( peak=0 gpumax=0
+    rm -f $peaks
+    # JOB_WATCH=0: no watcher (its nvidia-smi every 0.5 s costs a short job's wall time; session 13).
+    [ "${JOB_WATCH:-1}" = 0 ] || ( peak=0 gpumax=0
       while kill -0 $pid 2>/dev/null; do
         rss=$(awk '/VmHWM/ {print $2}' /proc/$pid/status 2>/dev/null || echo 0)
         [ -n "$rss" ] && [ "$rss" -gt "$peak" ] && peak=$rss
@@ -145,12 +148,12 @@ if [[ " $PARTS " == *" jobs "* ]]; then
         echo "$peak $gpumax" > $peaks.tmp && mv $peaks.tmp $peaks
         sleep 0.5
       done ) &
-    watcher=$!
+    watcher=$!  # the last background job: the watchdog when there is no watcher
     wait $pid; rc=$?
     wall_ms=$((($(date +%s%N) - start) / 1000000))
     kill $watchdog 2>/dev/null
     wait $watcher 2>/dev/null
-    read -r peak gpumax < $peaks 2>/dev/null || { peak=0; gpumax=; }
+    read -r peak gpumax < $peaks 2>/dev/null || { peak=0; gpumax=; }  # 0 and ?: not watched
     printf 'job %s exit %d wall %d ms peak_rss %d MB peak_gpu %s MiB\n' "$tag" $rc $wall_ms \
       $((peak / 1024)) "${gpumax:-?}" | tee -a "$OUT/summary.txt"
     cp "$out/metrics.json" "$OUT/metrics-$tag.json" 2>/dev/null
