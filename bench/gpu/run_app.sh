@@ -148,7 +148,7 @@ if [[ " $PARTS " == *" jobs "* ]]; then
         echo "$peak $gpumax" > $peaks.tmp && mv $peaks.tmp $peaks
         sleep 0.5
       done ) &
-    watcher=$!  # the last background job: the watchdog when there is no watcher
+    watcher=$!  # with JOB_WATCH=0, the background list that only ran the test
     wait $pid; rc=$?
     wall_ms=$((($(date +%s%N) - start) / 1000000))
     kill $watchdog 2>/dev/null
