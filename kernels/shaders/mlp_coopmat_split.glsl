@@ -456,8 +456,6 @@ void cm_input_gradients(int l) {
     }
 }
 
-// Rows: this sample subgroup's dLoss/d(encoding inputs) (the first CM_ENC_BLOCKS blocks) over slice
-// 0: delta_0 W_0, W_0's blocks from memory.
 // Input block ib of the 16 rows from r0: delta_0 W_0 over slice 0, W_0's blocks from memory.
 void cm_encoding_input_block(uint r0, uint ib) {
     CM_F acc = CM_F(0.0);
@@ -469,6 +467,8 @@ void cm_encoding_input_block(uint r0, uint ib) {
     coopMatStoreNV(CM_H(acc), s_slice, CM_SLICE(ib * 16) + r0, RS, true);
 }
 
+// Rows: this sample subgroup's dLoss/d(encoding inputs) (the first CM_ENC_BLOCKS blocks) over slice
+// 0.
 void cm_encoding_input_gradients() {
     [[unroll]] for (uint h = 0; h < WT / 16; ++h)
         [[unroll]] for (uint ib = 0; ib < CM_ENC_BLOCKS; ++ib) cm_encoding_input_block(CM_SUB * WT + h * 16, ib);
