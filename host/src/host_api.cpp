@@ -59,7 +59,7 @@ const Value* input_value(ff_context* ctx, const char* port, const char* getter) 
         note_misuse(ctx, std::string(getter) + ": op has no input '" + port_name(port) + "'");
         return nullptr;
     }
-    if (ctx->validating) return nullptr; // inputs are not available to validate()
+    if (ctx->validating) return nullptr; // inputs are not available to validate() or prepare()
     auto it = ctx->inputs.find(port);
     return it == ctx->inputs.end() ? nullptr : it->second.get();
 }
@@ -161,7 +161,7 @@ int64_t api_param_string_list(ff_context* ctx, const char* name, const char** ou
 const PortInfo* claim_output(ff_context* ctx, const char* port, bool image, const char* getter) {
     if (!ctx) return nullptr;
     if (ctx->validating) {
-        note_misuse(ctx, std::string(getter) + ": outputs cannot be written in validate()");
+        note_misuse(ctx, std::string(getter) + ": outputs cannot be written in validate() or prepare()");
         return nullptr;
     }
     const PortInfo* info = port ? ctx->node->op->find_output(port) : nullptr;

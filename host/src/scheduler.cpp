@@ -49,15 +49,25 @@ public:
                 log->node_progress(node, done, total, detail);
             };
         }
+        // prepare() may log and read the device, but draws no progress: its node is not running.
+        prepare_services_ = services_;
+        prepare_services_.progress = nullptr;
     }
 
     RunResult execute() {
         const auto start = Clock::now();
+        // The ops' prepare (ABI 1.4) on a thread of their own, started before any node, so that
+        // the setup they warm (opening a compute device) overlaps the nodes upstream.
+        std::thread preparer;
+        if (std::any_of(graph_.nodes.begin(), graph_.nodes.end(),
+                        [](const PlannedNode& n) { return n.op->prepare != nullptr; }))
+            preparer = std::thread([this] { prepare_nodes(); });
         unsigned jobs = options_.jobs ? options_.jobs : std::max(1u, std::thread::hardware_concurrency());
         jobs = unsigned(std::min<size_t>(jobs, std::max<size_t>(1, graph_.nodes.size())));
         std::vector<std::thread> workers;
         for (unsigned i = 0; i < jobs; ++i) workers.emplace_back([this] { work(); });
         for (std::thread& t : workers) t.join();
+        if (preparer.joinable()) preparer.join(); // a plugin's setup never outlives the run
         result_.interrupted = cancelled();
         result_.seconds = std::chrono::duration<double>(Clock::now() - start).count();
         return std::move(result_);
@@ -86,6 +96,28 @@ private:
             wake_.notify_all();
         }
         wake_.notify_all();
+    }
+
+    // Calls each node's prepare in the graph's order, until the run is interrupted. Its status
+    // is not the node's (execute meets and reports any problem); misuse of the API is a warning.
+    void prepare_nodes() {
+        for (size_t index : graph_.order) {
+            const PlannedNode& node = graph_.nodes[index];
+            if (!node.op->prepare) continue;
+            if (cancelled()) return;
+            ff_context ctx;
+            ctx.node = &node;
+            ctx.services = &prepare_services_;
+            ctx.validating = true;
+            try {
+                node.op->prepare(host_api(), &ctx, node.op->user);
+            } catch (...) {
+                ctx.misuse.push_back("prepare() threw an exception across the plugin ABI");
+            }
+            if (options_.log)
+                for (const std::string& m : ctx.misuse)
+                    options_.log->node_message(node.name, FF_LOG_WARNING, "plugin API misuse: " + m);
+        }
     }
 
     // Records a finished node and releases (or skips) its consumers. Called with the lock held.
@@ -275,6 +307,7 @@ private:
     const Graph& graph_;
     const RunOptions& options_;
     RunServices services_;
+    RunServices prepare_services_;
     RunResult result_;
     std::vector<std::vector<size_t>> consumers_;
     std::vector<size_t> pending_;

@@ -23,6 +23,10 @@ ff::engine::Device shared_device(const std::string& selector) {
     }
 }
 
+void open_device_early(const Node& node, const std::string& device_param) {
+    shared_device(device_selector(node, device_param));
+}
+
 std::string device_selector(const Node& node, const std::string& device_param) {
     if (!device_param.empty()) return device_param;
     std::string run_device = node.device();

@@ -13,6 +13,11 @@ namespace ff::neural {
 // open is not cached (the next call tries again) and is rethrown as ff::Error.
 ff::engine::Device shared_device(const std::string& selector);
 
+// A Train or Infer node's prepare (ABI 1.4): opens the device its execute will ask for, while the
+// nodes upstream run (0.17-0.22 s on the H100 machine, mostly the driver's own start), so that
+// execute finds it open. A failure is left for execute to meet and report.
+void open_device_early(const Node& node, const std::string& device_param);
+
 // The selector a node should use: its own `device` param if set, else the run's --device, else
 // "auto".
 std::string device_selector(const Node& node, const std::string& device_param);

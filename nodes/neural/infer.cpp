@@ -130,6 +130,7 @@ FF_NODE(infer) =
                 throw ParamError("scale", "give either width/height or scale, not both");
             check_device_param(node.string("device"));
         })
+        .prepare([](Node& node) { open_device_early(node, node.string("device")); })
         .execute(execute_infer);
 
 } // namespace ff::neural

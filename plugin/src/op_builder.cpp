@@ -156,6 +156,11 @@ OpBuilder& OpBuilder::validate(ValidateFn fn) {
     return *this;
 }
 
+OpBuilder& OpBuilder::prepare(PrepareFn fn) {
+    prepare_ = std::move(fn);
+    return *this;
+}
+
 OpBuilder& OpBuilder::execute(ExecuteFn fn) {
     execute_ = std::move(fn);
     return *this;
@@ -173,6 +178,7 @@ const ff_op_decl* OpBuilder::decl() {
     decl_.execute = execute_ ? &OpBuilder::call_execute : nullptr;
     decl_.validate = validate_ ? &OpBuilder::call_validate : nullptr;
     decl_.user = this;
+    decl_.prepare = prepare_ ? &OpBuilder::call_prepare : nullptr;
     return &decl_;
 }
 
@@ -214,6 +220,17 @@ ff_status OpBuilder::call_validate(const ff_host_api* host, ff_context* ctx, voi
         Node node(host, ctx);
         self->validate_(node);
     });
+}
+
+ff_status OpBuilder::call_prepare(const ff_host_api* host, ff_context* ctx, void* user) {
+    auto* self = static_cast<OpBuilder*>(user);
+    try {
+        Node node(host, ctx);
+        self->prepare_(node);
+        return FF_OK;
+    } catch (...) {
+        return FF_ERROR; // not the node's failure: execute meets the problem and reports it
+    }
 }
 
 } // namespace ff

@@ -379,6 +379,20 @@ TEST(Cli, CheckAndRunAGoodGraph) {
     EXPECT_EQ(quiet.text, "");
 }
 
+TEST(Cli, PrepareMisuseIsAWarningAndItsFailureNotTheNodes) {
+    test::TempDir dir;
+    test::write_text(dir / "g.yaml", "fieldflow: 1\nnodes:\n"
+                                     "  w: {op: Warm, params: {tag: cli-1, fail_prepare: true}}\n");
+    Output run = fieldflow("run " + (dir / "g.yaml") + " --device cpu " + kPlugin);
+    EXPECT_EQ(run.code, 0) << run.text;
+    EXPECT_TRUE(contains(run.text, "[w] warning: plugin API misuse: output_blob: outputs cannot be written in "
+                                   "validate() or prepare()")) << run.text;
+    EXPECT_TRUE(contains(run.text, "1 nodes: 1 ran")) << run.text;
+    Output check = fieldflow("check " + (dir / "g.yaml") + " " + kPlugin); // no prepare there
+    EXPECT_EQ(check.code, 0) << check.text;
+    EXPECT_FALSE(contains(check.text, "misuse")) << check.text;
+}
+
 TEST(Cli, FailedNodeExitsOne) {
     test::TempDir dir;
     test::write_text(dir / "g.yaml", "fieldflow: 1\nnodes:\n"

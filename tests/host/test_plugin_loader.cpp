@@ -9,7 +9,7 @@ namespace {
 
 TEST(PluginLoader, LoadsThePlainCTestPlugin) {
     OpRegistry registry = test::test_registry();
-    EXPECT_EQ(registry.size(), 13u);
+    EXPECT_EQ(registry.size(), 14u);
     const OpInfo* c = registry.find("Constant");
     ASSERT_NE(c, nullptr);
     EXPECT_EQ(c->plugin_name, "test");
@@ -61,7 +61,7 @@ TEST(PluginLoader, DuplicateOpNamesBothFiles) {
     EXPECT_EQ(load_plugin_file(FF_BAD_DUPLICATE_PLUGIN, registry),
               std::string("plugin ") + FF_BAD_DUPLICATE_PLUGIN +
                   ": op 'Constant' is already provided by " + FF_TEST_PLUGIN);
-    EXPECT_EQ(registry.size(), 13u); // the refused plugin added nothing
+    EXPECT_EQ(registry.size(), 14u); // the refused plugin added nothing
 }
 
 TEST(PluginLoader, UnloadableFileGivesTheDlerror) {
@@ -148,6 +148,32 @@ TEST(PluginLoader, PluginsOfAnOlderMinorVersionStillLoad) {
     EXPECT_EQ(read_plugin_info(&info, "old.so", read), "");
     ASSERT_EQ(read.size(), 1u);
     EXPECT_EQ(read[0].name, "OldTimer");
+}
+
+TEST(PluginLoader, PrepareIsReadFromAbi14PluginsOnly) {
+    ff_op_decl op{};
+    op.struct_size = sizeof(ff_op_decl);
+    op.name = "Warmed";
+    op.category = "test";
+    op.execute = noop;
+    op.prepare = noop;
+    const ff_op_decl* ops[] = {&op};
+    ff_plugin_info info{sizeof(ff_plugin_info), FF_ABI_MAJOR, 4, "warm", "1", ops, 1};
+    std::vector<OpInfo> read;
+    ASSERT_EQ(read_plugin_info(&info, "warm.so", read), "");
+    ASSERT_EQ(read.size(), 1u);
+    EXPECT_EQ(read[0].prepare, &noop);
+    // A 1.3 plugin's op decl ends before prepare: whatever lies there is never called.
+    info.abi_minor = 3;
+    read.clear();
+    ASSERT_EQ(read_plugin_info(&info, "warm.so", read), "");
+    EXPECT_EQ(read[0].prepare, nullptr);
+    // Nor from a 1.4 plugin whose decl is too small to hold it.
+    info.abi_minor = 4;
+    op.struct_size = offsetof(ff_op_decl, prepare);
+    read.clear();
+    ASSERT_EQ(read_plugin_info(&info, "warm.so", read), "");
+    EXPECT_EQ(read[0].prepare, nullptr);
 }
 
 TEST(PluginLoader, BadDeclarationsAreRefused) {

@@ -171,5 +171,41 @@ TEST(Scheduler, FileWritingOpsAlwaysRun) {
     EXPECT_EQ(test::read_text(dir / "mean.txt"), "0.75\n");
 }
 
+// The JSON text of a blob output.
+std::string blob_text(const NodeResult& result, const char* port) {
+    const ValuePtr& value = result.outputs.at(port);
+    return std::string(reinterpret_cast<const char*>(value->bytes.data()), value->bytes.size());
+}
+
+TEST(Scheduler, PrepareRunsForEachNodeWithItsParamsAndTheRunsDevice) {
+    OpRegistry registry = test::test_registry();
+    // `late` waits behind a slow node, so its prepare runs long before its inputs exist; `early`
+    // has none, so its execute may start before its prepare: Warm's execute waits for the sign.
+    Graph g = test::valid_graph("fieldflow: 1\nnodes:\n"
+                                "  c: {op: Constant}\n"
+                                "  slow: {op: Sleep, inputs: {image: c}, params: {ms: 200}}\n"
+                                "  late: {op: Warm, inputs: {image: slow}, params: {tag: late-1}}\n"
+                                "  early: {op: Warm, params: {tag: early-1}}\n",
+                                registry);
+    RunOptions options;
+    options.device = "cpu";
+    RunResult r = run_graph(g, options);
+    ASSERT_FALSE(r.any_failed()) << result_of(g, r, "late").message << result_of(g, r, "early").message;
+    EXPECT_EQ(blob_text(result_of(g, r, "late"), "prepared"), "{\"prepared\": \"late-1@cpu\"}");
+    EXPECT_EQ(blob_text(result_of(g, r, "early"), "prepared"), "{\"prepared\": \"early-1@cpu\"}");
+}
+
+TEST(Scheduler, AFailingPrepareIsNotTheNodesFailure) {
+    OpRegistry registry = test::test_registry();
+    // Its prepare also tries to write an output, which the host refuses.
+    Graph g = test::valid_graph("fieldflow: 1\nnodes:\n"
+                                "  w: {op: Warm, params: {tag: failing-1, fail_prepare: true}}\n",
+                                registry);
+    RunResult r = run_graph(g, RunOptions{});
+    const NodeResult& w = result_of(g, r, "w");
+    ASSERT_EQ(w.status, NodeStatus::Ran) << w.message;
+    EXPECT_EQ(blob_text(w, "prepared"), "{\"prepared\": \"failing-1@auto\"}");
+}
+
 } // namespace
 } // namespace fieldflow::host

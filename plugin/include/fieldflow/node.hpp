@@ -125,6 +125,7 @@ private:
 
 using ExecuteFn = std::function<void(Node&)>;
 using ValidateFn = std::function<void(Node&)>;
+using PrepareFn = std::function<void(Node&)>;
 
 // Builder for one op. Owns the strings and arrays the C declaration points into; it lives in
 // static storage (see FF_NODE), so those pointers stay valid for the plugin's lifetime.
@@ -160,6 +161,11 @@ public:
     OpBuilder& applies_when(std::string condition);
 
     OpBuilder& validate(ValidateFn fn);
+    // Setup started before the node's inputs exist (ff_prepare_fn, ABI 1.4): params readable,
+    // no inputs or outputs; it may run before, during or after execute, so it only warms a
+    // thread-safe cache that execute uses anyway. Exceptions are swallowed: execute meets the
+    // same problem and reports it.
+    OpBuilder& prepare(PrepareFn fn);
     OpBuilder& execute(ExecuteFn fn);
 
     // The C declaration; valid while this builder lives.
@@ -171,6 +177,7 @@ private:
                          double min, double max, std::string choices, std::string doc);
     static ff_status call_execute(const ff_host_api* host, ff_context* ctx, void* user);
     static ff_status call_validate(const ff_host_api* host, ff_context* ctx, void* user);
+    static ff_status call_prepare(const ff_host_api* host, ff_context* ctx, void* user);
 
     std::unique_ptr<std::deque<std::string>> strings_;
     std::vector<ff_port_decl> inputs_;
@@ -179,6 +186,7 @@ private:
     ff_op_decl decl_{};
     ExecuteFn execute_;
     ValidateFn validate_;
+    PrepareFn prepare_;
 };
 
 inline OpBuilder op(std::string name, std::string category) {

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define FF_ABI_MAJOR 1u
-#define FF_ABI_MINOR 3u
+#define FF_ABI_MINOR 4u
 
 #if defined(_WIN32)
 #define FF_EXPORT __declspec(dllexport)
@@ -152,6 +152,17 @@ typedef ff_status (*ff_execute_fn)(const ff_host_api* host, ff_context* ctx, voi
  * FF_ERROR. Inputs are not available here. */
 typedef ff_status (*ff_validate_fn)(const ff_host_api* host, ff_context* ctx, void* op_user);
 
+/* ABI 1.4, optional: setup that needs the params but no inputs (opening a compute device,
+ * building kernels), started early so that it overlaps the nodes upstream. In a run (not in
+ * `fieldflow check` or a dry run) the host calls it once for each node of the op, after the
+ * graph has passed validation, on a thread of its own, in the graph's order; a node's execute may
+ * start before its prepare has run, while it runs, or after, so prepare only warms what execute
+ * would otherwise do itself (a shared, thread-safe cache). Params, device() and node_name() are
+ * available; inputs, outputs, progress and state_dir are not. Its status is not the node's: a
+ * failure is for execute to meet and report. The host waits for every prepare to return before
+ * the run ends (a cached run that never executes the node still waits for it). */
+typedef ff_status (*ff_prepare_fn)(const ff_host_api* host, ff_context* ctx, void* op_user);
+
 typedef struct ff_op_decl {
     uint32_t struct_size;
     const char* name;     /* "ReadImage": CamelCase, unique across all loaded plugins */
@@ -168,6 +179,8 @@ typedef struct ff_op_decl {
     ff_execute_fn execute;
     ff_validate_fn validate; /* may be NULL */
     void* user;
+    /* ABI 1.4: read only when struct_size covers it and the plugin's abi_minor is 4 or more. */
+    ff_prepare_fn prepare; /* may be NULL */
 } ff_op_decl;
 
 typedef struct ff_plugin_info {

@@ -36,7 +36,7 @@ const ff_host_api* host_api();
 struct ff_context {
     const fieldflow::host::PlannedNode* node = nullptr;
     const fieldflow::host::RunServices* services = nullptr; // NULL while validating
-    bool validating = false;
+    bool validating = false; // in validate() or prepare(): no inputs, outputs, state folder or side files
 
     std::map<std::string, fieldflow::host::ValuePtr> inputs; // connected inputs by port
     std::map<std::string, std::shared_ptr<fieldflow::host::Value>> outputs; // written so far
