@@ -363,33 +363,38 @@ void render_bands(DeviceImpl& device, CommandRunner& runner, const GpuModel& mod
 std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner, const GpuModel& model,
                                   uint32_t width, uint32_t height, double* gpu_seconds,
                                   RenderBandResources* keep) {
-    const ModelConfig& config = model.config;
     check_render_size(width, height); // before allocating the output
-    const size_t row_floats = size_t(width) * config.output_dims;
-    const uint64_t bytes = uint64_t(row_floats) * height * 4;
+    const size_t floats = size_t(width) * height * model.config.output_dims;
     std::vector<float> rgb;
     try {
-        rgb.resize(row_floats * height);
+        rgb.resize(floats);
     } catch (const std::bad_alloc&) {
         throw EngineError("render size " + std::to_string(width) + "x" + std::to_string(height) +
-                          " is too large: its " + std::to_string(bytes) +
+                          " is too large: its " + std::to_string(uint64_t(floats) * 4) +
                           " bytes of output do not fit in host memory");
     }
+    render_buffers_into(device, runner, model, width, height, rgb.data(), gpu_seconds, keep);
+    return rgb;
+}
+
+void render_buffers_into(DeviceImpl& device, CommandRunner& runner, const GpuModel& model,
+                         uint32_t width, uint32_t height, float* out, double* gpu_seconds,
+                         RenderBandResources* keep) {
+    const size_t row_floats = size_t(width) * model.config.output_dims;
     RenderBandResources local;
     RenderBandResources& r = keep ? *keep : local;
     RenderBandUse copy_out;
-    copy_out.record = [&](VkCommandBuffer cb, const Buffer& out, uint32_t, uint32_t rows) {
+    copy_out.record = [&](VkCommandBuffer cb, const Buffer& band, uint32_t, uint32_t rows) {
         const VkDeviceSize bytes = VkDeviceSize(rows) * row_floats * 4;
-        if (!r.readback.handle() || r.readback.size() < out.size())
-            r.readback = Buffer(device, out.size(), MemoryKind::readback, "render readback");
+        if (!r.readback.handle() || r.readback.size() < band.size())
+            r.readback = Buffer(device, band.size(), MemoryKind::readback, "render readback");
         VkBufferCopy region{0, 0, bytes};
-        vkCmdCopyBuffer(cb, out.handle(), r.readback.handle(), 1, &region);
+        vkCmdCopyBuffer(cb, band.handle(), r.readback.handle(), 1, &region);
     };
     copy_out.done = [&](uint32_t first, uint32_t rows) {
-        std::memcpy(rgb.data() + size_t(first) * row_floats, r.readback.mapped(), size_t(rows) * row_floats * 4);
+        std::memcpy(out + size_t(first) * row_floats, r.readback.mapped(), size_t(rows) * row_floats * 4);
     };
     render_bands(device, runner, model, width, height, copy_out, gpu_seconds, &r);
-    return rgb;
 }
 
 GpuTimer::GpuTimer(DeviceImpl& device, uint32_t count) : device_(device), count_(count) {

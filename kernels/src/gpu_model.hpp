@@ -126,10 +126,15 @@ uint32_t render_band_rows(const DeviceImpl& device, const ModelConfig& config, u
 void render_bands(DeviceImpl& device, CommandRunner& runner, const GpuModel& model, uint32_t width, uint32_t height,
                   const RenderBandUse& use, double* gpu_seconds = nullptr, RenderBandResources* keep = nullptr);
 
-// render_bands into host memory: config.output_dims floats per pixel.
+// render_bands into host memory: config.output_dims floats per pixel, row after row.
 std::vector<float> render_buffers(DeviceImpl& device, CommandRunner& runner, const GpuModel& model,
                                   uint32_t width, uint32_t height, double* gpu_seconds = nullptr,
                                   RenderBandResources* keep = nullptr);
+// The same into the caller's `out` (width * height * config.output_dims floats), which spares a
+// large render an allocation and a copy.
+void render_buffers_into(DeviceImpl& device, CommandRunner& runner, const GpuModel& model,
+                         uint32_t width, uint32_t height, float* out, double* gpu_seconds = nullptr,
+                         RenderBandResources* keep = nullptr);
 
 class GpuTimer {
 public:

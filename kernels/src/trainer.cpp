@@ -75,6 +75,7 @@ public:
     float train(uint32_t steps);
     std::vector<DispatchTime> profile(uint32_t steps);
     std::vector<float> render(uint32_t w, uint32_t h);
+    void render_into(uint32_t w, uint32_t h, float* rgb);
     double full_image_mse();
     Model model() {
         settle();
@@ -488,6 +489,11 @@ std::vector<float> TrainerImpl::render(uint32_t w, uint32_t h) {
                           &snapshot_render_);
 }
 
+void TrainerImpl::render_into(uint32_t w, uint32_t h, float* rgb) {
+    settle();
+    render_buffers_into(dev_, runner_, model_, w, h, rgb, &render_gpu_seconds_, &snapshot_render_);
+}
+
 // Rendered band by band and compared on the device with the training target (the image buffer:
 // 8 or 16 bits per channel as trained), so only one float per 256 pixels comes back.
 KernelRequest TrainerImpl::squared_error_request() const {
@@ -561,6 +567,7 @@ uint32_t Trainer::step() const { return impl_->step_; }
 Model Trainer::model() const { return impl_->model(); }
 TrainerState Trainer::state() const { return impl_->state(); }
 std::vector<float> Trainer::render(uint32_t w, uint32_t h) const { return impl_->render(w, h); }
+void Trainer::render_into(uint32_t w, uint32_t h, float* rgb) const { impl_->render_into(w, h, rgb); }
 double Trainer::full_image_mse() const { return impl_->full_image_mse(); }
 uint64_t Trainer::device_bytes() const { return impl_->device_bytes(); }
 uint32_t Trainer::image_parts() const { return impl_->image_parts(); }

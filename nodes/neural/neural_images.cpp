@@ -15,16 +15,6 @@
 
 namespace ff::neural {
 
-cv::Mat rgb_from_render(const std::vector<float>& rgb, uint32_t width, uint32_t height) {
-    if (rgb.size() != size_t(width) * height * 3)
-        throw Error("internal error: render returned " + std::to_string(rgb.size()) +
-                    " floats for a " + std::to_string(width) + "x" + std::to_string(height) +
-                    " image");
-    cv::Mat out(int(height), int(width), CV_32FC3);
-    std::memcpy(out.ptr<float>(), rgb.data(), rgb.size() * sizeof(float));
-    return out;
-}
-
 cv::Mat feature_image(const ff::engine::Model& model) {
     const auto& c = model.config;
     const size_t cells = size_t(c.grid_width) * c.grid_height;

@@ -13,9 +13,6 @@
 
 namespace ff::neural {
 
-// An engine render (width * height * 3 floats, RGB, row-major) as a CV_32FC3 RGB Mat (a copy).
-cv::Mat rgb_from_render(const std::vector<float>& rgb, uint32_t width, uint32_t height);
-
 // The learned grid as a picture at grid resolution: channels 0, 1, 2 as R, G, B (a 1- or
 // 2-channel grid repeats its last channel), min-max normalised over the whole frame so every
 // snapshot uses the full range. CV_32FC3 RGB in [0, 1].

@@ -298,7 +298,8 @@ private:
         // 67-megapixel image costs what a 1-megapixel one does.
         const OutputSize shown = fit_within(image_.width, image_.height, params_.snapshot_size);
         const fs::path prediction_path = folder / ("prediction" + suffix), feature_path = folder / ("feature" + suffix);
-        cv::Mat prediction = rgb_from_render(trainer_->render(shown.width, shown.height), shown.width, shown.height);
+        cv::Mat prediction(int(shown.height), int(shown.width), CV_32FC3);
+        trainer_->render_into(shown.width, shown.height, prediction.ptr<float>());
         // The feature image shows a dense grid's cells; a hash table has no picture of its own.
         cv::Mat feature;
         if (config_.encoding.kind == fe::EncodingKind::dense_grid) {
@@ -477,6 +478,7 @@ FF_NODE(train) =
             read_train_params(node);
             check_device_param(node.string("device"));
         })
+        .prepare([](Node& node) { open_device_early(node, node.string("device")); })
         .execute(execute_train);
 
 } // namespace ff::neural

@@ -1,6 +1,6 @@
 // A render runs in bands of rows, each within maxStorageBufferRange and one dispatch (a large image
-// would need more than one buffer may hold), and the Train node's full-image error is computed on
-// the device, band by band, against the training target. FIELDFLOW_RENDER_BAND_ROWS forces small
+// would need more than one buffer may hold), into a vector or the caller's buffer, and the Train
+// node's full-image error is computed on the device, band by band, against the training target. FIELDFLOW_RENDER_BAND_ROWS forces small
 // bands so that a small image crosses several band edges here.
 #include "test_support.hpp"
 
@@ -48,6 +48,28 @@ TEST(RenderBands, FullImageErrorMatchesTheRenderAgainstTheTarget) {
     {
         BandRows band("4");
         EXPECT_NEAR(t.full_image_mse(), expected, 1e-6 * expected);
+    }
+    test::expect_validation_clean(messages);
+}
+
+TEST(RenderBands, RenderIntoTheCallersBufferGivesTheSameRender) {
+    size_t messages = test::device().validation_messages().size();
+    const ImageData image = test::synthetic_image(41, 23);
+    TrainOptions o;
+    o.batch = 256;
+    o.steps = 10;
+    Trainer t(test::device(), test::default_config(11, 7), o, image);
+    t.train(10);
+    const std::vector<float> whole = t.render(37, 29);
+    std::vector<float> into(whole.size() + 1, -7.0f); // one float past the end: left alone
+    t.render_into(37, 29, into.data());
+    EXPECT_EQ(std::vector<float>(into.begin(), into.end() - 1), whole);
+    EXPECT_EQ(into.back(), -7.0f);
+    {
+        BandRows band("5");
+        std::fill(into.begin(), into.end() - 1, -7.0f);
+        t.render_into(37, 29, into.data());
+        EXPECT_EQ(std::vector<float>(into.begin(), into.end() - 1), whole) << "5 rows per band";
     }
     test::expect_validation_clean(messages);
 }

@@ -289,6 +289,9 @@ public:
     Model model() const;                          // downloads the current parameters
     TrainerState state() const;                   // downloads parameters, step and Adam moments
     std::vector<float> render(uint32_t width, uint32_t height) const; // RGB of the current model
+    // The same into `rgb` (width * height * 3 floats, row after row): a caller that holds the
+    // image anyway (a snapshot's preview) spares the allocation and a copy.
+    void render_into(uint32_t width, uint32_t height, float* rgb) const;
     double full_image_mse() const;                // MSE of a render at the image's own size
     uint64_t device_bytes() const;                // device memory this trainer holds
 
