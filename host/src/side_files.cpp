@@ -1,8 +1,9 @@
 #include "side_files.hpp"
 
+#include <fieldflow/host/regular_file.hpp>
+
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <system_error>
 
 namespace fieldflow::host {
@@ -43,12 +44,15 @@ std::string collect_side_files(const PlannedNode& node,
                 if (relative.empty() || from_parent.empty() || from_parent.rfind("..", 0) == 0)
                     return "side file '" + path + "' is not under param '" + param + "' (" + *base + ")";
             }
-            std::ifstream in(path, std::ios::binary);
-            if (!in) return "cannot read the side file '" + path + "' to keep it with the result";
+            std::string data, error;
+            const ReadStatus read = read_regular_file(path, data, error);
+            if (read != ReadStatus::ok)
+                return "cannot read the side file '" + path + "' to keep it with the result" +
+                       (read == ReadStatus::missing ? std::string(": it is gone") : ": it " + error);
             auto value = std::make_shared<Value>();
             value->type = "side-file";
-            for (auto it = std::istreambuf_iterator<char>(in); it != std::istreambuf_iterator<char>(); ++it)
-                value->bytes.push_back(std::byte(static_cast<unsigned char>(*it)));
+            const auto* first = reinterpret_cast<const std::byte*>(data.data());
+            value->bytes.assign(first, first + data.size());
             outputs[entry_name(param, relative)] = std::move(value);
         }
     }
