@@ -46,9 +46,10 @@ namespace {
 cv::Mat bgr8(const cv::Mat& rgb) {
     if (rgb.type() != CV_32FC3 || rgb.empty())
         throw Error("internal error: expected a non-empty CV_32FC3 image");
+    // Quantised first, so that the channel swap moves a quarter of the bytes (the same result).
     cv::Mat bgr;
-    cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
-    return ff::nodes::to_8bit(bgr);
+    cv::cvtColor(ff::nodes::to_8bit(rgb), bgr, cv::COLOR_RGB2BGR);
+    return bgr;
 }
 
 } // namespace
