@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <random>
 #include <thread>
 
@@ -205,6 +206,23 @@ void atomic_write_file(const fs::path& target, std::string_view bytes, const Nod
         });
     });
     if (progress) progress(bytes.size(), bytes.size());
+}
+
+void atomic_write_files(const std::vector<FileBytes>& files, const std::function<bool()>& stop) {
+    std::vector<std::exception_ptr> errors(files.size());
+    auto write = [&](size_t i) {
+        try {
+            atomic_write_file(files[i].target, files[i].bytes, stop);
+        } catch (...) {
+            errors[i] = std::current_exception();
+        }
+    };
+    std::vector<std::thread> others;
+    for (size_t i = 1; i < files.size(); ++i) others.emplace_back(write, i);
+    if (!files.empty()) write(0);
+    for (std::thread& t : others) t.join();
+    for (const std::exception_ptr& e : errors)
+        if (e) std::rethrow_exception(e);
 }
 
 } // namespace ff::nodes

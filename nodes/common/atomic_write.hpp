@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <string_view>
+#include <vector>
 
 namespace ff {
 class Node;
@@ -40,5 +41,18 @@ void atomic_write_file(const std::filesystem::path& target, std::string_view byt
 // thread of their own (ff::Cancelled, and no file).
 void atomic_write_file(const std::filesystem::path& target, std::string_view bytes,
                        const std::function<bool()>& stop);
+
+// A file for atomic_write_files: its target and its content.
+struct FileBytes {
+    std::filesystem::path target;
+    std::string_view bytes;
+};
+
+// atomic_write_file of several files at once, each but the first on a thread of its own, so
+// that their flushes to disk overlap (one journal commit can carry them all: a report's page
+// and its thumbnail and metrics, a snapshot's two pictures). Each write runs to its end or its
+// own failure; `stop` is checked before each chunk as above; the first error is rethrown.
+void atomic_write_files(const std::vector<FileBytes>& files,
+                        const std::function<bool()>& stop = [] { return false; });
 
 } // namespace ff::nodes

@@ -52,8 +52,11 @@ void BackgroundWriter::post(Encode encode) {
                 std::lock_guard lock(state->mutex);
                 return state->stop;
             };
-            if (write)
-                for (const EncodedFile& file : files) ff::nodes::atomic_write_file(file.path, file.bytes, stopped);
+            if (write) {
+                std::vector<ff::nodes::FileBytes> writes;
+                for (const EncodedFile& file : files) writes.push_back({file.path, file.bytes});
+                ff::nodes::atomic_write_files(writes, stopped);
+            }
         } catch (...) {
             error = std::current_exception();
         }

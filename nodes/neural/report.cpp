@@ -401,10 +401,12 @@ void execute_report(Node& node) {
     const std::optional<PngBytes> thumbnail =
         thumbnail_path.empty() ? std::nullopt : std::optional<PngBytes>(index_thumbnail(images, kThumbnailHeight));
     node.throw_if_cancelled(); // the last point where stopping leaves no output at all
-    if (thumbnail) ff::nodes::atomic_write_file(thumbnail_path, std::string(thumbnail->begin(), thumbnail->end()));
-    ff::nodes::atomic_write_file(path, html);
     const std::string metrics_text = metrics.dump(2) + "\n";
-    if (!metrics_path.empty()) ff::nodes::atomic_write_file(metrics_path, metrics_text);
+    std::vector<ff::nodes::FileBytes> files{{path, html}};
+    if (!metrics_path.empty()) files.push_back({metrics_path, metrics_text});
+    if (thumbnail)
+        files.push_back({thumbnail_path, std::string_view(reinterpret_cast<const char*>(thumbnail->data()), thumbnail->size())});
+    ff::nodes::atomic_write_files(files);
     node.log("report " + path + ": learned " + psnr_text(m_learned) + ", bilinear " + psnr_text(m_bilinear));
     node.output_text("metrics", metrics_text);
 }

@@ -69,6 +69,30 @@ TEST(AtomicWrite, WritesAndCreatesFolders) {
     EXPECT_EQ(ff::test::folder_entries(target.parent_path()), std::vector<std::string>{"out.json"});
 }
 
+// Several files at once: each written whole; one that fails (its folder is a file) is the error,
+// and the others are still written.
+TEST(AtomicWrite, SeveralFilesAtOnceEachWholeAndTheFailureRethrown) {
+    ScratchDir dir;
+    const std::string big(3 * ff::nodes::kWriteChunk + 5, 'x'); // several chunks
+    ff::nodes::atomic_write_files({{dir.path() / "page.html", big}, {dir.path() / "m.json", "{}\n"},
+                                   {dir.path() / "t" / "thumb.png", "png"}});
+    EXPECT_EQ(ff::test::read_bytes(dir.file("page.html")), big);
+    EXPECT_EQ(ff::test::read_bytes(dir.file("m.json")), "{}\n");
+    EXPECT_EQ(ff::test::read_bytes((dir.path() / "t" / "thumb.png").string()), "png");
+
+    ff::test::write_bytes(dir.file("blocker"), "a file where a folder is wanted");
+    try {
+        ff::nodes::atomic_write_files({{dir.path() / "blocker" / "x.png", "x"}, {dir.path() / "after.txt", "a"}});
+        ADD_FAILURE() << "a write under a file did not fail";
+    } catch (const ff::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("blocker"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(ff::test::read_bytes(dir.file("after.txt")), "a");
+    EXPECT_THROW(ff::nodes::atomic_write_files({{dir.path() / "stopped.txt", "s"}}, [] { return true; }),
+                 ff::Cancelled);
+    EXPECT_FALSE(fs::exists(dir.path() / "stopped.txt"));
+}
+
 // A killed writer's temporary (its process gone, older than this one) is removed by the next
 // write of the same target; a live writer's and another target's are left alone.
 TEST(AtomicWrite, RemovesTheStaleTemporariesOfAKilledWriter) {
