@@ -18,6 +18,16 @@ struct BandRows : test::ScopedEnv {
 // The image as the trainer holds it: 8 bits per channel.
 double quantised(float v) { return std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f) / 255.0; }
 
+// A small model trained `steps` steps on `image`, so that its renders are not the initial ones.
+Trainer trained(const ImageData& image, uint32_t steps) {
+    TrainOptions o;
+    o.batch = 256;
+    o.steps = steps;
+    Trainer t(test::device(), test::default_config(11, 7), o, image);
+    t.train(steps);
+    return t;
+}
+
 TEST(RenderBands, BandsGiveTheWholeRender) {
     size_t messages = test::device().validation_messages().size();
     const Model model = test::random_model(test::default_config(9, 7), 3);
@@ -32,11 +42,7 @@ TEST(RenderBands, BandsGiveTheWholeRender) {
 TEST(RenderBands, FullImageErrorMatchesTheRenderAgainstTheTarget) {
     size_t messages = test::device().validation_messages().size();
     const ImageData image = test::synthetic_image(41, 23);
-    TrainOptions o;
-    o.batch = 256;
-    o.steps = 20;
-    Trainer t(test::device(), test::default_config(11, 7), o, image);
-    t.train(20);
+    Trainer t = trained(image, 20);
     const std::vector<float> rgb = t.render(image.width, image.height);
     double sum = 0;
     for (size_t i = 0; i < rgb.size(); ++i) {
@@ -54,12 +60,7 @@ TEST(RenderBands, FullImageErrorMatchesTheRenderAgainstTheTarget) {
 
 TEST(RenderBands, RenderIntoTheCallersBufferGivesTheSameRender) {
     size_t messages = test::device().validation_messages().size();
-    const ImageData image = test::synthetic_image(41, 23);
-    TrainOptions o;
-    o.batch = 256;
-    o.steps = 10;
-    Trainer t(test::device(), test::default_config(11, 7), o, image);
-    t.train(10);
+    Trainer t = trained(test::synthetic_image(41, 23), 10);
     const std::vector<float> whole = t.render(37, 29);
     std::vector<float> into(whole.size() + 1, -7.0f); // one float past the end: left alone
     t.render_into(37, 29, into.data());
