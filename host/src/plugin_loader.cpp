@@ -72,7 +72,7 @@ std::string read_ports(const ff_port_decl* decls, uint32_t count, const char* wh
 // applies_when (ABI 1.3) likewise.
 constexpr size_t kParamV2 = offsetof(ff_param_decl, flags) + sizeof(uint32_t);
 constexpr size_t kParamV3 = offsetof(ff_param_decl, applies_when) + sizeof(const char*);
-constexpr size_t kOpV4 = offsetof(ff_op_decl, prepare) + sizeof(ff_prepare_fn);
+constexpr size_t kOpV4 = offsetof(ff_op_decl, release) + sizeof(ff_release_fn);
 constexpr uint32_t kParamFlagsKnown =
     FF_PARAM_NOT_IN_KEY | FF_PARAM_SIDE_OUTPUT | FF_PARAM_READS_FILE | FF_PARAM_WRITES_FILE;
 
@@ -143,7 +143,10 @@ std::string read_op(const ff_op_decl* d, uint32_t abi_minor, OpInfo& op) {
     op.execute = d->execute;
     op.validate = d->validate;
     op.user = d->user;
-    if (abi_minor >= 4 && d->struct_size >= kOpV4) op.prepare = d->prepare;
+    if (abi_minor >= 4 && d->struct_size >= kOpV4) {
+        op.prepare = d->prepare;
+        op.release = d->release;
+    }
     if (!op.execute) return what + "no execute function";
     if (std::string e = read_ports(d->inputs, d->input_count, "input", op.inputs); !e.empty())
         return what + e;

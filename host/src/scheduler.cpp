@@ -49,24 +49,33 @@ public:
                 log->node_progress(node, done, total, detail);
             };
         }
-        // prepare() may log and read the device, but draws no progress: its node is not running.
+        // prepare() and release() may log and read the device, but draw no progress: their node
+        // is not running.
         prepare_services_ = services_;
         prepare_services_.progress = nullptr;
+        prepared_.assign(n, false);
+        released_.assign(n, false);
     }
 
     RunResult execute() {
         const auto start = Clock::now();
-        // The ops' prepare (ABI 1.4) on a thread of their own, started before any node, so that
-        // the setup they warm (opening a compute device) overlaps the nodes upstream.
+        // The ops' prepare and release (ABI 1.4) on a thread of their own, started before any
+        // node, so that the setup they warm (opening a compute device) overlaps the nodes
+        // upstream, and what they release (closing it) the nodes downstream.
         std::thread preparer;
         if (std::any_of(graph_.nodes.begin(), graph_.nodes.end(),
                         [](const PlannedNode& n) { return n.op->prepare != nullptr; }))
-            preparer = std::thread([this] { prepare_nodes(); });
+            preparer = std::thread([this] { prepare_and_release(); });
         unsigned jobs = options_.jobs ? options_.jobs : std::max(1u, std::thread::hardware_concurrency());
         jobs = unsigned(std::min<size_t>(jobs, std::max<size_t>(1, graph_.nodes.size())));
         std::vector<std::thread> workers;
         for (unsigned i = 0; i < jobs; ++i) workers.emplace_back([this] { work(); });
         for (std::thread& t : workers) t.join();
+        {
+            std::lock_guard lock(mutex_);
+            run_over_ = true;
+        }
+        settled_wake_.notify_all();
         if (preparer.joinable()) preparer.join(); // a plugin's setup never outlives the run
         result_.interrupted = cancelled();
         result_.seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -94,30 +103,60 @@ private:
             --running_;
             settle(node, std::move(outcome));
             wake_.notify_all();
+            settled_wake_.notify_all();
         }
         wake_.notify_all();
     }
 
-    // Calls each node's prepare in the graph's order, until the run is interrupted. Its status
-    // is not the node's (execute meets and reports any problem); misuse of the API is a warning.
-    void prepare_nodes() {
+    // Calls each node's prepare in the graph's order, until the run is interrupted; then the
+    // release of each prepared node once it has settled, and at the end those of nodes that never
+    // ran. Their status is not the node's (execute meets and reports any problem); misuse of the
+    // API is a warning.
+    void prepare_and_release() {
         for (size_t index : graph_.order) {
             const PlannedNode& node = graph_.nodes[index];
             if (!node.op->prepare) continue;
-            if (cancelled()) return;
-            ff_context ctx;
-            ctx.node = &node;
-            ctx.services = &prepare_services_;
-            ctx.validating = true;
-            try {
-                node.op->prepare(host_api(), &ctx, node.op->user);
-            } catch (...) {
-                ctx.misuse.push_back("prepare() threw an exception across the plugin ABI");
-            }
-            if (options_.log)
-                for (const std::string& m : ctx.misuse)
-                    options_.log->node_message(node.name, FF_LOG_WARNING, "plugin API misuse: " + m);
+            if (cancelled()) break;
+            call_hook(node, "prepare", [&](ff_context& ctx) { node.op->prepare(host_api(), &ctx, node.op->user); });
+            std::lock_guard lock(mutex_);
+            prepared_[index] = true;
         }
+        std::unique_lock lock(mutex_);
+        while (true) {
+            size_t next = graph_.nodes.size();
+            for (size_t i = 0; i < graph_.nodes.size() && next == graph_.nodes.size(); ++i)
+                if (prepared_[i] && !released_[i] && graph_.nodes[i].op->release && (settled_[i] || run_over_))
+                    next = i;
+            if (next < graph_.nodes.size()) {
+                released_[next] = true;
+                lock.unlock();
+                const PlannedNode& node = graph_.nodes[next];
+                call_hook(node, "release", [&](ff_context& ctx) { node.op->release(host_api(), &ctx, node.op->user); });
+                lock.lock();
+            } else if (run_over_) {
+                return;
+            } else {
+                settled_wake_.wait(lock);
+            }
+        }
+    }
+
+    // One prepare or release call with the node's params and the run's device, its misuse of the
+    // API reported as warnings.
+    template <class Call>
+    void call_hook(const PlannedNode& node, const char* name, Call call) {
+        ff_context ctx;
+        ctx.node = &node;
+        ctx.services = &prepare_services_;
+        ctx.validating = true;
+        try {
+            call(ctx);
+        } catch (...) {
+            ctx.misuse.push_back(std::string(name) + "() threw an exception across the plugin ABI");
+        }
+        if (options_.log)
+            for (const std::string& m : ctx.misuse)
+                options_.log->node_message(node.name, FF_LOG_WARNING, "plugin API misuse: " + m);
     }
 
     // Records a finished node and releases (or skips) its consumers. Called with the lock held.
@@ -308,6 +347,10 @@ private:
     const RunOptions& options_;
     RunServices services_;
     RunServices prepare_services_;
+    std::vector<bool> prepared_;  // prepare called
+    std::vector<bool> released_;
+    bool run_over_ = false;       // every worker has stopped: release what is left
+    std::condition_variable settled_wake_;
     RunResult result_;
     std::vector<std::vector<size_t>> consumers_;
     std::vector<size_t> pending_;

@@ -3,20 +3,35 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 
 namespace ff::neural {
 
+namespace {
+
+// The open devices by selector, and how many prepared nodes still hold each. Never destroyed:
+// tearing Vulkan devices down from a static destructor at exit (or plugin unload) races the
+// driver's own teardown; the process exit releases what the nodes' releases did not.
+struct DeviceCache {
+    std::mutex mutex; // held while opening too: two nodes asking at once must not open it twice
+    std::map<std::string, ff::engine::Device> devices;
+    std::map<std::string, int> holders;
+};
+
+DeviceCache& cache() {
+    static DeviceCache& c = *new DeviceCache();
+    return c;
+}
+
+} // namespace
+
 ff::engine::Device shared_device(const std::string& selector) {
-    static std::mutex mutex;
-    // Never destroyed: tearing Vulkan devices down from a static destructor at exit (or plugin
-    // unload) races the driver's own teardown. The process exit releases them.
-    static auto& devices = *new std::map<std::string, ff::engine::Device>();
-    // Held while opening too: two nodes asking for the same device at once must not open it twice.
-    std::lock_guard lock(mutex);
-    if (auto it = devices.find(selector); it != devices.end()) return it->second;
+    DeviceCache& c = cache();
+    std::lock_guard lock(c.mutex);
+    if (auto it = c.devices.find(selector); it != c.devices.end()) return it->second;
     try {
         ff::engine::Device device = ff::engine::Device::open(selector);
-        devices.emplace(selector, device);
+        c.devices.emplace(selector, device);
         return device;
     } catch (const ff::engine::EngineError& e) {
         throw Error("cannot open compute device '" + selector + "': " + e.what());
@@ -24,7 +39,29 @@ ff::engine::Device shared_device(const std::string& selector) {
 }
 
 void open_device_early(const Node& node, const std::string& device_param) {
-    shared_device(device_selector(node, device_param));
+    const std::string selector = device_selector(node, device_param);
+    {
+        std::lock_guard lock(cache().mutex);
+        ++cache().holders[selector];
+    }
+    shared_device(selector);
+}
+
+void release_device(const Node& node, const std::string& device_param) {
+    const std::string selector = device_selector(node, device_param);
+    std::optional<ff::engine::Device> closing;
+    {
+        DeviceCache& c = cache();
+        std::lock_guard lock(c.mutex);
+        auto held = c.holders.find(selector);
+        if (held == c.holders.end() || --held->second > 0) return;
+        c.holders.erase(held);
+        if (auto it = c.devices.find(selector); it != c.devices.end()) {
+            closing = std::move(it->second);
+            c.devices.erase(it);
+        }
+    }
+    // Outside the lock: the device closes here, unless a node still holds a copy (then with it).
 }
 
 std::string device_selector(const Node& node, const std::string& device_param) {

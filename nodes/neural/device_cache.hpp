@@ -1,5 +1,6 @@
-// One engine Device per selector for the whole process, shared by every Train and Infer node, so
-// a graph with several neural nodes opens the Vulkan device (and compiles its pipelines) once.
+// One engine Device per selector, shared by every Train and Infer node, so a graph with several
+// neural nodes opens the Vulkan device (and compiles its pipelines) once; opened by the nodes'
+// prepare and closed by their release (plugin ABI 1.4) where the host calls them.
 #pragma once
 
 #include <fieldflow/engine/engine.hpp>
@@ -15,8 +16,13 @@ ff::engine::Device shared_device(const std::string& selector);
 
 // A Train or Infer node's prepare (ABI 1.4): opens the device its execute will ask for, while the
 // nodes upstream run (0.17-0.22 s on the H100 machine, mostly the driver's own start), so that
-// execute finds it open. A failure is left for execute to meet and report.
+// execute finds it open, and counts the node as one of its holders. A failure is left for
+// execute to meet and report.
 void open_device_early(const Node& node, const std::string& device_param);
+
+// The same node's release: once no prepared node holds the device, it closes (while the rest of
+// the graph runs, rather than in the process's exit). A later shared_device opens it again.
+void release_device(const Node& node, const std::string& device_param);
 
 // The selector a node should use: its own `device` param if set, else the run's --device, else
 // "auto".

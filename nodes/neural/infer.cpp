@@ -131,6 +131,7 @@ FF_NODE(infer) =
             check_device_param(node.string("device"));
         })
         .prepare([](Node& node) { open_device_early(node, node.string("device")); })
+        .release([](Node& node) { release_device(node, node.string("device")); })
         .execute(execute_infer);
 
 } // namespace ff::neural

@@ -479,6 +479,7 @@ FF_NODE(train) =
             check_device_param(node.string("device"));
         })
         .prepare([](Node& node) { open_device_early(node, node.string("device")); })
+        .release([](Node& node) { release_device(node, node.string("device")); })
         .execute(execute_train);
 
 } // namespace ff::neural

@@ -161,6 +161,11 @@ OpBuilder& OpBuilder::prepare(PrepareFn fn) {
     return *this;
 }
 
+OpBuilder& OpBuilder::release(PrepareFn fn) {
+    release_ = std::move(fn);
+    return *this;
+}
+
 OpBuilder& OpBuilder::execute(ExecuteFn fn) {
     execute_ = std::move(fn);
     return *this;
@@ -179,6 +184,7 @@ const ff_op_decl* OpBuilder::decl() {
     decl_.validate = validate_ ? &OpBuilder::call_validate : nullptr;
     decl_.user = this;
     decl_.prepare = prepare_ ? &OpBuilder::call_prepare : nullptr;
+    decl_.release = release_ ? &OpBuilder::call_release : nullptr;
     return &decl_;
 }
 
@@ -230,6 +236,16 @@ ff_status OpBuilder::call_prepare(const ff_host_api* host, ff_context* ctx, void
         return FF_OK;
     } catch (...) {
         return FF_ERROR; // not the node's failure: execute meets the problem and reports it
+    }
+}
+
+void OpBuilder::call_release(const ff_host_api* host, ff_context* ctx, void* user) {
+    auto* self = static_cast<OpBuilder*>(user);
+    try {
+        Node node(host, ctx);
+        self->release_(node);
+    } catch (...) {
+        // nothing to report: the node has settled, and its release has no one to tell
     }
 }
 

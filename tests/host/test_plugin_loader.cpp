@@ -106,6 +106,7 @@ struct ParamV2 {
 };
 
 ff_status noop(const ff_host_api*, ff_context*, void*) { return FF_OK; }
+void release_noop(const ff_host_api*, ff_context*, void*) {}
 
 TEST(PluginLoader, ReadsLargerStructsFromNewerMinorVersions) {
     PortV2 outs[2] = {{{sizeof(PortV2), "a", "image", "first", 0}, 7},
@@ -150,30 +151,34 @@ TEST(PluginLoader, PluginsOfAnOlderMinorVersionStillLoad) {
     EXPECT_EQ(read[0].name, "OldTimer");
 }
 
-TEST(PluginLoader, PrepareIsReadFromAbi14PluginsOnly) {
+TEST(PluginLoader, PrepareAndReleaseAreReadFromAbi14PluginsOnly) {
     ff_op_decl op{};
     op.struct_size = sizeof(ff_op_decl);
     op.name = "Warmed";
     op.category = "test";
     op.execute = noop;
     op.prepare = noop;
+    op.release = release_noop;
     const ff_op_decl* ops[] = {&op};
     ff_plugin_info info{sizeof(ff_plugin_info), FF_ABI_MAJOR, 4, "warm", "1", ops, 1};
     std::vector<OpInfo> read;
     ASSERT_EQ(read_plugin_info(&info, "warm.so", read), "");
     ASSERT_EQ(read.size(), 1u);
     EXPECT_EQ(read[0].prepare, &noop);
+    EXPECT_EQ(read[0].release, &release_noop);
     // A 1.3 plugin's op decl ends before prepare: whatever lies there is never called.
     info.abi_minor = 3;
     read.clear();
     ASSERT_EQ(read_plugin_info(&info, "warm.so", read), "");
     EXPECT_EQ(read[0].prepare, nullptr);
+    EXPECT_EQ(read[0].release, nullptr);
     // Nor from a 1.4 plugin whose decl is too small to hold it.
     info.abi_minor = 4;
-    op.struct_size = offsetof(ff_op_decl, prepare);
+    op.struct_size = offsetof(ff_op_decl, release);
     read.clear();
     ASSERT_EQ(read_plugin_info(&info, "warm.so", read), "");
     EXPECT_EQ(read[0].prepare, nullptr);
+    EXPECT_EQ(read[0].release, nullptr);
 }
 
 TEST(PluginLoader, BadDeclarationsAreRefused) {

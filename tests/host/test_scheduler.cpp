@@ -195,6 +195,38 @@ TEST(Scheduler, PrepareRunsForEachNodeWithItsParamsAndTheRunsDevice) {
     EXPECT_EQ(blob_text(result_of(g, r, "early"), "prepared"), "{\"prepared\": \"early-1@cpu\"}");
 }
 
+// How often `part` occurs in `text`.
+size_t occurrences(const std::string& text, const std::string& part) {
+    size_t n = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+    return n;
+}
+
+TEST(Scheduler, ReleaseFollowsEachPreparedNodeOnceItHasSettled) {
+    OpRegistry registry = test::test_registry();
+    // `ran` runs; `skipped` never does (its input fails) and is released all the same.
+    Graph g = test::valid_graph("fieldflow: 1\nnodes:\n"
+                                "  c: {op: Constant}\n"
+                                "  ran: {op: Warm, inputs: {image: c}, params: {tag: rel-ran}}\n"
+                                "  broken: {op: Fail, inputs: {image: c}}\n"
+                                "  skipped: {op: Warm, inputs: {image: broken}, params: {tag: rel-skipped}}\n",
+                                registry);
+    RunResult r = run_graph(g, RunOptions{});
+    EXPECT_EQ(result_of(g, r, "ran").status, NodeStatus::Ran);
+    EXPECT_EQ(result_of(g, r, "skipped").status, NodeStatus::Skipped);
+    const std::string records = test::warm_records(); // complete: the run joined its hooks' thread
+    EXPECT_EQ(occurrences(records, ";rel-ran@auto"), 1u) << records;
+    EXPECT_EQ(occurrences(records, ";released:rel-ran"), 1u) << records;
+    EXPECT_LT(records.find(";ran:rel-ran"), records.find(";released:rel-ran")) << records;
+    EXPECT_EQ(occurrences(records, ";rel-skipped@auto"), 1u) << records;
+    EXPECT_EQ(occurrences(records, ";released:rel-skipped"), 1u) << records;
+    EXPECT_EQ(occurrences(records, ";ran:rel-skipped"), 0u) << records;
+    // Every release comes after every prepare of the run.
+    EXPECT_LT(records.find(";rel-skipped@auto"),
+              std::min(records.find(";released:rel-ran"), records.find(";released:rel-skipped")))
+        << records;
+}
+
 TEST(Scheduler, AFailingPrepareIsNotTheNodesFailure) {
     OpRegistry registry = test::test_registry();
     // Its prepare also tries to write an output, which the host refuses.

@@ -36,6 +36,18 @@ inline int plugin_runs(const char* op) {
     return runs;
 }
 
+// What the test plugin's Warm op recorded so far: ";<tag>@<device>" for each prepare, ";ran:<tag>"
+// and ";released:<tag>" (tests/host/plugins/test_ops.c).
+inline std::string warm_records() {
+    void* handle = dlopen(FF_TEST_PLUGIN, RTLD_NOW | RTLD_NOLOAD);
+    EXPECT_NE(handle, nullptr);
+    auto fn = reinterpret_cast<const char* (*)()>(dlsym(handle, "ff_test_warm_records"));
+    EXPECT_NE(fn, nullptr);
+    std::string records = fn ? fn() : "";
+    dlclose(handle);
+    return records;
+}
+
 // Validates `text`; fails the test (printing the errors) if it is not a valid graph.
 inline Graph valid_graph(const std::string& text, const OpRegistry& registry,
                          const VarOverrides& sets = {}) {

@@ -166,6 +166,9 @@ public:
     // thread-safe cache that execute uses anyway. Exceptions are swallowed: execute meets the
     // same problem and reports it.
     OpBuilder& prepare(PrepareFn fn);
+    // prepare's pair (ff_release_fn, ABI 1.4): called once for each node whose prepare ran, after
+    // the node settled, to let go of what prepare took for it. Exceptions are swallowed.
+    OpBuilder& release(PrepareFn fn);
     OpBuilder& execute(ExecuteFn fn);
 
     // The C declaration; valid while this builder lives.
@@ -178,6 +181,7 @@ private:
     static ff_status call_execute(const ff_host_api* host, ff_context* ctx, void* user);
     static ff_status call_validate(const ff_host_api* host, ff_context* ctx, void* user);
     static ff_status call_prepare(const ff_host_api* host, ff_context* ctx, void* user);
+    static void call_release(const ff_host_api* host, ff_context* ctx, void* user);
 
     std::unique_ptr<std::deque<std::string>> strings_;
     std::vector<ff_port_decl> inputs_;
@@ -187,6 +191,7 @@ private:
     ExecuteFn execute_;
     ValidateFn validate_;
     PrepareFn prepare_;
+    PrepareFn release_;
 };
 
 inline OpBuilder op(std::string name, std::string category) {

@@ -163,6 +163,14 @@ typedef ff_status (*ff_validate_fn)(const ff_host_api* host, ff_context* ctx, vo
  * the run ends (a cached run that never executes the node still waits for it). */
 typedef ff_status (*ff_prepare_fn)(const ff_host_api* host, ff_context* ctx, void* op_user);
 
+/* ABI 1.4, optional, prepare's pair: the host calls it once for each node whose prepare it
+ * called, after that node has settled (ran, came from a cache, failed, was skipped or was
+ * cancelled; at the latest when the run ends), on the prepares' thread, after every prepare of
+ * the run: to let go of what prepare took for the node, so that a resource the rest of the graph
+ * no longer needs (an open compute device) is released while the rest runs rather than when the
+ * process exits. Params, device() and node_name() are available as in prepare. */
+typedef void (*ff_release_fn)(const ff_host_api* host, ff_context* ctx, void* op_user);
+
 typedef struct ff_op_decl {
     uint32_t struct_size;
     const char* name;     /* "ReadImage": CamelCase, unique across all loaded plugins */
@@ -181,6 +189,7 @@ typedef struct ff_op_decl {
     void* user;
     /* ABI 1.4: read only when struct_size covers it and the plugin's abi_minor is 4 or more. */
     ff_prepare_fn prepare; /* may be NULL */
+    ff_release_fn release; /* may be NULL; called only for nodes whose prepare was called */
 } ff_op_decl;
 
 typedef struct ff_plugin_info {

@@ -13,7 +13,7 @@ static ff_status noop_execute(const ff_host_api* host, ff_context* ctx, void* us
 }
 
 static const ff_op_decl op = {sizeof(ff_op_decl), "Constant", "test", "A duplicate.", FF_OP_PURE,
-                              1, NULL, 0, NULL, 0, NULL, 0, noop_execute, NULL, NULL, NULL};
+                              1, NULL, 0, NULL, 0, NULL, 0, noop_execute, NULL, NULL, NULL, NULL};
 static const ff_op_decl* const ops[] = {&op};
 
 #if defined(BAD_ABI_MAJOR)

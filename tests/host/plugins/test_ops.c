@@ -89,7 +89,7 @@ static const ff_param_decl constant_params[] = {
 static const ff_op_decl constant_op = {
     sizeof(ff_op_decl), "Constant", "test", "An image filled with one value. Used by the tests.",
     FF_OP_PURE, 1, NULL, 0, constant_out, COUNT(constant_out), constant_params,
-    COUNT(constant_params), constant_execute, NULL, NULL, NULL};
+    COUNT(constant_params), constant_execute, NULL, NULL, NULL, NULL};
 
 /* ---- Add: a + b, times scale ------------------------------------------------------------- */
 static ff_status add_execute(const ff_host_api* host, ff_context* ctx, void* user) {
@@ -119,7 +119,7 @@ static const ff_param_decl add_params[] = {
     PARAM("scale", FF_PARAM_FLOAT, "1", -100, 100, NULL, "factor applied to the sum")};
 static const ff_op_decl add_op = {
     sizeof(ff_op_decl), "Add", "test", "Adds two images of the same size.", FF_OP_PURE, 1, add_in,
-    COUNT(add_in), add_out, COUNT(add_out), add_params, COUNT(add_params), add_execute, NULL, NULL, NULL};
+    COUNT(add_in), add_out, COUNT(add_out), add_params, COUNT(add_params), add_execute, NULL, NULL, NULL, NULL};
 
 /* ---- Fail: always fails with its message ------------------------------------------------ */
 static ff_status fail_execute(const ff_host_api* host, ff_context* ctx, void* user) {
@@ -136,7 +136,7 @@ static const ff_param_decl fail_params[] = {
     PARAM("message", FF_PARAM_STRING, "deliberate failure", 0, -1, NULL, "the error message")};
 static const ff_op_decl fail_op = {
     sizeof(ff_op_decl), "Fail", "test", "Always fails.", FF_OP_PURE, 1, fail_in, COUNT(fail_in),
-    fail_out, COUNT(fail_out), fail_params, COUNT(fail_params), fail_execute, NULL, NULL, NULL};
+    fail_out, COUNT(fail_out), fail_params, COUNT(fail_params), fail_execute, NULL, NULL, NULL, NULL};
 
 /* ---- Sleep: passes its input through after `ms`, polling cancelled() ------------------------ */
 static ff_status sleep_execute(const ff_host_api* host, ff_context* ctx, void* user) {
@@ -164,7 +164,7 @@ static const ff_param_decl sleep_params[] = {
 static const ff_op_decl sleep_op = {
     sizeof(ff_op_decl), "Sleep", "test", "Waits, then passes its input through.", FF_OP_PURE, 1,
     sleep_in, COUNT(sleep_in), sleep_out, COUNT(sleep_out), sleep_params, COUNT(sleep_params),
-    sleep_execute, NULL, NULL, NULL};
+    sleep_execute, NULL, NULL, NULL, NULL};
 
 /* ---- Split: left and right halves -------------------------------------------------------- */
 static ff_status split_execute(const ff_host_api* host, ff_context* ctx, void* user) {
@@ -192,7 +192,7 @@ static const ff_port_decl split_out[] = {PORT("left", FF_TYPE_IMAGE, "left half"
 static const ff_op_decl split_op = {
     sizeof(ff_op_decl), "Split", "test", "Splits an image into its left and right halves.",
     FF_OP_PURE, 1, split_in, COUNT(split_in), split_out, COUNT(split_out), NULL, 0, split_execute,
-    NULL, NULL, NULL};
+    NULL, NULL, NULL, NULL};
 
 /* ---- Stats: mean as JSON ----------------------------------------------------------------- */
 static double mean_of(const ff_image* im) {
@@ -221,7 +221,7 @@ static const ff_param_decl stats_params[] = {
 static const ff_op_decl stats_op = {
     sizeof(ff_op_decl), "Stats", "test", "The mean of an image, as JSON.", FF_OP_PURE, 1,
     stats_in, COUNT(stats_in), stats_out, COUNT(stats_out), stats_params, COUNT(stats_params),
-    stats_execute, NULL, NULL, NULL};
+    stats_execute, NULL, NULL, NULL, NULL};
 
 /* ---- Fit: an "expensive" op whose results persist in the disk cache ------------------------ */
 static ff_status fit_execute(const ff_host_api* host, ff_context* ctx, void* user) {
@@ -245,7 +245,7 @@ static const ff_param_decl fit_params[] = {
     PARAM("steps", FF_PARAM_INT, NULL, 1, 1000000, NULL, "training steps (required)")};
 static const ff_op_decl fit_op = {
     sizeof(ff_op_decl), "Fit", "test", "Pretends to train a model.", FF_OP_CACHE_ON_DISK, 1, fit_in,
-    COUNT(fit_in), fit_out, COUNT(fit_out), fit_params, COUNT(fit_params), fit_execute, NULL, NULL, NULL};
+    COUNT(fit_in), fit_out, COUNT(fit_out), fit_params, COUNT(fit_params), fit_execute, NULL, NULL, NULL, NULL};
 
 /* ---- Render: an image from a model; validate() checks the size list ----------------------- */
 static ff_status render_validate(const ff_host_api* host, ff_context* ctx, void* user) {
@@ -280,7 +280,7 @@ static const ff_param_decl render_params[] = {
 static const ff_op_decl render_op = {
     sizeof(ff_op_decl), "Render", "test", "Renders a model.", FF_OP_PURE, 1, render_in,
     COUNT(render_in), render_out, COUNT(render_out), render_params, COUNT(render_params),
-    render_execute, render_validate, NULL, NULL};
+    render_execute, render_validate, NULL, NULL, NULL};
 
 /* ---- ReadNumber / WriteNumber: ops that touch files --------------------------------------- */
 static ff_status read_number_execute(const ff_host_api* host, ff_context* ctx, void* user) {
@@ -308,7 +308,7 @@ static const ff_param_decl read_number_params[] = {
 static const ff_op_decl read_number_op = {
     sizeof(ff_op_decl), "ReadNumber", "test", "Reads a number from a text file.",
     FF_OP_READS_OUTSIDE, 1, NULL, 0, read_number_out, COUNT(read_number_out), read_number_params,
-    COUNT(read_number_params), read_number_execute, NULL, NULL, NULL};
+    COUNT(read_number_params), read_number_execute, NULL, NULL, NULL, NULL};
 
 static ff_status write_number_execute(const ff_host_api* host, ff_context* ctx, void* user) {
     (void)user;
@@ -338,7 +338,7 @@ static const ff_param_decl write_number_params[] = {
 static const ff_op_decl write_number_op = {
     sizeof(ff_op_decl), "WriteNumber", "test", "Writes the mean of an image to a text file.",
     FF_OP_WRITES_OUTSIDE, 1, write_number_in, COUNT(write_number_in), NULL, 0,
-    write_number_params, COUNT(write_number_params), write_number_execute, NULL, NULL, NULL};
+    write_number_params, COUNT(write_number_params), write_number_execute, NULL, NULL, NULL, NULL};
 
 /* ---- Lazy: claims success without writing its output (a plugin bug the host must catch) --- */
 static ff_status lazy_execute(const ff_host_api* host, ff_context* ctx, void* user) {
@@ -349,7 +349,7 @@ static ff_status lazy_execute(const ff_host_api* host, ff_context* ctx, void* us
 static const ff_port_decl lazy_out[] = {PORT("image", FF_TYPE_IMAGE, "never written")};
 static const ff_op_decl lazy_op = {
     sizeof(ff_op_decl), "Lazy", "test", "Returns FF_OK without writing its output.", FF_OP_PURE,
-    1, NULL, 0, lazy_out, COUNT(lazy_out), NULL, 0, lazy_execute, NULL, NULL, NULL};
+    1, NULL, 0, lazy_out, COUNT(lazy_out), NULL, 0, lazy_execute, NULL, NULL, NULL, NULL};
 
 /* ---- Resumable: counts its executions of the same work in its state folder (ABI 1.1) ------
  * Reads the count an earlier execution left in <state_dir>/count, writes count + 1 there, waits
@@ -424,7 +424,7 @@ static const ff_op_decl resumable_op = {
     sizeof(ff_op_decl), "Resumable", "test",
     "Counts its executions of the same work in its state folder. Used by the tests.",
     FF_OP_CACHE_ON_DISK, 1, resumable_in, COUNT(resumable_in), resumable_out, COUNT(resumable_out),
-    resumable_params, COUNT(resumable_params), resumable_execute, resumable_validate, NULL, NULL};
+    resumable_params, COUNT(resumable_params), resumable_execute, resumable_validate, NULL, NULL, NULL};
 
 /* ---- Abandon: a node that, once cancelled, leaves a call it cannot stop running (an image encode,
  * a GPU render: nodes/common/cancellable_call.hpp). The call is a thread sleeping `ms`, and an exit
@@ -469,14 +469,31 @@ static const ff_op_decl abandon_op = {
     sizeof(ff_op_decl), "Abandon", "test",
     "Runs until cancelled, leaving a call behind that an exit handler waits for.", FF_OP_PURE, 1,
     abandon_in, COUNT(abandon_in), abandon_out, COUNT(abandon_out), abandon_params,
-    COUNT(abandon_params), abandon_execute, NULL, NULL, NULL};
+    COUNT(abandon_params), abandon_execute, NULL, NULL, NULL, NULL};
 
-/* ---- Warm: an op with prepare (ABI 1.4). prepare records "<tag>@<device>" (and with
- * `fail_prepare` then tries to write an output and fails); execute waits for its tag's record
- * (a sign, never a fixed sleep; 30 s at most) and outputs it as JSON {"prepared": "<record>"}. */
+/* ---- Warm: an op with prepare and release (ABI 1.4). prepare records "<tag>@<device>" (and
+ * with `fail_prepare` then tries to write an output and fails); execute waits for its tag's record
+ * (a sign, never a fixed sleep; 30 s at most), outputs it as JSON {"prepared": "<record>"} and
+ * records "ran:<tag>"; release records "released:<tag>". ff_test_warm_records() returns them all,
+ * in order, each after a ';'. */
 static pthread_mutex_t g_warm_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_warm_cond = PTHREAD_COND_INITIALIZER;
 static char g_warm_records[4096]; /* ";tag@device;tag@device;..." */
+
+static void warm_record_text(const char* kind, const char* tag) {
+    pthread_mutex_lock(&g_warm_mutex);
+    size_t used = strlen(g_warm_records);
+    snprintf(g_warm_records + used, sizeof g_warm_records - used, ";%s:%s", kind, tag);
+    pthread_mutex_unlock(&g_warm_mutex);
+}
+
+FF_EXPORT const char* ff_test_warm_records(void) { return g_warm_records; }
+
+static void warm_release(const ff_host_api* host, ff_context* ctx, void* user) {
+    (void)user;
+    const char* tag = NULL;
+    if (host->param_string(ctx, "tag", &tag)) warm_record_text("released", tag);
+}
 
 static ff_status warm_prepare(const ff_host_api* host, ff_context* ctx, void* user) {
     (void)user;
@@ -528,6 +545,7 @@ static ff_status warm_execute(const ff_host_api* host, ff_context* ctx, void* us
     char* out = host->output_blob(ctx, "prepared", (size_t)n);
     if (!out) return FF_ERROR;
     memcpy(out, text, (size_t)n);
+    warm_record_text("ran", tag);
     return FF_OK;
 }
 
@@ -539,7 +557,7 @@ static const ff_param_decl warm_params[] = {
 static const ff_op_decl warm_op = {
     sizeof(ff_op_decl), "Warm", "test", "Reports what its prepare saw. Used by the tests.", FF_OP_PURE, 1,
     warm_in, COUNT(warm_in), warm_out, COUNT(warm_out), warm_params, COUNT(warm_params),
-    warm_execute, NULL, NULL, warm_prepare};
+    warm_execute, NULL, NULL, warm_prepare, warm_release};
 
 /* ---- The plugin -------------------------------------------------------------------------- */
 static const ff_op_decl* const ops[] = {&constant_op, &add_op, &fail_op, &sleep_op,

@@ -32,6 +32,7 @@ struct OpInfo {
     ff_execute_fn execute = nullptr;
     ff_validate_fn validate = nullptr;
     ff_prepare_fn prepare = nullptr; // ABI 1.4
+    ff_release_fn release = nullptr; // ABI 1.4
     void* user = nullptr;
 
     std::string plugin_name;
