@@ -4,18 +4,21 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 namespace ff::neural {
 
 namespace {
 
-// The open devices by selector, and how many prepared nodes still hold each. Never destroyed:
-// tearing Vulkan devices down from a static destructor at exit (or plugin unload) races the
-// driver's own teardown; the process exit releases what the nodes' releases did not.
+// The open devices by selector, how many prepared nodes still hold each, and the threads that
+// prepare started to open them. Never destroyed: tearing Vulkan devices down from a static
+// destructor at exit (or plugin unload) races the driver's own teardown; the process exit
+// releases what the nodes' releases did not.
 struct DeviceCache {
     std::mutex mutex; // held while opening too: two nodes asking at once must not open it twice
     std::map<std::string, ff::engine::Device> devices;
     std::map<std::string, int> holders;
+    std::map<std::string, std::thread> openers;
 };
 
 DeviceCache& cache() {
@@ -40,22 +43,47 @@ ff::engine::Device shared_device(const std::string& selector) {
 
 void open_device_early(const Node& node, const std::string& device_param) {
     const std::string selector = device_selector(node, device_param);
-    {
-        std::lock_guard lock(cache().mutex);
-        ++cache().holders[selector];
-    }
-    shared_device(selector);
+    DeviceCache& c = cache();
+    std::lock_guard lock(c.mutex);
+    ++c.holders[selector];
+    if (c.devices.count(selector) || c.openers.count(selector)) return;
+    // On a thread of its own, so that prepare returns at once: an interrupt meanwhile need not
+    // wait for the driver (release below). A failure is left for execute to meet and report.
+    c.openers.emplace(selector, std::thread([selector] {
+        try {
+            shared_device(selector);
+        } catch (const std::exception&) {
+        }
+    }));
 }
 
 void release_device(const Node& node, const std::string& device_param) {
     const std::string selector = device_selector(node, device_param);
-    std::optional<ff::engine::Device> closing;
+    DeviceCache& c = cache();
+    std::thread opener;
     {
-        DeviceCache& c = cache();
         std::lock_guard lock(c.mutex);
         auto held = c.holders.find(selector);
         if (held == c.holders.end() || --held->second > 0) return;
         c.holders.erase(held);
+        if (auto it = c.openers.find(selector); it != c.openers.end()) {
+            opener = std::move(it->second);
+            c.openers.erase(it);
+        }
+    }
+    if (opener.joinable()) {
+        // An interrupted run ends now, not once the driver has opened a device nobody will use:
+        // the thread is left to the process's end (an interrupt ends it with _exit), and touches
+        // nothing but this never-destroyed cache.
+        if (node.cancelled()) {
+            opener.detach();
+            return;
+        }
+        opener.join();
+    }
+    std::optional<ff::engine::Device> closing;
+    {
+        std::lock_guard lock(c.mutex);
         if (auto it = c.devices.find(selector); it != c.devices.end()) {
             closing = std::move(it->second);
             c.devices.erase(it);

@@ -14,14 +14,15 @@ namespace ff::neural {
 // open is not cached (the next call tries again) and is rethrown as ff::Error.
 ff::engine::Device shared_device(const std::string& selector);
 
-// A Train or Infer node's prepare (ABI 1.4): opens the device its execute will ask for, while the
-// nodes upstream run (0.17-0.22 s on the H100 machine, mostly the driver's own start), so that
-// execute finds it open, and counts the node as one of its holders. A failure is left for
-// execute to meet and report.
+// A Train or Infer node's prepare (ABI 1.4): starts opening the device its execute will ask for
+// on a thread of its own, while the nodes upstream run (0.17-0.22 s on the H100 machine, mostly
+// the driver's own start), so that execute finds it open (or waits for the open under way), and
+// counts the node as one of its holders. A failure is left for execute to meet and report.
 void open_device_early(const Node& node, const std::string& device_param);
 
 // The same node's release: once no prepared node holds the device, it closes (while the rest of
-// the graph runs, rather than in the process's exit). A later shared_device opens it again.
+// the graph runs, rather than in the process's exit); in an interrupted run an open still under
+// way is not waited for. A later shared_device opens it again.
 void release_device(const Node& node, const std::string& device_param);
 
 // The selector a node should use: its own `device` param if set, else the run's --device, else
