@@ -15,7 +15,8 @@ namespace {
 // destructor at exit (or plugin unload) races the driver's own teardown; the process exit
 // releases what the nodes' releases did not.
 struct DeviceCache {
-    std::mutex mutex; // held while opening too: two nodes asking at once must not open it twice
+    std::mutex opening; // one open at a time: two nodes asking at once must not open it twice
+    std::mutex mutex;   // the maps; never held while a device opens, so release never waits for one
     std::map<std::string, ff::engine::Device> devices;
     std::map<std::string, int> holders;
     std::map<std::string, std::thread> openers;
@@ -30,10 +31,17 @@ DeviceCache& cache() {
 
 ff::engine::Device shared_device(const std::string& selector) {
     DeviceCache& c = cache();
-    std::lock_guard lock(c.mutex);
-    if (auto it = c.devices.find(selector); it != c.devices.end()) return it->second;
+    const auto already_open = [&]() -> std::optional<ff::engine::Device> {
+        std::lock_guard lock(c.mutex);
+        if (auto it = c.devices.find(selector); it != c.devices.end()) return it->second;
+        return std::nullopt;
+    };
+    if (std::optional<ff::engine::Device> device = already_open()) return *device;
+    std::lock_guard opening(c.opening);
+    if (std::optional<ff::engine::Device> device = already_open()) return *device; // opened meanwhile
     try {
         ff::engine::Device device = ff::engine::Device::open(selector);
+        std::lock_guard lock(c.mutex);
         c.devices.emplace(selector, device);
         return device;
     } catch (const ff::engine::EngineError& e) {
