@@ -62,10 +62,10 @@ public:
         // The ops' prepare and release (ABI 1.4) on a thread of their own, started before any
         // node, so that the setup they warm (opening a compute device) overlaps the nodes
         // upstream, and what they release (closing it) the nodes downstream.
-        std::thread preparer;
+        std::thread hooks;
         if (std::any_of(graph_.nodes.begin(), graph_.nodes.end(),
                         [](const PlannedNode& n) { return n.op->prepare != nullptr; }))
-            preparer = std::thread([this] { prepare_and_release(); });
+            hooks = std::thread([this] { prepare_and_release(); });
         unsigned jobs = options_.jobs ? options_.jobs : std::max(1u, std::thread::hardware_concurrency());
         jobs = unsigned(std::min<size_t>(jobs, std::max<size_t>(1, graph_.nodes.size())));
         std::vector<std::thread> workers;
@@ -76,7 +76,7 @@ public:
             run_over_ = true;
         }
         settled_wake_.notify_all();
-        if (preparer.joinable()) preparer.join(); // a plugin's setup never outlives the run
+        if (hooks.joinable()) hooks.join(); // a plugin's prepare or release never outlives the run
         result_.interrupted = cancelled();
         result_.seconds = std::chrono::duration<double>(Clock::now() - start).count();
         return std::move(result_);
