@@ -13,6 +13,7 @@
 #include "common/atomic_write.hpp"
 #include "common/image_mat.hpp"
 #include "common/side_task.hpp"
+#include "common/whole_file.hpp"
 #include "metrics/error_map.hpp"
 #include "metrics/image_metrics.hpp"
 
@@ -27,7 +28,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <set>
 
@@ -51,14 +51,8 @@ std::string bytes_text(double bytes) {
 
 std::optional<PngBytes> read_png_file(const fs::path& path) {
     if (path.empty()) return std::nullopt;
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) return std::nullopt;
-    const std::streamoff size = in.tellg();
-    if (size < 8) return std::nullopt;
-    PngBytes bytes(static_cast<size_t>(size));
-    in.seekg(0);
-    // In one read, not a byte at a time through a stream iterator (12 snapshot files a report).
-    if (!in.read(reinterpret_cast<char*>(bytes.data()), size)) return std::nullopt;
+    std::optional<PngBytes> bytes = ff::nodes::read_whole_file(path);
+    if (!bytes || bytes->size() < 8) return std::nullopt;
     return bytes;
 }
 

@@ -1,14 +1,13 @@
 #include "training_checkpoint.hpp"
 
 #include "common/atomic_write.hpp"
+#include "common/whole_file.hpp"
 
 #include <fieldflow/node.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <fstream>
-#include <iterator>
 #include <limits>
 
 namespace ff::neural {
@@ -124,13 +123,12 @@ void save_checkpoint(const fs::path& path, TrainingCheckpoint checkpoint) {
 std::optional<TrainingCheckpoint> load_checkpoint(const fs::path& path) {
     std::error_code error;
     if (!fs::exists(path, error)) return std::nullopt;
-    std::ifstream in(path, std::ios::binary);
-    std::vector<char> raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in && !in.eof()) throw Error("cannot read checkpoint '" + path.string() + "'");
+    const std::optional<std::vector<unsigned char>> raw = ff::nodes::read_whole_file(path);
+    if (!raw) throw Error("cannot read checkpoint '" + path.string() + "'");
     TrainingCheckpoint checkpoint;
     try {
         checkpoint.engine = fe::decode_checkpoint(
-            std::span(reinterpret_cast<const std::byte*>(raw.data()), raw.size()), path.string());
+            std::span(reinterpret_cast<const std::byte*>(raw->data()), raw->size()), path.string());
     } catch (const fe::CheckpointError& e) {
         throw Error(e.what());
     }

@@ -5,6 +5,7 @@
 #include "common/cancellable_call.hpp"
 #include "common/grid_size.hpp"
 #include "common/side_task.hpp"
+#include "common/whole_file.hpp"
 #include "helper_host.hpp"
 #include "test_support.hpp"
 
@@ -91,6 +92,20 @@ TEST(AtomicWrite, SeveralFilesAtOnceEachWholeAndTheFailureRethrown) {
     EXPECT_THROW(ff::nodes::atomic_write_files({{dir.path() / "stopped.txt", "s"}}, [] { return true; }),
                  ff::Cancelled);
     EXPECT_FALSE(fs::exists(dir.path() / "stopped.txt"));
+}
+
+TEST(WholeFile, ReadsEveryByteAndNothingForAMissingFile) {
+    ScratchDir dir;
+    std::string content(200000, '\0'); // past any stream buffer, with zero bytes in it
+    for (size_t i = 0; i < content.size(); ++i) content[i] = char(i * 7 % 251);
+    ff::test::write_bytes(dir.file("data.bin"), content);
+    const auto bytes = ff::nodes::read_whole_file(dir.file("data.bin"));
+    ASSERT_TRUE(bytes.has_value());
+    EXPECT_EQ(std::string(bytes->begin(), bytes->end()), content);
+    ff::test::write_bytes(dir.file("empty"), "");
+    ASSERT_TRUE(ff::nodes::read_whole_file(dir.file("empty")).has_value());
+    EXPECT_TRUE(ff::nodes::read_whole_file(dir.file("empty"))->empty());
+    EXPECT_FALSE(ff::nodes::read_whole_file(dir.file("missing")).has_value());
 }
 
 // A killed writer's temporary (its process gone, older than this one) is removed by the next
