@@ -161,7 +161,7 @@ OpBuilder& OpBuilder::prepare(PrepareFn fn) {
     return *this;
 }
 
-OpBuilder& OpBuilder::release(PrepareFn fn) {
+OpBuilder& OpBuilder::release(ReleaseFn fn) {
     release_ = std::move(fn);
     return *this;
 }

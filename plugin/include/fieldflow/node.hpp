@@ -126,6 +126,7 @@ private:
 using ExecuteFn = std::function<void(Node&)>;
 using ValidateFn = std::function<void(Node&)>;
 using PrepareFn = std::function<void(Node&)>;
+using ReleaseFn = std::function<void(Node&)>;
 
 // Builder for one op. Owns the strings and arrays the C declaration points into; it lives in
 // static storage (see FF_NODE), so those pointers stay valid for the plugin's lifetime.
@@ -168,7 +169,7 @@ public:
     OpBuilder& prepare(PrepareFn fn);
     // prepare's pair (ff_release_fn, ABI 1.4): called once for each node whose prepare ran, after
     // the node settled, to let go of what prepare took for it. Exceptions are swallowed.
-    OpBuilder& release(PrepareFn fn);
+    OpBuilder& release(ReleaseFn fn);
     OpBuilder& execute(ExecuteFn fn);
 
     // The C declaration; valid while this builder lives.
@@ -191,7 +192,7 @@ private:
     ExecuteFn execute_;
     ValidateFn validate_;
     PrepareFn prepare_;
-    PrepareFn release_;
+    ReleaseFn release_;
 };
 
 inline OpBuilder op(std::string name, std::string category) {
