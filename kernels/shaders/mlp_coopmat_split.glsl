@@ -97,6 +97,9 @@ shared CmShared {
     float16_t s_slice[SLICE_COLS * RS];
     float16_t s_bias_select[16 * 16]; // row l: 1 in column l (cm_bias_selector)
     float s_loss_sub[CM_SUBGROUPS];
+#ifdef CM_SHARED_EXTRA
+    CM_SHARED_EXTRA // the including kernel's own shared memory (every shared variable is in a block)
+#endif
 };
 // fp32 over the slices: the last matrix's outputs (over the delta slice), the sums at the step's end
 shared CmSliceFloats { float s_out[SLICE_COLS * RS / 2]; };

@@ -78,6 +78,22 @@ uint64_t enc_grad_fixed_addend(int lo, int hi) {
 }
 #endif
 
+// ENC_LOCAL_CELLS (the host's TrainTiling::local_gradient_cells): cells [0, ENC_LOCAL_CELLS), the
+// most-read ones (a hash grid's coarsest levels, where every sample adds to one of a few hundred
+// cells), take their fixed-point shares in the workgroup's shared memory, and each of their sums
+// goes to device memory once, at the workgroup's end (enc_local_flush). Integer sums are the same
+// in any order: so are the gradients, bit for bit.
+#ifndef ENC_LOCAL_CELLS
+#define ENC_LOCAL_CELLS 0
+#endif
+#if ENC_LOCAL_CELLS
+#if !ENC_GRAD_FIXED
+#error "local gradient sums (ENC_LOCAL_CELLS) take fixed-point gradients"
+#endif
+#define ENC_LOCAL_WORDS (ENC_LOCAL_CELLS * ENC_CELL_FEATURES) // a 32-bit sum a feature
+void enc_local_add(uint cell, int q[ENC_CELL_FEATURES]); // beside the sums' declaration, below
+#endif
+
 // Adds one sample's gradient of an encoding cell (of fixed-point group `group`). Nothing marks the
 // cell touched: the optimizer finds the step's cells again from its samples (optimizer.comp).
 void enc_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
@@ -85,6 +101,12 @@ void enc_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
     const vec2 scale = enc_grad_fixed_scale(enc_group_cells(group));
     int q[ENC_CELL_FEATURES];
     for (int f = 0; f < ENC_CELL_FEATURES; ++f) q[f] = int(round(clamp(g[f] * scale.x, -scale.y, scale.y)));
+#if ENC_LOCAL_CELLS
+    if (cell < uint(ENC_LOCAL_CELLS)) {
+        enc_local_add(cell, q);
+        return;
+    }
+#endif
     for (int f = 0; f + 1 < ENC_CELL_FEATURES; f += 2)
         atomicAdd(enc_state_u64[ENC_GRAD_AT(cell, f) / 2u], enc_grad_fixed_addend(q[f], q[f + 1]));
 #if ENC_CELL_FEATURES % 2 == 1
@@ -164,6 +186,9 @@ void training_sample(uint s, out vec2 uv, out float target[OUT_PAD]) {
 #define CM_SPLIT 0
 #endif
 #if CM_SPLIT
+#if ENC_LOCAL_CELLS
+#define CM_SHARED_EXTRA uint s_enc_local[ENC_LOCAL_WORDS]; // the local gradient sums
+#endif
 #include "mlp_coopmat_split.glsl" // one tile a workgroup, its subgroups owning output columns
 #else
 #include "mlp_coopmat.glsl"       // one tile a subgroup
@@ -174,6 +199,10 @@ void training_sample(uint s, out vec2 uv, out float target[OUT_PAD]) {
 #ifndef CM_PREFETCH
 #define CM_PREFETCH 1
 #endif
+#if ENC_LOCAL_CELLS && !CM_SPLIT
+#error "local gradient sums (ENC_LOCAL_CELLS) take the portable or the shared-tile kernels"
+#endif
+#include "encoding_local_sums.glsl"
 
 // A tile's inputs as loaded for this invocation's sample: loaded one tile ahead (main), so that a
 // subgroup's loads of the next tile (image, encoding parameters) are in flight while it trains on
@@ -247,6 +276,7 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
 }
 
 void main() {
+    enc_local_clear();
     cm_load_weights();
     barrier();
     cm_load_weight_fragments();
@@ -276,6 +306,7 @@ void main() {
     cm_write_gradients(LOSS_SCALE / CM_LOSS_SCALE);
 #endif
     cm_write_loss(loss, me);
+    enc_local_flush();
 }
 
 #else // portable
@@ -288,6 +319,10 @@ shared float s_w[MLP_PARAMS];
 shared float s_act[MAX_IN][TILE + 1];   // +1: odd stride, conflict-free column reads
 shared float s_delta[MAX_OUT][TILE + 1];
 shared float s_loss[TILE];
+#if ENC_LOCAL_CELLS
+shared uint s_enc_local[ENC_LOCAL_WORDS];
+#endif
+#include "encoding_local_sums.glsl"
 #include "mlp.glsl"
 
 // The workgroup's partial row takes this tile's sum: written by its first tile, added to after.
@@ -371,6 +406,7 @@ void train_tile(uint tile, bool first) {
 }
 
 void main() {
+    enc_local_clear();
 #if WEIGHTS_IN_SHARED
     for (uint i = gl_LocalInvocationID.x; i < MLP_PARAMS; i += TILE) s_w[i] = mlp_params[i];
 #endif
@@ -383,5 +419,6 @@ void main() {
         train_tile(tile, pc.first_row == 0u && tile == mine.x); // the group's first tile of the step
         barrier(); // the next tile rewrites the shared arrays
     }
+    enc_local_flush();
 }
 #endif

@@ -154,6 +154,13 @@ void record_train_dispatches(VkCommandBuffer cb, const DeviceImpl& device, const
     }
 }
 
+uint32_t local_gradient_cells_for(const DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
+                                  uint32_t batch, uint32_t groups, std::optional<double> min_hits) {
+    if (!device.local_gradient_sums()) return 0;
+    return choose_local_gradient_cells(config, tiling, device.properties().limits.maxComputeSharedMemorySize,
+                                       batch, groups, min_hits);
+}
+
 uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups) {
     return groups * tiling.rows_per_group();
 }
@@ -242,6 +249,7 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     else bindings = image.add_defines(d, 6); // the image after the model's and the step's buffers
     d.push_back({"ENC_GRAD_FIXED", tiling.fixed_point_gradients ? "1" : "0"});
+    if (tiling.local_gradient_cells) d.push_back({"ENC_LOCAL_CELLS", std::to_string(tiling.local_gradient_cells)});
     bindings = add_weight_defines(d, tiling, bindings); // before d is copied into the request
     return {"train_step.comp", d, bindings};
 }

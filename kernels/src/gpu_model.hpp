@@ -59,6 +59,11 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
 uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, uint32_t batch,
                            uint32_t mlp_floats);
 
+// TrainTiling::local_gradient_cells for `groups` workgroups training `batch` samples on this device:
+// choose_local_gradient_cells where the device has 64-bit shared-memory atomics, else 0.
+uint32_t local_gradient_cells_for(const DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
+                                  uint32_t batch, uint32_t groups, std::optional<double> min_hits = std::nullopt);
+
 // Records one training step's dispatch(es) of `set` (a train_step.comp kernel of `tiling`) over
 // `groups` workgroups, each followed by a compute barrier. A CPU driver's portable workgroups take
 // kCpuTilesPerDispatch tiles each per dispatch (pc.first_row / pc.count: the dispatch's first tile

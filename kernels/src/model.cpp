@@ -210,7 +210,11 @@ TrainTiling choose_tiling(const ModelConfig& c, uint32_t max_shared, uint32_t ma
     }
     for (bool weights : {true, false})
         for (uint32_t tile : tiles)
-            if (tile <= max_invocations && bytes(tile, weights) <= max_shared) return {tile, weights};
+            if (tile <= max_invocations && bytes(tile, weights) <= max_shared) {
+                TrainTiling t{tile, weights};
+                t.shared_bytes = bytes(tile, weights);
+                return t;
+            }
     throw EngineError("the model is too wide for this device's shared memory (" +
                       std::to_string(max_shared) + " bytes)");
 }
@@ -354,13 +358,17 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
     // Mirrors mlp_coopmat_split.glsl's shared block: the tile's fp16 slices (row stride rows + 8),
     // the bias sums' 16 x 16 fp16 selectors and a float per subgroup.
     const uint32_t slice_cols = c.padded_input_width() + c.hidden_layers * c.hidden_width + c.padded_output_width();
-    for (uint32_t rows = invocations; rows >= 32; rows -= 32) {
+    // FIELDFLOW_TRAIN_SHARED_ROWS=n: a tile of at most n samples (measurements).
+    const uint32_t most_rows = std::min(invocations, env_count("FIELDFLOW_TRAIN_SHARED_ROWS", 32, 1024).value_or(invocations));
+    for (uint32_t rows = most_rows; rows >= 32; rows -= 32) {
         // Each part's products take up to four row blocks at once: a part's rows a multiple of 64,
         // or 32 or 16.
         const uint32_t part_rows = rows / parts;
         if (rows % parts != 0 || part_rows % 16 != 0 || (part_rows > 32 && part_rows % 64 != 0)) continue;
-        if (2u * slice_cols * (rows + 8) + 4u * (invocations / 32) + 512u > max_shared) continue;
+        const uint32_t bytes = 2u * slice_cols * (rows + 8) + 4u * (invocations / 32) + 512u;
+        if (bytes > max_shared) continue;
         TrainTiling t{invocations, false, true};
+        t.shared_bytes = bytes;
         t.shared_blocks = true;
         t.shared_tile_rows = rows;
         t.shared_tile_parts = parts;

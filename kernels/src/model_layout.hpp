@@ -62,6 +62,14 @@ struct TrainTiling {
     // columns too (mlp_coopmat_split.glsl's CM_ENDS_BY_COLUMNS), where the tile's sample subgroups
     // are fewer than its subgroups.
     bool ends_by_columns = false;
+    // Bytes of shared memory the training kernel's layout takes (portable and shared-tile
+    // kernels; 0 where not counted), before any local gradient sums.
+    uint32_t shared_bytes = 0;
+    // Training only: the encoding's leading cells whose fixed-point gradients each workgroup sums in
+    // shared memory, adding each cell's sum to device memory once at the step's end
+    // (train_step.comp's ENC_LOCAL_CELLS; choose_local_gradient_cells); 0: every sample's share
+    // is an atomic of its own in device memory.
+    uint32_t local_gradient_cells = 0;
     // Samples a workgroup takes at a time: the unit the batch is split into.
     uint32_t tile_samples() const { return shared_tile_rows ? shared_tile_rows : tile; }
     // Gradient partial rows a workgroup writes: one a subgroup, one a part of a shared tile, one on
@@ -72,6 +80,17 @@ struct TrainTiling {
 };
 TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
                           uint32_t max_invocations);
+// TrainTiling::local_gradient_cells for training `batch` samples on `groups` workgroups with
+// `tiling` (fixed-point gradients on the portable or shared-tile kernels; 0 otherwise): the
+// encoding's leading fixed-point groups (a hash grid's coarsest levels) whose cells a workgroup
+// reads at least `min_hits` times a step on average, as many as fit the shared memory the tiling
+// leaves. Their atomics then meet in shared memory, and device memory takes one a cell a workgroup
+// (bench/RESULTS.md). Integer sums do not depend on the order they are added in: the gradients
+// are the same bit for bit. min_hits unset: FIELDFLOW_LOCAL_GRADIENT_HITS or the measured default;
+// FIELDFLOW_LOCAL_GRADIENTS=0 turns the sums off (measurements).
+uint32_t choose_local_gradient_cells(const ModelConfig& config, const TrainTiling& tiling,
+                                     uint32_t max_shared_bytes, uint32_t batch, uint32_t groups,
+                                     std::optional<double> min_hits = std::nullopt);
 // The tensor-core kernels' workgroup: the largest of 128, 96, 64, 32 invocations (4..1 subgroups
 // of 32 samples each) whose shared memory fits (or FIELDFLOW_TRAIN_TILE) with the fp16 weights,
 // else without them (weights_in_shared false: read from device memory); tile 0 if not even one

@@ -19,7 +19,7 @@ Tiling train_tiling(const Device& device, const ModelConfig& config) {
 
 ForwardBackward forward_backward(const Device& device, const Model& model,
                                  const std::vector<float>& uv, const std::vector<float>& targets,
-                                 uint32_t max_groups) {
+                                 uint32_t max_groups, std::optional<double> local_gradient_min_hits) {
     DeviceImpl& dev = device.impl();
     const ModelConfig& c = model.config;
     uint32_t n = uint32_t(uv.size() / 2);
@@ -30,6 +30,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     TrainTiling tiling = train_tiling_for(dev, c, n);
     uint32_t groups = persistent_groups(dev, tiling, n, gpu.layout.total);
     if (max_groups) groups = std::min(groups, max_groups);
+    tiling.local_gradient_cells = local_gradient_cells_for(dev, c, tiling, n, groups, local_gradient_min_hits);
     const detail::EncodingDescriptor& encoding = encoding_of(c);
     const size_t cells = size_t(encoding.cells(c)), params = size_t(encoding.parameter_count(c));
     auto local = [&](size_t bytes, const char* name) {
@@ -94,6 +95,15 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     for (float v : lp) loss += v;
     r.loss = loss / (double(n) * c.output_dims);
     return r;
+}
+
+uint32_t local_gradient_cells(const Device& device, const Model& model, uint32_t samples, uint32_t max_groups,
+                              std::optional<double> local_gradient_min_hits) {
+    DeviceImpl& dev = device.impl();
+    const TrainTiling tiling = train_tiling_for(dev, model.config, samples);
+    uint32_t groups = persistent_groups(dev, tiling, samples, mlp_layout(model.config).total);
+    if (max_groups) groups = std::min(groups, max_groups);
+    return local_gradient_cells_for(dev, model.config, tiling, samples, groups, local_gradient_min_hits);
 }
 
 std::vector<uint32_t> sample_indices(const Device& device, uint64_t seed, uint32_t step,

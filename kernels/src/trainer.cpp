@@ -207,6 +207,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     const auto& limits = dev_.properties().limits;
     tiling_ = train_tiling_for(dev_, config, options.batch);
     groups_ = persistent_groups(dev_, tiling_, options.batch, model_.layout.total);
+    tiling_.local_gradient_cells = local_gradient_cells_for(dev_, config, tiling_, options.batch, groups_);
     const detail::EncodingDescriptor& encoding = encoding_of(config);
     cells_ = uint32_t(encoding.cells(config));
     const MlpLayout& L = model_.layout;
@@ -575,6 +576,7 @@ bool Trainer::diverged() const { return impl_->diverged_; }
 uint32_t Trainer::diverged_step() const { return impl_->diverged_step_; }
 double Trainer::gpu_seconds() const { return impl_->gpu_seconds_; }
 uint32_t Trainer::tile_size() const { return impl_->tiling_.tile; }
+uint32_t Trainer::local_gradient_cells() const { return impl_->tiling_.local_gradient_cells; }
 std::string Trainer::kernel_path() const { return impl_->tiling_.coopmat ? "coopmat" : "portable"; }
 std::string Trainer::kernel_path_reason() const { return impl_->tiling_.portable_reason; }
 std::string Trainer::encoding_optimizer() const { return impl_->encoding_optimizer(); }

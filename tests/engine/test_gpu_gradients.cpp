@@ -5,7 +5,10 @@
 #include "fieldflow/engine/testing.hpp"
 #include "test_support.hpp"
 
+#include <bit>
 #include <cmath>
+#include <optional>
+#include <utility>
 #include <random>
 
 namespace ff::engine {
@@ -51,14 +54,17 @@ void cluster(test::Samples& s, uint32_t run) {
 
 // max_groups > 0 caps the training kernel's workgroups, so each one accumulates several tiles;
 // run > 1 draws the samples in runs of neighbours (cluster); `device` replaces the tests' own.
+// local_gradient_min_hits: testing::forward_backward's (unset: the engine's choice).
 void check_gradients(const ModelConfig& config, uint32_t samples, uint32_t seed,
-                     uint32_t max_groups = 0, uint32_t run = 1, Device* device = nullptr) {
+                     uint32_t max_groups = 0, uint32_t run = 1, Device* device = nullptr,
+                     std::optional<double> local_gradient_min_hits = std::nullopt) {
     Device& dev = device ? *device : test::device();
     size_t messages = dev.validation_messages().size();
     Model model = test::random_model(config, seed);
     test::Samples s = test::random_samples(samples, config.output_dims, seed + 1);
     if (run > 1) cluster(s, run);
-    testing::ForwardBackward gpu = testing::forward_backward(dev, model, s.uv, s.targets, max_groups);
+    testing::ForwardBackward gpu =
+        testing::forward_backward(dev, model, s.uv, s.targets, max_groups, local_gradient_min_hits);
     reference::Gradients ref = reference::forward_backward(
         model, {s.uv.begin(), s.uv.end()}, {s.targets.begin(), s.targets.end()});
 
@@ -201,6 +207,49 @@ TEST(GpuGradients, FloatAtomicGradientsMatchReference) {
     Device device = Device::open("auto", DeviceOptions{.validation = true});
     check_gradients(test::default_config(), 300, 81, 0, 5, &device);
     check_gradients(test::hash_test_config(), 300, 82, 2, 5, &device);
+}
+
+// Local gradient sums (train_step.comp's ENC_LOCAL_CELLS): a workgroup sums the shares of the
+// encoding's leading cells in shared memory and adds each sum once. On encodings of 1, 2, 3 and 4
+// features a cell (an odd last feature, one pair, a pair and an odd one, two pairs), two workgroups
+// each taking many tiles, and samples in runs of neighbours: the gradients match the reference, and
+// the encoding's are the same bit for bit as every share's own atomic gives (integer sums).
+TEST(GpuGradients, LocalGradientSumsAreTheSameBitForBit) {
+    Device& dev = test::device();
+    ModelConfig pair = test::hash_test_config();
+    pair.hidden_width = 32; // the portable kernels or the shared-tile ones: both have the sums
+    ModelConfig single = pair;
+    single.encoding.hash.features = 1;
+    ModelConfig two_pairs = test::hash_test_config();
+    two_pairs.encoding.hash = {.levels = 6, .features = 4, .log2_table_size = 10, .base_resolution = 4,
+                               .per_level_scale = 2.0f};
+    two_pairs.hidden_width = 64;
+    ModelConfig grid = test::default_config(7, 5); // 3 features a cell
+    grid.hidden_width = 32;
+    uint32_t seed = 300;
+    const std::pair<const char*, const ModelConfig*> configs[] = {
+        {"hash, 2 features", &pair}, {"hash, 1 feature", &single}, {"hash, 4 features", &two_pairs},
+        {"dense grid, 3 features", &grid}};
+    for (const auto& [name, config] : configs) {
+        SCOPED_TRACE(name);
+        seed += 10;
+        const Model model = test::random_model(*config, seed);
+        test::Samples s = test::random_samples(1500, config->output_dims, seed + 1);
+        cluster(s, 40);
+        const uint32_t groups = 2;
+        // Every cell that fits, and none (a cell would need more reads than the batch has).
+        const uint32_t local = testing::local_gradient_cells(dev, model, 1500, groups, 0.0);
+        EXPECT_GT(local, 0u) << "no cell's gradients summed in shared memory";
+        EXPECT_EQ(testing::local_gradient_cells(dev, model, 1500, groups, 1e30), 0u);
+        const testing::ForwardBackward summed = testing::forward_backward(dev, model, s.uv, s.targets, groups, 0.0);
+        const testing::ForwardBackward each = testing::forward_backward(dev, model, s.uv, s.targets, groups, 1e30);
+        ASSERT_EQ(summed.grad_encoding.size(), each.grad_encoding.size());
+        size_t differ = 0;
+        for (size_t i = 0; i < each.grad_encoding.size(); ++i)
+            differ += std::bit_cast<uint32_t>(summed.grad_encoding[i]) != std::bit_cast<uint32_t>(each.grad_encoding[i]);
+        EXPECT_EQ(differ, 0u) << "of " << each.grad_encoding.size() << " encoding gradients";
+        check_gradients(*config, 1500, seed + 2, groups, 40, nullptr, 0.0);
+    }
 }
 
 // Shared tiles (mlp_coopmat_split.glsl) in shapes the defaults do not choose: width 16 (one

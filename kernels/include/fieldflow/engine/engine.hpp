@@ -306,6 +306,9 @@ public:
     double gpu_seconds() const;
     // Samples per workgroup of the fused training kernel on this device.
     uint32_t tile_size() const;
+    // The encoding's leading cells whose gradients each training workgroup sums in shared memory
+    // before adding them to device memory (0: none; a hash grid's coarsest levels at large batches).
+    uint32_t local_gradient_cells() const;
     // "coopmat" or "portable": the MLP kernels this trainer runs (the device's path, or "portable"
     // for a model too wide for the tensor-core kernels' shared memory).
     std::string kernel_path() const;

@@ -6,6 +6,7 @@
 #include "fieldflow/engine/engine.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace ff::engine::testing {
@@ -20,9 +21,16 @@ struct ForwardBackward {
 // uv: 2 floats per sample; targets: output_dims floats per sample. Runs train_step.comp with
 // explicit samples, then sums the per-workgroup partial gradients on the host. max_groups > 0
 // caps the workgroups, so each loops over several tiles as in training at large batches.
+// local_gradient_min_hits: the reads a cell a workgroup from which its gradients are summed in
+// shared memory first (0: every cell that fits; unset: the engine's choice for training).
 ForwardBackward forward_backward(const Device& device, const Model& model,
                                  const std::vector<float>& uv, const std::vector<float>& targets,
-                                 uint32_t max_groups = 0);
+                                 uint32_t max_groups = 0,
+                                 std::optional<double> local_gradient_min_hits = std::nullopt);
+// The leading encoding cells whose gradients forward_backward's workgroups summed in shared memory
+// with these settings (0: none; the device or the kernel path has no such sums).
+uint32_t local_gradient_cells(const Device& device, const Model& model, uint32_t samples,
+                              uint32_t max_groups = 0, std::optional<double> local_gradient_min_hits = std::nullopt);
 
 // The pixel index (y * width + x) each of `batch` samples draws at training step `step`.
 std::vector<uint32_t> sample_indices(const Device& device, uint64_t seed, uint32_t step,

@@ -1,0 +1,48 @@
+// The workgroup's local gradient sums of the encoding's leading cells (train_step.comp's
+// ENC_LOCAL_CELLS): cleared before the step's first barrier, added to by enc_cell_grad, and each
+// cell's added to its record in device memory once, after the workgroup's last tile. The
+// including kernel declares `s_enc_local` (ENC_LOCAL_WORDS uints, a cell's features in a row:
+// shared memory, in a block where the kernel lays its shared memory out explicitly) and the
+// bindings enc_state_u64 and enc_state_u.
+//
+// The sums are 32-bit, one a feature, although device memory adds a pair's features as one 64-bit
+// word: 32-bit shared atomics are the GPU's own instructions, 64-bit ones are not (on the H100,
+// 64-bit shared sums made the hash model's step 37% slower; bench/RESULTS.md, session 15). A
+// feature's sum fits 32 bits as its device-memory word's does (encoding_state.glsl's scale bounds
+// a cell's whole step), so the pair's addend formed from the two sums is exactly what the
+// samples' own addends add up to.
+#ifndef FF_ENCODING_LOCAL_SUMS_GLSL
+#define FF_ENCODING_LOCAL_SUMS_GLSL
+#if ENC_LOCAL_CELLS
+
+void enc_local_add(uint cell, int q[ENC_CELL_FEATURES]) {
+    for (int f = 0; f < ENC_CELL_FEATURES; ++f) atomicAdd(s_enc_local[cell * uint(ENC_CELL_FEATURES) + uint(f)], uint(q[f]));
+}
+
+// Before the workgroup's first barrier.
+void enc_local_clear() {
+    for (uint i = gl_LocalInvocationIndex; i < uint(ENC_LOCAL_WORDS); i += gl_WorkGroupSize.x) s_enc_local[i] = 0u;
+}
+
+// After the workgroup's last tile (a workgroup-uniform call: it passes a barrier). Each invocation
+// takes whole pairs (and odd last features): a cell's pair j at index cell * slots + j.
+void enc_local_flush() {
+    barrier();
+    const uint slots = uint(ENC_CELL_FEATURES + 1) / 2u;
+    for (uint i = gl_LocalInvocationIndex; i < uint(ENC_LOCAL_CELLS) * slots; i += gl_WorkGroupSize.x) {
+        const uint cell = i / slots, f = 2u * (i % slots), word = cell * uint(ENC_CELL_FEATURES) + f;
+        const int lo = int(s_enc_local[word]);
+        if (f + 1u < uint(ENC_CELL_FEATURES)) {
+            const int hi = int(s_enc_local[word + 1u]);
+            if (lo != 0 || hi != 0) atomicAdd(enc_state_u64[ENC_GRAD_AT(cell, f) / 2u], enc_grad_fixed_addend(lo, hi));
+        } else if (lo != 0) {
+            atomicAdd(enc_state_u[ENC_GRAD_AT(cell, f)], uint(lo));
+        }
+    }
+}
+
+#else
+void enc_local_clear() {}
+void enc_local_flush() {}
+#endif
+#endif
