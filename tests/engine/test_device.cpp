@@ -321,6 +321,59 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_EQ(t->shared_tile_rows, 64u);
 }
 
+// Local gradient sums (choose_local_gradient_cells): whole hash levels from the coarsest, those a
+// workgroup reads at least min_hits times a cell a step, as many as the tile leaves room for.
+TEST(ModelConfig, LocalGradientSumsTakeTheMostReadLevelsThatFit) {
+    const uint32_t shared = 48 * 1024, invocations = 1024, groups = 132;
+    // Issue 13's small hash model (16 levels from 16 cells a side, x1.3, T = 2^12) on a 32-wide MLP:
+    // levels of 17^2, 21^2, 28^2, 36^2, ... vertices; its two-part tile takes 30,992 bytes, and the
+    // 18,160 left hold 2,270 cells of two 32-bit sums: levels 0-2 (1,514 cells), not level 3.
+    ModelConfig small = test::hash_test_config();
+    small.encoding.hash = {.levels = 16, .features = 2, .log2_table_size = 12, .base_resolution = 16,
+                           .per_level_scale = 1.3f};
+    small.hidden_width = 32;
+    detail::TrainTiling t = *detail::choose_shared_tile(small, shared, invocations, true);
+    ASSERT_EQ(t.shared_bytes, 2u * 112u * 136u + 4u * 4u + 512u);
+    t.fixed_point_gradients = true;
+    EXPECT_EQ(detail::choose_local_gradient_cells(small, t, shared, 1u << 20, groups), 289u + 441u + 784u);
+    // 2^16 samples: 496 a workgroup, 1,986 reads a level: 6.9 a cell of level 0, 4.5 of level 1,
+    // 2.5 of level 2.
+    EXPECT_EQ(detail::choose_local_gradient_cells(small, t, shared, 1u << 16, groups), 289u + 441u);
+    EXPECT_EQ(detail::choose_local_gradient_cells(small, t, shared, 1u << 14, groups), 0u) << "1.7 reads a cell";
+    EXPECT_EQ(detail::choose_local_gradient_cells(small, t, shared, 1u << 14, groups, 0.0), 1514u) << "every level that fits";
+    EXPECT_EQ(detail::choose_local_gradient_cells(small, t, 30992u + 2312u, 1u << 20, groups), 289u) << "room for level 0";
+    EXPECT_EQ(detail::choose_local_gradient_cells(small, t, 30992u + 2311u, 1u << 20, groups), 0u);
+    {
+        test::ScopedEnv off("FIELDFLOW_LOCAL_GRADIENTS", "0");
+        EXPECT_EQ(detail::choose_local_gradient_cells(small, t, shared, 1u << 20, groups), 0u);
+    }
+    {
+        test::ScopedEnv hits("FIELDFLOW_LOCAL_GRADIENT_HITS", "8");
+        EXPECT_EQ(detail::choose_local_gradient_cells(small, t, shared, 1u << 16, groups), 0u) << "6.9 reads";
+    }
+    // Float atomics have no integer sums; a tile a subgroup declares none.
+    detail::TrainTiling floats = t;
+    floats.fixed_point_gradients = false;
+    EXPECT_EQ(detail::choose_local_gradient_cells(small, floats, shared, 1u << 20, groups), 0u);
+    detail::TrainTiling subgroup_tiles = detail::choose_coopmat_tiling(small, shared, invocations, 1u << 20, groups, true);
+    subgroup_tiles.fixed_point_gradients = true;
+    EXPECT_EQ(detail::choose_local_gradient_cells(small, subgroup_tiles, shared, 1u << 20, groups), 0u);
+    // The 64-wide hash model's tile leaves 752 bytes: not even level 0's 2,312.
+    detail::TrainTiling wide = *detail::choose_shared_tile(test::hash64_test_config(), shared, invocations, true);
+    wide.fixed_point_gradients = true;
+    EXPECT_EQ(detail::choose_local_gradient_cells(test::hash64_test_config(), wide, shared, 1u << 20, groups), 0u);
+    // The lake model's grid is one group of 27,400 cells, far more than the room left: never.
+    const ModelConfig lake = test::default_config(200, 137);
+    detail::TrainTiling lake_tile = *detail::choose_shared_tile(lake, shared, invocations, true);
+    lake_tile.fixed_point_gradients = true;
+    EXPECT_EQ(detail::choose_local_gradient_cells(lake, lake_tile, shared, 1u << 22, groups), 0u);
+    // A small grid on the portable kernels: its one group, read often enough.
+    const ModelConfig tiny = test::default_config(7, 5);
+    detail::TrainTiling portable = detail::choose_tiling(tiny, 32 * 1024, 1024);
+    portable.fixed_point_gradients = true;
+    EXPECT_EQ(detail::choose_local_gradient_cells(tiny, portable, 32 * 1024, 1u << 14, 64), 35u);
+}
+
 // The tensor-core tiling's measurement switches refuse what they cannot use, saying what they take,
 // instead of running another configuration than the one asked for.
 TEST(ModelConfig, TensorCoreTilingSwitchesRefuseBadValues) {

@@ -200,6 +200,30 @@ TEST(ShaderVariants, FixedPointGradientKernelsValidate) {
     }
 }
 
+// Local gradient sums (ENC_LOCAL_CELLS) in the kernels that declare them: the portable step and
+// the shared-tile one (its sums in the explicit layout's block), on encodings of 2 and 3 features
+// a cell (a hash grid's pairs; the grid's pair and odd feature).
+TEST(ShaderVariants, LocalGradientSumKernelsValidate) {
+    ModelConfig small_grid = test::default_config(7, 5);
+    small_grid.hidden_width = 32;
+    ModelConfig hash = test::hash_test_config();
+    hash.hidden_width = 32;
+    for (const ModelConfig& c : {small_grid, hash, test::hash64_test_config()}) {
+        expect_valid("train_step.comp", c,
+                     {{"TILE", "64"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "0"}, {"ENC_GRAD_FIXED", "1"},
+                      {"ENC_LOCAL_CELLS", "35"}});
+        detail::TrainTiling t = *detail::choose_shared_tile(c, 64 * 1024, 1024, true);
+        t.fixed_point_gradients = true;
+        t.local_gradient_cells = 35;
+        for (bool explicit_samples : {true, false}) {
+            detail::KernelRequest r = detail::train_kernel_request(c, t, explicit_samples, {});
+            detail::CompileResult compiled;
+            ASSERT_NO_THROW(compiled = detail::compile_shader(r.shader, r.defines)) << "shared tile";
+            EXPECT_EQ(validate(compiled.spirv), "") << "shared tile";
+        }
+    }
+}
+
 // Where the tensor-core step keeps its gradient sums: registers up to 28 accumulator fragments (the
 // hash model's 32 inputs into 64 x 2: 8 + 16 + 4), the subgroup's partial row beyond (width 128).
 TEST(ShaderVariants, GradientSumsStayInRegistersUpTo28Fragments) {

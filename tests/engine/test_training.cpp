@@ -139,6 +139,35 @@ TEST(Training, SameSeedSameResult) {
     test::expect_validation_clean(messages, device);
 }
 
+// Local gradient sums (a workgroup's shared-memory sums of the most-read cells' gradients) change
+// nothing a trainer learns: with every level that fits summed locally and with none, a hash grid
+// trains to the same model bit for bit (integer sums), on the device's own kernel path.
+TEST(Training, LocalGradientSumsTrainTheSameModel) {
+    Device& device = test::device();
+    size_t messages = device.validation_messages().size();
+    ImageData img = test::synthetic_image(64, 48);
+    ModelConfig c = test::hash_test_config();
+    c.hidden_width = 32;
+    TrainOptions o;
+    o.batch = 4096;
+    o.steps = 40;
+    o.seed = 17;
+    auto train = [&](const char* hits, const char* on) {
+        test::ScopedEnv min_hits("FIELDFLOW_LOCAL_GRADIENT_HITS", hits);
+        test::ScopedEnv sums("FIELDFLOW_LOCAL_GRADIENTS", on);
+        Trainer t(device, c, o, img);
+        t.train(40);
+        return std::make_pair(t.local_gradient_cells(), t.model());
+    };
+    const auto [local_cells, summed] = train("0", "1");
+    const auto [no_cells, each] = train("0", "0");
+    EXPECT_GT(local_cells, 0u) << "no cell's gradients summed in shared memory";
+    EXPECT_EQ(no_cells, 0u);
+    EXPECT_EQ(summed.mlp, each.mlp);
+    EXPECT_EQ(summed.encoding_params, each.encoding_params);
+    test::expect_validation_clean(messages, device);
+}
+
 // A call of several runs of 1,000 steps records each run while the device works on the one
 // before: it must give what the same steps give run by run (each call waiting for its run) and
 // report the last step's loss. A low rate keeps the two runs' rounding differences (float atomics

@@ -612,8 +612,11 @@ TEST(Report, IdenticalImagesAreSaidSoAndTheJsonStaysValid) {
         EXPECT_EQ(metrics["learned_identical"], true);
         EXPECT_NEAR(metrics["psnr_bilinear"].get<double>(), psnr_8bit(truth, bilinear), 1e-6);
         EXPECT_EQ(metrics["bilinear_identical"], false);
-        for (const auto& [key, value] : metrics.items())
-            if (value.is_number()) EXPECT_TRUE(std::isfinite(value.get<double>())) << key;
+        for (const auto& [key, value] : metrics.items()) {
+            if (value.is_number()) {
+                EXPECT_TRUE(std::isfinite(value.get<double>())) << key;
+            }
+        }
         EXPECT_EQ(text.find("361."), std::string::npos) << text;
 
         const std::string html = read_text(folder / "report.html");
