@@ -15,9 +15,11 @@ Prints one JSON line per mode with us/step, total seconds, PSNR of the full-imag
 quantised, as saved), and the render time.
 
 To compare the two implementations step by step, `--init PREFIX` starts from the engine's initial
-weights and `--sampler pcg` draws the engine's samples (its counter-based hash, rng.glsl), both from
-the files `ff-engine-bench --save-init PREFIX` writes; `--trace-steps K` prints the loss of each of
-the first K steps and `--report-every N` every N steps after that.
+weights (either model) and `--sampler pcg` draws the engine's samples (its counter-based hash,
+rng.glsl), both from the files `ff-engine-bench --save-init PREFIX` writes (with `--seeds`, '{seed}'
+in PREFIX stands for each run's seed): the two then differ only in their arithmetic, and a
+comparison over seeds is paired. `--trace-steps K` prints the loss of each of the first K steps and
+`--report-every N` every N steps after that.
 """
 import argparse
 import json
@@ -157,17 +159,22 @@ class PcgSampler:
 
 
 def load_engine_init(model, prefix):
-    """Copies the engine's initial weights (PREFIX.init.f32: grid cells x channels, then the MLP,
-    each matrix [out_pad][in_pad] weights then [out_pad] biases) into the model."""
+    """Copies the engine's initial weights (PREFIX.init.f32: the encoding's parameters, cell by cell
+    (the grid's cells x channels, or the hash table's rows x features), then the MLP, each matrix
+    [out_pad][in_pad] weights then [out_pad] biases) into the model."""
     flat = torch.from_numpy(np.fromfile(prefix + ".init.f32", dtype=np.float32))
-    c, gh, gw = model.grid.shape[1:]
-    n = gh * gw * c
     with torch.no_grad():
-        model.grid.copy_(flat[:n].view(gh, gw, c).permute(2, 0, 1).unsqueeze(0))
+        if isinstance(model, HashField):
+            n = model.table.numel()
+            model.table.copy_(flat[:n].view_as(model.table))
+        else:
+            c, gh, gw = model.grid.shape[1:]
+            n = gh * gw * c
+            model.grid.copy_(flat[:n].view(gh, gw, c).permute(2, 0, 1).unsqueeze(0))
         off = n
         for i, layer in enumerate(model.layers):
             out_f, in_f = layer.weight.shape
-            in_pad = 16 if i == 0 else in_f  # the engine pads the 13 encoded inputs to 16
+            in_pad = -(-in_f // 16) * 16 if i == 0 else in_f  # the engine pads the encoded inputs to 16s
             last = i + 1 == len(model.layers)
             out_pad = 16 if last else out_f
             w = flat[off:off + out_pad * in_pad].view(out_pad, in_pad)
@@ -204,8 +211,6 @@ def train(mode, image, args):
     else:
         model = Field(max(1, w // 4), max(1, h // 4), hidden=args.hidden, layers=args.layers,
                       hidden_bias=args.hidden_bias).to(dev)
-    if args.init and args.encoding == "hash_grid":
-        raise SystemExit("--init reads the dense grid model's weights only")
     if args.init:
         load_engine_init(model, args.init)
     sampler = None
@@ -335,7 +340,8 @@ def main():
     ap.add_argument("--hash-base", type=int, default=16)
     ap.add_argument("--hash-scale", type=float, default=1.3)
     ap.add_argument("--modes", default="graph,eager")
-    ap.add_argument("--init", default="", help="start from ff-engine-bench --save-init PREFIX's weights")
+    ap.add_argument("--init", default="",
+                    help="start from ff-engine-bench --save-init PREFIX's weights ('{seed}' in PREFIX: the run's seed)")
     ap.add_argument("--sampler", choices=["torch", "pcg"], default="torch")
     ap.add_argument("--trace-steps", type=int, default=0)
     ap.add_argument("--report-every", type=int, default=0)
@@ -350,6 +356,7 @@ def main():
         for mode in args.modes.split(","):
             run_args = argparse.Namespace(**vars(args))
             run_args.seed = seed
+            run_args.init = args.init.replace("{seed}", str(seed))
             if mode == "eager" and args.eager_steps:
                 run_args.steps = args.eager_steps
             print(json.dumps(train(mode, image, run_args)), flush=True)
