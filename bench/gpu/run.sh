@@ -9,8 +9,9 @@
 # ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts),
-# GIGA_STEPS_CONFIGS ("width:batch:adam:log2_table ...", part gigasteps), HASH_SEEDS ("1-5") and
-# HASH_CONFIGS ("small large") for part hashseeds.
+# GIGA_STEPS_CONFIGS ("width:batch:adam:log2_table ...", part gigasteps), HASH_SEEDS ("1-5"),
+# HASH_CONFIGS ("small large") and HASH_PAIRED (1: the peer starts from the engine's weights and
+# draws its samples, seed by seed) for part hashseeds.
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -146,13 +147,18 @@ if [[ " $PARTS " == *" hashseeds "* ]]; then
     for config in ${HASH_CONFIGS:-small large}; do
       if [ $config = small ]; then steps=5000 flags=$HASH_SMALL peer="--hash-log2-table 12 --hidden 32"
       else steps=2000 flags=$HASH_LARGE peer="--hash-log2-table 15 --hidden 64"; fi
+      # HASH_PAIRED=1: the peer starts from each seed's engine weights and draws its samples.
+      init=/tmp/ff-hashseeds/${config}_${img}_s; mkdir -p /tmp/ff-hashseeds
+      save=(); pair=()
+      [ "${HASH_PAIRED:-0}" = 1 ] && pair=(--init "${init}{seed}" --sampler pcg)
       for seed in $(seq "$first_seed" "$last_seed"); do
+        [ "${HASH_PAIRED:-0}" = 1 ] && save=(--save-init "$init$seed")
         run "hashseeds $config $img $seed" $BENCH --image $B/img/$img.ppm --steps $steps --seed $seed \
-            $flags --report-every $steps --render-repeats 1
+            $flags --report-every $steps --render-repeats 1 "${save[@]}"
       done
       run "peer hashseeds $config $img $first_seed-$last_seed" python3 bench/peers/pytorch_field.py \
           --image $B/img/$img.$ext --steps $steps --modes graph --seeds "$first_seed-$last_seed" \
-          --encoding hash_grid $peer $PEER_AS_ENGINE
+          --encoding hash_grid $peer $PEER_AS_ENGINE "${pair[@]}"
     done
   done
 fi

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Means over seeds from run.sh's results file (part hashseeds): per configuration and image, the
 engine's and the PyTorch peer's PSNR on the 8-bit image, mean (min-max, n), and the difference of
-the means with its standard error (Welch), so that a gap inside the seed spread reads as one.
+the means with its standard error (Welch), so that a gap inside the seed spread reads as one. Where
+the peer started from the engine's weights and drew its samples (HASH_PAIRED=1), also the mean of
+the per-seed differences with its standard error, and how many seeds fell either way.
 
   python3 bench/gpu/seeds.py $OUT/results.txt
 """
@@ -12,7 +14,9 @@ from collections import defaultdict
 
 
 def summarize(path):
-    runs = defaultdict(list)  # (config, image, who) -> [psnr]
+    """(config, image, who) -> {seed: psnr}, and the (config, image) pairs whose peer runs were paired."""
+    runs = defaultdict(dict)
+    paired = set()
     tag = None
     with open(path) as f:
         for line in f:
@@ -24,10 +28,12 @@ def summarize(path):
             event = json.loads(line)
             peer = tag[0] == "peer"
             if peer and "peer" in event:
-                runs[(tag[2], tag[3], "peer")].append(event["psnr"])
+                runs[(tag[2], tag[3], "peer")][event["seed"]] = event["psnr"]
+                if event.get("init", "torch") != "torch":
+                    paired.add((tag[2], tag[3]))
             elif not peer and event.get("event") == "result":
-                runs[(tag[1], tag[2], "ours")].append(event["psnr_8bit"])
-    return runs
+                runs[(tag[1], tag[2], "ours")][int(tag[3])] = event["psnr_8bit"]
+    return runs, paired
 
 
 def stats(values):
@@ -40,14 +46,14 @@ def stats(values):
 def main():
     if len(sys.argv) != 2:
         raise SystemExit(__doc__)
-    runs = summarize(sys.argv[1])
+    runs, paired = summarize(sys.argv[1])
     keys = sorted({(c, i) for c, i, _ in runs})
-    print("| config | image | ours | peer | ours - peer (s.e.) |")
-    print("|---|---|---|---|---|")
+    print("| config | image | ours | peer | ours - peer (s.e.) | paired: mean of ours - peer (s.e.), seeds above / below |")
+    print("|---|---|---|---|---|---|")
     for config, image in keys:
         cells, moments = [], []
         for who in ("ours", "peer"):
-            values = runs.get((config, image, who), [])
+            values = list(runs.get((config, image, who), {}).values())
             if not values:
                 cells.append("-")
                 continue
@@ -58,7 +64,15 @@ def main():
         if len(moments) == 2:
             (m1, v1, n1), (m2, v2, n2) = moments
             diff = f"{m1 - m2:+.3f} ({math.sqrt(v1 / n1 + v2 / n2):.3f})"
-        print(f"| {config} | {image} | {cells[0]} | {cells[1]} | {diff} |")
+        by_seed = "-"
+        ours, peer = runs.get((config, image, "ours"), {}), runs.get((config, image, "peer"), {})
+        differences = [ours[k] - peer[k] for k in sorted(ours.keys() & peer.keys())]
+        if (config, image) in paired and len(differences) > 1:
+            mean, var, n = stats(differences)
+            above = sum(d > 0 for d in differences)
+            below = sum(d < 0 for d in differences)
+            by_seed = f"{mean:+.3f} ({math.sqrt(var / n):.3f}), {above} / {below}"
+        print(f"| {config} | {image} | {cells[0]} | {cells[1]} | {diff} | {by_seed} |")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""bench/gpu/seeds.py on a results file it could be given: the unpaired means and their Welch
+standard error for every configuration, and the per-seed paired differences only where the peer
+started from the engine's weights (its result lines name an init)."""
+import json
+import subprocess
+import sys
+import tempfile
+
+
+def results(lines):
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(lines) + "\n")
+        return f.name
+
+
+def main(seeds_py):
+    ours = {1: 33.0, 2: 33.5, 3: 33.2}
+    peer = {1: 33.1, 2: 33.3, 3: 33.2}
+    lines = []
+    for seed, psnr in ours.items():
+        lines += [f"# run hashseeds small leuvenA {seed}", json.dumps({"event": "result", "psnr_8bit": psnr})]
+        lines += [f"# run hashseeds small graf1 {seed}", json.dumps({"event": "result", "psnr_8bit": psnr})]
+    lines.append("# run peer hashseeds small leuvenA 1-3")
+    lines += [json.dumps({"peer": "pytorch-graph", "seed": s, "psnr": p, "init": f"/tmp/x_s{s}"}) for s, p in peer.items()]
+    lines.append("# run peer hashseeds small graf1 1-3")
+    lines += [json.dumps({"peer": "pytorch-graph", "seed": s, "psnr": p, "init": "torch"}) for s, p in peer.items()]
+    out = subprocess.run([sys.executable, seeds_py, results(lines)], check=True, capture_output=True, text=True).stdout
+    rows = {line.split("|")[2].strip(): line for line in out.splitlines() if line.startswith("| small")}
+    failures = []
+    # Differences -0.1, +0.2, 0.0: mean +0.033, s.d. 0.153, s.e. 0.088; one seed above, one below.
+    if "| +0.033 (0.088), 1 / 1 |" not in rows.get("leuvenA", ""):
+        failures.append("leuvenA's paired column: " + rows.get("leuvenA", "(no row)"))
+    if not rows.get("graf1", "").rstrip().endswith("| - |"):
+        failures.append("graf1 was not paired, yet: " + rows.get("graf1", "(no row)"))
+    # Unpaired: means 33.233 and 33.200, Welch s.e. sqrt(0.0633/3 + 0.01/3) = 0.156.
+    for image in ("leuvenA", "graf1"):
+        if "| +0.033 (0.156) |" not in rows.get(image, ""):
+            failures.append(f"{image}'s unpaired difference: " + rows.get(image, "(no row)"))
+    if failures:
+        print(out)
+        print("\n".join(failures))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
