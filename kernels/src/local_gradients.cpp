@@ -12,8 +12,10 @@ namespace {
 // A cell's sums in shared memory: a 32-bit word a feature.
 uint32_t local_bytes_per_cell(const ModelConfig& c) { return 4u * encoding_of(c).cell_features(c); }
 
-// A workgroup's reads of a cell a step (on average) from which its sums pay: below it, the
-// step's end adds more words than the samples' atomics it saved. Measured on the H100
+// A workgroup's reads of a cell a step (on average) from which its sums pay. On the H100 the small
+// hash model ran alike with 1, 4 or 16 from 2^16 samples on, but with 1 its batches of 2^10-2^12
+// (one tile a workgroup, levels 0-1 at 1.8 and 1.2 reads a cell) were 7-10% slower than without
+// sums: clearing and adding the sums then costs a workgroup as much as its one tile's atomics
 // (bench/RESULTS.md, session 15).
 constexpr uint32_t kDefaultMinHits = 4;
 } // namespace
