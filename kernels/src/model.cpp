@@ -358,8 +358,11 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
     // Mirrors mlp_coopmat_split.glsl's shared block: the tile's fp16 slices (row stride rows + 8),
     // the bias sums' 16 x 16 fp16 selectors and a float per subgroup.
     const uint32_t slice_cols = c.padded_input_width() + c.hidden_layers * c.hidden_width + c.padded_output_width();
-    // FIELDFLOW_TRAIN_SHARED_ROWS=n: a tile of at most n samples (measurements).
-    const uint32_t most_rows = std::min(invocations, env_count("FIELDFLOW_TRAIN_SHARED_ROWS", 32, 1024).value_or(invocations));
+    // FIELDFLOW_TRAIN_SHARED_ROWS=n: a tile of at most n samples, a multiple of 32 (measurements).
+    const std::optional<uint32_t> asked_rows = env_count("FIELDFLOW_TRAIN_SHARED_ROWS", 32, 1024);
+    if (asked_rows && *asked_rows % 32 != 0)
+        throw EngineError("FIELDFLOW_TRAIN_SHARED_ROWS='" + std::to_string(*asked_rows) + "' must be a multiple of 32");
+    const uint32_t most_rows = std::min(invocations, asked_rows.value_or(invocations));
     for (uint32_t rows = most_rows; rows >= 32; rows -= 32) {
         // Each part's products take up to four row blocks at once: a part's rows a multiple of 64,
         // or 32 or 16.

@@ -391,6 +391,17 @@ TEST(ModelConfig, TensorCoreTilingSwitchesRefuseBadValues) {
         test::ScopedEnv e("FIELDFLOW_TRAIN_TILE", "64");
         EXPECT_EQ(detail::choose_coopmat_tiling(lake, 48 * 1024, 1024).tile, 64u);
     }
+    // The shared tiles' cap on their samples: a multiple of 32 from 32 to 1,024.
+    for (const char* bad : {"100", "0", "2048", "64x"}) {
+        test::ScopedEnv rows("FIELDFLOW_TRAIN_SHARED_ROWS", bad);
+        EXPECT_THROW(detail::choose_shared_tile(lake, 48 * 1024, 1024, true), EngineError) << bad;
+    }
+    {
+        test::ScopedEnv rows("FIELDFLOW_TRAIN_SHARED_ROWS", "64");
+        const std::optional<detail::TrainTiling> t = detail::choose_shared_tile(lake, 48 * 1024, 1024, true);
+        ASSERT_TRUE(t.has_value());
+        EXPECT_EQ(t->shared_tile_rows, 64u);
+    }
     test::ScopedEnv e("FIELDFLOW_TRAIN_WEIGHTS", "registers");
     EXPECT_THROW(detail::choose_coopmat_tiling(lake, 48 * 1024, 1024), EngineError);
 }
