@@ -156,7 +156,6 @@ void record_train_dispatches(VkCommandBuffer cb, const DeviceImpl& device, const
 
 uint32_t local_gradient_cells_for(const DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
                                   uint32_t batch, uint32_t groups, std::optional<double> min_hits) {
-    if (!device.local_gradient_sums()) return 0;
     return choose_local_gradient_cells(config, tiling, device.properties().limits.maxComputeSharedMemorySize,
                                        batch, groups, min_hits);
 }

@@ -59,8 +59,9 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
 uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, uint32_t batch,
                            uint32_t mlp_floats);
 
-// TrainTiling::local_gradient_cells for `groups` workgroups training `batch` samples on this device:
-// choose_local_gradient_cells where the device has 64-bit shared-memory atomics, else 0.
+// TrainTiling::local_gradient_cells for `groups` workgroups training `batch` samples on this device
+// (choose_local_gradient_cells with its shared memory: the sums are 32-bit shared atomics, which
+// every device has; they take fixed-point gradients, which need its 64-bit buffer atomics).
 uint32_t local_gradient_cells_for(const DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
                                   uint32_t batch, uint32_t groups, std::optional<double> min_hits = std::nullopt);
 

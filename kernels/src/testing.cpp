@@ -17,6 +17,24 @@ Tiling train_tiling(const Device& device, const ModelConfig& config) {
     return {t.tile, t.weights_in_shared};
 }
 
+namespace {
+// The training kernel's layout and workgroups for `samples` explicit samples, as forward_backward
+// runs them: at most max_groups workgroups (0: no cap), its local gradient sums chosen for those.
+struct ExplicitRun {
+    TrainTiling tiling;
+    uint32_t groups = 0;
+};
+ExplicitRun explicit_run(DeviceImpl& dev, const ModelConfig& c, uint32_t samples, uint32_t max_groups,
+                         std::optional<double> local_gradient_min_hits) {
+    ExplicitRun run{train_tiling_for(dev, c, samples)};
+    run.groups = persistent_groups(dev, run.tiling, samples, mlp_layout(c).total);
+    if (max_groups) run.groups = std::min(run.groups, max_groups);
+    run.tiling.local_gradient_cells =
+        local_gradient_cells_for(dev, c, run.tiling, samples, run.groups, local_gradient_min_hits);
+    return run;
+}
+} // namespace
+
 ForwardBackward forward_backward(const Device& device, const Model& model,
                                  const std::vector<float>& uv, const std::vector<float>& targets,
                                  uint32_t max_groups, std::optional<double> local_gradient_min_hits) {
@@ -27,10 +45,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
         throw EngineError("forward_backward: need 2 uv floats and output_dims targets per sample");
     CommandRunner runner(dev);
     GpuModel gpu(dev, runner, model, n);
-    TrainTiling tiling = train_tiling_for(dev, c, n);
-    uint32_t groups = persistent_groups(dev, tiling, n, gpu.layout.total);
-    if (max_groups) groups = std::min(groups, max_groups);
-    tiling.local_gradient_cells = local_gradient_cells_for(dev, c, tiling, n, groups, local_gradient_min_hits);
+    const auto [tiling, groups] = explicit_run(dev, c, n, max_groups, local_gradient_min_hits);
     const detail::EncodingDescriptor& encoding = encoding_of(c);
     const size_t cells = size_t(encoding.cells(c)), params = size_t(encoding.parameter_count(c));
     auto local = [&](size_t bytes, const char* name) {
@@ -99,11 +114,8 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
 
 uint32_t local_gradient_cells(const Device& device, const Model& model, uint32_t samples, uint32_t max_groups,
                               std::optional<double> local_gradient_min_hits) {
-    DeviceImpl& dev = device.impl();
-    const TrainTiling tiling = train_tiling_for(dev, model.config, samples);
-    uint32_t groups = persistent_groups(dev, tiling, samples, mlp_layout(model.config).total);
-    if (max_groups) groups = std::min(groups, max_groups);
-    return local_gradient_cells_for(dev, model.config, tiling, samples, groups, local_gradient_min_hits);
+    return explicit_run(device.impl(), model.config, samples, max_groups, local_gradient_min_hits)
+        .tiling.local_gradient_cells;
 }
 
 std::vector<uint32_t> sample_indices(const Device& device, uint64_t seed, uint32_t step,

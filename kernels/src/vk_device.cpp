@@ -689,16 +689,8 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
     fixed_point_gradients_ =
         info_.int64_atomics && detail::env_switch("FIELDFLOW_FIXED_POINT_GRADIENTS").value_or(true);
     if (fixed_point_gradients_) {
-        // Shared-memory 64-bit atomics let a workgroup sum the most-read cells' gradients before
-        // adding them to device memory (TrainTiling::local_gradient_cells).
-        VkPhysicalDeviceShaderAtomicInt64Features query_ai64{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES};
-        VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-        query.pNext = &query_ai64;
-        vkGetPhysicalDeviceFeatures2(physical_, &query);
-        local_gradient_sums_ = query_ai64.shaderSharedInt64Atomics == VK_TRUE;
         f2.features.shaderInt64 = VK_TRUE;
         ai64.shaderBufferInt64Atomics = VK_TRUE;
-        ai64.shaderSharedInt64Atomics = local_gradient_sums_ ? VK_TRUE : VK_FALSE;
         ai64.pNext = f2.pNext;
         f2.pNext = &ai64;
     }

@@ -183,9 +183,6 @@ public:
     // Whether the training step adds the encoding's gradients as fixed-point integers
     // (encoding_state.glsl's ENC_GRAD_FIXED): the device has 64-bit integer atomics.
     bool fixed_point_gradients() const { return fixed_point_gradients_; }
-    // Whether a training workgroup may sum fixed-point gradients in shared memory first (64-bit
-    // shared atomics; TrainTiling::local_gradient_cells).
-    bool local_gradient_sums() const { return local_gradient_sums_; }
     std::string kernel_path() const { return coopmat_ ? "coopmat" : "portable"; }
 
     // The most bytes one storage buffer may hold: maxStorageBufferRange, or less where
@@ -227,7 +224,6 @@ private:
     bool shared_blocks_ = false;
     bool dedicated_allocations_ = true;
     bool fixed_point_gradients_ = false;
-    bool local_gradient_sums_ = false;
     bool pipeline_stats_ = false; // FIELDFLOW_PIPELINE_STATS=1: print each kernel's driver statistics
     DeviceInfo info_;
     VkPhysicalDeviceProperties properties_{};
