@@ -313,12 +313,12 @@ int main(int argc, char** argv) {
         double setup_s = seconds_since(t_setup);
         std::printf("{\"event\":\"setup\",\"image\":%s,\"width\":%u,\"height\":%u,\"grid\":[%u,%u,%u],"
                     "\"encoding\":\"%s\",\"parameters\":%llu,\"tile\":%u,\"local_gradient_cells\":%u,"
-                    "\"setup_seconds\":%.3f,\"kernel_path_reason\":%s,\"encoding_optimizer\":%s}\n",
+                    "\"deferred_gradient_cells\":%u,\"setup_seconds\":%.3f,\"kernel_path_reason\":%s,\"encoding_optimizer\":%s}\n",
                     json_string(a.image).c_str(), img.width, img.height, config.grid_width,
                     config.grid_height, config.grid_channels,
                     a.siren ? "coords" : a.encoding == EncodingKind::hash_grid ? "hash_grid" : "dense_grid",
                     (unsigned long long)config.parameter_count(),
-                    trainer.tile_size(), trainer.local_gradient_cells(),
+                    trainer.tile_size(), trainer.local_gradient_cells(), trainer.deferred_gradient_cells(),
                     setup_s,
                     json_string(trainer.kernel_path_reason()).c_str(),
                     json_string(trainer.encoding_optimizer()).c_str());

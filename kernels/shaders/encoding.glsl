@@ -20,10 +20,19 @@
 // cells that share a step's reads, such as a hash level):
 //   uint enc_cell_group(uint cell)          the group of a cell
 //   uint enc_group_cells(uint group)        how many cells the group has
+// An encoding whose leading groups alone read its leading gradient inputs (a hash grid's coarsest
+// levels; the host's EncodingDescriptor::group_inputs) may also have them summed apart: with
+// ENC_DEFERRED_GROUPS = n, encode_backward leaves groups [0, n) out (the training step hands
+// their inputs' gradients to encoding_deferred_sums.comp), and with ENC_DEFERRED_PASS as well it
+// takes only those groups (that pass).
 // The descriptor (kernels/src/encodings/) defines its glsl_define, which selects the file below;
 // a new encoding is a new file here plus one #elif.
 #ifndef FF_ENCODING_GLSL
 #define FF_ENCODING_GLSL
+
+#ifndef ENC_DEFERRED_GROUPS
+#define ENC_DEFERRED_GROUPS 0
+#endif
 
 #if defined(ENCODING_DENSE_GRID)
 #include "encoding_dense_grid.glsl"

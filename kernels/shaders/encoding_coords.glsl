@@ -17,6 +17,9 @@ void encode(vec2 uv, out float x[IN_PAD]) {
 uint enc_cell_group(uint cell) { return 0u; }
 uint enc_group_cells(uint group) { return 1u; }
 
+#if ENC_DEFERRED_GROUPS
+#error "coordinates have no parameters: no groups to defer (encoding.glsl)"
+#endif
 #ifdef ENC_CELL_GRAD
 void encode_backward(vec2 uv, float dx[ENC_GRAD_DIM]) {}
 #endif

@@ -75,8 +75,14 @@ void encode(vec2 uv, out float x[IN_PAD]) {
 }
 
 #ifdef ENC_CELL_GRAD
+// The levels it scatters: all, or around the deferred ones (encoding.glsl).
+#ifdef ENC_DEFERRED_PASS
+const int hash_backward_levels[2] = int[](0, ENC_DEFERRED_GROUPS);
+#else
+const int hash_backward_levels[2] = int[](ENC_DEFERRED_GROUPS, HASH_LEVELS);
+#endif
 void encode_backward(vec2 uv, float dx[ENC_GRAD_DIM]) {
-    ENC_LEVEL_LOOP for (int l = 0; l < HASH_LEVELS; ++l) {
+    ENC_LEVEL_LOOP for (int l = hash_backward_levels[0]; l < hash_backward_levels[1]; ++l) {
         HashCorners k = hash_corners(l, uv);
         for (int i = 0; i < 4; ++i) {
             float g[HASH_F];

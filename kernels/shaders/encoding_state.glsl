@@ -66,4 +66,21 @@ ivec2 enc_grad_fixed_pair(uint lo_word, uint hi_word) {
     return ivec2(lo, int(hi_word) + (lo < 0 ? 1 : 0));
 }
 
+#if ENC_GRAD_FIXED && defined(ENC_ADDS_GRADIENTS)
+// Two fixed-point values as one 64-bit addend: hi * 2^32 + lo, lo sign-extended (the borrow of a
+// negative lo comes off the high word; enc_grad_fixed_pair gives it back). For the kernels that
+// add gradients (ENC_ADDS_GRADIENTS), which enable 64-bit integers.
+uint64_t enc_grad_fixed_addend(int lo, int hi) {
+    return (uint64_t(uint(hi - (lo < 0 ? 1 : 0))) << 32) | uint64_t(uint(lo));
+}
+#endif
+
+// One sample's share of a cell of group `group` as the fixed-point values its gradient words add
+// (the training step and the deferred sums, encoding_deferred_sums.comp, compute it alike, so that
+// either gives the same sums).
+void enc_grad_fixed_shares(uint group, float g[ENC_CELL_FEATURES], out int q[ENC_CELL_FEATURES]) {
+    const vec2 scale = enc_grad_fixed_scale(enc_group_cells(group));
+    for (int f = 0; f < ENC_CELL_FEATURES; ++f) q[f] = int(round(clamp(g[f] * scale.x, -scale.y, scale.y)));
+}
+
 #endif

@@ -69,14 +69,8 @@ layout(std430, binding = 8) writeonly buffer SampleOut { float sample_out[]; };
 #endif
 
 #define ENC_PARAM(i) enc_params[i]
+#define ENC_ADDS_GRADIENTS
 #include "encoding_state.glsl"
-#if ENC_GRAD_FIXED
-// Two fixed-point values as one 64-bit addend: hi * 2^32 + lo, lo sign-extended (the borrow of a
-// negative lo comes off the high word; enc_grad_fixed_pair gives it back).
-uint64_t enc_grad_fixed_addend(int lo, int hi) {
-    return (uint64_t(uint(hi - (lo < 0 ? 1 : 0))) << 32) | uint64_t(uint(lo));
-}
-#endif
 
 // ENC_LOCAL_CELLS (the host's TrainTiling::local_gradient_cells): cells [0, ENC_LOCAL_CELLS), the
 // most-read ones (a hash grid's coarsest levels, where every sample adds to one of a few hundred
@@ -98,9 +92,8 @@ void enc_local_add(uint cell, int q[ENC_CELL_FEATURES]); // beside the sums' dec
 // cell touched: the optimizer finds the step's cells again from its samples (optimizer.comp).
 void enc_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
 #if ENC_GRAD_FIXED
-    const vec2 scale = enc_grad_fixed_scale(enc_group_cells(group));
     int q[ENC_CELL_FEATURES];
-    for (int f = 0; f < ENC_CELL_FEATURES; ++f) q[f] = int(round(clamp(g[f] * scale.x, -scale.y, scale.y)));
+    enc_grad_fixed_shares(group, g, q);
 #if ENC_LOCAL_CELLS
     if (cell < uint(ENC_LOCAL_CELLS)) {
         enc_local_add(cell, q);
@@ -126,6 +119,24 @@ void enc_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
 #define ENC_LEVEL_LOOP [[unroll]]
 #endif
 #include "encoding.glsl"
+
+// ENC_DEFERRED_GROUPS (the host's TrainTiling::deferred): the input gradients of the encoding's
+// leading groups, [0, ENC_DEFERRED_INPUTS), go to a buffer for every sample (input d of sample s
+// at d * batch + s, so that a subgroup's stores fill whole lines), and after the step
+// encoding_deferred_sums.comp adds them up in shared memory, cell by cell; encode_backward leaves
+// those groups out here. For the coarse levels that the tile's shared memory has no room to sum
+// (ENC_LOCAL_CELLS), whose cells each take thousands of a step's atomics.
+#if ENC_DEFERRED_GROUPS
+layout(std430, binding = ENC_DEFERRED_BINDING) writeonly buffer DeferredInputs { float enc_deferred[]; };
+void enc_defer(uint s, float dx[ENC_GRAD_DIM]) {
+    for (int d = 0; d < ENC_DEFERRED_INPUTS; ++d) enc_deferred[uint(d) * pc.batch + s] = dx[d];
+}
+#else
+void enc_defer(uint s, float dx[ENC_GRAD_DIM]) {}
+#endif
+#if ENC_DEFERRED_GROUPS && ENC_LOCAL_CELLS
+#error "deferred sums (ENC_DEFERRED_GROUPS) stand in for local ones (ENC_LOCAL_CELLS): one or the other"
+#endif
 
 
 // The tiles [x, y) of `tiles` that worker `me` of `workers` takes: a contiguous share, sizes
@@ -270,7 +281,10 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
     cm_backward(LOSS_SCALE / CM_LOSS_SCALE, dx);
 #endif
 #ifndef ABLATE_ENCODING_BACKWARD
-    if (in_batch) encode_backward(uv, dx);
+    if (in_batch) {
+        enc_defer(s, dx);
+        encode_backward(uv, dx);
+    }
 #endif
 #endif
 }
@@ -401,6 +415,7 @@ void train_tile(uint tile, bool first) {
     if (in_batch) {
         float dparams[ENC_GRAD_DIM];
         for (int c = 0; c < ENC_GRAD_DIM; ++c) dparams[c] = dx[c];
+        enc_defer(s, dparams);
         encode_backward(uv, dparams);
     }
 }

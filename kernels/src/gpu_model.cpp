@@ -160,6 +160,46 @@ uint32_t local_gradient_cells_for(const DeviceImpl& device, const ModelConfig& c
                                        batch, groups, min_hits);
 }
 
+namespace {
+// Invocations of encoding_deferred_sums.comp's workgroups (its GROUP_SIZE).
+constexpr uint32_t kDeferredSumsGroupSize = 256;
+} // namespace
+
+TrainTiling::Deferred deferred_gradients_for(const DeviceImpl& device, const ModelConfig& config,
+                                             const TrainTiling& tiling, uint32_t batch,
+                                             std::optional<double> min_hits) {
+    const uint32_t sms = device.info().multiprocessors;
+    const uint32_t cap = device.info().type == "cpu" ? 8u : sms ? 2 * sms : 256u;
+    const uint32_t sum_groups = std::min(cap, div_up(batch, kDeferredSumsGroupSize));
+    return choose_deferred_gradients(config, tiling, device.properties().limits.maxComputeSharedMemorySize,
+                                     device.max_buffer_bytes(), batch, sum_groups, min_hits);
+}
+
+void choose_gradient_sums(const DeviceImpl& device, const ModelConfig& config, TrainTiling& tiling, uint32_t batch,
+                          uint32_t groups, std::optional<double> min_hits) {
+    tiling.local_gradient_cells = local_gradient_cells_for(device, config, tiling, batch, groups, min_hits);
+    tiling.deferred = deferred_gradients_for(device, config, tiling, batch, min_hits);
+}
+
+KernelRequest deferred_sums_kernel_request(const ModelConfig& config, const TrainTiling& tiling,
+                                           bool explicit_samples) {
+    Defines d = model_defines(config);
+    d.push_back({"ENC_GRAD_FIXED", "1"});
+    d.push_back({"ENC_DEFERRED_GROUPS", std::to_string(tiling.deferred.groups)});
+    d.push_back({"ENC_DEFERRED_CELLS", std::to_string(tiling.deferred.cells)});
+    d.push_back({"ENC_DEFERRED_INPUTS", std::to_string(tiling.deferred.inputs)});
+    d.push_back({"GROUP_SIZE", std::to_string(kDeferredSumsGroupSize)});
+    if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
+    return {"encoding_deferred_sums.comp", d, explicit_samples ? 4u : 3u};
+}
+
+void record_deferred_sums(VkCommandBuffer cb, const DescriptorSet& set, const PushConstants& pc,
+                          const TrainTiling& tiling) {
+    if (!tiling.deferred.groups) return;
+    set.dispatch(cb, pc, tiling.deferred.sum_groups);
+    compute_barrier(cb);
+}
+
 uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups) {
     return groups * tiling.rows_per_group();
 }
@@ -250,6 +290,11 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
     d.push_back({"ENC_GRAD_FIXED", tiling.fixed_point_gradients ? "1" : "0"});
     if (tiling.local_gradient_cells) d.push_back({"ENC_LOCAL_CELLS", std::to_string(tiling.local_gradient_cells)});
     bindings = add_weight_defines(d, tiling, bindings); // before d is copied into the request
+    if (tiling.deferred.groups) { // the deferred inputs' buffer, last
+        d.push_back({"ENC_DEFERRED_GROUPS", std::to_string(tiling.deferred.groups)});
+        d.push_back({"ENC_DEFERRED_INPUTS", std::to_string(tiling.deferred.inputs)});
+        d.push_back({"ENC_DEFERRED_BINDING", std::to_string(bindings++)});
+    }
     return {"train_step.comp", d, bindings};
 }
 

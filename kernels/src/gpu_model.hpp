@@ -65,6 +65,24 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
 uint32_t local_gradient_cells_for(const DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
                                   uint32_t batch, uint32_t groups, std::optional<double> min_hits = std::nullopt);
 
+// Both of the above, chosen for a training run into `tiling` (the local sums first: the deferred
+// ones stand in where those take nothing).
+void choose_gradient_sums(const DeviceImpl& device, const ModelConfig& config, TrainTiling& tiling, uint32_t batch,
+                          uint32_t groups, std::optional<double> min_hits = std::nullopt);
+// TrainTiling::deferred for training `batch` samples with `tiling` on this device (whose local sums
+// are chosen: choose_deferred_gradients with its shared memory and buffer cap, and the summing
+// pass's workgroups: two a multiprocessor on a GPU, 8 on a CPU, at most one per 256 samples).
+TrainTiling::Deferred deferred_gradients_for(const DeviceImpl& device, const ModelConfig& config,
+                                             const TrainTiling& tiling, uint32_t batch,
+                                             std::optional<double> min_hits = std::nullopt);
+// The summing pass of `tiling.deferred` (encoding_deferred_sums.comp): bindings the encoding's
+// state twice (64-bit words, uints), the deferred inputs, and with explicit samples their uvs.
+KernelRequest deferred_sums_kernel_request(const ModelConfig& config, const TrainTiling& tiling,
+                                           bool explicit_samples);
+// Records the pass (if the tiling defers any groups) and a compute barrier after it.
+void record_deferred_sums(VkCommandBuffer cb, const DescriptorSet& set, const PushConstants& pc,
+                          const TrainTiling& tiling);
+
 // Records one training step's dispatch(es) of `set` (a train_step.comp kernel of `tiling`) over
 // `groups` workgroups, each followed by a compute barrier. A CPU driver's portable workgroups take
 // kCpuTilesPerDispatch tiles each per dispatch (pc.first_row / pc.count: the dispatch's first tile

@@ -20,6 +20,49 @@ uint32_t local_bytes_per_cell(const ModelConfig& c) { return 4u * encoding_of(c)
 constexpr uint32_t kDefaultMinHits = 4;
 } // namespace
 
+namespace {
+double hits_wanted(std::optional<double> min_hits) {
+    return min_hits ? *min_hits
+                    : double(env_count("FIELDFLOW_LOCAL_GRADIENT_HITS", 0, 1u << 20).value_or(kDefaultMinHits));
+}
+
+// The encoding's fixed-point groups in cell order (each a contiguous run of cells: a hash level),
+// and the cells of each a sample reads.
+struct Groups {
+    std::vector<uint64_t> sizes;
+    double reads_a_group = 0;
+};
+Groups fixed_point_groups(const ModelConfig& c) {
+    const EncodingDescriptor& encoding = encoding_of(c);
+    const uint64_t cells = encoding.cells(c);
+    Groups g;
+    for (uint64_t cell = 0; cell < cells;) {
+        const uint64_t n = encoding.group_cells(c, cell);
+        if (n == 0) break;
+        g.sizes.push_back(n);
+        cell += n;
+    }
+    if (!g.sizes.empty()) g.reads_a_group = double(encoding.cells_read(c)) / double(g.sizes.size());
+    return g;
+}
+
+// The leading groups that a workgroup of `samples` reads at least `hits` times a cell and whose
+// `bytes_a_cell` sums fit `room` (and `fits(groups)`): their count and cells.
+template <class Fits>
+std::pair<uint32_t, uint64_t> leading_groups(const Groups& g, double samples, double hits, uint64_t room,
+                                             uint64_t bytes_a_cell, Fits fits) {
+    uint32_t groups = 0;
+    uint64_t cells = 0;
+    for (uint64_t n : g.sizes) {
+        if (samples * g.reads_a_group < hits * double(n) || (cells + n) * bytes_a_cell > room || !fits(groups + 1))
+            break;
+        ++groups;
+        cells += n;
+    }
+    return {groups, cells};
+}
+} // namespace
+
 uint32_t choose_local_gradient_cells(const ModelConfig& c, const TrainTiling& t, uint32_t max_shared,
                                      uint32_t batch, uint32_t groups, std::optional<double> min_hits) {
     // The portable kernels and the shared-tile ones declare the sums (the tensor-core kernels of a
@@ -27,30 +70,31 @@ uint32_t choose_local_gradient_cells(const ModelConfig& c, const TrainTiling& t,
     const bool kernel_has_sums = !t.coopmat || t.shared_tile_rows;
     if (!t.fixed_point_gradients || !kernel_has_sums || t.shared_bytes == 0 || groups == 0 || batch == 0) return 0;
     if (!env_switch("FIELDFLOW_LOCAL_GRADIENTS").value_or(true)) return 0;
-    const double hits = min_hits ? *min_hits
-                                 : double(env_count("FIELDFLOW_LOCAL_GRADIENT_HITS", 0, 1u << 20).value_or(kDefaultMinHits));
-    const EncodingDescriptor& encoding = encoding_of(c);
-    const uint64_t cells = encoding.cells(c);
-    // The fixed-point groups in cell order (each a contiguous run of cells: a hash level).
-    std::vector<uint64_t> group_sizes;
-    for (uint64_t cell = 0; cell < cells;) {
-        const uint64_t n = encoding.group_cells(c, cell);
-        if (n == 0) break;
-        group_sizes.push_back(n);
-        cell += n;
-    }
-    if (group_sizes.empty()) return 0;
-    const double reads_a_group = double(encoding.cells_read(c)) / double(group_sizes.size()); // a sample's
-    const double samples = double(batch) / double(groups);                                  // a workgroup's
+    const Groups g = fixed_point_groups(c);
     // The sums follow the layout's arrays.
     const uint64_t room = max_shared > t.shared_bytes ? max_shared - t.shared_bytes : 0u;
-    const uint64_t room_cells = room / local_bytes_per_cell(c);
-    uint64_t chosen = 0;
-    for (uint64_t n : group_sizes) {
-        if (samples * reads_a_group < hits * double(n) || chosen + n > room_cells) break;
-        chosen += n;
-    }
-    return uint32_t(chosen);
+    const double samples = double(batch) / double(groups); // a workgroup's
+    return uint32_t(leading_groups(g, samples, hits_wanted(min_hits), room, local_bytes_per_cell(c),
+                                   [](uint32_t) { return true; })
+                        .second);
+}
+
+TrainTiling::Deferred choose_deferred_gradients(const ModelConfig& c, const TrainTiling& t, uint32_t max_shared,
+                                                uint64_t max_buffer_bytes, uint32_t batch, uint32_t sum_groups,
+                                                std::optional<double> min_hits) {
+    const EncodingDescriptor& encoding = encoding_of(c);
+    if (!t.fixed_point_gradients || t.local_gradient_cells || !encoding.group_inputs || sum_groups == 0 || batch == 0)
+        return {};
+    if (!env_switch("FIELDFLOW_DEFERRED_GRADIENTS").value_or(true)) return {};
+    const Groups g = fixed_point_groups(c);
+    const double samples = double(batch) / double(sum_groups); // a summing workgroup's
+    auto buffer_fits = [&](uint32_t groups) {
+        return 4ull * batch * encoding.group_inputs(c, groups) <= max_buffer_bytes;
+    };
+    const auto [groups, cells] =
+        leading_groups(g, samples, hits_wanted(min_hits), max_shared, local_bytes_per_cell(c), buffer_fits);
+    if (groups == 0) return {};
+    return {groups, uint32_t(cells), encoding.group_inputs(c, groups), sum_groups};
 }
 
 } // namespace ff::engine::detail

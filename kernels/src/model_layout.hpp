@@ -70,6 +70,15 @@ struct TrainTiling {
     // (train_step.comp's ENC_LOCAL_CELLS; choose_local_gradient_cells); 0: every sample's share
     // is an atomic of its own in device memory.
     uint32_t local_gradient_cells = 0;
+    // Training only: the encoding's leading fixed-point groups whose gradients a pass of their own
+    // sums after the step (encoding_deferred_sums.comp; choose_deferred_gradients), where the
+    // step's shared memory has no room for local sums of them; groups 0: none.
+    struct Deferred {
+        uint32_t groups = 0; // the groups [0, groups)
+        uint32_t cells = 0;  // their cells, [0, cells)
+        uint32_t inputs = 0; // the gradient inputs they read, [0, inputs): a float a sample each
+        uint32_t sum_groups = 0; // workgroups of the summing pass
+    } deferred;
     // Samples a workgroup takes at a time: the unit the batch is split into.
     uint32_t tile_samples() const { return shared_tile_rows ? shared_tile_rows : tile; }
     // Gradient partial rows a workgroup writes: one a subgroup, one a part of a shared tile, one on
@@ -91,6 +100,17 @@ TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
 uint32_t choose_local_gradient_cells(const ModelConfig& config, const TrainTiling& tiling,
                                      uint32_t max_shared_bytes, uint32_t batch, uint32_t groups,
                                      std::optional<double> min_hits = std::nullopt);
+// TrainTiling::deferred for training `batch` samples with `tiling`, whose local sums
+// (local_gradient_cells) are already chosen: none where those took any cells or the encoding's
+// groups share their inputs. Otherwise the leading fixed-point groups whose cells each of the
+// summing pass's `sum_groups` workgroups reads at least `min_hits` times a step on average, as
+// many as fit `max_shared_bytes` of sums and whose inputs' buffer (4 bytes a sample an input)
+// fits `max_buffer_bytes`. min_hits unset: FIELDFLOW_LOCAL_GRADIENT_HITS or the local sums'
+// default; FIELDFLOW_DEFERRED_GRADIENTS=0 turns them off (measurements).
+TrainTiling::Deferred choose_deferred_gradients(const ModelConfig& config, const TrainTiling& tiling,
+                                                uint32_t max_shared_bytes, uint64_t max_buffer_bytes,
+                                                uint32_t batch, uint32_t sum_groups,
+                                                std::optional<double> min_hits = std::nullopt);
 // The tensor-core kernels' workgroup: the largest of 128, 96, 64, 32 invocations (4..1 subgroups
 // of 32 samples each) whose shared memory fits (or FIELDFLOW_TRAIN_TILE) with the fp16 weights,
 // else without them (weights_in_shared false: read from device memory); tile 0 if not even one

@@ -19,25 +19,26 @@ Tiling train_tiling(const Device& device, const ModelConfig& config) {
 
 namespace {
 // The training kernel's layout and workgroups for `samples` explicit samples, as forward_backward
-// runs them: at most max_groups workgroups (0: no cap), its local gradient sums chosen for those.
+// runs them: at most max_groups workgroups (0: no cap), its gradient sums chosen for those.
 struct ExplicitRun {
     TrainTiling tiling;
     uint32_t groups = 0;
 };
 ExplicitRun explicit_run(DeviceImpl& dev, const ModelConfig& c, uint32_t samples, uint32_t max_groups,
-                         std::optional<double> local_gradient_min_hits) {
+                         const GradientSums& sums) {
     ExplicitRun run{train_tiling_for(dev, c, samples)};
     run.groups = persistent_groups(dev, run.tiling, samples, mlp_layout(c).total);
     if (max_groups) run.groups = std::min(run.groups, max_groups);
-    run.tiling.local_gradient_cells =
-        local_gradient_cells_for(dev, c, run.tiling, samples, run.groups, local_gradient_min_hits);
+    if (sums.local)
+        run.tiling.local_gradient_cells = local_gradient_cells_for(dev, c, run.tiling, samples, run.groups, sums.min_hits);
+    if (sums.deferred) run.tiling.deferred = deferred_gradients_for(dev, c, run.tiling, samples, sums.min_hits);
     return run;
 }
 } // namespace
 
 ForwardBackward forward_backward(const Device& device, const Model& model,
                                  const std::vector<float>& uv, const std::vector<float>& targets,
-                                 uint32_t max_groups, std::optional<double> local_gradient_min_hits) {
+                                 uint32_t max_groups, GradientSums sums) {
     DeviceImpl& dev = device.impl();
     const ModelConfig& c = model.config;
     uint32_t n = uint32_t(uv.size() / 2);
@@ -45,7 +46,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
         throw EngineError("forward_backward: need 2 uv floats and output_dims targets per sample");
     CommandRunner runner(dev);
     GpuModel gpu(dev, runner, model, n);
-    const auto [tiling, groups] = explicit_run(dev, c, n, max_groups, local_gradient_min_hits);
+    const auto [tiling, groups] = explicit_run(dev, c, n, max_groups, sums);
     const detail::EncodingDescriptor& encoding = encoding_of(c);
     const size_t cells = size_t(encoding.cells(c)), params = size_t(encoding.parameter_count(c));
     auto local = [&](size_t bytes, const char* name) {
@@ -62,10 +63,18 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     upload(dev, runner, uv_buf, uv.data(), uv.size() * 4);
     upload(dev, runner, target_buf, targets.data(), targets.size() * 4);
     fill_zero(runner, {&state, &partials, &loss_partials, &out_buf});
+    Buffer deferred; // the deferred sums' inputs (TrainTiling::deferred)
+    if (tiling.deferred.groups) deferred = local(size_t(n) * tiling.deferred.inputs * 4, "deferred encoding gradients");
 
     const Kernel& k = train_kernel(dev, c, tiling, true);
-    DescriptorSet set(dev, k, gpu.bindings(tiling, {&state, &state, &partials, &loss_partials,
-                                                    &uv_buf, &target_buf, &out_buf}));
+    std::vector<const Buffer*> buffers =
+        gpu.bindings(tiling, {&state, &state, &partials, &loss_partials, &uv_buf, &target_buf, &out_buf});
+    if (tiling.deferred.groups) buffers.push_back(&deferred);
+    DescriptorSet set(dev, k, buffers);
+    DescriptorSet deferred_set;
+    if (tiling.deferred.groups)
+        deferred_set = DescriptorSet(dev, dev.kernel(deferred_sums_kernel_request(c, tiling, true)),
+                                     {&state, &state, &deferred, &uv_buf});
     PushConstants pc;
     pc.grid_w = c.grid_width;
     pc.grid_h = c.grid_height;
@@ -74,6 +83,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     runner.run([&](VkCommandBuffer cb) {
         compute_barrier(cb);
         record_train_dispatches(cb, dev, set, pc, tiling, groups);
+        record_deferred_sums(cb, deferred_set, pc, tiling);
     });
 
     ForwardBackward r;
@@ -112,10 +122,10 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     return r;
 }
 
-uint32_t local_gradient_cells(const Device& device, const Model& model, uint32_t samples, uint32_t max_groups,
-                              std::optional<double> local_gradient_min_hits) {
-    return explicit_run(device.impl(), model.config, samples, max_groups, local_gradient_min_hits)
-        .tiling.local_gradient_cells;
+SummedCells gradient_sum_cells(const Device& device, const Model& model, uint32_t samples, uint32_t max_groups,
+                               GradientSums sums) {
+    const TrainTiling t = explicit_run(device.impl(), model.config, samples, max_groups, sums).tiling;
+    return {t.local_gradient_cells, t.deferred.cells};
 }
 
 std::vector<uint32_t> sample_indices(const Device& device, uint64_t seed, uint32_t step,

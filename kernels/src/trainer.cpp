@@ -97,7 +97,7 @@ public:
 
 private:
     float lr_scale(uint32_t step) const;
-    // With a timer, a timestamp follows each dispatch's barrier (stamps first + 1, first + 2).
+    // With a timer, a timestamp follows each dispatch's barrier (stamps first + 1, first + 2, ...).
     void record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer = nullptr, uint32_t first = 0);
 
     Device device_; // keeps the device alive while the buffers below exist
@@ -131,8 +131,9 @@ private:
     Buffer mlp_m_, mlp_v_, partials_, loss_partials_, loss_log_;
     EncodingStateLayout state_layout_;
     Buffer encoding_state_, catch_up_sums_, loss_readback_;
+    Buffer deferred_inputs_; // the deferred sums' inputs (TrainTiling::deferred), if any
     TargetImage image_buf_;
-    DescriptorSet train_set_, optimizer_set_, settle_set_;
+    DescriptorSet train_set_, deferred_set_, optimizer_set_, settle_set_;
     // Kept between evaluations and snapshots, so that they allocate nothing (RenderBandResources).
     RenderBandResources eval_render_, snapshot_render_;
     Buffer eval_partials_, eval_readback_;
@@ -207,7 +208,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     const auto& limits = dev_.properties().limits;
     tiling_ = train_tiling_for(dev_, config, options.batch);
     groups_ = persistent_groups(dev_, tiling_, options.batch, model_.layout.total);
-    tiling_.local_gradient_cells = local_gradient_cells_for(dev_, config, tiling_, options.batch, groups_);
+    choose_gradient_sums(dev_, config, tiling_, options.batch, groups_);
     const detail::EncodingDescriptor& encoding = encoding_of(config);
     cells_ = uint32_t(encoding.cells(config));
     const MlpLayout& L = model_.layout;
@@ -222,6 +223,8 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     // Per cell its gradient, Adam's moments and steps in one record (encoding_state.hpp).
     state_layout_ = EncodingStateLayout{cells_, uint32_t(encoding.cell_features(config))};
     encoding_state_ = local(state_layout_.bytes(), "encoding training state");
+    if (tiling_.deferred.groups)
+        deferred_inputs_ = local(4ull * options.batch * tiling_.deferred.inputs, "deferred encoding gradients");
     loss_readback_ = Buffer(dev_, PipelinedRunner::kSlots * kTrainerStepsPerSubmit * 4, MemoryKind::readback, "loss readback");
     image_buf_ = TargetImage(dev_, runner_, TargetImageLayout::of(dev_, image.width, image.height, image.source_bits),
                              image.rgb);
@@ -280,12 +283,20 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     std::vector<KernelRequest> requests = {train_request, optimizer_request, render_kernel_request(dev_, config),
                                            squared_error_request()};
     if (grid_adam_ == 2) requests.push_back(settle_request);
+    const KernelRequest deferred_request = deferred_sums_kernel_request(config, tiling_, false);
+    if (tiling_.deferred.groups) requests.push_back(deferred_request);
     dev_.prepare_kernels(requests);
     const Kernel& train = dev_.kernel(train_request);
     const Kernel& optimizer = dev_.kernel(optimizer_request);
     // The state is bound twice: as floats or 16-byte words, and as uints (encoding_state.glsl).
-    train_set_ = DescriptorSet(dev_, train, model_.bindings(tiling_, image_buf_.after({&encoding_state_, &encoding_state_,
-                                                                                        &partials_, &loss_partials_})));
+    std::vector<const Buffer*> train_buffers =
+        model_.bindings(tiling_, image_buf_.after({&encoding_state_, &encoding_state_, &partials_, &loss_partials_}));
+    if (tiling_.deferred.groups) {
+        train_buffers.push_back(&deferred_inputs_);
+        deferred_set_ = DescriptorSet(dev_, dev_.kernel(deferred_request),
+                                      {&encoding_state_, &encoding_state_, &deferred_inputs_});
+    }
+    train_set_ = DescriptorSet(dev_, train, train_buffers);
     std::vector<const Buffer*> optimizer_buffers = {&model_.mlp, &mlp_m_, &mlp_v_, &partials_,
                                                     &loss_partials_, &loss_log_, &model_.encoding,
                                                     &encoding_state_, &encoding_state_,
@@ -330,7 +341,11 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     float scale = lr_scale(step_);
 
     record_train_dispatches(cb, dev_, train_set_, pc, tiling_, groups_);
-    if (timer) timer->stamp(cb, first + 1);
+    if (timer) timer->stamp(cb, ++first);
+    if (tiling_.deferred.groups) {
+        record_deferred_sums(cb, deferred_set_, pc, tiling_);
+        if (timer) timer->stamp(cb, ++first);
+    }
     pc.count = partial_rows(tiling_, groups_);
     pc.lr = options_.lr_mlp * scale;
     pc.lr_grid = options_.lr_grid * scale;
@@ -343,7 +358,7 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     const uint32_t next_step_groups = grid_adam_ == 2 ? sample_groups : 0u;
     optimizer_set_.dispatch(cb, pc, div_up(model_.layout.total, kOptimizerParamsPerGroup) + pc.encoding_groups + next_step_groups);
     compute_barrier(cb);
-    if (timer) timer->stamp(cb, first + 2);
+    if (timer) timer->stamp(cb, ++first);
     ++step_;
 }
 
@@ -437,20 +452,22 @@ TrainerState TrainerImpl::state() {
 std::vector<DispatchTime> TrainerImpl::profile(uint32_t steps) {
     steps = std::min(steps, kTrainerStepsPerSubmit);
     if (steps == 0) return {};
-    GpuTimer timer(dev_, 1 + 2 * steps);
+    std::vector<const char*> names = {"train_step", "optimizer"};
+    if (tiling_.deferred.groups) names.insert(names.begin() + 1, "deferred_sums");
+    const uint32_t n = uint32_t(names.size()); // timestamps a step: one after each dispatch
+    GpuTimer timer(dev_, 1 + n * steps);
     runner_.run([&](VkCommandBuffer cb) {
         compute_barrier(cb);
         timer.reset(cb);
         timer.stamp(cb, 0);
-        for (uint32_t i = 0; i < steps; ++i) record_step(cb, i, &timer, 2 * i);
+        for (uint32_t i = 0; i < steps; ++i) record_step(cb, i, &timer, n * i);
     });
     std::vector<double> t = timer.seconds();
-    double sum[2] = {0, 0};
+    std::vector<double> sum(n, 0.0);
     for (uint32_t i = 0; i < steps; ++i)
-        for (int k = 0; k < 2; ++k) sum[k] += t[2 * i + k + 1] - t[2 * i + k];
-    const char* names[2] = {"train_step", "optimizer"};
+        for (uint32_t k = 0; k < n; ++k) sum[k] += t[n * i + k + 1] - t[n * i + k];
     std::vector<DispatchTime> out;
-    for (int k = 0; k < 2; ++k) out.push_back({names[k], sum[k] / steps * 1e6});
+    for (uint32_t k = 0; k < n; ++k) out.push_back({names[k], sum[k] / steps * 1e6});
     return out;
 }
 
@@ -543,7 +560,7 @@ double TrainerImpl::full_image_mse() {
 uint64_t TrainerImpl::device_bytes() const {
     uint64_t n = 0;
     for (const Buffer* b : {&model_.mlp, &model_.encoding, &mlp_m_, &mlp_v_, &partials_, &loss_partials_,
-                            &loss_log_, &encoding_state_,
+                            &loss_log_, &encoding_state_, &deferred_inputs_,
                             &catch_up_sums_,
                             &loss_readback_, &eval_render_.out, &eval_render_.readback,
                             &snapshot_render_.out, &snapshot_render_.readback, &eval_partials_, &eval_readback_})
@@ -577,6 +594,7 @@ uint32_t Trainer::diverged_step() const { return impl_->diverged_step_; }
 double Trainer::gpu_seconds() const { return impl_->gpu_seconds_; }
 uint32_t Trainer::tile_size() const { return impl_->tiling_.tile; }
 uint32_t Trainer::local_gradient_cells() const { return impl_->tiling_.local_gradient_cells; }
+uint32_t Trainer::deferred_gradient_cells() const { return impl_->tiling_.deferred.cells; }
 std::string Trainer::kernel_path() const { return impl_->tiling_.coopmat ? "coopmat" : "portable"; }
 std::string Trainer::kernel_path_reason() const { return impl_->tiling_.portable_reason; }
 std::string Trainer::encoding_optimizer() const { return impl_->encoding_optimizer(); }

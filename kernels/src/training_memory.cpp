@@ -26,8 +26,9 @@ MemoryEstimate estimate_training_memory(const Device& device, const ModelConfig&
     DeviceImpl& dev = device.impl();
     const EncodingDescriptor& encoding = encoding_of(config);
     const MlpLayout L = mlp_layout(config);
-    const TrainTiling tiling = train_tiling_for(dev, config, options.batch);
+    TrainTiling tiling = train_tiling_for(dev, config, options.batch);
     const uint32_t groups = persistent_groups(dev, tiling, options.batch, L.total);
+    choose_gradient_sums(dev, config, tiling, options.batch, groups);
     const uint64_t cells = encoding.cells(config), floats = encoding.parameter_count(config);
 
     MemoryEstimate e;
@@ -35,7 +36,9 @@ MemoryEstimate estimate_training_memory(const Device& device, const ModelConfig&
     // Parameters; the training state (each cell's gradient, Adam's moments and steps); the lazy
     // form's catch-up table (its largest size).
     const EncodingStateLayout state{cells, uint32_t(encoding.cell_features(config))};
-    e.parts.emplace_back("encoding", 4 * (floats + catch_up_table_floats(options)) + state.bytes());
+    // The deferred sums' inputs: a float a sample for each (TrainTiling::deferred).
+    const uint64_t deferred = 4ull * options.batch * tiling.deferred.inputs;
+    e.parts.emplace_back("encoding", 4 * (floats + catch_up_table_floats(options)) + state.bytes() + deferred);
     // Parameters, Adam's m and v, the gradient partial rows, the loss partials; the fp16 weight
     // copy of tensor-core kernels that read their weights from memory.
     const uint64_t fp16_copy = tiling.weights_in_memory() ? 2 * uint64_t(L.total) : 0;

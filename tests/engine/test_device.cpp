@@ -374,6 +374,59 @@ TEST(ModelConfig, LocalGradientSumsTakeTheMostReadLevelsThatFit) {
     EXPECT_EQ(detail::choose_local_gradient_cells(tiny, portable, 32 * 1024, 1u << 14, 64), 35u);
 }
 
+// Deferred gradient sums (choose_deferred_gradients): where the tile leaves no room for local sums,
+// whole hash levels from the coarsest, those each of the summing pass's workgroups reads at least
+// min_hits times a cell a step, as many as its shared memory and the inputs' buffer hold.
+TEST(ModelConfig, DeferredGradientSumsTakeTheMostReadLevelsThatFitThePass) {
+    const uint32_t shared = 48 * 1024, invocations = 1024, groups = 132, sum_groups = 264;
+    const uint64_t cap = 4ull << 30;
+    // Issue 13's speed model (16 levels from 16 cells a side, x1.3, T = 2^15, MLP 64x2): levels of
+    // 17^2, 21^2, 28^2, 36^2, 46^2, 60^2 ... vertices. Its tile takes 48,400 bytes: no room for
+    // local sums. The pass's 49,152 bytes hold 6,144 cells of two 32-bit sums: levels 0-4 (4,926
+    // cells), whose 10 inputs take 40 bytes a sample.
+    ModelConfig large = test::hash64_test_config();
+    large.encoding.hash = {.levels = 16, .features = 2, .log2_table_size = 15, .base_resolution = 16,
+                           .per_level_scale = 1.3f};
+    detail::TrainTiling t = *detail::choose_shared_tile(large, shared, invocations, true);
+    ASSERT_EQ(t.shared_bytes, 48400u);
+    t.fixed_point_gradients = true;
+    ASSERT_EQ(detail::choose_local_gradient_cells(large, t, shared, 1u << 20, groups), 0u) << "no room";
+    auto deferred = [&](uint32_t batch, uint64_t buffer_cap = 4ull << 30, std::optional<double> hits = {}) {
+        const detail::TrainTiling::Deferred d =
+            detail::choose_deferred_gradients(large, t, shared, buffer_cap, batch, sum_groups, hits);
+        EXPECT_EQ(d.inputs, 2 * d.groups);
+        EXPECT_EQ(d.sum_groups, d.groups ? sum_groups : 0u);
+        return std::make_pair(d.groups, d.cells);
+    };
+    EXPECT_EQ(deferred(1u << 20), std::make_pair(5u, 4926u));
+    // 2^17 samples: 496 a summing workgroup, 1,986 reads a level: 6.9 a cell of level 0, 4.5 of
+    // level 1, 2.5 of level 2.
+    EXPECT_EQ(deferred(1u << 17), std::make_pair(2u, 289u + 441u));
+    EXPECT_EQ(deferred(1u << 16), std::make_pair(0u, 0u)) << "3.4 reads a cell of level 0";
+    EXPECT_EQ(deferred(1u << 16, cap, 0.0), std::make_pair(5u, 4926u)) << "every level that fits";
+    EXPECT_EQ(deferred(1u << 20, 6ull << 22), std::make_pair(3u, 1514u)) << "a buffer of 6 inputs";
+    {
+        test::ScopedEnv off("FIELDFLOW_DEFERRED_GRADIENTS", "0");
+        EXPECT_EQ(deferred(1u << 20), std::make_pair(0u, 0u));
+    }
+    // Local sums where they fit (the small model's levels 0-2 beside its 32-wide tile); none for
+    // an encoding whose one group reads every input (the dense grid).
+    ModelConfig small = large;
+    small.encoding.hash.log2_table_size = 12;
+    small.hidden_width = 32;
+    detail::TrainTiling ts = *detail::choose_shared_tile(small, shared, invocations, true);
+    ts.fixed_point_gradients = true;
+    ts.local_gradient_cells = detail::choose_local_gradient_cells(small, ts, shared, 1u << 20, groups);
+    ASSERT_GT(ts.local_gradient_cells, 0u);
+    EXPECT_EQ(detail::choose_deferred_gradients(small, ts, shared, cap, 1u << 20, sum_groups).groups, 0u);
+    ts.local_gradient_cells = 0;
+    EXPECT_GT(detail::choose_deferred_gradients(small, ts, shared, cap, 1u << 20, sum_groups).groups, 0u);
+    ModelConfig grid = test::default_config(7, 5);
+    detail::TrainTiling tg = detail::choose_tiling(grid, shared, invocations);
+    tg.fixed_point_gradients = true;
+    EXPECT_EQ(detail::choose_deferred_gradients(grid, tg, shared, cap, 1u << 20, sum_groups, 0.0).groups, 0u);
+}
+
 // The tensor-core tiling's measurement switches refuse what they cannot use, saying what they take,
 // instead of running another configuration than the one asked for.
 TEST(ModelConfig, TensorCoreTilingSwitchesRefuseBadValues) {

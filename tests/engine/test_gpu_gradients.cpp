@@ -54,17 +54,17 @@ void cluster(test::Samples& s, uint32_t run) {
 
 // max_groups > 0 caps the training kernel's workgroups, so each one accumulates several tiles;
 // run > 1 draws the samples in runs of neighbours (cluster); `device` replaces the tests' own.
-// local_gradient_min_hits: testing::forward_backward's (unset: the engine's choice).
+// sums: testing::forward_backward's (unset: the engine's choice).
 void check_gradients(const ModelConfig& config, uint32_t samples, uint32_t seed,
                      uint32_t max_groups = 0, uint32_t run = 1, Device* device = nullptr,
-                     std::optional<double> local_gradient_min_hits = std::nullopt) {
+                     testing::GradientSums sums = {}) {
     Device& dev = device ? *device : test::device();
     size_t messages = dev.validation_messages().size();
     Model model = test::random_model(config, seed);
     test::Samples s = test::random_samples(samples, config.output_dims, seed + 1);
     if (run > 1) cluster(s, run);
     testing::ForwardBackward gpu =
-        testing::forward_backward(dev, model, s.uv, s.targets, max_groups, local_gradient_min_hits);
+        testing::forward_backward(dev, model, s.uv, s.targets, max_groups, sums);
     reference::Gradients ref = reference::forward_backward(
         model, {s.uv.begin(), s.uv.end()}, {s.targets.begin(), s.targets.end()});
 
@@ -238,17 +238,66 @@ TEST(GpuGradients, LocalGradientSumsAreTheSameBitForBit) {
         cluster(s, 40);
         const uint32_t groups = 2;
         // Every cell that fits, and none (a cell would need more reads than the batch has).
-        const uint32_t local = testing::local_gradient_cells(dev, model, 1500, groups, 0.0);
-        EXPECT_GT(local, 0u) << "no cell's gradients summed in shared memory";
-        EXPECT_EQ(testing::local_gradient_cells(dev, model, 1500, groups, 1e30), 0u);
-        const testing::ForwardBackward summed = testing::forward_backward(dev, model, s.uv, s.targets, groups, 0.0);
-        const testing::ForwardBackward each = testing::forward_backward(dev, model, s.uv, s.targets, groups, 1e30);
+        const testing::GradientSums all{.min_hits = 0.0, .deferred = false}, none{.min_hits = 1e30};
+        EXPECT_GT(testing::gradient_sum_cells(dev, model, 1500, groups, all).local, 0u)
+            << "no cell's gradients summed in shared memory";
+        EXPECT_EQ(testing::gradient_sum_cells(dev, model, 1500, groups, none).local, 0u);
+        const testing::ForwardBackward summed = testing::forward_backward(dev, model, s.uv, s.targets, groups, all);
+        const testing::ForwardBackward each = testing::forward_backward(dev, model, s.uv, s.targets, groups, none);
         ASSERT_EQ(summed.grad_encoding.size(), each.grad_encoding.size());
         size_t differ = 0;
         for (size_t i = 0; i < each.grad_encoding.size(); ++i)
             differ += std::bit_cast<uint32_t>(summed.grad_encoding[i]) != std::bit_cast<uint32_t>(each.grad_encoding[i]);
         EXPECT_EQ(differ, 0u) << "of " << each.grad_encoding.size() << " encoding gradients";
-        check_gradients(*config, 1500, seed + 2, groups, 40, nullptr, 0.0);
+        check_gradients(*config, 1500, seed + 2, groups, 40, nullptr, all);
+    }
+}
+
+// Deferred gradient sums (the hash levels' inputs' gradients left by the step for a pass of their
+// own, which sums them in shared memory): with the leading levels deferred and with none, the
+// encoding's gradients are the same bit for bit (the same fixed-point shares, integer sums), and
+// they match the reference. Two workgroups over samples in runs of neighbours, on the device's own
+// kernel path (a tile a subgroup or shared tiles on the tensor cores, portable elsewhere) and on
+// the portable kernels.
+TEST(GpuGradients, DeferredGradientSumsAreTheSameBitForBit) {
+    ModelConfig pair = test::hash_test_config();
+    pair.hidden_width = 32;
+    ModelConfig single = pair;
+    single.encoding.hash.features = 1;
+    ModelConfig four = test::hash_test_config();
+    four.encoding.hash = {.levels = 6, .features = 4, .log2_table_size = 10, .base_resolution = 4,
+                          .per_level_scale = 2.0f};
+    four.hidden_width = 64;
+    ModelConfig narrow = test::hash_test_config(); // width 16: a tile a subgroup on the tensor cores
+    const std::pair<const char*, const ModelConfig*> configs[] = {
+        {"hash, 2 features", &pair}, {"hash, 1 feature", &single}, {"hash, 4 features", &four},
+        {"hash, 2 features, width 16", &narrow}};
+    std::vector<Device*> devices = {&test::device()};
+    if (&test::portable_device() != &test::device()) devices.push_back(&test::portable_device());
+    for (Device* dev : devices) {
+        uint32_t seed = 300; // LocalGradientSumsAreTheSameBitForBit's models and samples
+        for (const auto& [name, config] : configs) {
+            SCOPED_TRACE(std::string(name) + " on " + dev->info().name);
+            seed += 10;
+            const Model model = test::random_model(*config, seed);
+            test::Samples s = test::random_samples(1500, config->output_dims, seed + 1);
+            cluster(s, 40);
+            const uint32_t groups = 2;
+            const testing::GradientSums deferred{.min_hits = 0.0, .local = false}, none{.min_hits = 1e30};
+            const testing::SummedCells cells = testing::gradient_sum_cells(*dev, model, 1500, groups, deferred);
+            EXPECT_GT(cells.deferred, 0u) << "no cell's gradients deferred";
+            EXPECT_EQ(cells.local, 0u);
+            EXPECT_EQ(testing::gradient_sum_cells(*dev, model, 1500, groups, none).deferred, 0u);
+            const testing::ForwardBackward summed = testing::forward_backward(*dev, model, s.uv, s.targets, groups, deferred);
+            const testing::ForwardBackward each = testing::forward_backward(*dev, model, s.uv, s.targets, groups, none);
+            ASSERT_EQ(summed.grad_encoding.size(), each.grad_encoding.size());
+            size_t differ = 0;
+            for (size_t i = 0; i < each.grad_encoding.size(); ++i)
+                differ += std::bit_cast<uint32_t>(summed.grad_encoding[i]) != std::bit_cast<uint32_t>(each.grad_encoding[i]);
+            EXPECT_EQ(differ, 0u) << "of " << each.grad_encoding.size() << " encoding gradients";
+            EXPECT_EQ(summed.grad_mlp, each.grad_mlp);
+            check_gradients(*config, 1500, seed + 2, groups, 40, dev, deferred);
+        }
     }
 }
 

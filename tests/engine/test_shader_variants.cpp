@@ -224,6 +224,36 @@ TEST(ShaderVariants, LocalGradientSumKernelsValidate) {
     }
 }
 
+// Deferred gradient sums (ENC_DEFERRED_GROUPS): the step's three kernel bodies writing the deferred
+// inputs (portable, a tile a subgroup, shared tiles) and the summing pass, on hash grids of 1, 2
+// and 4 features a cell, with drawn and with explicit samples.
+TEST(ShaderVariants, DeferredGradientSumKernelsValidate) {
+    ModelConfig hash = test::hash_test_config();
+    hash.hidden_width = 32;
+    ModelConfig single = hash;
+    single.encoding.hash.features = 1;
+    ModelConfig wide = test::hash64_test_config();
+    wide.encoding.hash.features = 4;
+    for (const ModelConfig& c : {hash, single, wide}) {
+        detail::TrainTiling portable = detail::choose_tiling(c, 48 * 1024, 1024);
+        detail::TrainTiling subgroups = detail::choose_coopmat_tiling(c, 48 * 1024, 1024, 0, 0, true);
+        detail::TrainTiling shared_tile = *detail::choose_shared_tile(c, 64 * 1024, 1024, true);
+        for (detail::TrainTiling* t : {&portable, &subgroups, &shared_tile}) {
+            t->fixed_point_gradients = true;
+            t->deferred = {1, 17 * 17, c.encoding.hash.features, 8}; // level 0, dense
+            for (bool explicit_samples : {true, false}) {
+                for (const detail::KernelRequest& r : {detail::train_kernel_request(c, *t, explicit_samples, {}),
+                                                       detail::deferred_sums_kernel_request(c, *t, explicit_samples)}) {
+                    SCOPED_TRACE(r.shader + (explicit_samples ? ", explicit samples" : ""));
+                    detail::CompileResult compiled;
+                    ASSERT_NO_THROW(compiled = detail::compile_shader(r.shader, r.defines));
+                    EXPECT_EQ(validate(compiled.spirv), "");
+                }
+            }
+        }
+    }
+}
+
 // Where the tensor-core step keeps its gradient sums: registers up to 28 accumulator fragments (the
 // hash model's 32 inputs into 64 x 2: 8 + 16 + 4), the subgroup's partial row beyond (width 128).
 TEST(ShaderVariants, GradientSumsStayInRegistersUpTo28Fragments) {

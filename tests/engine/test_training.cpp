@@ -168,6 +168,39 @@ TEST(Training, LocalGradientSumsTrainTheSameModel) {
     test::expect_validation_clean(messages, device);
 }
 
+// Deferred gradient sums (a pass after the step sums the most-read cells' gradients in shared
+// memory) change nothing a trainer learns: with the leading levels deferred and with none, a hash
+// grid trains to the same model bit for bit (integer sums), on the device's own kernel path.
+TEST(Training, DeferredGradientSumsTrainTheSameModel) {
+    Device& device = test::device();
+    size_t messages = device.validation_messages().size();
+    ImageData img = test::synthetic_image(64, 48);
+    ModelConfig c = test::hash_test_config();
+    c.hidden_width = 32;
+    TrainOptions o;
+    o.batch = 4096;
+    o.steps = 40;
+    o.seed = 19;
+    test::ScopedEnv no_local("FIELDFLOW_LOCAL_GRADIENTS", "0");
+    test::ScopedEnv min_hits("FIELDFLOW_LOCAL_GRADIENT_HITS", "0");
+    auto train = [&](const char* on) {
+        test::ScopedEnv deferred("FIELDFLOW_DEFERRED_GRADIENTS", on);
+        Trainer t(device, c, o, img);
+        t.train(40);
+        const std::vector<DispatchTime> dispatches = t.profile_dispatches(2);
+        return std::make_tuple(t.deferred_gradient_cells(), t.model(), dispatches.size());
+    };
+    const auto [deferred_cells, summed, summed_dispatches] = train("1");
+    const auto [no_cells, each, each_dispatches] = train("0");
+    EXPECT_GT(deferred_cells, 0u) << "no cell's gradients deferred";
+    EXPECT_EQ(no_cells, 0u);
+    EXPECT_EQ(summed_dispatches, 3u) << "train_step, deferred_sums, optimizer";
+    EXPECT_EQ(each_dispatches, 2u);
+    EXPECT_EQ(summed.mlp, each.mlp);
+    EXPECT_EQ(summed.encoding_params, each.encoding_params);
+    test::expect_validation_clean(messages, device);
+}
+
 // A call of several runs of 1,000 steps records each run while the device works on the one
 // before: it must give what the same steps give run by run (each call waiting for its run) and
 // report the last step's loss. A low rate keeps the two runs' rounding differences (float atomics

@@ -81,6 +81,11 @@ struct EncodingDescriptor {
     // reads (batch x cells_read): where the lazy form's visits of a step's cells cost less than
     // the eager pass over all of them, which depends on the encoding (measured on the H100).
     double lazy_adam_ratio;
+    // The leading gradient inputs that the first `groups` groups alone read (a hash grid's first
+    // levels' features), which the training step may hand to the deferred sums instead of adding
+    // them itself (TrainTiling::deferred; encoding.glsl's ENC_DEFERRED_GROUPS); nullptr where the
+    // groups share their inputs (its shader then has no deferred groups).
+    uint32_t (*group_inputs)(const ModelConfig&, uint32_t groups) = nullptr;
 
     uint64_t parameter_count(const ModelConfig& c) const { return cells(c) * cell_features(c); }
 };

@@ -56,6 +56,8 @@ uint64_t group_cells(const ModelConfig& c, uint64_t row) { // the row's level's 
     return 1;
 }
 
+uint32_t group_inputs(const ModelConfig& c, uint32_t levels) { return levels * c.encoding.hash.features; }
+
 void validate(const ModelConfig& c, std::ostringstream& e) {
     const HashGridConfig& h = c.encoding.hash;
     if (c.grid_width != 0 || c.grid_height != 0)
@@ -187,6 +189,7 @@ extern const EncodingDescriptor kHashGridEncoding = {
     // the crossover lies between 8 and 27. (On leuvenA's smaller table, 1.65 M cells, where a
     // step's reads crowd onto few coarse cells whose claims contend, eager won up to 400.)
     12.0,
+    group_inputs,
 };
 
 } // namespace ff::engine::detail

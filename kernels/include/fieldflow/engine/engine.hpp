@@ -309,6 +309,10 @@ public:
     // The encoding's leading cells whose gradients each training workgroup sums in shared memory
     // before adding them to device memory (0: none; a hash grid's coarsest levels at large batches).
     uint32_t local_gradient_cells() const;
+    // The encoding's leading cells whose gradients a pass after each training step sums in shared
+    // memory instead (0: none; a hash grid's coarsest levels at large batches, where the training
+    // kernel has no shared memory to spare for local sums).
+    uint32_t deferred_gradient_cells() const;
     // "coopmat" or "portable": the MLP kernels this trainer runs (the device's path, or "portable"
     // for a model too wide for the tensor-core kernels' shared memory).
     std::string kernel_path() const;

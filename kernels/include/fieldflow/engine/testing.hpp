@@ -18,19 +18,29 @@ struct ForwardBackward {
     std::vector<float> grad_encoding; // dLoss/dModel::encoding_params
 };
 
+// The sums of the encoding's most-read cells that forward_backward may take: in the training
+// workgroup's shared memory (local) and in a pass of their own after it (deferred), from
+// `min_hits` reads of a cell a workgroup (0: every cell that fits; unset: the engine's choice for
+// training).
+struct GradientSums {
+    std::optional<double> min_hits;
+    bool local = true;
+    bool deferred = true;
+};
 // uv: 2 floats per sample; targets: output_dims floats per sample. Runs train_step.comp with
-// explicit samples, then sums the per-workgroup partial gradients on the host. max_groups > 0
-// caps the workgroups, so each loops over several tiles as in training at large batches.
-// local_gradient_min_hits: the reads a cell a workgroup from which its gradients are summed in
-// shared memory first (0: every cell that fits; unset: the engine's choice for training).
+// explicit samples (and the deferred sums' pass, if it takes any cells), then sums the
+// per-workgroup partial gradients on the host. max_groups > 0 caps the workgroups, so each loops
+// over several tiles as in training at large batches.
 ForwardBackward forward_backward(const Device& device, const Model& model,
                                  const std::vector<float>& uv, const std::vector<float>& targets,
-                                 uint32_t max_groups = 0,
-                                 std::optional<double> local_gradient_min_hits = std::nullopt);
-// The leading encoding cells whose gradients forward_backward's workgroups summed in shared memory
-// with these settings (0: none; the device or the kernel path has no such sums).
-uint32_t local_gradient_cells(const Device& device, const Model& model, uint32_t samples,
-                              uint32_t max_groups = 0, std::optional<double> local_gradient_min_hits = std::nullopt);
+                                 uint32_t max_groups = 0, GradientSums sums = {});
+// The leading encoding cells whose gradients forward_backward summed with these settings, locally
+// and deferred (0: none; the device, the kernel path or the encoding has no such sums).
+struct SummedCells {
+    uint32_t local = 0, deferred = 0;
+};
+SummedCells gradient_sum_cells(const Device& device, const Model& model, uint32_t samples, uint32_t max_groups = 0,
+                               GradientSums sums = {});
 
 // The pixel index (y * width + x) each of `batch` samples draws at training step `step`.
 std::vector<uint32_t> sample_indices(const Device& device, uint64_t seed, uint32_t step,

@@ -1,0 +1,82 @@
+#version 450
+// The deferred gradient sums of a training step (the host's TrainTiling::deferred; train_step.comp's
+// ENC_DEFERRED_GROUPS), dispatched between the step and the optimizer. The step left the input
+// gradients of the encoding's leading groups (a hash grid's coarsest levels) in a buffer, sample
+// by sample; here each workgroup takes a contiguous share of the samples, scatters those gradients
+// into the groups' cells as the step would have (the same fixed-point shares: encoding_state.glsl)
+// but into sums in shared memory, and adds each cell's sums to its record once at its end
+// (encoding_local_sums.glsl). Integer sums are the same in any order: the gradients are the same
+// bit for bit as the step's own atomics would have left them.
+//
+// Why apart from the step: every sample adds to one cell of each coarse level, a few hundred
+// cells, so the step's atomics there are many per cell, and the training tile leaves no shared
+// memory to sum them in where the MLP is wide (the 64-wide hash model's tile takes 48,400 of
+// 49,152 bytes); this pass has the whole of it.
+#extension GL_EXT_shader_atomic_int64 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+
+#if !defined(ENC_DEFERRED_GROUPS) || !defined(ENC_DEFERRED_INPUTS) || !defined(ENC_DEFERRED_CELLS)
+#error "ENC_DEFERRED_GROUPS, ENC_DEFERRED_INPUTS and ENC_DEFERRED_CELLS come from the host (TrainTiling::deferred)"
+#endif
+#if !ENC_GRAD_FIXED
+#error "deferred sums take fixed-point gradients"
+#endif
+
+#include "common.glsl"
+#include "sampling.glsl"
+
+#ifndef GROUP_SIZE
+#define GROUP_SIZE 256
+#endif
+layout(local_size_x = GROUP_SIZE) in;
+
+// The encoding's training state (encoding_state.glsl), as 64-bit words (gradient pairs) and uints.
+layout(std430, binding = 0) buffer EncodingStatePairs { uint64_t enc_state_u64[]; };
+layout(std430, binding = 1) buffer EncodingStateBits { uint enc_state_u[]; };
+layout(std430, binding = 2) readonly buffer DeferredInputs { float enc_deferred[]; };
+#ifdef EXPLICIT_SAMPLES
+layout(std430, binding = 3) readonly buffer SampleUv { vec2 sample_uv[]; };
+#endif
+
+#define ENC_ADDS_GRADIENTS
+#include "encoding_state.glsl"
+
+// The deferred groups' cells are the encoding's first ENC_DEFERRED_CELLS: the local sums' cells.
+#define ENC_LOCAL_CELLS ENC_DEFERRED_CELLS
+#define ENC_LOCAL_WORDS (ENC_LOCAL_CELLS * ENC_CELL_FEATURES)
+shared uint s_enc_local[ENC_LOCAL_WORDS];
+#include "encoding_local_sums.glsl"
+
+void deferred_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
+    int q[ENC_CELL_FEATURES];
+    enc_grad_fixed_shares(group, g, q);
+    enc_local_add(cell, q);
+}
+#define ENC_CELL_GRAD(cell, group, g) deferred_cell_grad(cell, group, g)
+#define ENC_DEFERRED_PASS
+#define ENC_LEVEL_LOOP [[unroll]] // the levels' tables and dx indexed by constants: registers, not local memory
+// encode() is compiled with the encoding but never called here: its parameters are not bound.
+#define ENC_PARAM(i) 0.0
+#include "encoding.glsl"
+
+void main() {
+    enc_local_clear();
+    barrier();
+    // This workgroup's samples: a contiguous share, sizes differing by at most one.
+    const uint workers = gl_NumWorkGroups.x, me = gl_WorkGroupID.x;
+    const uint share = pc.batch / workers, extra = pc.batch % workers;
+    const uint first = me * share + min(me, extra), end = first + share + (me < extra ? 1u : 0u);
+    for (uint s = first + gl_LocalInvocationIndex; s < end; s += gl_WorkGroupSize.x) {
+#ifdef EXPLICIT_SAMPLES
+        const vec2 uv = sample_uv[s];
+#else
+        const vec2 uv = pixel_uv(training_pixel(pc.step, s));
+#endif
+        float dx[ENC_GRAD_DIM];
+        [[unroll]] for (int d = 0; d < ENC_GRAD_DIM; ++d) dx[d] = d < ENC_DEFERRED_INPUTS ? enc_deferred[uint(d) * pc.batch + s] : 0.0;
+        encode_backward(uv, dx);
+    }
+    enc_local_flush();
+}
