@@ -162,23 +162,37 @@ uint32_t local_gradient_cells_for(const DeviceImpl& device, const ModelConfig& c
 
 namespace {
 // Invocations of encoding_deferred_sums.comp's workgroups (its GROUP_SIZE).
-constexpr uint32_t kDeferredSumsGroupSize = 256;
+// FIELDFLOW_DEFERRED_GROUP_SIZE=n overrides (measurements: a multiple of 32 up to 1,024).
+uint32_t deferred_sums_group_size() {
+    const std::optional<uint32_t> n = env_count("FIELDFLOW_DEFERRED_GROUP_SIZE", 32, 1024);
+    if (n && *n % 32 != 0)
+        throw EngineError("FIELDFLOW_DEFERRED_GROUP_SIZE='" + std::to_string(*n) + "' must be a multiple of 32");
+    return n.value_or(256);
+}
 } // namespace
 
 TrainTiling::Deferred deferred_gradients_for(const DeviceImpl& device, const ModelConfig& config,
                                              const TrainTiling& tiling, uint32_t batch,
                                              std::optional<double> min_hits) {
     const uint32_t sms = device.info().multiprocessors;
-    const uint32_t cap = device.info().type == "cpu" ? 8u : sms ? 2 * sms : 256u;
-    const uint32_t sum_groups = std::min(cap, div_up(batch, kDeferredSumsGroupSize));
+    // FIELDFLOW_DEFERRED_SUM_GROUPS=n overrides (measurements).
+    const uint32_t cap = env_count("FIELDFLOW_DEFERRED_SUM_GROUPS", 1, 65535)
+                             .value_or(device.info().type == "cpu" ? 8u : sms ? 2 * sms : 256u);
+    const uint32_t sum_groups = std::min(cap, div_up(batch, deferred_sums_group_size()));
     return choose_deferred_gradients(config, tiling, device.properties().limits.maxComputeSharedMemorySize,
                                      device.max_buffer_bytes(), batch, sum_groups, min_hits);
 }
 
 void choose_gradient_sums(const DeviceImpl& device, const ModelConfig& config, TrainTiling& tiling, uint32_t batch,
                           uint32_t groups, std::optional<double> min_hits) {
-    tiling.local_gradient_cells = local_gradient_cells_for(device, config, tiling, batch, groups, min_hits);
+    // Deferred sums first: where both can take a hash grid's coarse levels, the pass was the faster
+    // (the small hash model on the H100: 2^18 287.5 against 300 us/step, 2^20 937.5 against
+    // 1,112.5, 2^22 3,562.5 against 4,337.5; bench/RESULTS.md, session 16); local sums where the
+    // batch is too small for the pass to take any (2^16: levels 0-1, 89.0 against 92.7).
+    tiling.local_gradient_cells = 0;
     tiling.deferred = deferred_gradients_for(device, config, tiling, batch, min_hits);
+    if (!tiling.deferred.groups)
+        tiling.local_gradient_cells = local_gradient_cells_for(device, config, tiling, batch, groups, min_hits);
 }
 
 KernelRequest deferred_sums_kernel_request(const ModelConfig& config, const TrainTiling& tiling,
@@ -188,7 +202,7 @@ KernelRequest deferred_sums_kernel_request(const ModelConfig& config, const Trai
     d.push_back({"ENC_DEFERRED_GROUPS", std::to_string(tiling.deferred.groups)});
     d.push_back({"ENC_DEFERRED_CELLS", std::to_string(tiling.deferred.cells)});
     d.push_back({"ENC_DEFERRED_INPUTS", std::to_string(tiling.deferred.inputs)});
-    d.push_back({"GROUP_SIZE", std::to_string(kDeferredSumsGroupSize)});
+    d.push_back({"GROUP_SIZE", std::to_string(deferred_sums_group_size())});
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     return {"encoding_deferred_sums.comp", d, explicit_samples ? 4u : 3u};
 }

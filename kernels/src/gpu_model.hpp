@@ -65,8 +65,8 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
 uint32_t local_gradient_cells_for(const DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
                                   uint32_t batch, uint32_t groups, std::optional<double> min_hits = std::nullopt);
 
-// Both of the above, chosen for a training run into `tiling` (the local sums first: the deferred
-// ones stand in where those take nothing).
+// Both of the above, chosen for a training run into `tiling` (the deferred sums first: the local
+// ones stand in where the batch is too small for those to take any cells).
 void choose_gradient_sums(const DeviceImpl& device, const ModelConfig& config, TrainTiling& tiling, uint32_t batch,
                           uint32_t groups, std::optional<double> min_hits = std::nullopt);
 // TrainTiling::deferred for training `batch` samples with `tiling` on this device (whose local sums

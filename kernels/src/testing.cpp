@@ -29,9 +29,10 @@ ExplicitRun explicit_run(DeviceImpl& dev, const ModelConfig& c, uint32_t samples
     ExplicitRun run{train_tiling_for(dev, c, samples)};
     run.groups = persistent_groups(dev, run.tiling, samples, mlp_layout(c).total);
     if (max_groups) run.groups = std::min(run.groups, max_groups);
-    if (sums.local)
-        run.tiling.local_gradient_cells = local_gradient_cells_for(dev, c, run.tiling, samples, run.groups, sums.min_hits);
+    // As choose_gradient_sums: deferred sums first, local ones where those take nothing.
     if (sums.deferred) run.tiling.deferred = deferred_gradients_for(dev, c, run.tiling, samples, sums.min_hits);
+    if (sums.local && !run.tiling.deferred.groups)
+        run.tiling.local_gradient_cells = local_gradient_cells_for(dev, c, run.tiling, samples, run.groups, sums.min_hits);
     return run;
 }
 } // namespace

@@ -152,6 +152,7 @@ TEST(Training, LocalGradientSumsTrainTheSameModel) {
     o.batch = 4096;
     o.steps = 40;
     o.seed = 17;
+    test::ScopedEnv no_deferred("FIELDFLOW_DEFERRED_GRADIENTS", "0"); // which the engine prefers
     auto train = [&](const char* hits, const char* on) {
         test::ScopedEnv min_hits("FIELDFLOW_LOCAL_GRADIENT_HITS", hits);
         test::ScopedEnv sums("FIELDFLOW_LOCAL_GRADIENTS", on);
