@@ -24,7 +24,8 @@
 // levels; the host's EncodingDescriptor::group_inputs) may also have them summed apart: with
 // ENC_DEFERRED_GROUPS = n, encode_backward leaves groups [0, n) out (the training step hands
 // their inputs' gradients to encoding_deferred_sums.comp), and with ENC_DEFERRED_PASS as well it
-// takes only those groups (that pass).
+// takes only those of them for which the pass's bool enc_deferred_pass_takes(uint group) holds
+// (the set it sums).
 // The descriptor (kernels/src/encodings/) defines its glsl_define, which selects the file below;
 // a new encoding is a new file here plus one #elif.
 #ifndef FF_ENCODING_GLSL

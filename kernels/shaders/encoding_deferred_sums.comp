@@ -17,8 +17,9 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
-#if !defined(ENC_DEFERRED_GROUPS) || !defined(ENC_DEFERRED_INPUTS) || !defined(ENC_DEFERRED_CELLS)
-#error "ENC_DEFERRED_GROUPS, ENC_DEFERRED_INPUTS and ENC_DEFERRED_CELLS come from the host (TrainTiling::deferred)"
+#if !defined(ENC_DEFERRED_GROUPS) || !defined(ENC_DEFERRED_INPUTS) || !defined(ENC_DEFERRED_SETS) || \
+    !defined(ENC_DEFERRED_MOST_CELLS)
+#error "ENC_DEFERRED_GROUPS, _INPUTS, _SETS, _SET_* and _MOST_CELLS come from the host (TrainTiling::deferred)"
 #endif
 #if !ENC_GRAD_FIXED
 #error "deferred sums take fixed-point gradients"
@@ -43,40 +44,60 @@ layout(std430, binding = 3) readonly buffer SampleUv { vec2 sample_uv[]; };
 #define ENC_ADDS_GRADIENTS
 #include "encoding_state.glsl"
 
-// The deferred groups' cells are the encoding's first ENC_DEFERRED_CELLS: the local sums' cells.
-#define ENC_LOCAL_CELLS ENC_DEFERRED_CELLS
+// The groups are summed a set at a time (the host's Deferred::set_*: each set's cells fit the
+// shared memory), set s being groups [set_group_end[s - 1], set_group_end[s]), their cells and
+// inputs likewise (set -1 ending at 0).
+const uint set_group_end[ENC_DEFERRED_SETS] = uint[](ENC_DEFERRED_SET_GROUPS);
+const uint set_cell_end[ENC_DEFERRED_SETS] = uint[](ENC_DEFERRED_SET_CELLS);
+const uint set_input_end[ENC_DEFERRED_SETS] = uint[](ENC_DEFERRED_SET_INPUTS);
+uint set_first_group, set_end_group, set_first_cell; // the set being summed
+
+#define ENC_LOCAL_CELLS ENC_DEFERRED_MOST_CELLS
 #define ENC_LOCAL_WORDS (ENC_LOCAL_CELLS * ENC_CELL_FEATURES)
+#define ENC_LOCAL_BASE set_first_cell
+#define ENC_LOCAL_COUNT (set_cell_end[set] - set_first_cell)
 shared uint s_enc_local[ENC_LOCAL_WORDS];
+uint set; // ENC_LOCAL_COUNT's
 #include "encoding_local_sums.glsl"
 
 void deferred_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
     int q[ENC_CELL_FEATURES];
     enc_grad_fixed_shares(group, g, q);
-    enc_local_add(cell, q);
+    enc_local_add(cell - set_first_cell, q);
 }
 #define ENC_CELL_GRAD(cell, group, g) deferred_cell_grad(cell, group, g)
 #define ENC_DEFERRED_PASS
+// encode_backward takes the groups of the set being summed (encoding.glsl).
+bool enc_deferred_pass_takes(uint group) { return group >= set_first_group && group < set_end_group; }
 #define ENC_LEVEL_LOOP [[unroll]] // the levels' tables and dx indexed by constants: registers, not local memory
 // encode() is compiled with the encoding but never called here: its parameters are not bound.
 #define ENC_PARAM(i) 0.0
 #include "encoding.glsl"
 
 void main() {
-    enc_local_clear();
-    barrier();
     // This workgroup's samples: a contiguous share, sizes differing by at most one.
     const uint workers = gl_NumWorkGroups.x, me = gl_WorkGroupID.x;
     const uint share = pc.batch / workers, extra = pc.batch % workers;
     const uint first = me * share + min(me, extra), end = first + share + (me < extra ? 1u : 0u);
-    for (uint s = first + gl_LocalInvocationIndex; s < end; s += gl_WorkGroupSize.x) {
+    [[unroll]] for (set = 0u; set < uint(ENC_DEFERRED_SETS); ++set) {
+        set_first_group = set == 0u ? 0u : set_group_end[set - 1u];
+        set_end_group = set_group_end[set];
+        set_first_cell = set == 0u ? 0u : set_cell_end[set - 1u];
+        const uint first_input = set == 0u ? 0u : set_input_end[set - 1u], end_input = set_input_end[set];
+        if (set > 0u) barrier(); // the last set's flush read the sums
+        enc_local_clear();
+        barrier();
+        for (uint s = first + gl_LocalInvocationIndex; s < end; s += gl_WorkGroupSize.x) {
 #ifdef EXPLICIT_SAMPLES
-        const vec2 uv = sample_uv[s];
+            const vec2 uv = sample_uv[s];
 #else
-        const vec2 uv = pixel_uv(training_pixel(pc.step, s));
+            const vec2 uv = pixel_uv(training_pixel(pc.step, s));
 #endif
-        float dx[ENC_GRAD_DIM];
-        [[unroll]] for (int d = 0; d < ENC_GRAD_DIM; ++d) dx[d] = d < ENC_DEFERRED_INPUTS ? enc_deferred[uint(d) * pc.batch + s] : 0.0;
-        encode_backward(uv, dx);
+            float dx[ENC_GRAD_DIM];
+            [[unroll]] for (int d = 0; d < ENC_GRAD_DIM; ++d)
+                dx[d] = uint(d) >= first_input && uint(d) < end_input ? enc_deferred[uint(d) * pc.batch + s] : 0.0;
+            encode_backward(uv, dx);
+        }
+        enc_local_flush();
     }
-    enc_local_flush();
 }

@@ -83,6 +83,9 @@ const int hash_backward_levels[2] = int[](ENC_DEFERRED_GROUPS, HASH_LEVELS);
 #endif
 void encode_backward(vec2 uv, float dx[ENC_GRAD_DIM]) {
     ENC_LEVEL_LOOP for (int l = hash_backward_levels[0]; l < hash_backward_levels[1]; ++l) {
+#ifdef ENC_DEFERRED_PASS
+        if (!enc_deferred_pass_takes(uint(l))) continue;
+#endif
         HashCorners k = hash_corners(l, uv);
         for (int i = 0; i < 4; ++i) {
             float g[HASH_F];

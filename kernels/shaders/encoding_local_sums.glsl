@@ -12,17 +12,27 @@
 // feature's sum fits 32 bits as its device-memory word's does (encoding_state.glsl's scale bounds
 // a cell's whole step), so the pair's addend formed from the two sums is exactly what the
 // samples' own addends add up to.
+//
+// The sums hold ENC_LOCAL_COUNT cells from ENC_LOCAL_BASE (sum i: cell ENC_LOCAL_BASE + i; the
+// training step's are cells [0, ENC_LOCAL_CELLS); the deferred pass defines them for the set it
+// sums, encoding_deferred_sums.comp).
 #ifndef FF_ENCODING_LOCAL_SUMS_GLSL
 #define FF_ENCODING_LOCAL_SUMS_GLSL
 #if ENC_LOCAL_CELLS
+#ifndef ENC_LOCAL_BASE
+#define ENC_LOCAL_BASE 0u
+#define ENC_LOCAL_COUNT uint(ENC_LOCAL_CELLS)
+#endif
 
-void enc_local_add(uint cell, int q[ENC_CELL_FEATURES]) {
-    for (int f = 0; f < ENC_CELL_FEATURES; ++f) atomicAdd(s_enc_local[cell * uint(ENC_CELL_FEATURES) + uint(f)], uint(q[f]));
+// Adds to sum `sum` (cell ENC_LOCAL_BASE + sum).
+void enc_local_add(uint sum, int q[ENC_CELL_FEATURES]) {
+    for (int f = 0; f < ENC_CELL_FEATURES; ++f) atomicAdd(s_enc_local[sum * uint(ENC_CELL_FEATURES) + uint(f)], uint(q[f]));
 }
 
 // Before the workgroup's first barrier.
 void enc_local_clear() {
-    for (uint i = gl_LocalInvocationIndex; i < uint(ENC_LOCAL_WORDS); i += gl_WorkGroupSize.x) s_enc_local[i] = 0u;
+    for (uint i = gl_LocalInvocationIndex; i < ENC_LOCAL_COUNT * uint(ENC_CELL_FEATURES); i += gl_WorkGroupSize.x)
+        s_enc_local[i] = 0u;
 }
 
 // After the workgroup's last tile (a workgroup-uniform call: it passes a barrier). Each invocation
@@ -30,8 +40,9 @@ void enc_local_clear() {
 void enc_local_flush() {
     barrier();
     const uint slots = uint(ENC_CELL_FEATURES + 1) / 2u;
-    for (uint i = gl_LocalInvocationIndex; i < uint(ENC_LOCAL_CELLS) * slots; i += gl_WorkGroupSize.x) {
-        const uint cell = i / slots, f = 2u * (i % slots), word = cell * uint(ENC_CELL_FEATURES) + f;
+    for (uint i = gl_LocalInvocationIndex; i < ENC_LOCAL_COUNT * slots; i += gl_WorkGroupSize.x) {
+        const uint sum = i / slots, f = 2u * (i % slots), word = sum * uint(ENC_CELL_FEATURES) + f;
+        const uint cell = ENC_LOCAL_BASE + sum;
         const int lo = int(s_enc_local[word]);
         if (f + 1u < uint(ENC_CELL_FEATURES)) {
             const int hi = int(s_enc_local[word + 1u]);

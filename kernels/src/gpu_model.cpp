@@ -161,26 +161,35 @@ uint32_t local_gradient_cells_for(const DeviceImpl& device, const ModelConfig& c
 }
 
 namespace {
-// Invocations of encoding_deferred_sums.comp's workgroups (its GROUP_SIZE).
-// FIELDFLOW_DEFERRED_GROUP_SIZE=n overrides (measurements: a multiple of 32 up to 1,024).
-uint32_t deferred_sums_group_size() {
+// Invocations of encoding_deferred_sums.comp's workgroups (its GROUP_SIZE): 1,024 where the device
+// allows (one workgroup a multiprocessor, below). On the H100 the hash model's pass at 2^20 took
+// 39.8 us so against 48.4 with two a multiprocessor, 66.9 as 256 invocations two a multiprocessor
+// and 105 as 128 (bench/RESULTS.md, session 16). FIELDFLOW_DEFERRED_GROUP_SIZE=n overrides
+// (measurements: a multiple of 32 up to 1,024).
+uint32_t deferred_sums_group_size(const DeviceImpl& device) {
     const std::optional<uint32_t> n = env_count("FIELDFLOW_DEFERRED_GROUP_SIZE", 32, 1024);
     if (n && *n % 32 != 0)
         throw EngineError("FIELDFLOW_DEFERRED_GROUP_SIZE='" + std::to_string(*n) + "' must be a multiple of 32");
-    return n.value_or(256);
+    return std::min(n.value_or(1024u), device.properties().limits.maxComputeWorkGroupInvocations);
 }
 } // namespace
 
 TrainTiling::Deferred deferred_gradients_for(const DeviceImpl& device, const ModelConfig& config,
                                              const TrainTiling& tiling, uint32_t batch,
                                              std::optional<double> min_hits) {
+    // One workgroup a multiprocessor where the device says how many it has (else 256; 8 on a CPU):
+    // each flushes its sums once, and more of them (two, four, eight a multiprocessor) were slower
+    // on the H100 at 2^20 and no faster at 2^22. FIELDFLOW_DEFERRED_SUM_GROUPS=n overrides
+    // (measurements).
     const uint32_t sms = device.info().multiprocessors;
-    // FIELDFLOW_DEFERRED_SUM_GROUPS=n overrides (measurements).
     const uint32_t cap = env_count("FIELDFLOW_DEFERRED_SUM_GROUPS", 1, 65535)
-                             .value_or(device.info().type == "cpu" ? 8u : sms ? 2 * sms : 256u);
-    const uint32_t sum_groups = std::min(cap, div_up(batch, deferred_sums_group_size()));
-    return choose_deferred_gradients(config, tiling, device.properties().limits.maxComputeSharedMemorySize,
-                                     device.max_buffer_bytes(), batch, sum_groups, min_hits);
+                             .value_or(device.info().type == "cpu" ? 8u : sms ? sms : 256u);
+    const uint32_t group_size = deferred_sums_group_size(device);
+    const uint32_t sum_groups = std::min(cap, div_up(batch, group_size));
+    TrainTiling::Deferred d = choose_deferred_gradients(config, tiling, device.properties().limits.maxComputeSharedMemorySize,
+                                                        device.max_buffer_bytes(), batch, sum_groups, min_hits);
+    if (d.groups) d.group_size = group_size;
+    return d;
 }
 
 void choose_gradient_sums(const DeviceImpl& device, const ModelConfig& config, TrainTiling& tiling, uint32_t batch,
@@ -200,9 +209,25 @@ KernelRequest deferred_sums_kernel_request(const ModelConfig& config, const Trai
     Defines d = model_defines(config);
     d.push_back({"ENC_GRAD_FIXED", "1"});
     d.push_back({"ENC_DEFERRED_GROUPS", std::to_string(tiling.deferred.groups)});
-    d.push_back({"ENC_DEFERRED_CELLS", std::to_string(tiling.deferred.cells)});
     d.push_back({"ENC_DEFERRED_INPUTS", std::to_string(tiling.deferred.inputs)});
-    d.push_back({"GROUP_SIZE", std::to_string(deferred_sums_group_size())});
+    // Each set's end: its groups, cells and inputs.
+    const EncodingDescriptor& encoding = encoding_of(config);
+    std::string groups, cells, inputs;
+    for (uint32_t s = 0; s < tiling.deferred.sets; ++s) {
+        const char* comma = s ? "," : "";
+        groups += comma + std::to_string(tiling.deferred.set_groups[s]);
+        cells += comma + std::to_string(tiling.deferred.set_cells[s]) + "u";
+        inputs += comma + std::to_string(encoding.group_inputs(config, tiling.deferred.set_groups[s]));
+    }
+    uint32_t most_cells = 0; // the shared sums' size
+    for (uint32_t s = 0; s < tiling.deferred.sets; ++s)
+        most_cells = std::max(most_cells, tiling.deferred.set_cells[s] - (s ? tiling.deferred.set_cells[s - 1] : 0u));
+    d.push_back({"ENC_DEFERRED_MOST_CELLS", std::to_string(most_cells)});
+    d.push_back({"ENC_DEFERRED_SETS", std::to_string(tiling.deferred.sets)});
+    d.push_back({"ENC_DEFERRED_SET_GROUPS", groups});
+    d.push_back({"ENC_DEFERRED_SET_CELLS", cells});
+    d.push_back({"ENC_DEFERRED_SET_INPUTS", inputs});
+    d.push_back({"GROUP_SIZE", std::to_string(tiling.deferred.group_size)});
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     return {"encoding_deferred_sums.comp", d, explicit_samples ? 4u : 3u};
 }

@@ -71,7 +71,8 @@ void choose_gradient_sums(const DeviceImpl& device, const ModelConfig& config, T
                           uint32_t groups, std::optional<double> min_hits = std::nullopt);
 // TrainTiling::deferred for training `batch` samples with `tiling` on this device (whose local sums
 // are chosen: choose_deferred_gradients with its shared memory and buffer cap, and the summing
-// pass's workgroups: two a multiprocessor on a GPU, 8 on a CPU, at most one per 256 samples).
+// pass's workgroups: one a multiprocessor on a GPU, 8 on a CPU, at most one per workgroup size of
+// samples).
 TrainTiling::Deferred deferred_gradients_for(const DeviceImpl& device, const ModelConfig& config,
                                              const TrainTiling& tiling, uint32_t batch,
                                              std::optional<double> min_hits = std::nullopt);

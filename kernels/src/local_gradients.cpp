@@ -46,20 +46,15 @@ Groups fixed_point_groups(const ModelConfig& c) {
     return g;
 }
 
-// The leading groups that a workgroup of `samples` reads at least `hits` times a cell and whose
-// `bytes_a_cell` sums fit `room` (and `fits(groups)`): their count and cells.
-template <class Fits>
-std::pair<uint32_t, uint64_t> leading_groups(const Groups& g, double samples, double hits, uint64_t room,
-                                             uint64_t bytes_a_cell, Fits fits) {
-    uint32_t groups = 0;
+// The cells of the leading groups that a workgroup of `samples` reads at least `hits` times a cell
+// and whose `bytes_a_cell` sums fit `room`.
+uint64_t leading_cells(const Groups& g, double samples, double hits, uint64_t room, uint64_t bytes_a_cell) {
     uint64_t cells = 0;
     for (uint64_t n : g.sizes) {
-        if (samples * g.reads_a_group < hits * double(n) || (cells + n) * bytes_a_cell > room || !fits(groups + 1))
-            break;
-        ++groups;
+        if (samples * g.reads_a_group < hits * double(n) || (cells + n) * bytes_a_cell > room) break;
         cells += n;
     }
-    return {groups, cells};
+    return cells;
 }
 } // namespace
 
@@ -74,9 +69,7 @@ uint32_t choose_local_gradient_cells(const ModelConfig& c, const TrainTiling& t,
     // The sums follow the layout's arrays.
     const uint64_t room = max_shared > t.shared_bytes ? max_shared - t.shared_bytes : 0u;
     const double samples = double(batch) / double(groups); // a workgroup's
-    return uint32_t(leading_groups(g, samples, hits_wanted(min_hits), room, local_bytes_per_cell(c),
-                                   [](uint32_t) { return true; })
-                        .second);
+    return uint32_t(leading_cells(g, samples, hits_wanted(min_hits), room, local_bytes_per_cell(c)));
 }
 
 TrainTiling::Deferred choose_deferred_gradients(const ModelConfig& c, const TrainTiling& t, uint32_t max_shared,
@@ -87,14 +80,30 @@ TrainTiling::Deferred choose_deferred_gradients(const ModelConfig& c, const Trai
         return {};
     if (!env_switch("FIELDFLOW_DEFERRED_GRADIENTS").value_or(true)) return {};
     const Groups g = fixed_point_groups(c);
-    const double samples = double(batch) / double(sum_groups); // a summing workgroup's
-    auto buffer_fits = [&](uint32_t groups) {
-        return 4ull * batch * encoding.group_inputs(c, groups) <= max_buffer_bytes;
-    };
-    const auto [groups, cells] =
-        leading_groups(g, samples, hits_wanted(min_hits), max_shared, local_bytes_per_cell(c), buffer_fits);
-    if (groups == 0) return {};
-    return {groups, uint32_t(cells), encoding.group_inputs(c, groups), sum_groups};
+    const double samples = double(batch) / double(sum_groups), hits = hits_wanted(min_hits); // a summing workgroup's
+    const uint32_t max_sets = env_count("FIELDFLOW_DEFERRED_SETS", 1, TrainTiling::Deferred::kMaxSets)
+                                  .value_or(TrainTiling::Deferred::kMaxSets);
+    const uint64_t room_cells = max_shared / local_bytes_per_cell(c);
+    TrainTiling::Deferred d;
+    d.sum_groups = sum_groups;
+    uint64_t set_first = 0; // the current set's first cell
+    for (uint64_t n : g.sizes) {
+        if (samples * g.reads_a_group < hits * double(n) || n > room_cells ||
+            4ull * batch * encoding.group_inputs(c, d.groups + 1) > max_buffer_bytes)
+            break;
+        if (d.groups && d.cells + n - set_first > room_cells) { // a new set
+            if (d.sets == max_sets) break;
+            ++d.sets;
+            set_first = d.cells;
+        }
+        ++d.groups;
+        d.cells += uint32_t(n);
+        d.set_groups[d.sets - 1] = d.groups;
+        d.set_cells[d.sets - 1] = d.cells;
+    }
+    if (d.groups == 0) return {};
+    d.inputs = encoding.group_inputs(c, d.groups);
+    return d;
 }
 
 } // namespace ff::engine::detail

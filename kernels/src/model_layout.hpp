@@ -74,10 +74,17 @@ struct TrainTiling {
     // sums after the step (encoding_deferred_sums.comp; choose_deferred_gradients), where the
     // step's shared memory has no room for local sums of them; groups 0: none.
     struct Deferred {
+        static constexpr uint32_t kMaxSets = 4;
         uint32_t groups = 0; // the groups [0, groups)
         uint32_t cells = 0;  // their cells, [0, cells)
         uint32_t inputs = 0; // the gradient inputs they read, [0, inputs): a float a sample each
         uint32_t sum_groups = 0; // workgroups of the summing pass
+        uint32_t group_size = 256; // and their invocations
+        // The pass sums the groups a set at a time, each set's cells in shared memory at once:
+        // set s ends at group set_groups[s] (the last at `groups`), its cells at set_cells[s].
+        uint32_t sets = 1;
+        uint32_t set_groups[kMaxSets] = {};
+        uint32_t set_cells[kMaxSets] = {};
     } deferred;
     // Samples a workgroup takes at a time: the unit the batch is split into.
     uint32_t tile_samples() const { return shared_tile_rows ? shared_tile_rows : tile; }
@@ -103,10 +110,11 @@ uint32_t choose_local_gradient_cells(const ModelConfig& config, const TrainTilin
 // TrainTiling::deferred for training `batch` samples with `tiling`, whose local sums
 // (local_gradient_cells) are already chosen: none where those took any cells or the encoding's
 // groups share their inputs. Otherwise the leading fixed-point groups whose cells each of the
-// summing pass's `sum_groups` workgroups reads at least `min_hits` times a step on average, as
-// many as fit `max_shared_bytes` of sums and whose inputs' buffer (4 bytes a sample an input)
-// fits `max_buffer_bytes`. min_hits unset: FIELDFLOW_LOCAL_GRADIENT_HITS or the local sums'
-// default; FIELDFLOW_DEFERRED_GRADIENTS=0 turns them off (measurements).
+// summing pass's `sum_groups` workgroups reads at least `min_hits` times a step on average, in
+// up to Deferred::kMaxSets sets whose sums each fit `max_shared_bytes`, and whose inputs' buffer
+// (4 bytes a sample an input) fits `max_buffer_bytes`. min_hits unset:
+// FIELDFLOW_LOCAL_GRADIENT_HITS or the local sums' default; FIELDFLOW_DEFERRED_GRADIENTS=0 turns
+// them off and FIELDFLOW_DEFERRED_SETS=n caps the sets (measurements).
 TrainTiling::Deferred choose_deferred_gradients(const ModelConfig& config, const TrainTiling& tiling,
                                                 uint32_t max_shared_bytes, uint64_t max_buffer_bytes,
                                                 uint32_t batch, uint32_t sum_groups,

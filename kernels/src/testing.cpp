@@ -126,7 +126,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
 SummedCells gradient_sum_cells(const Device& device, const Model& model, uint32_t samples, uint32_t max_groups,
                                GradientSums sums) {
     const TrainTiling t = explicit_run(device.impl(), model.config, samples, max_groups, sums).tiling;
-    return {t.local_gradient_cells, t.deferred.cells};
+    return {t.local_gradient_cells, t.deferred.cells, t.deferred.groups ? t.deferred.sets : 0u};
 }
 
 std::vector<uint32_t> sample_indices(const Device& device, uint64_t seed, uint32_t step,

@@ -378,12 +378,13 @@ TEST(ModelConfig, LocalGradientSumsTakeTheMostReadLevelsThatFit) {
 // whole hash levels from the coarsest, those each of the summing pass's workgroups reads at least
 // min_hits times a cell a step, as many as its shared memory and the inputs' buffer hold.
 TEST(ModelConfig, DeferredGradientSumsTakeTheMostReadLevelsThatFitThePass) {
-    const uint32_t shared = 48 * 1024, invocations = 1024, groups = 132, sum_groups = 264;
+    const uint32_t shared = 48 * 1024, invocations = 1024, groups = 132, sum_groups = 132;
     const uint64_t cap = 4ull << 30;
     // Issue 13's speed model (16 levels from 16 cells a side, x1.3, T = 2^15, MLP 64x2): levels of
-    // 17^2, 21^2, 28^2, 36^2, 46^2, 60^2 ... vertices. Its tile takes 48,400 bytes: no room for
-    // local sums. The pass's 49,152 bytes hold 6,144 cells of two 32-bit sums: levels 0-4 (4,926
-    // cells), whose 10 inputs take 40 bytes a sample.
+    // 17^2, 21^2, 28^2, 36^2, 46^2, 60^2, 78^2, 101^2 ... vertices. Its tile takes 48,400 bytes: no
+    // room for local sums. The pass's 49,152 bytes hold 6,144 cells of two 32-bit sums: levels 0-4
+    // (4,926 cells) in a first set, level 5 (3,600) in a second, level 6 (6,084) in a third; level 7
+    // (10,201) fits none. Their 14 inputs take 56 bytes a sample.
     ModelConfig large = test::hash64_test_config();
     large.encoding.hash = {.levels = 16, .features = 2, .log2_table_size = 15, .base_resolution = 16,
                            .per_level_scale = 1.3f};
@@ -391,23 +392,33 @@ TEST(ModelConfig, DeferredGradientSumsTakeTheMostReadLevelsThatFitThePass) {
     ASSERT_EQ(t.shared_bytes, 48400u);
     t.fixed_point_gradients = true;
     ASSERT_EQ(detail::choose_local_gradient_cells(large, t, shared, 1u << 20, groups), 0u) << "no room";
+    using Sets = std::vector<std::pair<uint32_t, uint32_t>>; // each set's end group and end cell
     auto deferred = [&](uint32_t batch, uint64_t buffer_cap = 4ull << 30, std::optional<double> hits = {}) {
         const detail::TrainTiling::Deferred d =
             detail::choose_deferred_gradients(large, t, shared, buffer_cap, batch, sum_groups, hits);
         EXPECT_EQ(d.inputs, 2 * d.groups);
         EXPECT_EQ(d.sum_groups, d.groups ? sum_groups : 0u);
-        return std::make_pair(d.groups, d.cells);
+        Sets sets;
+        for (uint32_t s = 0; d.groups && s < d.sets; ++s) sets.emplace_back(d.set_groups[s], d.set_cells[s]);
+        if (d.groups) EXPECT_EQ(sets.back(), std::make_pair(d.groups, d.cells));
+        return sets;
     };
-    EXPECT_EQ(deferred(1u << 20), std::make_pair(5u, 4926u));
-    // 2^17 samples: 496 a summing workgroup, 1,986 reads a level: 6.9 a cell of level 0, 4.5 of
+    const Sets seven = {{5, 4926}, {6, 8526}, {7, 14610}};
+    EXPECT_EQ(deferred(1u << 20), seven);
+    // 2^16 samples: 496 a summing workgroup, 1,986 reads a level: 6.9 a cell of level 0, 4.5 of
     // level 1, 2.5 of level 2.
-    EXPECT_EQ(deferred(1u << 17), std::make_pair(2u, 289u + 441u));
-    EXPECT_EQ(deferred(1u << 16), std::make_pair(0u, 0u)) << "3.4 reads a cell of level 0";
-    EXPECT_EQ(deferred(1u << 16, cap, 0.0), std::make_pair(5u, 4926u)) << "every level that fits";
-    EXPECT_EQ(deferred(1u << 20, 6ull << 22), std::make_pair(3u, 1514u)) << "a buffer of 6 inputs";
+    EXPECT_EQ(deferred(1u << 16), (Sets{{2, 730}}));
+    EXPECT_EQ(deferred(1u << 17), (Sets{{3, 1514}})) << "5.1 reads a cell of level 2, 3.1 of level 3";
+    EXPECT_EQ(deferred(1u << 15), Sets{}) << "3.4 reads a cell of level 0";
+    EXPECT_EQ(deferred(1u << 15, cap, 0.0), seven) << "every level that fits a set";
+    EXPECT_EQ(deferred(1u << 20, 6ull << 22), (Sets{{3, 1514}})) << "a buffer of 6 inputs";
+    {
+        test::ScopedEnv one("FIELDFLOW_DEFERRED_SETS", "1");
+        EXPECT_EQ(deferred(1u << 20), (Sets{{5, 4926}}));
+    }
     {
         test::ScopedEnv off("FIELDFLOW_DEFERRED_GRADIENTS", "0");
-        EXPECT_EQ(deferred(1u << 20), std::make_pair(0u, 0u));
+        EXPECT_EQ(deferred(1u << 20), Sets{});
     }
     // Local sums where they fit (the small model's levels 0-2 beside its 32-wide tile); none for
     // an encoding whose one group reads every input (the dense grid).

@@ -225,8 +225,8 @@ TEST(ShaderVariants, LocalGradientSumKernelsValidate) {
 }
 
 // Deferred gradient sums (ENC_DEFERRED_GROUPS): the step's three kernel bodies writing the deferred
-// inputs (portable, a tile a subgroup, shared tiles) and the summing pass, on hash grids of 1, 2
-// and 4 features a cell, with drawn and with explicit samples.
+// inputs (portable, a tile a subgroup, shared tiles) and the summing pass in two sets, on hash
+// grids of 1, 2 and 4 features a cell, with drawn and with explicit samples.
 TEST(ShaderVariants, DeferredGradientSumKernelsValidate) {
     ModelConfig hash = test::hash_test_config();
     hash.hidden_width = 32;
@@ -240,7 +240,9 @@ TEST(ShaderVariants, DeferredGradientSumKernelsValidate) {
         detail::TrainTiling shared_tile = *detail::choose_shared_tile(c, 64 * 1024, 1024, true);
         for (detail::TrainTiling* t : {&portable, &subgroups, &shared_tile}) {
             t->fixed_point_gradients = true;
-            t->deferred = {1, 17 * 17, c.encoding.hash.features, 8}; // level 0, dense
+            // Level 0 (dense, 17^2 vertices) in a set, level 1 (hashed: the table's 1,024 rows) in another.
+            t->deferred = {.groups = 2, .cells = 289 + 1024, .inputs = 2 * c.encoding.hash.features, .sum_groups = 8,
+                           .sets = 2, .set_groups = {1, 2}, .set_cells = {289, 289 + 1024}};
             for (bool explicit_samples : {true, false}) {
                 for (const detail::KernelRequest& r : {detail::train_kernel_request(c, *t, explicit_samples, {}),
                                                        detail::deferred_sums_kernel_request(c, *t, explicit_samples)}) {

@@ -38,6 +38,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
 // and deferred (0: none; the device, the kernel path or the encoding has no such sums).
 struct SummedCells {
     uint32_t local = 0, deferred = 0;
+    uint32_t deferred_sets = 0; // the sets the pass sums the deferred cells in, one after another
 };
 SummedCells gradient_sum_cells(const Device& device, const Model& model, uint32_t samples, uint32_t max_groups = 0,
                                GradientSums sums = {});
