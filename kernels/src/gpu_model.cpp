@@ -184,11 +184,18 @@ TrainTiling::Deferred deferred_gradients_for(const DeviceImpl& device, const Mod
     const uint32_t sms = device.info().multiprocessors;
     const uint32_t cap = env_count("FIELDFLOW_DEFERRED_SUM_GROUPS", 1, 65535)
                              .value_or(device.info().type == "cpu" ? 8u : sms ? sms : 256u);
+    // The levels are chosen for `cap` workgroups, whatever the batch: a small batch then defers
+    // none, and the step's own atomics are cheaper than the pass (on the H100 the hash model at
+    // 2^14 and 2^15 with 16 and 32 workgroups' levels 0-2 deferred: 42.4 against 39.5 and 64.3
+    // against 61.4 us/step; bench/RESULTS.md, session 16). The pass runs no more workgroups than
+    // the batch fills.
     const uint32_t group_size = deferred_sums_group_size(device);
-    const uint32_t sum_groups = std::min(cap, div_up(batch, group_size));
     TrainTiling::Deferred d = choose_deferred_gradients(config, tiling, device.properties().limits.maxComputeSharedMemorySize,
-                                                        device.max_buffer_bytes(), batch, sum_groups, min_hits);
-    if (d.groups) d.group_size = group_size;
+                                                        device.max_buffer_bytes(), batch, cap, min_hits);
+    if (d.groups) {
+        d.group_size = group_size;
+        d.sum_groups = std::min(cap, div_up(batch, group_size));
+    }
     return d;
 }
 
@@ -206,6 +213,7 @@ void choose_gradient_sums(const DeviceImpl& device, const ModelConfig& config, T
 
 KernelRequest deferred_sums_kernel_request(const ModelConfig& config, const TrainTiling& tiling,
                                            bool explicit_samples) {
+    if (!tiling.deferred.groups) throw EngineError("deferred_sums_kernel_request: the tiling defers no groups");
     Defines d = model_defines(config);
     d.push_back({"ENC_GRAD_FIXED", "1"});
     d.push_back({"ENC_DEFERRED_GROUPS", std::to_string(tiling.deferred.groups)});

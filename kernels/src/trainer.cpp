@@ -283,8 +283,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     std::vector<KernelRequest> requests = {train_request, optimizer_request, render_kernel_request(dev_, config),
                                            squared_error_request()};
     if (grid_adam_ == 2) requests.push_back(settle_request);
-    const KernelRequest deferred_request = deferred_sums_kernel_request(config, tiling_, false);
-    if (tiling_.deferred.groups) requests.push_back(deferred_request);
+    if (tiling_.deferred.groups) requests.push_back(deferred_sums_kernel_request(config, tiling_, false));
     dev_.prepare_kernels(requests);
     const Kernel& train = dev_.kernel(train_request);
     const Kernel& optimizer = dev_.kernel(optimizer_request);
@@ -293,7 +292,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
         model_.bindings(tiling_, image_buf_.after({&encoding_state_, &encoding_state_, &partials_, &loss_partials_}));
     if (tiling_.deferred.groups) {
         train_buffers.push_back(&deferred_inputs_);
-        deferred_set_ = DescriptorSet(dev_, dev_.kernel(deferred_request),
+        deferred_set_ = DescriptorSet(dev_, dev_.kernel(requests.back()),
                                       {&encoding_state_, &encoding_state_, &deferred_inputs_});
     }
     train_set_ = DescriptorSet(dev_, train, train_buffers);
