@@ -29,7 +29,7 @@
 #include "sampling.glsl"
 
 #ifndef GROUP_SIZE
-#define GROUP_SIZE 256
+#define GROUP_SIZE 256 // the host passes its choice (TrainTiling::Deferred::group_size)
 #endif
 layout(local_size_x = GROUP_SIZE) in;
 
@@ -50,14 +50,14 @@ layout(std430, binding = 3) readonly buffer SampleUv { vec2 sample_uv[]; };
 const uint set_group_end[ENC_DEFERRED_SETS] = uint[](ENC_DEFERRED_SET_GROUPS);
 const uint set_cell_end[ENC_DEFERRED_SETS] = uint[](ENC_DEFERRED_SET_CELLS);
 const uint set_input_end[ENC_DEFERRED_SETS] = uint[](ENC_DEFERRED_SET_INPUTS);
-uint set_first_group, set_end_group, set_first_cell; // the set being summed
+uint set_first_group, set_end_group, set_first_cell, set_cell_count; // the set being summed
 
+// The sums of the set being summed, in the shared memory that the largest set fills.
 #define ENC_LOCAL_CELLS ENC_DEFERRED_MOST_CELLS
 #define ENC_LOCAL_WORDS (ENC_LOCAL_CELLS * ENC_CELL_FEATURES)
 #define ENC_LOCAL_BASE set_first_cell
-#define ENC_LOCAL_COUNT (set_cell_end[set] - set_first_cell)
+#define ENC_LOCAL_COUNT set_cell_count
 shared uint s_enc_local[ENC_LOCAL_WORDS];
-uint set; // ENC_LOCAL_COUNT's
 #include "encoding_local_sums.glsl"
 
 void deferred_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
@@ -79,10 +79,11 @@ void main() {
     const uint workers = gl_NumWorkGroups.x, me = gl_WorkGroupID.x;
     const uint share = pc.batch / workers, extra = pc.batch % workers;
     const uint first = me * share + min(me, extra), end = first + share + (me < extra ? 1u : 0u);
-    [[unroll]] for (set = 0u; set < uint(ENC_DEFERRED_SETS); ++set) {
+    [[unroll]] for (uint set = 0u; set < uint(ENC_DEFERRED_SETS); ++set) {
         set_first_group = set == 0u ? 0u : set_group_end[set - 1u];
         set_end_group = set_group_end[set];
         set_first_cell = set == 0u ? 0u : set_cell_end[set - 1u];
+        set_cell_count = set_cell_end[set] - set_first_cell;
         const uint first_input = set == 0u ? 0u : set_input_end[set - 1u], end_input = set_input_end[set];
         if (set > 0u) barrier(); // the last set's flush read the sums
         enc_local_clear();
