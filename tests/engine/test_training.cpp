@@ -139,10 +139,11 @@ TEST(Training, SameSeedSameResult) {
     test::expect_validation_clean(messages, device);
 }
 
-// Local gradient sums (a workgroup's shared-memory sums of the most-read cells' gradients) change
-// nothing a trainer learns: with every level that fits summed locally and with none, a hash grid
-// trains to the same model bit for bit (integer sums), on the device's own kernel path.
-TEST(Training, LocalGradientSumsTrainTheSameModel) {
+// Gradient sums of the most-read cells (local: in the training workgroup's shared memory; deferred:
+// in a pass of their own after the step) change nothing a trainer learns: with every level that
+// fits summed locally, with the leading levels deferred, and with neither, a hash grid trains to
+// the same model bit for bit (integer sums), on the device's own kernel path.
+TEST(Training, GradientSumsTrainTheSameModel) {
     Device& device = test::device();
     size_t messages = device.validation_messages().size();
     ImageData img = test::synthetic_image(64, 48);
@@ -152,53 +153,32 @@ TEST(Training, LocalGradientSumsTrainTheSameModel) {
     o.batch = 4096;
     o.steps = 40;
     o.seed = 17;
-    test::ScopedEnv no_deferred("FIELDFLOW_DEFERRED_GRADIENTS", "0"); // which the engine prefers
-    auto train = [&](const char* hits, const char* on) {
-        test::ScopedEnv min_hits("FIELDFLOW_LOCAL_GRADIENT_HITS", hits);
-        test::ScopedEnv sums("FIELDFLOW_LOCAL_GRADIENTS", on);
+    test::ScopedEnv min_hits("FIELDFLOW_LOCAL_GRADIENT_HITS", "0"); // every level that fits
+    struct Run {
+        uint32_t local_cells = 0, deferred_cells = 0;
+        size_t dispatches = 0;
+        Model model;
+    };
+    auto train = [&](const char* local, const char* deferred) {
+        test::ScopedEnv local_sums("FIELDFLOW_LOCAL_GRADIENTS", local);
+        test::ScopedEnv deferred_sums("FIELDFLOW_DEFERRED_GRADIENTS", deferred);
         Trainer t(device, c, o, img);
         t.train(40);
-        return std::make_pair(t.local_gradient_cells(), t.model());
+        const size_t dispatches = t.profile_dispatches(2).size();
+        return Run{t.local_gradient_cells(), t.deferred_gradient_cells(), dispatches, t.model()};
     };
-    const auto [local_cells, summed] = train("0", "1");
-    const auto [no_cells, each] = train("0", "0");
-    EXPECT_GT(local_cells, 0u) << "no cell's gradients summed in shared memory";
-    EXPECT_EQ(no_cells, 0u);
-    EXPECT_EQ(summed.mlp, each.mlp);
-    EXPECT_EQ(summed.encoding_params, each.encoding_params);
-    test::expect_validation_clean(messages, device);
-}
-
-// Deferred gradient sums (a pass after the step sums the most-read cells' gradients in shared
-// memory) change nothing a trainer learns: with the leading levels deferred and with none, a hash
-// grid trains to the same model bit for bit (integer sums), on the device's own kernel path.
-TEST(Training, DeferredGradientSumsTrainTheSameModel) {
-    Device& device = test::device();
-    size_t messages = device.validation_messages().size();
-    ImageData img = test::synthetic_image(64, 48);
-    ModelConfig c = test::hash_test_config();
-    c.hidden_width = 32;
-    TrainOptions o;
-    o.batch = 4096;
-    o.steps = 40;
-    o.seed = 19;
-    test::ScopedEnv no_local("FIELDFLOW_LOCAL_GRADIENTS", "0");
-    test::ScopedEnv min_hits("FIELDFLOW_LOCAL_GRADIENT_HITS", "0");
-    auto train = [&](const char* on) {
-        test::ScopedEnv deferred("FIELDFLOW_DEFERRED_GRADIENTS", on);
-        Trainer t(device, c, o, img);
-        t.train(40);
-        const std::vector<DispatchTime> dispatches = t.profile_dispatches(2);
-        return std::make_tuple(t.deferred_gradient_cells(), t.model(), dispatches.size());
-    };
-    const auto [deferred_cells, summed, summed_dispatches] = train("1");
-    const auto [no_cells, each, each_dispatches] = train("0");
-    EXPECT_GT(deferred_cells, 0u) << "no cell's gradients deferred";
-    EXPECT_EQ(no_cells, 0u);
-    EXPECT_EQ(summed_dispatches, 3u) << "train_step, deferred_sums, optimizer";
-    EXPECT_EQ(each_dispatches, 2u);
-    EXPECT_EQ(summed.mlp, each.mlp);
-    EXPECT_EQ(summed.encoding_params, each.encoding_params);
+    const Run local = train("1", "0"), deferred = train("0", "1"), each = train("0", "0");
+    EXPECT_GT(local.local_cells, 0u) << "no cell's gradients summed in shared memory";
+    EXPECT_EQ(local.deferred_cells, 0u);
+    EXPECT_GT(deferred.deferred_cells, 0u) << "no cell's gradients deferred";
+    EXPECT_EQ(deferred.local_cells, 0u);
+    EXPECT_EQ(each.local_cells + each.deferred_cells, 0u);
+    EXPECT_EQ(deferred.dispatches, 3u) << "train_step, deferred_sums, optimizer";
+    EXPECT_EQ(each.dispatches, 2u);
+    for (const Run* run : {&local, &deferred}) {
+        EXPECT_EQ(run->model.mlp, each.model.mlp);
+        EXPECT_EQ(run->model.encoding_params, each.model.encoding_params);
+    }
     test::expect_validation_clean(messages, device);
 }
 
