@@ -113,6 +113,38 @@ TEST(TrainingMemory, EstimateCoversWhatTheTrainerHolds) {
     }
 }
 
+// The deferred gradient sums' inputs (4 bytes a sample for each input of the deferred levels: the
+// only training memory that grows with the batch) are in the estimate as the trainer allocates
+// them: deferring the hash grid's levels adds the same to both.
+TEST(TrainingMemory, DeferredInputsAreCountedAsAllocated) {
+    const ModelConfig config = test::hash_test_config();
+    const ImageData image = test::synthetic_image(256, 192);
+    TrainOptions o;
+    o.batch = 4096;
+    o.steps = 10;
+    test::ScopedEnv hits("FIELDFLOW_LOCAL_GRADIENT_HITS", "0"); // every level that fits
+    struct Run {
+        uint64_t estimate = 0, held = 0;
+        uint32_t deferred_cells = 0;
+    };
+    auto run = [&](const char* deferred) {
+        test::ScopedEnv sums("FIELDFLOW_DEFERRED_GRADIENTS", deferred);
+        Trainer t(test::device(), config, o, image);
+        return Run{estimate_training_memory(test::device(), config, o, image.width, image.height).total,
+                   t.device_bytes(), t.deferred_gradient_cells()};
+    };
+    const Run with = run("1"), without = run("0");
+    ASSERT_GT(with.deferred_cells, 0u) << "nothing deferred";
+    ASSERT_EQ(without.deferred_cells, 0u);
+    // Every level (289 + 1,024 + 1,024 cells of two 4-byte sums) fits the summing pass, in one set
+    // or two on any device: all their inputs.
+    const uint64_t inputs = config.encoding.hash.levels * config.encoding.hash.features;
+    const uint64_t buffer = 4ull * o.batch * inputs;
+    EXPECT_EQ(with.estimate - without.estimate, buffer);
+    EXPECT_GE(with.held - without.held, buffer);
+    EXPECT_LE(with.held - without.held, buffer + 64 * 1024) << "allocation rounding";
+}
+
 TEST(TrainingMemory, ARunThatCannotFitIsRefusedNamingBothFigures) {
     MemoryEstimate e = estimate_training_memory(test::device(), test::default_config(64, 48), TrainOptions{}, 2048, 1536);
     e.held = 1ull << 30;
