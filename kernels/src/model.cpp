@@ -378,9 +378,11 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // The weight blocks a subgroup's products use, held for the step (width 64 on the dense
         // grid: 20 blocks, 80 registers a lane, beside 9 fragments of gradient sums), or loaded
         // for each phase of a tile: held, width 64 at 2^20 trained in 419 against 505 us/step;
-        // width 128 (36 blocks) in 1,512 against 1,583 at 2^20 but 48.0 against 41.5 at 2^14, so it
-        // loads them. FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS=0|1 overrides (measurements).
-        t.weight_fragments = c.hidden_width <= 64;
+        // width 128 (36 blocks) at 2^20 in 987.5 against 1,325, at 2^22 3,787.5 against 5,175, at
+        // 2^16 87.2 against 98.8 and alike at 2^14 (38.0; bench/RESULTS.md, session 16: in session
+        // 12, before the bias sums on the tensor cores, it had lost at 2^14, 48.0 against 41.5).
+        // FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS=0|1 overrides (measurements).
+        t.weight_fragments = true;
         if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS")) t.weight_fragments = *forced;
         // What a subgroup holds for the step, in registers a lane: the weight blocks (4 each: the
         // first matrix's column blocks x input blocks, the hidden and last matrices' blocks for

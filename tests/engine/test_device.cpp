@@ -268,14 +268,15 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
         test::ScopedEnv first("FIELDFLOW_TRAIN_FIRST_WEIGHT_FRAGMENTS", "1");
         EXPECT_TRUE(detail::choose_shared_tile(hash, shared, invocations, true)->first_weight_fragments);
     }
-    // Width 128: 8 subgroups on 64 samples (288 columns of 72 halves), blocks loaded per phase.
+    // Width 128: 8 subgroups on 64 samples (288 columns of 72 halves), its blocks held for the
+    // step but the first matrix's (304 registers of held fragments).
     ModelConfig widest = lake;
     widest.hidden_width = 128;
     t = detail::choose_shared_tile(widest, shared, invocations, true);
     ASSERT_TRUE(t.has_value());
     EXPECT_EQ(t->tile, 256u);
     EXPECT_EQ(t->shared_tile_rows, 64u);
-    EXPECT_FALSE(t->weight_fragments);
+    EXPECT_TRUE(t->weight_fragments);
     EXPECT_FALSE(t->first_weight_fragments);
     EXPECT_TRUE(t->ends_by_columns) << "2 sample subgroups of 8";
     // The lake model (width 32) in two parts; not width 16, sine layers, devices without explicit
