@@ -120,7 +120,8 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
         if (batch > 0)
             if (std::optional<TrainTiling> t = choose_shared_tile(config, limits.maxComputeSharedMemorySize,
                                                                   limits.maxComputeWorkGroupInvocations,
-                                                                  device.shared_blocks())) {
+                                                                  device.shared_blocks(), batch,
+                                                                  coopmat_workgroups(device))) {
                 t->fixed_point_gradients = device.fixed_point_gradients();
                 return *t;
             }

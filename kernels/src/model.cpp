@@ -336,7 +336,7 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
 }
 
 std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max_shared, uint32_t max_invocations,
-                                              bool shared_blocks) {
+                                              bool shared_blocks, uint32_t batch, uint32_t workgroups) {
     // Measured on the H100 (leuvenA, late us/step; bench/RESULTS.md, session 11): width 64 at 2^20
     // 419 against 829 a subgroup a tile, at 2^14 18.1 against 30.5; the hash model's 64-wide MLP
     // 1,281 against 1,767 and 41.0 against 56.0; width 128 1,512 against 5,012. The lake model
@@ -378,11 +378,13 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // The weight blocks a subgroup's products use, held for the step (width 64 on the dense
         // grid: 20 blocks, 80 registers a lane, beside 9 fragments of gradient sums), or loaded
         // for each phase of a tile: held, width 64 at 2^20 trained in 419 against 505 us/step;
-        // width 128 (36 blocks) at 2^20 in 987.5 against 1,325, at 2^22 3,787.5 against 5,175, at
-        // 2^16 87.2 against 98.8 and alike at 2^14 (38.0; bench/RESULTS.md, session 16: in session
-        // 12, before the bias sums on the tensor cores, it had lost at 2^14, 48.0 against 41.5).
-        // FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS=0|1 overrides (measurements).
-        t.weight_fragments = true;
+        // width 128 (36 blocks) at 2^20 in 987.5 against 1,325, at 2^22 3,800 against 5,175, at
+        // 2^16 87.2 against 98.8 and alike at 2^14 (38.0), but at 2^10 and 2^12, where a workgroup
+        // has one tile or none, 28.5 and 25.5 against 27.0 and 23.5 (bench/RESULTS.md, session 16).
+        // So width 128 holds them where the batch gives every workgroup two tiles (or is not
+        // given). FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS=0|1 overrides (measurements).
+        t.weight_fragments = c.hidden_width <= 64 || batch == 0 || workgroups == 0 ||
+                             uint64_t(batch) >= 2ull * rows * workgroups;
         if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS")) t.weight_fragments = *forced;
         // What a subgroup holds for the step, in registers a lane: the weight blocks (4 each: the
         // first matrix's column blocks x input blocks, the hidden and last matrices' blocks for

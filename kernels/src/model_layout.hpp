@@ -136,10 +136,13 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& config, uint32_t max_shared
 // or nullopt where it does not apply: ReLU hidden layers of width 64 or more (one part) or 32 (two
 // parts), 16 padded outputs, explicit shared layouts, and a tile of at least 32 samples that fits
 // `max_shared_bytes` (the largest such, up to one sample an invocation).
+// Training `batch` samples on `workgroups` workgroups (0: not given) decides whether width 128
+// holds its weight blocks (weight_fragments: where every workgroup has two tiles).
 // FIELDFLOW_TRAIN_SHARED_TILE=0|1 turns it off or on where it can run and
 // FIELDFLOW_TRAIN_ROW_SPLIT=n sets the parts (measurements).
 std::optional<TrainTiling> choose_shared_tile(const ModelConfig& config, uint32_t max_shared_bytes,
-                                              uint32_t max_invocations, bool shared_blocks);
+                                              uint32_t max_invocations, bool shared_blocks, uint32_t batch = 0,
+                                              uint32_t workgroups = 0);
 
 // Defines shared by every kernel of this model.
 Defines model_defines(const ModelConfig& config);

@@ -279,6 +279,11 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_TRUE(t->weight_fragments);
     EXPECT_FALSE(t->first_weight_fragments);
     EXPECT_TRUE(t->ends_by_columns) << "2 sample subgroups of 8";
+    // ... where the batch gives each of the workgroups two tiles: loaded on fewer.
+    EXPECT_TRUE(detail::choose_shared_tile(widest, shared, invocations, true, 2 * 64 * 132, 132)->weight_fragments);
+    EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true, 2 * 64 * 132 - 1, 132)->weight_fragments);
+    EXPECT_TRUE(detail::choose_shared_tile(wide, shared, invocations, true, 1024, 132)->weight_fragments)
+        << "width 64 holds them at any batch";
     // The lake model (width 32) in two parts; not width 16, sine layers, devices without explicit
     // layouts or too few invocations.
     t = detail::choose_shared_tile(lake, shared, invocations, true);
