@@ -18,12 +18,18 @@ uint32_t local_bytes_per_cell(const ModelConfig& c) { return 4u * encoding_of(c)
 // sums: clearing and adding the sums then costs a workgroup as much as its one tile's atomics
 // (bench/RESULTS.md, session 15).
 constexpr uint32_t kDefaultMinHits = 4;
+// The same for the deferred sums' pass, whose workgroups (one a multiprocessor) sum the levels of
+// the whole batch once: on the H100 the hash models with 2 against 4 at 2^17 174.4 against 186.1
+// and 147.6 against 151.1 us/step, at 2^18 312.5 against 325 and 253.9 against 270.6, alike at
+// 2^15, 2^16 and 2^20; with 1 they took levels at 2^14, where the pass costs more than it saves
+// (bench/RESULTS.md, session 16).
+constexpr uint32_t kDeferredMinHits = 2;
 } // namespace
 
 namespace {
-double hits_wanted(std::optional<double> min_hits) {
+double hits_wanted(std::optional<double> min_hits, uint32_t default_hits) {
     return min_hits ? *min_hits
-                    : double(env_count("FIELDFLOW_LOCAL_GRADIENT_HITS", 0, 1u << 20).value_or(kDefaultMinHits));
+                    : double(env_count("FIELDFLOW_LOCAL_GRADIENT_HITS", 0, 1u << 20).value_or(default_hits));
 }
 
 // The encoding's fixed-point groups in cell order (each a contiguous run of cells: a hash level),
@@ -69,7 +75,7 @@ uint32_t choose_local_gradient_cells(const ModelConfig& c, const TrainTiling& t,
     // The sums follow the layout's arrays.
     const uint64_t room = max_shared > t.shared_bytes ? max_shared - t.shared_bytes : 0u;
     const double samples = double(batch) / double(groups); // a workgroup's
-    return uint32_t(leading_cells(g, samples, hits_wanted(min_hits), room, local_bytes_per_cell(c)));
+    return uint32_t(leading_cells(g, samples, hits_wanted(min_hits, kDefaultMinHits), room, local_bytes_per_cell(c)));
 }
 
 TrainTiling::Deferred choose_deferred_gradients(const ModelConfig& c, const TrainTiling& t, uint32_t max_shared,
@@ -80,7 +86,7 @@ TrainTiling::Deferred choose_deferred_gradients(const ModelConfig& c, const Trai
         return {};
     if (!env_switch("FIELDFLOW_DEFERRED_GRADIENTS").value_or(true)) return {};
     const Groups g = fixed_point_groups(c);
-    const double samples = double(batch) / double(sum_groups), hits = hits_wanted(min_hits); // a summing workgroup's
+    const double samples = double(batch) / double(sum_groups), hits = hits_wanted(min_hits, kDeferredMinHits); // a summing workgroup's
     const uint32_t max_sets = env_count("FIELDFLOW_DEFERRED_SETS", 1, TrainTiling::Deferred::kMaxSets)
                                   .value_or(TrainTiling::Deferred::kMaxSets);
     const uint64_t room_cells = max_shared / local_bytes_per_cell(c);

@@ -113,8 +113,8 @@ uint32_t choose_local_gradient_cells(const ModelConfig& config, const TrainTilin
 // summing pass's `sum_groups` workgroups reads at least `min_hits` times a step on average, in
 // up to Deferred::kMaxSets sets whose sums each fit `max_shared_bytes`, and whose inputs' buffer
 // (4 bytes a sample an input) fits `max_buffer_bytes`. min_hits unset:
-// FIELDFLOW_LOCAL_GRADIENT_HITS or the local sums' default; FIELDFLOW_DEFERRED_GRADIENTS=0 turns
-// them off and FIELDFLOW_DEFERRED_SETS=n caps the sets (measurements).
+// FIELDFLOW_LOCAL_GRADIENT_HITS or the pass's measured default; FIELDFLOW_DEFERRED_GRADIENTS=0
+// turns them off and FIELDFLOW_DEFERRED_SETS=n caps the sets (measurements).
 TrainTiling::Deferred choose_deferred_gradients(const ModelConfig& config, const TrainTiling& tiling,
                                                 uint32_t max_shared_bytes, uint64_t max_buffer_bytes,
                                                 uint32_t batch, uint32_t sum_groups,
