@@ -190,9 +190,13 @@ TrainTiling::Deferred deferred_gradients_for(const DeviceImpl& device, const Mod
     // 2^14 and 2^15 with 16 and 32 workgroups' levels 0-2 deferred: 42.4 against 39.5 and 64.3
     // against 61.4 us/step; bench/RESULTS.md, session 16). The pass runs no more workgroups than
     // the batch fills.
+    // The inputs' buffer within one storage buffer and an eighth of the device's memory: a speed-up
+    // should not be what makes a run too large for its device.
+    const uint64_t memory = device.info().memory_bytes;
+    const uint64_t buffer_cap = memory ? std::min(device.max_buffer_bytes(), memory / 8) : device.max_buffer_bytes();
     const uint32_t group_size = deferred_sums_group_size(device);
     TrainTiling::Deferred d = choose_deferred_gradients(config, tiling, device.properties().limits.maxComputeSharedMemorySize,
-                                                        device.max_buffer_bytes(), batch, cap, min_hits);
+                                                        buffer_cap, batch, cap, min_hits);
     if (d.groups) {
         d.group_size = group_size;
         d.sum_groups = std::min(cap, div_up(batch, group_size));

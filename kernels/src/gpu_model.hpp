@@ -70,7 +70,8 @@ uint32_t local_gradient_cells_for(const DeviceImpl& device, const ModelConfig& c
 void choose_gradient_sums(const DeviceImpl& device, const ModelConfig& config, TrainTiling& tiling, uint32_t batch,
                           uint32_t groups, std::optional<double> min_hits = std::nullopt);
 // TrainTiling::deferred for training `batch` samples with `tiling` on this device (whose local sums
-// are chosen: choose_deferred_gradients with its shared memory and buffer cap, and the summing
+// are chosen: choose_deferred_gradients with its shared memory, its buffer cap or an eighth of its
+// memory, whichever is less, and the summing
 // pass's workgroups: one a multiprocessor on a GPU, 8 on a CPU, at most one per workgroup size of
 // samples).
 TrainTiling::Deferred deferred_gradients_for(const DeviceImpl& device, const ModelConfig& config,
