@@ -1,5 +1,6 @@
-// Which of the encoding's cells a training workgroup sums the gradients of in shared memory
-// (TrainTiling::local_gradient_cells; train_step.comp's ENC_LOCAL_CELLS).
+// Which of the encoding's cells have their gradients summed in shared memory: by each training
+// workgroup (TrainTiling::local_gradient_cells; train_step.comp's ENC_LOCAL_CELLS) or by a pass
+// after the step (TrainTiling::deferred; encoding_deferred_sums.comp).
 #include "model_layout.hpp"
 #include "encodings/encoding.hpp"
 #include "env_switch.hpp"
@@ -24,9 +25,7 @@ constexpr uint32_t kDefaultMinHits = 4;
 // 2^15, 2^16 and 2^20; with 1 they took levels at 2^14, where the pass costs more than it saves
 // (bench/RESULTS.md, session 16).
 constexpr uint32_t kDeferredMinHits = 2;
-} // namespace
 
-namespace {
 double hits_wanted(std::optional<double> min_hits, uint32_t default_hits) {
     return min_hits ? *min_hits
                     : double(env_count("FIELDFLOW_LOCAL_GRADIENT_HITS", 0, 1u << 20).value_or(default_hits));
