@@ -164,8 +164,8 @@ uint32_t local_gradient_cells_for(const DeviceImpl& device, const ModelConfig& c
 namespace {
 // Invocations of encoding_deferred_sums.comp's workgroups (its GROUP_SIZE): 1,024 where the device
 // allows (one workgroup a multiprocessor, below). On the H100 the hash model's pass at 2^20 took
-// 39.8 us so against 48.4 with two a multiprocessor, 66.9 as 256 invocations two a multiprocessor
-// and 105 as 128 (bench/RESULTS.md, session 16). FIELDFLOW_DEFERRED_GROUP_SIZE=n overrides
+// 39.8 us so, against 48.4 with two such workgroups a multiprocessor, 66.9 with two of 256 and
+// 105 with two of 128 (bench/RESULTS.md, session 16). FIELDFLOW_DEFERRED_GROUP_SIZE=n overrides
 // (measurements: a multiple of 32 up to 1,024).
 uint32_t deferred_sums_group_size(const DeviceImpl& device) {
     const std::optional<uint32_t> n = env_count("FIELDFLOW_DEFERRED_GROUP_SIZE", 32, 1024);
@@ -207,9 +207,10 @@ TrainTiling::Deferred deferred_gradients_for(const DeviceImpl& device, const Mod
 void choose_gradient_sums(const DeviceImpl& device, const ModelConfig& config, TrainTiling& tiling, uint32_t batch,
                           uint32_t groups, std::optional<double> min_hits) {
     // Deferred sums first: where both can take a hash grid's coarse levels, the pass was the faster
-    // (the small hash model on the H100: 2^18 287.5 against 300 us/step, 2^20 937.5 against
-    // 1,112.5, 2^22 3,562.5 against 4,337.5; bench/RESULTS.md, session 16); local sums where the
-    // batch is too small for the pass to take any (2^16: levels 0-1, 89.0 against 92.7).
+    // (the small hash model on the H100, levels 0-2 either way: 2^18 287.5 against 300 us/step,
+    // 2^20 937.5 against 1,112.5, 2^22 3,562.5 against 4,337.5; bench/RESULTS.md, session 16).
+    // Local sums where the pass takes nothing: an encoding whose groups share their inputs (a
+    // small dense grid), the pass switched off, or its inputs' buffer over the cap.
     tiling.local_gradient_cells = 0;
     tiling.deferred = deferred_gradients_for(device, config, tiling, batch, min_hits);
     if (!tiling.deferred.groups)
