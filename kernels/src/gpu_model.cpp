@@ -205,15 +205,15 @@ TrainTiling::Deferred deferred_gradients_for(const DeviceImpl& device, const Mod
 }
 
 void choose_gradient_sums(const DeviceImpl& device, const ModelConfig& config, TrainTiling& tiling, uint32_t batch,
-                          uint32_t groups, std::optional<double> min_hits) {
+                          uint32_t groups, std::optional<double> min_hits, bool local, bool deferred) {
     // Deferred sums first: where both can take a hash grid's coarse levels, the pass was the faster
     // (the small hash model on the H100, levels 0-2 either way: 2^18 287.5 against 300 us/step,
     // 2^20 937.5 against 1,112.5, 2^22 3,562.5 against 4,337.5; bench/RESULTS.md, session 16).
     // Local sums where the pass takes nothing: an encoding whose groups share their inputs (a
     // small dense grid), the pass switched off, or its inputs' buffer over the cap.
     tiling.local_gradient_cells = 0;
-    tiling.deferred = deferred_gradients_for(device, config, tiling, batch, min_hits);
-    if (!tiling.deferred.groups)
+    tiling.deferred = deferred ? deferred_gradients_for(device, config, tiling, batch, min_hits) : TrainTiling::Deferred{};
+    if (local && !tiling.deferred.groups)
         tiling.local_gradient_cells = local_gradient_cells_for(device, config, tiling, batch, groups, min_hits);
 }
 
@@ -227,15 +227,14 @@ KernelRequest deferred_sums_kernel_request(const ModelConfig& config, const Trai
     // Each set's end: its groups, cells and inputs.
     const EncodingDescriptor& encoding = encoding_of(config);
     std::string groups, cells, inputs;
+    uint32_t most_cells = 0; // the shared sums' size: the largest set's
     for (uint32_t s = 0; s < tiling.deferred.sets; ++s) {
         const char* comma = s ? "," : "";
         groups += comma + std::to_string(tiling.deferred.set_groups[s]);
         cells += comma + std::to_string(tiling.deferred.set_cells[s]) + "u";
         inputs += comma + std::to_string(encoding.group_inputs(config, tiling.deferred.set_groups[s]));
-    }
-    uint32_t most_cells = 0; // the shared sums' size
-    for (uint32_t s = 0; s < tiling.deferred.sets; ++s)
         most_cells = std::max(most_cells, tiling.deferred.set_cells[s] - (s ? tiling.deferred.set_cells[s - 1] : 0u));
+    }
     d.push_back({"ENC_DEFERRED_MOST_CELLS", std::to_string(most_cells)});
     d.push_back({"ENC_DEFERRED_SETS", std::to_string(tiling.deferred.sets)});
     d.push_back({"ENC_DEFERRED_SET_GROUPS", groups});

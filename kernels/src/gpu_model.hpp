@@ -67,8 +67,10 @@ uint32_t local_gradient_cells_for(const DeviceImpl& device, const ModelConfig& c
 
 // Both of the above, chosen for a training run into `tiling` (the deferred sums first: the local
 // ones stand in where the batch is too small for those to take any cells).
+// `local` / `deferred` false: that kind is not taken (testing::forward_backward's choices).
 void choose_gradient_sums(const DeviceImpl& device, const ModelConfig& config, TrainTiling& tiling, uint32_t batch,
-                          uint32_t groups, std::optional<double> min_hits = std::nullopt);
+                          uint32_t groups, std::optional<double> min_hits = std::nullopt, bool local = true,
+                          bool deferred = true);
 // TrainTiling::deferred for training `batch` samples with `tiling` on this device (whose local sums
 // are chosen: choose_deferred_gradients with its shared memory, its buffer cap or an eighth of its
 // memory, whichever is less, and the summing

@@ -85,6 +85,8 @@ struct TrainTiling {
         uint32_t sets = 1;
         uint32_t set_groups[kMaxSets] = {};
         uint32_t set_cells[kMaxSets] = {};
+        // The inputs' buffer for a step of `batch` samples: a float a sample an input.
+        uint64_t input_bytes(uint32_t batch) const { return 4ull * batch * inputs; }
     } deferred;
     // Samples a workgroup takes at a time: the unit the batch is split into.
     uint32_t tile_samples() const { return shared_tile_rows ? shared_tile_rows : tile; }

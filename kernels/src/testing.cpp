@@ -29,10 +29,7 @@ ExplicitRun explicit_run(DeviceImpl& dev, const ModelConfig& c, uint32_t samples
     ExplicitRun run{train_tiling_for(dev, c, samples)};
     run.groups = persistent_groups(dev, run.tiling, samples, mlp_layout(c).total);
     if (max_groups) run.groups = std::min(run.groups, max_groups);
-    // As choose_gradient_sums: deferred sums first, local ones where those take nothing.
-    if (sums.deferred) run.tiling.deferred = deferred_gradients_for(dev, c, run.tiling, samples, sums.min_hits);
-    if (sums.local && !run.tiling.deferred.groups)
-        run.tiling.local_gradient_cells = local_gradient_cells_for(dev, c, run.tiling, samples, run.groups, sums.min_hits);
+    choose_gradient_sums(dev, c, run.tiling, samples, run.groups, sums.min_hits, sums.local, sums.deferred);
     return run;
 }
 } // namespace
@@ -65,7 +62,7 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     upload(dev, runner, target_buf, targets.data(), targets.size() * 4);
     fill_zero(runner, {&state, &partials, &loss_partials, &out_buf});
     Buffer deferred; // the deferred sums' inputs (TrainTiling::deferred)
-    if (tiling.deferred.groups) deferred = local(size_t(n) * tiling.deferred.inputs * 4, "deferred encoding gradients");
+    if (tiling.deferred.groups) deferred = local(tiling.deferred.input_bytes(n), "deferred encoding gradients");
 
     const Kernel& k = train_kernel(dev, c, tiling, true);
     std::vector<const Buffer*> buffers =

@@ -224,7 +224,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     state_layout_ = EncodingStateLayout{cells_, uint32_t(encoding.cell_features(config))};
     encoding_state_ = local(state_layout_.bytes(), "encoding training state");
     if (tiling_.deferred.groups)
-        deferred_inputs_ = local(4ull * options.batch * tiling_.deferred.inputs, "deferred encoding gradients");
+        deferred_inputs_ = local(tiling_.deferred.input_bytes(options.batch), "deferred encoding gradients");
     loss_readback_ = Buffer(dev_, PipelinedRunner::kSlots * kTrainerStepsPerSubmit * 4, MemoryKind::readback, "loss readback");
     image_buf_ = TargetImage(dev_, runner_, TargetImageLayout::of(dev_, image.width, image.height, image.source_bits),
                              image.rgb);
@@ -283,7 +283,11 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     std::vector<KernelRequest> requests = {train_request, optimizer_request, render_kernel_request(dev_, config),
                                            squared_error_request()};
     if (grid_adam_ == 2) requests.push_back(settle_request);
-    if (tiling_.deferred.groups) requests.push_back(deferred_sums_kernel_request(config, tiling_, false));
+    std::optional<KernelRequest> deferred_request;
+    if (tiling_.deferred.groups) {
+        deferred_request = deferred_sums_kernel_request(config, tiling_, false);
+        requests.push_back(*deferred_request);
+    }
     dev_.prepare_kernels(requests);
     const Kernel& train = dev_.kernel(train_request);
     const Kernel& optimizer = dev_.kernel(optimizer_request);
@@ -292,7 +296,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
         model_.bindings(tiling_, image_buf_.after({&encoding_state_, &encoding_state_, &partials_, &loss_partials_}));
     if (tiling_.deferred.groups) {
         train_buffers.push_back(&deferred_inputs_);
-        deferred_set_ = DescriptorSet(dev_, dev_.kernel(requests.back()),
+        deferred_set_ = DescriptorSet(dev_, dev_.kernel(*deferred_request),
                                       {&encoding_state_, &encoding_state_, &deferred_inputs_});
     }
     train_set_ = DescriptorSet(dev_, train, train_buffers);

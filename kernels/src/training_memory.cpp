@@ -36,9 +36,9 @@ MemoryEstimate estimate_training_memory(const Device& device, const ModelConfig&
     // Parameters; the training state (each cell's gradient, Adam's moments and steps); the lazy
     // form's catch-up table (its largest size).
     const EncodingStateLayout state{cells, uint32_t(encoding.cell_features(config))};
-    // The deferred sums' inputs: a float a sample for each (TrainTiling::deferred).
-    const uint64_t deferred = 4ull * options.batch * tiling.deferred.inputs;
-    e.parts.emplace_back("encoding", 4 * (floats + catch_up_table_floats(options)) + state.bytes() + deferred);
+    // The deferred sums' inputs (TrainTiling::deferred).
+    e.parts.emplace_back("encoding", 4 * (floats + catch_up_table_floats(options)) + state.bytes() +
+                                         tiling.deferred.input_bytes(options.batch));
     // Parameters, Adam's m and v, the gradient partial rows, the loss partials; the fp16 weight
     // copy of tensor-core kernels that read their weights from memory.
     const uint64_t fp16_copy = tiling.weights_in_memory() ? 2 * uint64_t(L.total) : 0;

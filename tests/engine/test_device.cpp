@@ -406,7 +406,9 @@ TEST(ModelConfig, DeferredGradientSumsTakeTheMostReadLevelsThatFitThePass) {
         EXPECT_EQ(d.sum_groups, d.groups ? sum_groups : 0u);
         Sets sets;
         for (uint32_t s = 0; d.groups && s < d.sets; ++s) sets.emplace_back(d.set_groups[s], d.set_cells[s]);
-        if (d.groups) EXPECT_EQ(sets.back(), std::make_pair(d.groups, d.cells));
+        if (d.groups) {
+            EXPECT_EQ(sets.back(), std::make_pair(d.groups, d.cells));
+        }
         return sets;
     };
     const Sets seven = {{5, 4926}, {6, 8526}, {7, 14610}};
