@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf"; default "ours peers scaling"),
 # ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts),
@@ -258,5 +258,38 @@ if [[ " $PARTS " == *" gigasteps "* ]]; then
     run "gigasteps $width $batch $adam $table" $BENCH --image /tmp/giga.ppm $GIGA --hash-log2-table "$table" \
         --hidden "$width" --batch "$batch" --grid-adam "$adam" --steps 300 --report-every 300 --render-repeats 1 --profile 100
   done
+fi
+if [[ " $PARTS " == *" deferhalf "* ]]; then
+  # The deferred sums' inputs as fp16 (the default) against floats (FIELDFLOW_DEFERRED_HALF=0), per
+  # hash model and batch: late us/step and the trainer's device memory (bench/gpu/late.py), after a
+  # warm-up run; then the PSNR at large batches over HALF_SEEDS.
+  HASH_MODELS=${HALF_MODELS:-"hash=--encoding:hash_grid:--hash-levels:16:--hash-features:2:--hash-log2-table:15:--hidden:64 small=--encoding:hash_grid:--hash-levels:16:--hash-features:2:--hash-log2-table:12:--hidden:32"}
+  $BENCH --image $B/img/leuvenA.ppm --steps 20000 --report-every 20000 --render-repeats 1 > /dev/null 2>&1
+  for model in $HASH_MODELS; do
+    name=${model%%=*}; margs=${model#*=}; margs=${margs//:/ }
+    for lb in ${HALF_BATCHES:-14 16 17 18 20 22}; do
+      steps=$(( (1 << 24) >> lb )); steps=$(( steps > 3000 ? 3000 : steps < 120 ? 120 : steps ))
+      for half in 0 1; do
+        run "deferhalf $name $((1 << lb)) $half" env FIELDFLOW_DEFERRED_HALF=$half $BENCH --image $B/img/leuvenA.ppm \
+            $margs --batch $((1 << lb)) --steps $steps --report-every $((steps / 6)) --render-repeats 1
+      done
+    done
+  done
+  for model in $HASH_MODELS; do
+    name=${model%%=*}; margs=${model#*=}; margs=${margs//:/ }
+    for cfg in ${HALF_QUALITY:-18:2000 20:1000}; do
+      IFS=: read -r lb steps <<< "$cfg"
+      for img in leuvenA graf1; do
+        for seed in ${HALF_SEEDS:-1 2 3}; do
+          for half in 0 1; do
+            run "halfpsnr $name $img $((1 << lb)) $seed $half" env FIELDFLOW_DEFERRED_HALF=$half $BENCH \
+                --image $B/img/$img.ppm $margs --seed $seed --batch $((1 << lb)) --steps $steps --report-every $steps \
+                --render-repeats 1
+          done
+        done
+      done
+    done
+  done
+  python3 bench/gpu/late.py "$RESULTS"
 fi
 python3 bench/gpu/tables.py "$RESULTS"

@@ -32,6 +32,11 @@ const float PI = 3.14159265358979323846;
 // The loss is the mean over the batch and the output channels of the squared error: its
 // derivative is this factor times (prediction - target).
 #define LOSS_SCALE (2.0 / float(pc.batch * OUT_DIM))
+// The tensor-core kernels carry the backward deltas in fp16 multiplied by this (mlp_coopmat*.glsl's
+// CM_LOSS_SCALE), so that they stay in fp16's normal range; the encoding's input gradients come out
+// as an fp16 value times LOSS_SCALE / FP16_DELTA_SCALE, which the deferred sums' fp16 inputs then
+// hold exactly (encoding_deferred_inputs.glsl).
+#define FP16_DELTA_SCALE 128.0
 
 #define ACT_NONE 0
 #define ACT_RELU 1

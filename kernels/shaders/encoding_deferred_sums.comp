@@ -36,13 +36,14 @@ layout(local_size_x = GROUP_SIZE) in;
 // The encoding's training state (encoding_state.glsl), as 64-bit words (gradient pairs) and uints.
 layout(std430, binding = 0) buffer EncodingStatePairs { uint64_t enc_state_u64[]; };
 layout(std430, binding = 1) buffer EncodingStateBits { uint enc_state_u[]; };
-layout(std430, binding = 2) readonly buffer DeferredInputs { float enc_deferred[]; };
+layout(std430, binding = 2) readonly buffer DeferredInputs { uint enc_deferred[]; };
 #ifdef EXPLICIT_SAMPLES
 layout(std430, binding = 3) readonly buffer SampleUv { vec2 sample_uv[]; };
 #endif
 
 #define ENC_ADDS_GRADIENTS
 #include "encoding_state.glsl"
+#include "encoding_deferred_inputs.glsl"
 
 // The groups are summed a set at a time (the host's Deferred::set_*: each set's cells fit the
 // shared memory), set s being groups [set_group_end[s - 1], set_group_end[s]), their cells and
@@ -96,7 +97,7 @@ void main() {
 #endif
             float dx[ENC_GRAD_DIM];
             [[unroll]] for (int d = 0; d < ENC_GRAD_DIM; ++d)
-                dx[d] = uint(d) >= first_input && uint(d) < end_input ? enc_deferred[uint(d) * pc.batch + s] : 0.0;
+                dx[d] = uint(d) >= first_input && uint(d) < end_input ? enc_deferred_input(s, d) : 0.0;
             encode_backward(uv, dx);
         }
         enc_local_flush();

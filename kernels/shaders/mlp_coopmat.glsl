@@ -41,7 +41,7 @@
 
 #define CM_H fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
 #define CM_F fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
-#define CM_LOSS_SCALE 128.0
+#define CM_LOSS_SCALE FP16_DELTA_SCALE
 
 #define WT 32                 // samples per subgroup tile: one per invocation
 #define CM_WARPS (TILE / WT)  // subgroups per workgroup

@@ -121,16 +121,16 @@ void enc_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
 #include "encoding.glsl"
 
 // ENC_DEFERRED_GROUPS (the host's TrainTiling::deferred): the input gradients of the encoding's
-// leading groups, [0, ENC_DEFERRED_INPUTS), go to a buffer for every sample (input d of sample s
-// at d * batch + s, so that a subgroup's stores fill whole lines), and after the step
-// encoding_deferred_sums.comp adds them up in shared memory, cell by cell; encode_backward leaves
-// those groups out here. For the coarse levels that the tile's shared memory has no room to sum
-// (ENC_LOCAL_CELLS), whose cells each take thousands of a step's atomics.
+// leading groups, [0, ENC_DEFERRED_INPUTS), go to a buffer for every sample
+// (encoding_deferred_inputs.glsl), and after the step encoding_deferred_sums.comp adds them up in
+// shared memory, cell by cell; encode_backward leaves those groups out here. For the coarse levels
+// that the tile's shared memory has no room to sum (ENC_LOCAL_CELLS), whose cells each take
+// thousands of a step's atomics.
 #if ENC_DEFERRED_GROUPS
-layout(std430, binding = ENC_DEFERRED_BINDING) writeonly buffer DeferredInputs { float enc_deferred[]; };
-void enc_defer(uint s, float dx[ENC_GRAD_DIM]) {
-    for (int d = 0; d < ENC_DEFERRED_INPUTS; ++d) enc_deferred[uint(d) * pc.batch + s] = dx[d];
-}
+layout(std430, binding = ENC_DEFERRED_BINDING) writeonly buffer DeferredInputs { uint enc_deferred[]; };
+#define ENC_DEFERRED_STORES
+#include "encoding_deferred_inputs.glsl"
+void enc_defer(uint s, float dx[ENC_GRAD_DIM]) { enc_deferred_store(s, dx); }
 #else
 void enc_defer(uint s, float dx[ENC_GRAD_DIM]) {}
 #endif

@@ -77,7 +77,7 @@ struct TrainTiling {
         static constexpr uint32_t kMaxSets = 4;
         uint32_t groups = 0; // the groups [0, groups)
         uint32_t cells = 0;  // their cells, [0, cells)
-        uint32_t inputs = 0; // the gradient inputs they read, [0, inputs): a float a sample each
+        uint32_t inputs = 0; // the gradient inputs they read, [0, inputs), stored for every sample
         uint32_t sum_groups = 0; // workgroups of the summing pass
         uint32_t group_size = 256; // and their invocations
         // The pass sums the groups a set at a time, each set's cells in shared memory at once:
@@ -85,8 +85,15 @@ struct TrainTiling {
         uint32_t sets = 1;
         uint32_t set_groups[kMaxSets] = {};
         uint32_t set_cells[kMaxSets] = {};
-        // The inputs' buffer for a step of `batch` samples: a float a sample an input.
-        uint64_t input_bytes(uint32_t batch) const { return 4ull * batch * inputs; }
+        // The inputs stored as fp16, two to a 32-bit word (packHalf2x16), else a float each
+        // (train_step.comp's ENC_DEFERRED_HALF).
+        bool half_inputs = true;
+        // The inputs' buffer for a step of `batch` samples: a word a sample for each input (each
+        // two, as fp16).
+        static uint64_t bytes_for(uint32_t batch, uint32_t inputs, bool half) {
+            return 4ull * batch * (half ? (inputs + 1) / 2 : inputs);
+        }
+        uint64_t input_bytes(uint32_t batch) const { return bytes_for(batch, inputs, half_inputs); }
     } deferred;
     // Samples a workgroup takes at a time: the unit the batch is split into.
     uint32_t tile_samples() const { return shared_tile_rows ? shared_tile_rows : tile; }
@@ -114,9 +121,10 @@ uint32_t choose_local_gradient_cells(const ModelConfig& config, const TrainTilin
 // groups share their inputs. Otherwise the leading fixed-point groups whose cells each of the
 // summing pass's `sum_groups` workgroups reads at least `min_hits` times a step on average, in
 // up to Deferred::kMaxSets sets whose sums each fit `max_shared_bytes`, and whose inputs' buffer
-// (4 bytes a sample an input) fits `max_buffer_bytes`. min_hits unset:
+// (Deferred::bytes_for: 2 bytes a sample an input) fits `max_buffer_bytes`. min_hits unset:
 // FIELDFLOW_LOCAL_GRADIENT_HITS or the pass's measured default; FIELDFLOW_DEFERRED_GRADIENTS=0
-// turns them off and FIELDFLOW_DEFERRED_SETS=n caps the sets (measurements).
+// turns them off, FIELDFLOW_DEFERRED_SETS=n caps the sets and FIELDFLOW_DEFERRED_HALF=0 stores the
+// inputs as floats (measurements).
 TrainTiling::Deferred choose_deferred_gradients(const ModelConfig& config, const TrainTiling& tiling,
                                                 uint32_t max_shared_bytes, uint64_t max_buffer_bytes,
                                                 uint32_t batch, uint32_t sum_groups,

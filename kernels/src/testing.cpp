@@ -30,6 +30,7 @@ ExplicitRun explicit_run(DeviceImpl& dev, const ModelConfig& c, uint32_t samples
     run.groups = persistent_groups(dev, run.tiling, samples, mlp_layout(c).total);
     if (max_groups) run.groups = std::min(run.groups, max_groups);
     choose_gradient_sums(dev, c, run.tiling, samples, run.groups, sums.min_hits, sums.local, sums.deferred);
+    if (sums.exact_deferred_inputs) run.tiling.deferred.half_inputs = false;
     return run;
 }
 } // namespace

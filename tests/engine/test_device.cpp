@@ -421,7 +421,7 @@ TEST(ModelConfig, DeferredGradientSumsTakeTheMostReadLevelsThatFitThePass) {
     EXPECT_EQ(deferred(1u << 14), Sets{}) << "1.7 reads a cell of level 0";
     EXPECT_EQ(deferred(1u << 14, cap, 0.0), seven) << "every level that fits a set";
     EXPECT_EQ(deferred(1u << 16, cap, 4.0), (Sets{{2, 730}})) << "4 reads a cell";
-    EXPECT_EQ(deferred(1u << 20, 6ull << 22), (Sets{{3, 1514}})) << "a buffer of 6 inputs";
+    EXPECT_EQ(deferred(1u << 20, 3ull << 22), (Sets{{3, 1514}})) << "a buffer of 6 fp16 inputs";
     {
         test::ScopedEnv one("FIELDFLOW_DEFERRED_SETS", "1");
         EXPECT_EQ(deferred(1u << 20), (Sets{{5, 4926}}));

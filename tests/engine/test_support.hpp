@@ -99,6 +99,18 @@ struct Samples {
     std::vector<float> uv, targets;
 };
 
+// |a - b| / |b| (Euclidean norms) of two equally long vectors; infinity where the lengths differ
+// or b is zero.
+inline double relative_difference(const std::vector<float>& a, const std::vector<float>& b) {
+    if (a.size() != b.size()) return INFINITY;
+    double diff = 0, norm = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        diff += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+        norm += double(b[i]) * b[i];
+    }
+    return norm > 0 ? std::sqrt(diff / norm) : INFINITY;
+}
+
 inline Samples random_samples(uint32_t n, uint32_t dims, uint32_t seed) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> u01(0.0f, 1.0f);

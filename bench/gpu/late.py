@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Late us/step of each run in a bench/gpu/run.sh results file: the GPU time of the last two thirds
+of a run's --report-every intervals over their steps (the first third left out: clocks and caches
+settle), with the run's PSNR.  python3 bench/gpu/late.py RESULTS.txt"""
+import json
+import sys
+
+
+def runs(lines):
+    tag, events = None, []
+    for line in lines:
+        if line.startswith("# run "):
+            if tag is not None:
+                yield tag, events
+            tag, events = line[6:].strip(), []
+        elif line.startswith("{") and tag is not None:
+            try:
+                events.append(json.loads(line))
+            except json.JSONDecodeError:
+                pass
+    if tag is not None:
+        yield tag, events
+
+
+def late_us(events):
+    progress = [e for e in events if e.get("event") == "progress"]
+    if len(progress) < 3:
+        return None
+    first = progress[len(progress) // 3]
+    last = progress[-1]
+    steps = last["step"] - first["step"]
+    return 1e6 * (last["gpu_seconds"] - first["gpu_seconds"]) / steps if steps > 0 else None
+
+
+def main(path):
+    with open(path) as f:
+        lines = f.readlines()
+    print("| run | late us/step | whole us/step | PSNR (8-bit) | local cells | deferred cells | trainer MB |")
+    print("|---|---|---|---|---|---|---|")
+    for tag, events in runs(lines):
+        result = next((e for e in events if e.get("event") == "result"), None)
+        setup = next((e for e in events if e.get("event") == "setup"), {})
+        error = next((e for e in events if e.get("event") == "error"), None)
+        if result is None:
+            print(f"| {tag} | error: {error.get('message', '?') if error else 'no result'} | | | | | |")
+            continue
+        late = late_us(events)
+        print(f"| {tag} | {'' if late is None else f'{late:.2f}'} | {result['us_per_step_gpu']:.2f} | "
+              f"{result['psnr_8bit']:.3f} | {setup.get('local_gradient_cells', '')} | "
+              f"{setup.get('deferred_gradient_cells', '')} | {result.get('trainer_device_bytes', 0) / 1e6:.1f} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
