@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""bench/gpu/late.py on a results file it could be given: the late us/step is the GPU time of the
+last two thirds of a run's progress intervals over their steps (the first third left out), a run
+without a result says so, and each row carries the run's PSNR, sums and trainer memory."""
+import json
+import subprocess
+import sys
+import tempfile
+
+
+def results(lines):
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(lines) + "\n")
+        return f.name
+
+
+def main(late_py):
+    lines = ["# run deferhalf hash 1024 1",
+             json.dumps({"event": "setup", "local_gradient_cells": 0, "deferred_gradient_cells": 730})]
+    # Six intervals of 10 steps: the first two slow (a cold clock), then 2 ms each.
+    gpu = 0.0
+    for i, ms in enumerate([9, 9, 2, 2, 2, 2, 2], start=0):
+        gpu += ms / 1000
+        lines.append(json.dumps({"event": "progress", "step": 10 * i, "gpu_seconds": gpu}))
+    lines.append(json.dumps({"event": "result", "us_per_step_gpu": 400.0, "psnr_8bit": 31.25,
+                             "trainer_device_bytes": 86_300_000}))
+    lines += ["# run deferhalf hash 2048 1", json.dumps({"event": "error", "message": "out of memory"})]
+    out = subprocess.run([sys.executable, late_py, results(lines)], check=True, capture_output=True, text=True).stdout
+    rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| deferhalf")}
+    failures = []
+    # Progress at steps 0..60; from the third entry (step 20) to the last (step 60): 8 ms over 40 steps.
+    expected = "| deferhalf hash 1024 1 | 200.00 | 400.00 | 31.250 | 0 | 730 | 86.3 |"
+    if rows.get("deferhalf hash 1024 1", "").strip() != expected:
+        failures.append("late row: " + rows.get("deferhalf hash 1024 1", "(no row)"))
+    if "error: out of memory" not in rows.get("deferhalf hash 2048 1", ""):
+        failures.append("failed run: " + rows.get("deferhalf hash 2048 1", "(no row)"))
+    if failures:
+        print(out)
+        print("\n".join(failures))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
