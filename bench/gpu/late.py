@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Late us/step of each run in a bench/gpu/run.sh results file: the GPU time of the last two thirds
 of a run's --report-every intervals over their steps (the first third left out: clocks and caches
-settle), with the run's PSNR.  python3 bench/gpu/late.py RESULTS.txt"""
+settle), with the run's PSNR, gradient sums, trainer memory and setup time.
+    python3 bench/gpu/late.py RESULTS.txt"""
 import json
 import sys
 
@@ -35,19 +36,20 @@ def late_us(events):
 def main(path):
     with open(path) as f:
         lines = f.readlines()
-    print("| run | late us/step | whole us/step | PSNR (8-bit) | local cells | deferred cells | trainer MB |")
-    print("|---|---|---|---|---|---|---|")
+    print("| run | late us/step | whole us/step | PSNR (8-bit) | local cells | deferred cells | trainer MB | setup s |")
+    print("|---|---|---|---|---|---|---|---|")
     for tag, events in runs(lines):
         result = next((e for e in events if e.get("event") == "result"), None)
         setup = next((e for e in events if e.get("event") == "setup"), {})
         error = next((e for e in events if e.get("event") == "error"), None)
         if result is None:
-            print(f"| {tag} | error: {error.get('message', '?') if error else 'no result'} | | | | | |")
+            print(f"| {tag} | error: {error.get('message', '?') if error else 'no result'} | | | | | | |")
             continue
         late = late_us(events)
         print(f"| {tag} | {'' if late is None else f'{late:.2f}'} | {result['us_per_step_gpu']:.2f} | "
               f"{result['psnr_8bit']:.3f} | {setup.get('local_gradient_cells', '')} | "
-              f"{setup.get('deferred_gradient_cells', '')} | {result.get('trainer_device_bytes', 0) / 1e6:.1f} |")
+              f"{setup.get('deferred_gradient_cells', '')} | {result.get('trainer_device_bytes', 0) / 1e6:.1f} | "
+              f"{setup.get('setup_seconds', '')} |")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/gpu/late.py on a results file it could be given: the late us/step is the GPU time of the
 last two thirds of a run's progress intervals over their steps (the first third left out), a run
-without a result says so, and each row carries the run's PSNR, sums and trainer memory."""
+without a result says so, and each row carries the run's PSNR, sums, trainer memory and setup time."""
 import json
 import subprocess
 import sys
@@ -16,7 +16,8 @@ def results(lines):
 
 def main(late_py):
     lines = ["# run deferhalf hash 1024 1",
-             json.dumps({"event": "setup", "local_gradient_cells": 0, "deferred_gradient_cells": 730})]
+             json.dumps({"event": "setup", "local_gradient_cells": 0, "deferred_gradient_cells": 730,
+                         "setup_seconds": 0.25})]
     # Six intervals of 10 steps: the first two slow (a cold clock), then 2 ms each.
     gpu = 0.0
     for i, ms in enumerate([9, 9, 2, 2, 2, 2, 2], start=0):
@@ -29,7 +30,7 @@ def main(late_py):
     rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| deferhalf")}
     failures = []
     # Progress at steps 0..60; from the third entry (step 20) to the last (step 60): 8 ms over 40 steps.
-    expected = "| deferhalf hash 1024 1 | 200.00 | 400.00 | 31.250 | 0 | 730 | 86.3 |"
+    expected = "| deferhalf hash 1024 1 | 200.00 | 400.00 | 31.250 | 0 | 730 | 86.3 | 0.25 |"
     if rows.get("deferhalf hash 1024 1", "").strip() != expected:
         failures.append("late row: " + rows.get("deferhalf hash 1024 1", "(no row)"))
     if "error: out of memory" not in rows.get("deferhalf hash 2048 1", ""):
