@@ -11,7 +11,9 @@
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts),
 # GIGA_STEPS_CONFIGS ("width:batch:adam:log2_table ...", part gigasteps), HASH_SEEDS ("1-5"),
 # HASH_CONFIGS ("small large") and HASH_PAIRED (1: the peer starts from the engine's weights and
-# draws its samples, seed by seed) for part hashseeds.
+# draws its samples, seed by seed) for part hashseeds; HALF_MODELS (name=args pairs, ':' for spaces),
+# HALF_BATCHES (log2: "14 16 17 18 20 22"), HALF_QUALITY ("log2batch:steps ...": "18:2000 20:1000")
+# and HALF_SEEDS ("1 2 3") for part deferhalf (bench/gpu/late.py prints its table).
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
