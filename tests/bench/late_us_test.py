@@ -3,15 +3,9 @@
 last two thirds of a run's progress intervals over their steps (the first third left out), a run
 without a result says so, and each row carries the run's PSNR, sums, trainer memory and setup time."""
 import json
-import subprocess
 import sys
-import tempfile
 
-
-def results(lines):
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
-        f.write("\n".join(lines) + "\n")
-        return f.name
+from bench_tool import run_on_results, verdict
 
 
 def main(late_py):
@@ -26,7 +20,7 @@ def main(late_py):
     lines.append(json.dumps({"event": "result", "us_per_step_gpu": 400.0, "psnr_8bit": 31.25,
                              "trainer_device_bytes": 86_300_000}))
     lines += ["# run deferhalf hash 2048 1", json.dumps({"event": "error", "message": "out of memory"})]
-    out = subprocess.run([sys.executable, late_py, results(lines)], check=True, capture_output=True, text=True).stdout
+    out = run_on_results(late_py, lines)
     rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| deferhalf")}
     failures = []
     # Progress at steps 0..60; from the third entry (step 20) to the last (step 60): 8 ms over 40 steps.
@@ -35,11 +29,7 @@ def main(late_py):
         failures.append("late row: " + rows.get("deferhalf hash 1024 1", "(no row)"))
     if "error: out of memory" not in rows.get("deferhalf hash 2048 1", ""):
         failures.append("failed run: " + rows.get("deferhalf hash 2048 1", "(no row)"))
-    if failures:
-        print(out)
-        print("\n".join(failures))
-        return 1
-    return 0
+    return verdict(out, failures)
 
 
 if __name__ == "__main__":

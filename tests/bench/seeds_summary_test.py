@@ -3,15 +3,9 @@
 standard error for every configuration, and the per-seed paired differences only where the peer
 started from the engine's weights (its result lines name an init)."""
 import json
-import subprocess
 import sys
-import tempfile
 
-
-def results(lines):
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
-        f.write("\n".join(lines) + "\n")
-        return f.name
+from bench_tool import run_on_results, verdict
 
 
 def main(seeds_py):
@@ -25,7 +19,7 @@ def main(seeds_py):
     lines += [json.dumps({"peer": "pytorch-graph", "seed": s, "psnr": p, "init": f"/tmp/x_s{s}"}) for s, p in peer.items()]
     lines.append("# run peer hashseeds small graf1 1-3")
     lines += [json.dumps({"peer": "pytorch-graph", "seed": s, "psnr": p, "init": "torch"}) for s, p in peer.items()]
-    out = subprocess.run([sys.executable, seeds_py, results(lines)], check=True, capture_output=True, text=True).stdout
+    out = run_on_results(seeds_py, lines)
     rows = {line.split("|")[2].strip(): line for line in out.splitlines() if line.startswith("| small")}
     failures = []
     # Differences -0.1, +0.2, 0.0: mean +0.033, s.d. 0.153, s.e. 0.088; one seed above, one below.
@@ -37,11 +31,7 @@ def main(seeds_py):
     for image in ("leuvenA", "graf1"):
         if "| +0.033 (0.156) |" not in rows.get(image, ""):
             failures.append(f"{image}'s unpaired difference: " + rows.get(image, "(no row)"))
-    if failures:
-        print(out)
-        print("\n".join(failures))
-        return 1
-    return 0
+    return verdict(out, failures)
 
 
 if __name__ == "__main__":
