@@ -8,7 +8,8 @@
 # scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf"; default "ours peers scaling"),
 # ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
-# SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts),
+# SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts or "default"),
+# GROUPS_MODELS (name=args pairs, ':' for spaces; "lake=") and GROUPS_BATCHES (log2: "14 20") for part groups,
 # GIGA_STEPS_CONFIGS ("width:batch:adam:log2_table ...", part gigasteps), HASH_SEEDS ("1-5"),
 # HASH_CONFIGS ("small large") and HASH_PAIRED (1: the peer starts from the engine's weights and
 # draws its samples, seed by seed) for part hashseeds; HALF_MODELS (name=args pairs, ':' for spaces),
@@ -26,7 +27,7 @@ SCALING_STEPS=${SCALING_STEPS:-300}
 PARTS=${PARTS:-"ours peers scaling"}
 SCALING_WIDTHS=${SCALING_WIDTHS:-"16 32 64 128"}
 SCALING_BATCHES=${SCALING_BATCHES:-"10 14 16 18 20 21 22"}
-GROUPS_SWEEP=${GROUPS_SWEEP:-"132 264 528 1056"}
+GROUPS_SWEEP=${GROUPS_SWEEP:-"default 132 264 528 1056"}
 RUN_TIMEOUT=${RUN_TIMEOUT:-120} # seconds per benchmark run: a slow configuration cannot eat the call
 
 if ! ldconfig -p | grep -q libvulkan.so.1; then
@@ -96,13 +97,22 @@ if [[ " $PARTS " == *" scaling "* ]]; then
   done
 fi
 if [[ " $PARTS " == *" groups "* ]]; then
-  # Persistent workgroups: how many the training kernel launches (FIELDFLOW_TRAIN_GROUPS).
-  for g in $GROUPS_SWEEP; do
-    for e in 14 20; do
-      run "groups $g $((1 << e))" env FIELDFLOW_TRAIN_GROUPS=$g $BENCH --image $B/img/leuvenA.ppm \
-          --steps $SCALING_STEPS --batch $((1 << e)) --report-every $SCALING_STEPS --render-repeats 1
+  # Persistent workgroups: how many the training kernel launches (FIELDFLOW_TRAIN_GROUPS; "default"
+  # is the engine's choice), per model (GROUPS_MODELS, name=args) and log2 batch (GROUPS_BATCHES):
+  # late us/step (bench/gpu/late.py) after a warm-up run.
+  $BENCH --image $B/img/leuvenA.ppm --steps 20000 --report-every 20000 --render-repeats 1 > /dev/null 2>&1
+  for model in ${GROUPS_MODELS:-lake=}; do
+    name=${model%%=*}; margs=${model#*=}; margs=${margs//:/ }
+    for e in ${GROUPS_BATCHES:-14 20}; do
+      steps=$(( (1 << 24) >> e )); steps=$(( steps > 3000 ? 3000 : steps < 120 ? 120 : steps ))
+      for g in $GROUPS_SWEEP; do
+        env_groups=(); [ "$g" = default ] || env_groups=(FIELDFLOW_TRAIN_GROUPS=$g)
+        run "groups $name $((1 << e)) $g" env "${env_groups[@]}" $BENCH --image $B/img/leuvenA.ppm $margs \
+            --steps $steps --batch $((1 << e)) --report-every $((steps / 6)) --render-repeats 1
+      done
     done
   done
+  python3 bench/gpu/late.py "$RESULTS"
 fi
 if [[ " $PARTS " == *" grads "* ]]; then
   # Where the tensor-core step keeps a subgroup's gradient sums (FIELDFLOW_TRAIN_GRADS), width 64.
