@@ -48,6 +48,11 @@ run() { # run TAG command...: appends the tag line and the command's JSON lines 
   timeout "$RUN_TIMEOUT" "$@" 2>&1 | grep '^{' | tee -a "$RESULTS" | grep -E '"event":"(result|profile|check_paths|error)"|"peer"' >&2
 }
 
+# Late us/step (bench/gpu/late.py) wants a run of max(120, min(3000, 2^24 / batch)) steps reported in
+# sixths, after one warm-up run that brings the GPU's clocks up.
+late_steps() { local s=$(( (1 << 24) >> $1 )); echo $(( s > 3000 ? 3000 : s < 120 ? 120 : s )); }
+warm_up() { $BENCH --image $B/img/leuvenA.ppm --steps 20000 --report-every 20000 --render-repeats 1 > /dev/null 2>&1; }
+
 if [[ " $PARTS " == *" ours "* ]]; then
   for img in leuvenA graf1; do
     run "ours $img coopmat" env FIELDFLOW_KERNEL_PATH=coopmat $BENCH --image $B/img/$img.ppm \
@@ -100,11 +105,11 @@ if [[ " $PARTS " == *" groups "* ]]; then
   # Persistent workgroups: how many the training kernel launches (FIELDFLOW_TRAIN_GROUPS; "default"
   # is the engine's choice), per model (GROUPS_MODELS, name=args) and log2 batch (GROUPS_BATCHES):
   # late us/step (bench/gpu/late.py) after a warm-up run.
-  $BENCH --image $B/img/leuvenA.ppm --steps 20000 --report-every 20000 --render-repeats 1 > /dev/null 2>&1
+  warm_up
   for model in ${GROUPS_MODELS:-lake=}; do
     name=${model%%=*}; margs=${model#*=}; margs=${margs//:/ }
     for e in ${GROUPS_BATCHES:-14 20}; do
-      steps=$(( (1 << 24) >> e )); steps=$(( steps > 3000 ? 3000 : steps < 120 ? 120 : steps ))
+      steps=$(late_steps $e)
       for g in $GROUPS_SWEEP; do
         env_groups=(); [ "$g" = default ] || env_groups=(FIELDFLOW_TRAIN_GROUPS=$g)
         run "groups $name $((1 << e)) $g" env "${env_groups[@]}" $BENCH --image $B/img/leuvenA.ppm $margs \
@@ -275,19 +280,19 @@ if [[ " $PARTS " == *" deferhalf "* ]]; then
   # The deferred sums' inputs as fp16 (the default) against floats (FIELDFLOW_DEFERRED_HALF=0), per
   # hash model and batch: late us/step and the trainer's device memory (bench/gpu/late.py), after a
   # warm-up run; then the PSNR at large batches over HALF_SEEDS.
-  HASH_MODELS=${HALF_MODELS:-"hash=--encoding:hash_grid:--hash-levels:16:--hash-features:2:--hash-log2-table:15:--hidden:64 small=--encoding:hash_grid:--hash-levels:16:--hash-features:2:--hash-log2-table:12:--hidden:32"}
-  $BENCH --image $B/img/leuvenA.ppm --steps 20000 --report-every 20000 --render-repeats 1 > /dev/null 2>&1
-  for model in $HASH_MODELS; do
+  half_models=${HALF_MODELS:-"hash=--encoding:hash_grid:--hash-levels:16:--hash-features:2:--hash-log2-table:15:--hidden:64 small=--encoding:hash_grid:--hash-levels:16:--hash-features:2:--hash-log2-table:12:--hidden:32"}
+  warm_up
+  for model in $half_models; do
     name=${model%%=*}; margs=${model#*=}; margs=${margs//:/ }
     for lb in ${HALF_BATCHES:-14 16 17 18 20 22}; do
-      steps=$(( (1 << 24) >> lb )); steps=$(( steps > 3000 ? 3000 : steps < 120 ? 120 : steps ))
+      steps=$(late_steps $lb)
       for half in 0 1; do
         run "deferhalf $name $((1 << lb)) $half" env FIELDFLOW_DEFERRED_HALF=$half $BENCH --image $B/img/leuvenA.ppm \
             $margs --batch $((1 << lb)) --steps $steps --report-every $((steps / 6)) --render-repeats 1
       done
     done
   done
-  for model in $HASH_MODELS; do
+  for model in $half_models; do
     name=${model%%=*}; margs=${model#*=}; margs=${margs//:/ }
     for cfg in ${HALF_QUALITY:-18:2000 20:1000}; do
       IFS=: read -r lb steps <<< "$cfg"
