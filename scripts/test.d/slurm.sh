@@ -169,6 +169,11 @@ export PHOTOS=$photos
 export RESULTS=$results
 steps=300
 export FIELDFLOW_ARGS="--set steps=$steps --set batch=1024 --cache $work/cache"
+# Progress lines every half second rather than every 5: the requeue below waits for the second
+# image's first line past step 0, and with lines 5 s apart that line could come so late (step 252 of
+# 300 on a loaded CI machine) that the training ended before the requeue reached the task, which
+# then had no checkpoint to resume from.
+export FIELDFLOW_PROGRESS_SECONDS=0.5
 unset FIELDFLOW_PLUGIN_PATH
 
 # ---- Submit as the doc says, with 3 shards -------------------------------------------------
