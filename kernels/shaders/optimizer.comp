@@ -18,7 +18,9 @@
 //     this step's samples touched step; and since the next step must read every cell it samples
 //     as eager Adam would have left it, so do the cells of the next step's samples: each catches
 //     up the zero-gradient steps it skipped, then takes this one (with a zero gradient where no
-//     sample touched it, which is what eager Adam does with it). Both sets run in this dispatch.
+//     sample touched it, which is what eager Adam does with it). Both sets run in this dispatch,
+//     unless the training step reads its cells caught up itself (train_step.comp's ENC_LAZY_READ):
+//     then the host launches no workgroups for the next step's cells.
 // The sparse and lazy forms find a step's cells as the training step found them: its samples
 // drawn again (sampling.glsl) and the encoding's backward pass run with a visitor in place of the
 // gradient atomics, so the training step marks and lists nothing (those marks, a returning

@@ -107,9 +107,11 @@ uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups);
 // samples are drawn from the training image of layout `image`).
 const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
                            bool explicit_samples, const TargetImageLayout& image = {});
-// What train_kernel builds (for DeviceImpl::prepare_kernels).
+// What train_kernel builds (for DeviceImpl::prepare_kernels). `lazy_adam_reads`: the step reads
+// the encoding's cells as lazy dense Adam would have them caught up (train_step.comp's
+// ENC_LAZY_READ), its table of sums bound last.
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
-                                   const TargetImageLayout& image = {});
+                                   const TargetImageLayout& image = {}, bool lazy_adam_reads = false);
 // The kernel render_bands runs for a model on this device.
 KernelRequest render_kernel_request(const DeviceImpl& device, const ModelConfig& config);
 

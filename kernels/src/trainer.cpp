@@ -48,6 +48,20 @@ bool lazy_is_chosen(const TrainOptions& o, const detail::EncodingDescriptor& enc
            encoding.lazy_adam_ratio * double(o.batch) * encoding.cells_read(config);
 }
 
+// Where lazy dense Adam has the training step read its cells caught up (train_step.comp's
+// ENC_LAZY_READ) rather than the optimizer catch up the next step's cells: where a step reads each
+// cell of the encoding's most-read group at least once. The optimizer claims each cell it visits
+// through a returning atomic on the cell's stamp, and a hash grid's coarse levels, a few hundred
+// cells that every sample reads, make those claims queue: on the H100 (a 2^22 table on an
+// 8192x8192 photo, batch 2^14) visiting the next step's cells too cost 747 against 309 us a step
+// with 16 levels, 33 against 23 with one. The dense grid under lazy Adam has 5 cells or more a
+// read; reading them caught up made its step slower (8192x8192 at 2^14, 40,000 steps: 71-74
+// against 46-49 us; bench/RESULTS.md, session 18). FIELDFLOW_LAZY_READ=0|1 overrides
+// (measurements, tests).
+bool lazy_reads_chosen(const ModelConfig& config, uint32_t batch) {
+    return detail::env_switch("FIELDFLOW_LAZY_READ").value_or(detail::first_group_reads_a_cell(config, batch) >= 1.0);
+}
+
 void check_options(const TrainOptions& o) {
     auto bad = [](const std::string& what) { throw EngineError("invalid training options: " + what); };
     if (o.batch == 0) bad("batch must be at least 1");
@@ -85,7 +99,7 @@ public:
     uint64_t device_bytes() const;
     uint32_t image_parts() const { return image_buf_.layout().parts; }
     std::string encoding_optimizer() const {
-        return grid_adam_ == 0 ? "sparse" : grid_adam_ == 1 ? "dense, eager" : "dense, lazy";
+        return grid_adam_ == 0 ? "sparse" : grid_adam_ == 1 ? "dense, eager" : lazy_reads_ ? "dense, lazy, read caught up" : "dense, lazy";
     }
 
     uint32_t step_ = 0;
@@ -124,6 +138,7 @@ private:
     uint32_t groups_ = 0, cells_ = 0;
     uint32_t grid_adam_ = 0;         // optimizer.comp's GRID_ADAM: 0 sparse, 1 eager dense, 2 lazy dense
     uint32_t visit_parts_ = 1;       // optimizer.comp's VISIT_PARTS: invocations per sample finding its cells
+    bool lazy_reads_ = false;        // the step reads lazy dense Adam's cells caught up (ENC_LAZY_READ)
     uint32_t catch_up_limit_ = 0;
     uint32_t catch_up_last_ = 0;     // the last entry of catch_up_sums_
     uint32_t settled_step_ = 0;      // the step every cell was last brought to
@@ -264,7 +279,11 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     }
     // Every kernel the trainer runs, built side by side (on a first run, compiling them is most
     // of the setup).
-    const KernelRequest train_request = train_kernel_request(config, tiling_, false, image_buf_.layout());
+    // Lazy dense Adam: the step reads its cells caught up, so the optimizer steps only this step's
+    // cells, or the optimizer catches up the next step's cells too (lazy_reads_chosen).
+    lazy_reads_ = grid_adam_ == 2 && lazy_reads_chosen(config, options.batch);
+    const KernelRequest train_request =
+        train_kernel_request(config, tiling_, false, image_buf_.layout(), lazy_reads_);
     // The fp16 weight copy of an MLP whose tensor-core kernels read their weights from memory.
     const bool fp16_copy = tiling_.weights_in_memory();
     Defines optimizer_defines = model_defines(config);
@@ -299,6 +318,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
         deferred_set_ = DescriptorSet(dev_, dev_.kernel(*deferred_request),
                                       {&encoding_state_, &encoding_state_, &deferred_inputs_});
     }
+    if (lazy_reads_) train_buffers.push_back(&catch_up_sums_);
     train_set_ = DescriptorSet(dev_, train, train_buffers);
     std::vector<const Buffer*> optimizer_buffers = {&model_.mlp, &mlp_m_, &mlp_v_, &partials_,
                                                     &loss_partials_, &loss_log_, &model_.encoding,
@@ -358,7 +378,7 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     const uint32_t sample_groups =
         cells_ == 0 ? 0u : uint32_t(std::min<uint64_t>(div_up(uint64_t(options_.batch) * visit_parts_, 256), kMaxEncodingGroups));
     pc.encoding_groups = grid_adam_ == 1 ? std::min(div_up(cells_, 256), 65535u) : sample_groups;
-    const uint32_t next_step_groups = grid_adam_ == 2 ? sample_groups : 0u;
+    const uint32_t next_step_groups = grid_adam_ == 2 && !lazy_reads_ ? sample_groups : 0u;
     optimizer_set_.dispatch(cb, pc, div_up(model_.layout.total, kOptimizerParamsPerGroup) + pc.encoding_groups + next_step_groups);
     compute_barrier(cb);
     if (timer) timer->stamp(cb, ++first);

@@ -118,7 +118,7 @@ public:
         node_.log("training " + description() + " for " +
                   std::to_string(schedule_.steps) + " steps on " + device_.info().name + " (" +
                   trainer_->kernel_path() + " kernels" +
-                  (trainer_->encoding_optimizer() == "dense, lazy" ? ", lazy dense Adam on the encoding" : "") +
+                  (trainer_->encoding_optimizer().starts_with("dense, lazy") ? ", lazy dense Adam on the encoding" : "") +
                   (trainer_->image_parts() > 1 ? ", the image in " + std::to_string(trainer_->image_parts()) + " buffers" : "") +
                   ")");
         if (const std::string why = trainer_->kernel_path_reason(); !why.empty())

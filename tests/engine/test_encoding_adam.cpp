@@ -19,10 +19,20 @@ double state_difference(const TrainerState& a, const TrainerState& b) {
                      max_difference(a.encoding_m, b.encoding_m), max_difference(a.encoding_v, b.encoding_v)});
 }
 
-TrainerState trained(const ModelConfig& config, TrainOptions o, GridAdam adam, bool eager, bool read_midway) {
+// Lazy dense Adam has two forms (trainer.cpp's lazy_reads_chosen): the optimizer catches up the
+// next step's cells, or the training step reads its cells caught up. Both are held to eager Adam on
+// both encodings, whichever the engine would choose.
+enum class LazyForm { next_step_caught_up, read_caught_up };
+const char* lazy_read_switch(LazyForm form) { return form == LazyForm::read_caught_up ? "1" : "0"; }
+
+TrainerState trained(const ModelConfig& config, TrainOptions o, GridAdam adam, bool eager, bool read_midway,
+                     LazyForm form = LazyForm::next_step_caught_up) {
     o.grid_adam = adam;
     o.dense_adam = eager ? DenseAdam::eager : DenseAdam::lazy;
+    test::ScopedEnv reads("FIELDFLOW_LAZY_READ", lazy_read_switch(form));
     Trainer t(test::portable_device(), config, o, test::synthetic_image(64, 48));
+    if (!eager && adam == GridAdam::dense)
+        EXPECT_EQ(t.encoding_optimizer(), form == LazyForm::read_caught_up ? "dense, lazy, read caught up" : "dense, lazy");
     if (read_midway) {
         // A read settles every cell mid-run; training goes on from the settled state.
         t.train(o.steps / 2);
@@ -42,19 +52,22 @@ TrainerState trained(const ModelConfig& config, TrainOptions o, GridAdam adam, b
 void expect_lazy_equals_eager(const ModelConfig& config, const TrainOptions& o) {
     size_t messages = test::portable_device().validation_messages().size();
     const TrainerState eager = trained(config, o, GridAdam::dense, true, false);
-    const TrainerState lazy = trained(config, o, GridAdam::dense, false, false);
     const TrainerState sparse = trained(config, o, GridAdam::sparse, false, false);
-    const TrainerState lazy_read = trained(config, o, GridAdam::dense, false, true);
-    // Grid gradients are summed by float atomics whose order varies between runs, so even two
-    // eager runs agree to rounding only (Training.SameSeedSameResult); the control, sparse Adam,
-    // must be far further away, or the test could not tell the two forms apart.
-    const double lazy_diff = state_difference(lazy, eager), read_diff = state_difference(lazy_read, eager);
-    EXPECT_LT(lazy_diff, test::portable_tolerances().same_seed);
-    EXPECT_LT(read_diff, test::portable_tolerances().same_seed);
-    const double control = state_difference(sparse, eager);
-    const double margin = 20;
-    EXPECT_GT(control, margin * std::max({lazy_diff, read_diff, 1e-5}))
-        << "sparse " << control << " vs lazy " << lazy_diff << " / " << read_diff;
+    for (const LazyForm form : {LazyForm::next_step_caught_up, LazyForm::read_caught_up}) {
+        SCOPED_TRACE(form == LazyForm::read_caught_up ? "cells read caught up" : "next step's cells caught up");
+        const TrainerState lazy = trained(config, o, GridAdam::dense, false, false, form);
+        const TrainerState lazy_read = trained(config, o, GridAdam::dense, false, true, form);
+        // Grid gradients are summed by float atomics whose order varies between runs, so even two
+        // eager runs agree to rounding only (Training.SameSeedSameResult); the control, sparse
+        // Adam, must be far further away, or the test could not tell the two forms apart.
+        const double lazy_diff = state_difference(lazy, eager), read_diff = state_difference(lazy_read, eager);
+        EXPECT_LT(lazy_diff, test::portable_tolerances().same_seed);
+        EXPECT_LT(read_diff, test::portable_tolerances().same_seed);
+        const double control = state_difference(sparse, eager);
+        const double margin = 20;
+        EXPECT_GT(control, margin * std::max({lazy_diff, read_diff, 1e-5}))
+            << "sparse " << control << " vs lazy " << lazy_diff << " / " << read_diff;
+    }
     test::expect_validation_clean(messages, test::portable_device());
 }
 
@@ -104,10 +117,13 @@ TEST(EncodingAdam, LazyDenseEqualsEagerFromTheFirstStep) {
     for (const uint32_t steps : {1u, 2u, 4u}) {
         o.steps = steps;
         const TrainerState eager = trained(config, o, GridAdam::dense, true, false);
-        const TrainerState lazy = trained(config, o, GridAdam::dense, false, false);
-        const TrainerState lazy_read = trained(config, o, GridAdam::dense, false, true);
-        EXPECT_LT(state_difference(lazy, eager), 1e-5) << steps << " steps";
-        EXPECT_LT(state_difference(lazy_read, eager), 1e-5) << steps << " steps, read midway";
+        for (const LazyForm form : {LazyForm::next_step_caught_up, LazyForm::read_caught_up}) {
+            const char* name = form == LazyForm::read_caught_up ? ", cells read caught up" : ", next step's cells caught up";
+            const TrainerState lazy = trained(config, o, GridAdam::dense, false, false, form);
+            const TrainerState lazy_read = trained(config, o, GridAdam::dense, false, true, form);
+            EXPECT_LT(state_difference(lazy, eager), 1e-5) << steps << " steps" << name;
+            EXPECT_LT(state_difference(lazy_read, eager), 1e-5) << steps << " steps, read midway" << name;
+        }
     }
 }
 
@@ -128,6 +144,27 @@ TEST(EncodingAdam, AutomaticFormFollowsTheCellsPerRead) {
     EXPECT_EQ(form(lazy_batch, GridAdam::dense), "dense, lazy");
     EXPECT_EQ(form(lazy_batch + 2, GridAdam::dense), "dense, eager");
     EXPECT_EQ(form(lazy_batch, GridAdam::sparse), "sparse");
+}
+
+// Where the lazy form reads its cells caught up: where a step reads each cell of the encoding's
+// most-read group at least once on average (4 reads a sample into each hash level, into the dense
+// grid's one group), else the optimizer catches up the next step's cells.
+TEST(EncodingAdam, CellsAreReadCaughtUpWhereAStepReadsEachOfTheMostReadCells) {
+    TrainOptions o;
+    o.steps = 10;
+    o.dense_adam = DenseAdam::lazy;
+    auto form = [&](const ModelConfig& config, uint32_t batch) {
+        o.batch = batch;
+        return Trainer(test::portable_device(), config, o, test::synthetic_image(64, 48)).encoding_optimizer();
+    };
+    const ModelConfig hash = test::hash_test_config();
+    const uint32_t coarsest = (hash.encoding.hash.base_resolution + 1) * (hash.encoding.hash.base_resolution + 1);
+    EXPECT_EQ(form(hash, coarsest / 4 + 1), "dense, lazy, read caught up");
+    EXPECT_EQ(form(hash, coarsest / 4 - 1), "dense, lazy");
+    const ModelConfig dense = test::default_config(64, 48);
+    const uint32_t cells = dense.grid_width * dense.grid_height;
+    EXPECT_EQ(form(dense, cells / 4 + 1), "dense, lazy, read caught up");
+    EXPECT_EQ(form(dense, 8), "dense, lazy");
 }
 
 } // namespace
