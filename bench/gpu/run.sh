@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k"; default "ours peers scaling"),
 # ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts or "default"),
@@ -16,7 +16,8 @@
 # HALF_BATCHES (log2: "14 16 17 18 20 22"), HALF_QUALITY ("log2batch:steps ...": "18:2000 20:1000")
 # and HALF_SEEDS ("1 2 3") for part deferhalf (bench/gpu/late.py prints its table); LAZY_BATCHES ("14 16"),
 # LAZY_SEEDS ("1 2") and LAZY_QUALITY_STEPS (40000) for part lazyread; LAZYHASH_LEVELS ("1 2 4 16") and
-# LAZYHASH_CONFIGS ("log2T:log2batch ...") for part lazyhash.
+# LAZYHASH_CONFIGS ("log2T:log2batch ...") for part lazyhash; GROW_OLD_BENCH (a second bench) for part grow8k;
+# PROFILE_OTHER_BENCH and PROFILE_EPS ("1e-15 1e-30") for part profile8k.
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -334,6 +335,36 @@ if [[ " $PARTS " == *" lazyhash "* ]]; then
     done
   done
   python3 bench/gpu/late.py "$RESULTS"
+fi
+if [[ " $PARTS " == *" grow8k "* ]]; then
+  # The 8192x8192 mosaic's step over a 40,000-step run (lake model; progress every twelfth, so that
+  # bench/gpu/intervals.py shows how the step's cost moves through the run): the default, epsilon
+  # 1e-30 (lazy Adam's skipped steps all in closed form), sparse Adam, and GROW_OLD_BENCH (a bench
+  # built from an older commit, if given); leuvenA beside them.
+  mosaic 8192 8192 /tmp/m8192.ppm
+  warm_up
+  every=$(( STEPS / 12 ))
+  run "grow8k leuvenA default" $BENCH --image $B/img/leuvenA.ppm --steps $STEPS --report-every $every --render-repeats 1
+  run "grow8k m8192 default" $BENCH --image /tmp/m8192.ppm --steps $STEPS --report-every $every --render-repeats 1
+  run "grow8k m8192 eps1e-30" $BENCH --image /tmp/m8192.ppm --eps 1e-30 --steps $STEPS --report-every $every --render-repeats 1
+  run "grow8k m8192 sparse" $BENCH --image /tmp/m8192.ppm --grid-adam sparse --steps $STEPS --report-every $every --render-repeats 1
+  if [ -n "${GROW_OLD_BENCH:-}" ]; then
+    run "grow8k m8192 old" $GROW_OLD_BENCH --image /tmp/m8192.ppm --steps $STEPS --report-every $every --render-repeats 1
+  fi
+  run "grow8k m8192 default again" $BENCH --image /tmp/m8192.ppm --steps $STEPS --report-every $every --render-repeats 1
+  python3 bench/gpu/intervals.py "$RESULTS"
+fi
+if [[ " $PARTS " == *" profile8k "* ]]; then
+  # The 8192x8192 mosaic's dispatches (--profile: a timestamp after each) late in a 12,000-step run,
+  # for this bench and PROFILE_OTHER_BENCH, with the default epsilon and 1e-30.
+  mosaic 8192 8192 /tmp/m8192.ppm
+  warm_up
+  for bench in $BENCH ${PROFILE_OTHER_BENCH:-}; do
+    for eps in ${PROFILE_EPS:-1e-15 1e-30}; do
+      run "profile8k $(basename $bench) eps $eps" $bench --image /tmp/m8192.ppm --eps $eps --steps 12000 \
+          --report-every 2000 --render-repeats 1 --profile 200
+    done
+  done
 fi
 if [[ " $PARTS " == *" deferhalf "* ]]; then
   # The deferred sums' inputs as fp16 (the default) against floats (FIELDFLOW_DEFERRED_HALF=0), per

@@ -13,7 +13,7 @@ layout(local_size_x = 256) in;
 layout(std430, binding = 0) buffer EncodingParams { float enc_params[]; };
 // The encoding's training state (encoding_state.glsl), as 16-byte words (whole records).
 layout(std430, binding = 1) buffer EncodingStateQuads { vec4 enc_state4[]; };
-layout(std430, binding = 2) readonly buffer EncodingCatchUp { vec2 enc_catch_up[]; };
+layout(std430, binding = 2) readonly buffer EncodingCatchUp { vec4 enc_catch_up[]; };
 
 #include "encoding_adam.glsl"
 

@@ -65,7 +65,7 @@ layout(std430, binding = 6) buffer EncodingParams { float enc_params[]; };
 // uints (the stamps, which claim cells).
 layout(std430, binding = 7) buffer EncodingStateQuads { vec4 enc_state4[]; };
 layout(std430, binding = 8) buffer EncodingStateBits { uint enc_state_u[]; }; // stamps (claims)
-layout(std430, binding = 9) readonly buffer EncodingCatchUp { vec2 enc_catch_up[]; }; // lazy form only
+layout(std430, binding = 9) readonly buffer EncodingCatchUp { vec4 enc_catch_up[]; }; // lazy form only
 // MLP_FP16_COPY: the fp16 copy of the MLP's weights that tensor-core kernels read from memory
 // (mlp_coopmat.glsl, weights not in shared memory), kept current with the master weights.
 #if MLP_FP16_COPY

@@ -81,7 +81,7 @@ layout(std430, binding = 8) writeonly buffer SampleOut { float sample_out[]; };
 #define ENC_LAZY_READ 0
 #endif
 #if ENC_LAZY_READ
-layout(std430, binding = ENC_CATCH_UP_BINDING) readonly buffer EncodingCatchUp { vec2 enc_catch_up[]; };
+layout(std430, binding = ENC_CATCH_UP_BINDING) readonly buffer EncodingCatchUp { vec4 enc_catch_up[]; };
 #include "encoding_catch_up.glsl"
 // Parameter i (feature i % ENC_CELL_FEATURES of cell i / ENC_CELL_FEATURES) as of step pc.step.
 float enc_param_now(uint i) {

@@ -23,38 +23,39 @@ uint32_t catch_up_limit(float beta1, float beta2) {
     return n > 4096 ? 0 : std::max<uint32_t>(1, uint32_t(n));
 }
 
-// Entries up to well past the schedule's end, where the terms' factors have become constant: the
-// bias corrections 1 - beta^t reach 1 in float within ~4,000 steps for any beta the limit admits.
-uint64_t catch_up_table_floats(const TrainOptions& o) { return 2 * (uint64_t(o.steps) + 4097); }
+// Entries up to past the schedule's end where the terms' factors have become constant: the rate
+// holds after o.steps, and the bias corrections 1 - beta^t are 1 in float once beta^t < 2^-25
+// (1,725 steps for beta2 = 0.99).
+uint64_t catch_up_table_floats(const TrainOptions& o) {
+    auto settled = [](double beta) { return beta > 0 ? std::ceil(-25 * std::log(2.0) / std::log(beta)) : 0.0; };
+    const uint64_t tail = uint64_t(std::max(settled(o.beta1), settled(o.beta2))) + 1;
+    return kCatchUpStride * (uint64_t(o.steps) + tail);
+}
 
 std::vector<float> catch_up_sums(const TrainOptions& o, uint64_t max_entries) {
-    if (catch_up_limit(o.beta1, o.beta2) == 0 || !(o.beta1 < o.beta2)) return {};
-    const uint64_t size = catch_up_table_floats(o) / 2;
-    if (2 * size > max_entries) return {};
     const double b1 = o.beta1, b2 = o.beta2;
-    const double r = b1 / std::sqrt(b2), q = b1 / b2;
-    // Per Adam step t (1-based): the rate, and the bias corrections 1 - beta^t.
+    // Term n's ratio q_n = beta1 / beta2^((n + 1) / 2): every series must converge.
+    double ratio[kCatchUpTerms];
+    for (uint32_t n = 0; n < kCatchUpTerms; ++n) ratio[n] = b1 / std::pow(b2, 0.5 * (n + 1));
+    if (catch_up_limit(o.beta1, o.beta2) == 0 || !(ratio[kCatchUpTerms - 1] < 1)) return {};
+    const uint64_t size = catch_up_table_floats(o) / kCatchUpStride;
+    if (kCatchUpStride * size > max_entries) return {};
+    // Per Adam step t (1-based): term n's factor c_n(t) = lr(t) (1 - beta2^t)^((n + 1) / 2) / (1 - beta1^t).
     auto lr = [&](uint64_t t) {
         return double(o.lr_grid) * learning_rate_scale(o, uint32_t(std::min<uint64_t>(t - 1, UINT32_MAX)));
     };
     auto bc = [](double beta, uint64_t t) { return 1 - std::pow(beta, double(t)); };
-    auto a = [&](uint64_t t) { return lr(t) * std::sqrt(bc(b2, t)) / bc(b1, t); };
-    auto e = [&](uint64_t t) { return lr(t) * bc(b2, t) / bc(b1, t); };
-    // The last entry: its series until the terms vanish in double.
-    double tail_a = 0, tail_e = 0, rk = r, qk = q;
-    for (uint64_t t = size; rk > 1e-20 || qk > 1e-20; ++t, rk *= r, qk *= q) {
-        tail_a += a(t) * rk;
-        tail_e += e(t) * qk;
-    }
-    std::vector<float> sums(2 * size);
-    double next_a = tail_a, next_e = tail_e; // R(f + 1), E(f + 1)
-    sums[2 * (size - 1)] = float(tail_a);
-    sums[2 * (size - 1) + 1] = float(tail_e);
-    for (uint64_t f = size - 1; f-- > 0;) {
-        next_a = r * (a(f + 1) + next_a);
-        next_e = q * (e(f + 1) + next_e);
-        sums[2 * f] = float(next_a);
-        sums[2 * f + 1] = float(next_e);
+    auto factor = [&](uint32_t n, uint64_t t) { return lr(t) * std::pow(bc(b2, t), 0.5 * (n + 1)) / bc(b1, t); };
+    std::vector<float> sums(kCatchUpStride * size); // the stride's last float stays zero
+    for (uint32_t n = 0; n < kCatchUpTerms; ++n) {
+        // The last entry: its series until the terms vanish in double; then S(f) = q (c(f + 1) + S(f + 1)).
+        double next = 0, qk = ratio[n];
+        for (uint64_t t = size; qk > 1e-20; ++t, qk *= ratio[n]) next += factor(n, t) * qk;
+        sums[kCatchUpStride * (size - 1) + n] = float(next);
+        for (uint64_t f = size - 1; f-- > 0;) {
+            next = ratio[n] * (factor(n, f + 1) + next);
+            sums[kCatchUpStride * f + n] = float(next);
+        }
     }
     return sums;
 }

@@ -21,19 +21,24 @@ double learning_rate_scale(const TrainOptions& o, uint32_t step);
 uint32_t catch_up_limit(float beta1, float beta2);
 
 // A zero-gradient Adam step t moves a parameter by
-//   -a(t) r^j (m / sqrt(v)) / (1 + d(t)),   d(t) = eps sqrt(1 - beta2^t) / (sqrt(v) beta2^(j/2)),
-// with j = t - f, m, v the moments after step f, r = beta1 / sqrt(beta2) and a(t) = lr_grid(t)
-// sqrt(1 - beta2^t) / (1 - beta1^t). To first order in d, 1 / (1 + d) = 1 - d, and the steps
-// f + 1 .. g move it by -(m / sqrt(v)) (A - (eps / sqrt(v)) E) with
-//   A = R(f) - r^(g - f) R(g),  R(f) = sum over t > f of a(t) r^(t - f),
-//   E = S(f) - q^(g - f) S(g),  S(f) = sum over t > f of e(t) q^(t - f),
-// q = beta1 / beta2 and e(t) = lr_grid(t) (1 - beta2^t) / (1 - beta1^t): two lookups each,
-// whatever the gap (the error, of order d^2, is what the shader bounds). The table holds R(f),
-// S(f) in pairs, f = 0 .. size - 1. Past its end the schedule is constant (the rate holds after
-// o.steps, the bias corrections are 1 in float), so a lookup clamps to the last pair. Empty when
-// catch_up_limit() is 0, beta1 >= beta2, or the table would exceed `max_entries` floats.
+//   -a(t) r^j (m / sqrt(v)) / (1 + d(t)),   d(t) = delta sqrt(1 - beta2^t) / beta2^(j/2),
+// with j = t - f, m, v the moments after step f, delta = eps / sqrt(v), r = beta1 / sqrt(beta2)
+// and a(t) = lr_grid(t) sqrt(1 - beta2^t) / (1 - beta1^t). As a series in d, 1 / (1 + d) =
+// 1 - d + d^2 - ..., and the steps f + 1 .. g move it by
+//   -(m / sqrt(v)) (T_0 - delta T_1 + delta^2 T_2),
+//   T_n = S_n(f) - q_n^(g - f) S_n(g),  S_n(f) = sum over t > f of c_n(t) q_n^(t - f),
+// with q_n = beta1 / beta2^((n + 1) / 2) and c_n(t) = lr_grid(t) (1 - beta2^t)^((n + 1) / 2) /
+// (1 - beta1^t) (T_0 is the moves without epsilon: q_0 = r, c_0 = a): two lookups of each sum,
+// whatever the gap. The error, of order d^3, is what the shader bounds (it takes the series up to
+// d = 0.01: 1e-6 of the moves). The table holds S_0(f), S_1(f), S_2(f) and a zero in each entry of
+// kCatchUpStride floats (a vec4 for the shader), f = 0 .. size - 1. Past its end the schedule is
+// constant (the rate holds after o.steps, the bias corrections are 1 in float), so a lookup clamps
+// to the last entry. Empty when catch_up_limit() is 0, a series would not converge (beta1 >=
+// beta2^1.5), or the table would exceed `max_entries` floats.
+inline constexpr uint32_t kCatchUpTerms = 3;
+inline constexpr uint32_t kCatchUpStride = 4;
 std::vector<float> catch_up_sums(const TrainOptions& o, uint64_t max_entries);
-// The floats catch_up_sums() holds when it is not empty (two a pair).
+// The floats catch_up_sums() holds when it is not empty (kCatchUpStride an entry).
 uint64_t catch_up_table_floats(const TrainOptions& o);
 
 } // namespace ff::engine::detail

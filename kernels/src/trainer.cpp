@@ -272,7 +272,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
         const std::vector<float> sums = catch_up_sums(options, max_entries);
         if (!sums.empty()) {
             grid_adam_ = 2;
-            catch_up_last_ = uint32_t(sums.size() / 2 - 1);
+            catch_up_last_ = uint32_t(sums.size() / kCatchUpStride - 1);
             catch_up_sums_ = local(sums.size() * 4, "encoding Adam catch-up sums");
             upload(dev_, runner_, catch_up_sums_, sums.data(), sums.size() * 4);
         }

@@ -32,16 +32,21 @@ double stepwise(const TrainOptions& o, double p, double m, double v, uint32_t fr
     return p;
 }
 
-// The closed form as encoding_adam.glsl takes it: two lookups of each sum, clamped past the
-// table's end, epsilon's share to first order.
+// The closed form as encoding_catch_up.glsl takes it: two lookups of each sum, clamped past the
+// table's end, epsilon's share as a series in delta = eps / sqrt(v) of `terms` terms (3 in the
+// shader; fewer to show what each adds).
 double closed_form(const TrainOptions& o, const std::vector<float>& sums, double p, double m, double v,
-                   uint32_t from, uint32_t to) {
-    auto at = [&](uint32_t f, int which) { return double(sums[2 * std::min<size_t>(f, sums.size() / 2 - 1) + which]); };
-    const double r = o.beta1 / std::sqrt(double(o.beta2)), q = double(o.beta1) / o.beta2;
-    const double a = at(from, 0) - std::pow(r, to - from) * at(to, 0);
-    const double e = at(from, 1) - std::pow(q, to - from) * at(to, 1);
-    const double root = std::sqrt(v);
-    return p - (m / root) * (a - (o.epsilon / root) * e);
+                   uint32_t from, uint32_t to, uint32_t terms = kCatchUpTerms) {
+    auto at = [&](uint32_t f, uint32_t n) {
+        return double(sums[kCatchUpStride * std::min<size_t>(f, sums.size() / kCatchUpStride - 1) + n]);
+    };
+    const double root = std::sqrt(v), delta = o.epsilon / root;
+    double series = 0, power = 1;
+    for (uint32_t n = 0; n < terms; ++n, power *= -delta) {
+        const double q = o.beta1 / std::pow(double(o.beta2), 0.5 * (n + 1));
+        series += power * (at(from, n) - std::pow(q, to - from) * at(to, n));
+    }
+    return p - (m / root) * series;
 }
 
 const uint32_t kGaps[][2] = {{0, 1},     {0, 7},      {5, 6},       {90, 130},    {99, 100},
@@ -52,7 +57,8 @@ TEST(AdamSchedule, CatchUpSumsTakeAnyGapInTwoLookups) {
     TrainOptions o = schedule();
     o.epsilon = 0;
     const std::vector<float> sums = catch_up_sums(o, 1u << 20);
-    ASSERT_EQ(sums.size(), 2 * (o.steps + 4097u));
+    ASSERT_EQ(sums.size(), catch_up_table_floats(o));
+    ASSERT_EQ(sums.size(), kCatchUpStride * (o.steps + 1726u)) << "past the end until 0.99^t < 2^-25";
     const double m = 2e-4, v = 3e-8, p = 0.25;
     for (const auto& g : kGaps) {
         const double step = stepwise(o, p, m, v, g[0], g[0] + 1) - p; // one step's move, for scale
@@ -82,11 +88,35 @@ TEST(AdamSchedule, CatchUpSumsCarryEpsilonToFirstOrder) {
     }
 }
 
+TEST(AdamSchedule, CatchUpSumsCarryEpsilonToSecondOrder) {
+    // epsilon up to 0.01 of sqrt(v) at the most decayed step the shader takes as a series (its
+    // CATCH_UP_SERIES_MAX_D): the three terms are off by ~d^3 ~ 1e-6 of the moves, within the float
+    // table's rounding. Two terms, the first-order form, would be off by ~d^2 (1e-5 of the moves
+    // here, where d reaches 0.01 only in a gap's last steps), which the test must see.
+    TrainOptions o = schedule();
+    const double m = 2e-9, v = 1e-18, p = 0.25; // sqrt(v) = 1e-9
+    o.epsilon = float(0.01 * 1e-9 * std::pow(double(o.beta2), 0.5 * catch_up_limit(o.beta1, o.beta2)));
+    const std::vector<float> sums = catch_up_sums(o, 1u << 20);
+    for (const auto& g : kGaps) {
+        const double want = stepwise(o, p, m, v, g[0], g[1]);
+        const double moved = std::abs(want - p);
+        const double three = std::abs(closed_form(o, sums, p, m, v, g[0], g[1]) - want);
+        EXPECT_LT(three, 5e-6 * moved) << "steps " << g[0] + 1 << ".." << g[1];
+        if (g[1] - g[0] >= 100) // long gaps reach the most decayed v, where d is largest
+            EXPECT_GT(std::abs(closed_form(o, sums, p, m, v, g[0], g[1], 2) - want), 4 * std::max(three, 1e-6 * moved))
+                << "the second-order term matters at this size (steps " << g[0] + 1 << ".." << g[1] << ")";
+    }
+}
+
 TEST(AdamSchedule, NoTableWhereTheSkippedStepsDoNotDecay) {
     TrainOptions o = schedule();
     o.beta1 = 0.999f;
     o.beta2 = 0.99f; // beta1 >= sqrt(beta2): the series do not converge
     EXPECT_EQ(catch_up_limit(o.beta1, o.beta2), 0u);
+    EXPECT_TRUE(catch_up_sums(o, 1u << 20).empty());
+    o.beta1 = 0.95f;
+    o.beta2 = 0.965f; // beta1 < sqrt(beta2), but beta1 >= beta2^1.5: the last term's series does not
+    EXPECT_GT(catch_up_limit(o.beta1, o.beta2), 0u);
     EXPECT_TRUE(catch_up_sums(o, 1u << 20).empty());
     EXPECT_TRUE(catch_up_sums(schedule(), 1000).empty()) << "a table over its size bound is refused";
 }
