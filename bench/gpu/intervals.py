@@ -4,11 +4,11 @@ a step's cost moves through a run (late.py gives one figure for the last two thi
     python3 bench/gpu/intervals.py RESULTS.txt"""
 import sys
 
-from late import runs
+from late import progress_of, runs_in
 
 
 def intervals(events):
-    progress = [e for e in events if e.get("event") == "progress"]
+    progress = progress_of(events)
     out = []
     for a, b in zip(progress, progress[1:]):
         steps = b["step"] - a["step"]
@@ -18,11 +18,9 @@ def intervals(events):
 
 
 def main(path):
-    with open(path) as f:
-        lines = f.readlines()
     print("| run | us/step in each interval (GPU) |")
     print("|---|---|")
-    for tag, events in runs(lines):
+    for tag, events in runs_in(path):
         values = intervals(events)
         if values:
             print(f"| {tag} | {', '.join(f'{v:.1f}' for v in values)} |")

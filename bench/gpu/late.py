@@ -23,8 +23,18 @@ def runs(lines):
         yield tag, events
 
 
+def runs_in(path):
+    """The runs of a results file, as (tag, events) pairs."""
+    with open(path) as f:
+        return list(runs(f.readlines()))
+
+
+def progress_of(events):
+    return [e for e in events if e.get("event") == "progress"]
+
+
 def late_us(events):
-    progress = [e for e in events if e.get("event") == "progress"]
+    progress = progress_of(events)
     if len(progress) < 3:
         return None
     first = progress[len(progress) // 3]
@@ -34,11 +44,9 @@ def late_us(events):
 
 
 def main(path):
-    with open(path) as f:
-        lines = f.readlines()
     print("| run | late us/step | whole us/step | PSNR (8-bit) | local cells | deferred cells | trainer MB | setup s |")
     print("|---|---|---|---|---|---|---|---|")
-    for tag, events in runs(lines):
+    for tag, events in runs_in(path):
         result = next((e for e in events if e.get("event") == "result"), None)
         setup = next((e for e in events if e.get("event") == "setup"), {})
         error = next((e for e in events if e.get("event") == "error"), None)
