@@ -9,7 +9,9 @@
 //   void encode_finish(vec2 uv, EncFetch f, out float x[IN_PAD])  encode from them
 // (an encoding without the split fetches nothing ahead: encode_finish calls encode)
 // and reads its parameters through the including kernel's macros:
-//   ENC_PARAM(i)           parameter i
+//   ENC_PARAM(i)           parameter i: feature i % ENC_CELL_FEATURES of optimizer cell
+//                          i / ENC_CELL_FEATURES (the training step's lazy reads find the cell's
+//                          record from i: train_step.comp's ENC_LAZY_READ)
 //   ENC_CELL_GRAD(cell, group, g)  add g (float[ENC_CELL_FEATURES]) to the gradients of optimizer
 //                          cell `cell` (parameters cell * ENC_CELL_FEATURES + f), of fixed-point
 //                          group `group` (below). encode_backward must call it once for every
