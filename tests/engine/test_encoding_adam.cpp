@@ -23,16 +23,23 @@ double state_difference(const TrainerState& a, const TrainerState& b) {
 // next step's cells, or the training step reads its cells caught up. Both are held to eager Adam on
 // both encodings, whichever the engine would choose.
 enum class LazyForm { next_step_caught_up, read_caught_up };
-const char* lazy_read_switch(LazyForm form) { return form == LazyForm::read_caught_up ? "1" : "0"; }
+struct LazyFormFacts {
+    const char* read_switch; // FIELDFLOW_LAZY_READ, which forces the form
+    const char* optimizer;   // Trainer::encoding_optimizer() for it
+    const char* name;        // for failure messages
+};
+LazyFormFacts facts(LazyForm form) {
+    return form == LazyForm::read_caught_up ? LazyFormFacts{"1", "dense, lazy, read caught up", "cells read caught up"}
+                                            : LazyFormFacts{"0", "dense, lazy", "next step's cells caught up"};
+}
 
 TrainerState trained(const ModelConfig& config, TrainOptions o, GridAdam adam, bool eager, bool read_midway,
                      LazyForm form = LazyForm::next_step_caught_up) {
     o.grid_adam = adam;
     o.dense_adam = eager ? DenseAdam::eager : DenseAdam::lazy;
-    test::ScopedEnv reads("FIELDFLOW_LAZY_READ", lazy_read_switch(form));
+    test::ScopedEnv reads("FIELDFLOW_LAZY_READ", facts(form).read_switch);
     Trainer t(test::portable_device(), config, o, test::synthetic_image(64, 48));
-    if (!eager && adam == GridAdam::dense)
-        EXPECT_EQ(t.encoding_optimizer(), form == LazyForm::read_caught_up ? "dense, lazy, read caught up" : "dense, lazy");
+    if (!eager && adam == GridAdam::dense) EXPECT_EQ(t.encoding_optimizer(), facts(form).optimizer);
     if (read_midway) {
         // A read settles every cell mid-run; training goes on from the settled state.
         t.train(o.steps / 2);
@@ -54,7 +61,7 @@ void expect_lazy_equals_eager(const ModelConfig& config, const TrainOptions& o) 
     const TrainerState eager = trained(config, o, GridAdam::dense, true, false);
     const TrainerState sparse = trained(config, o, GridAdam::sparse, false, false);
     for (const LazyForm form : {LazyForm::next_step_caught_up, LazyForm::read_caught_up}) {
-        SCOPED_TRACE(form == LazyForm::read_caught_up ? "cells read caught up" : "next step's cells caught up");
+        SCOPED_TRACE(facts(form).name);
         const TrainerState lazy = trained(config, o, GridAdam::dense, false, false, form);
         const TrainerState lazy_read = trained(config, o, GridAdam::dense, false, true, form);
         // Grid gradients are summed by float atomics whose order varies between runs, so even two
@@ -118,11 +125,11 @@ TEST(EncodingAdam, LazyDenseEqualsEagerFromTheFirstStep) {
         o.steps = steps;
         const TrainerState eager = trained(config, o, GridAdam::dense, true, false);
         for (const LazyForm form : {LazyForm::next_step_caught_up, LazyForm::read_caught_up}) {
-            const char* name = form == LazyForm::read_caught_up ? ", cells read caught up" : ", next step's cells caught up";
+            SCOPED_TRACE(facts(form).name);
             const TrainerState lazy = trained(config, o, GridAdam::dense, false, false, form);
             const TrainerState lazy_read = trained(config, o, GridAdam::dense, false, true, form);
-            EXPECT_LT(state_difference(lazy, eager), 1e-5) << steps << " steps" << name;
-            EXPECT_LT(state_difference(lazy_read, eager), 1e-5) << steps << " steps, read midway" << name;
+            EXPECT_LT(state_difference(lazy, eager), 1e-5) << steps << " steps";
+            EXPECT_LT(state_difference(lazy_read, eager), 1e-5) << steps << " steps, read midway";
         }
     }
 }
