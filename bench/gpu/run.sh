@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead"; default "ours peers scaling"),
 # ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts or "default"),
@@ -17,7 +17,9 @@
 # and HALF_SEEDS ("1 2 3") for part deferhalf (bench/gpu/late.py prints its table); LAZY_BATCHES ("14 16"),
 # LAZY_SEEDS ("1 2") and LAZY_QUALITY_STEPS (40000) for part lazyread; LAZYHASH_LEVELS ("1 2 4 16") and
 # LAZYHASH_CONFIGS ("log2T:log2batch ...") for part lazyhash; GROW_OLD_BENCH (a second bench) for part grow8k;
-# PROFILE_OTHER_BENCH and PROFILE_EPS ("1e-15 1e-30") for part profile8k.
+# PROFILE_OTHER_BENCH and PROFILE_EPS ("1e-15 1e-30") for part profile8k; WHERE8K_CONFIGS ("image:name:args",
+# ':' for spaces) and WHERE8K_STEPS (6000) for part where8k; AHEAD_OLD_BENCH (a second bench) and
+# AHEAD_VISIT_PARTS (FIELDFLOW_VISIT_PARTS values) for part ahead.
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -398,5 +400,60 @@ if [[ " $PARTS " == *" deferhalf "* ]]; then
     done
   done
   python3 bench/gpu/late.py "$RESULTS"
+fi
+if [[ " $PARTS " == *" where8k "* ]]; then
+  # Where the large photo's step goes: the 8192x8192 mosaic against leuvenA, each optimizer form,
+  # and grids that do (divisor 16: 262 K cells, 16 MB of state) or do not (4: 4.2 M cells) fit the
+  # L2 cache; late us/step and each dispatch's time (--profile) after a warm-up run.
+  mosaic 8192 8192 /tmp/m8192.ppm
+  warm_up
+  for cfg in ${WHERE8K_CONFIGS:-"m8192:default:" "m8192:sparse:--grid-adam:sparse" "m8192:eager:--grid-adam:dense-eager" \
+      "m8192:d16-lazy:--grid-divisor:16:--grid-adam:dense-lazy" "m8192:d16-eager:--grid-divisor:16:--grid-adam:dense-eager" \
+      "m8192:d43:--grid-divisor:43" "leuvenA:default:" "leuvenA:lazy:--grid-adam:dense-lazy" "leuvenA:sparse:--grid-adam:sparse"}; do
+    IFS=: read -r img name margs <<< "$cfg"; margs=${margs//:/ }
+    path=/tmp/$img.ppm; [ $img = leuvenA ] && path=$B/img/leuvenA.ppm
+    run "where8k $img $name" $BENCH --image $path $margs --steps ${WHERE8K_STEPS:-6000} \
+        --report-every $(( ${WHERE8K_STEPS:-6000} / 6 )) --render-repeats 1 --profile 200
+  done
+  python3 bench/gpu/late.py "$RESULTS"
+  python3 -c 'import json,sys
+sys.path.insert(0, "bench/gpu"); import late
+for tag, events in late.runs_in(sys.argv[1]):
+    for e in events:
+        if e.get("event") == "profile": print(tag, json.dumps(e))' "$RESULTS"
+fi
+if [[ " $PARTS " == *" ahead "* ]]; then
+  # Lazy dense Adam visiting the next step's cells alone (this bench) against AHEAD_OLD_BENCH (a
+  # bench that visits both steps' cells), on the mosaics and leuvenA at 2^14 and 2^16, a
+  # 40,000-step run each on the 8192x8192 mosaic, and the hash grid's two lazy forms there.
+  mosaic 8192 8192 /tmp/m8192.ppm
+  mosaic 6000 4000 /tmp/m6000x4000.ppm
+  mosaic 3500 3500 /tmp/m3500.ppm
+  warm_up
+  benches="new=$BENCH"; [ -n "${AHEAD_OLD_BENCH:-}" ] && benches="$benches old=$AHEAD_OLD_BENCH"
+  for rep in 1 2; do
+    for b in $benches; do
+      run "ahead m8192 2^14 ${b%%=*} $rep" ${b#*=} --image /tmp/m8192.ppm --steps 12000 --report-every 2000 --render-repeats 1
+    done
+  done
+  for parts in ${AHEAD_VISIT_PARTS:-}; do
+    run "ahead m8192 2^14 new visit-parts $parts" env FIELDFLOW_VISIT_PARTS=$parts $BENCH --image /tmp/m8192.ppm \
+        --steps 12000 --report-every 2000 --render-repeats 1
+  done
+  for b in $benches; do
+    for img in m6000x4000 m3500; do
+      run "ahead $img 2^14 ${b%%=*}" ${b#*=} --image /tmp/$img.ppm --steps 12000 --report-every 2000 --render-repeats 1
+    done
+    run "ahead m8192 2^16 ${b%%=*}" ${b#*=} --image /tmp/m8192.ppm --batch 65536 --steps 3000 --report-every 500 --render-repeats 1
+    run "ahead leuvenA 2^14 ${b%%=*}" ${b#*=} --image $B/img/leuvenA.ppm --steps 6000 --report-every 1000 --render-repeats 1
+    run "ahead m8192 40k ${b%%=*}" ${b#*=} --image /tmp/m8192.ppm --steps 40000 --report-every 3333 --render-repeats 1
+  done
+  giga="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 22 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
+  for reads in 1 0; do
+    run "ahead hash m8192 2^14 lazy-read $reads" env FIELDFLOW_LAZY_READ=$reads $BENCH --image /tmp/m8192.ppm $giga \
+        --grid-adam dense-lazy --steps 1024 --report-every 128 --render-repeats 1
+  done
+  python3 bench/gpu/late.py "$RESULTS"
+  python3 bench/gpu/intervals.py "$RESULTS"
 fi
 python3 bench/gpu/tables.py "$RESULTS"

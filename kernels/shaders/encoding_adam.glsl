@@ -5,10 +5,12 @@
 //
 // Dense Adam steps every cell every step; a cell no sample touched sees a zero gradient and its
 // momentum carries it on. Run eagerly that costs a pass over every parameter per step, which grows
-// with the grid or table. The lazy form gives the same result for what the step touched only: a
-// touched cell first takes the zero-gradient steps it skipped since its stamp (encoding_catch_up,
-// in closed form: its cost does not grow with the gap), then this step's; before anything reads
-// the parameters, Trainer settles every cell to the current step.
+// with the grid or table. The lazy form gives the same result for the cells a step reads only:
+// a visited cell takes the steps it skipped since its stamp, the zero-gradient ones in closed form
+// (encoding_catch_up: its cost does not grow with the gap) and the one its record's gradient
+// belongs to (encoding_step_held, where the optimizer visits ahead; optimizer.comp says which
+// step that is in each form); before anything reads the parameters, Trainer settles every cell
+// to the current step.
 //
 // A cell's record is read and written whole, as 16-byte words (EncRecord): the eager pass walks
 // the records in order, and word loads keep it as cheap as the separate arrays were.
@@ -68,6 +70,25 @@ void encoding_adam(float grad[ENC_CELL_FEATURES], inout EncCellParams q, inout E
     }
 }
 
+// The gradient sums in a cell's record (encoding_state.glsl: fixed-point pairs or floats) as
+// floats, cleared in the record. The kernel includes encoding.glsl (the cell's group) and sets
+// pc.batch (the fixed-point units).
+void take_gradients(uint cell, inout EncRecord r, out float grad[ENC_CELL_FEATURES]) {
+#if ENC_GRAD_FIXED
+    const float unit = 1.0 / enc_grad_fixed_scale(enc_group_cells(enc_cell_group(cell))).x;
+    [[unroll]] for (uint c = 0u; c + 1u < ENC_CELL_FEATURES; c += 2u) {
+        const ivec2 sums = enc_grad_fixed_pair(floatBitsToUint(REC_GRAD(r, c)), floatBitsToUint(REC_GRAD(r, c + 1u)));
+        grad[c] = float(sums.x) * unit;
+        grad[c + 1u] = float(sums.y) * unit;
+    }
+    if (ENC_CELL_FEATURES % 2 == 1)
+        grad[ENC_CELL_FEATURES - 1] = float(floatBitsToInt(REC_GRAD(r, ENC_CELL_FEATURES - 1))) * unit;
+#else
+    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) grad[c] = REC_GRAD(r, c);
+#endif
+    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) REC_GRAD(r, c) = 0.0;
+}
+
 #ifdef ENCODING_ADAM_LAZY
 // Brings a cell (parameters q, record r) from Adam step `from` to step `to`: the zero-gradient
 // steps from + 1 .. to (encoding_catch_up.glsl), each feature's moments decayed to match.
@@ -82,6 +103,25 @@ void encoding_catch_up(uint from, uint to, inout EncCellParams q, inout EncRecor
         REC_M(r, c) = m * decay1;
         REC_V(r, c) = v * decay2;
     }
+}
+
+// Where the optimizer visits the next step's cells (ENC_LAZY_AHEAD, optimizer.comp), a cell's
+// record holds the gradient of the step after its stamp: the optimizer before that step visited
+// it because that step's samples read it (a run's first step, and the step after a settle, read
+// cells no visit readied: theirs is then that step's gradient or zero). Brings such a cell from
+// step `from` to `to` (from < to): step from + 1 with `grad`, at that step's rate and bias
+// corrections, then the zero-gradient steps from + 2 .. to.
+void encoding_step_held(uint from, uint to, float grad[ENC_CELL_FEATURES], inout EncCellParams q, inout EncRecord r) {
+    const uint s = from + 1u;
+    const float lr = encoding_lr(s);
+    const float bc1 = 1.0 - exp2(float(s) * pc.log2_beta1), bc2 = 1.0 - exp2(float(s) * pc.log2_beta2);
+    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) {
+        float m = REC_M(r, c), v = REC_V(r, c);
+        q.p[c] = adam_update(q.p[c], grad[c], m, v, lr, bc1, bc2);
+        REC_M(r, c) = m;
+        REC_V(r, c) = v;
+    }
+    encoding_catch_up(s, to, q, r);
 }
 #endif
 

@@ -14,19 +14,22 @@
 //     moments stay frozen.
 //   1 dense, eager: every cell steps (untouched ones with a zero gradient, their momentum carrying
 //     them on), as torch.optim.Adam on a dense grid tensor; its cost grows with the grid.
-//   2 dense, lazy: the result of 1 at a cost that follows the batch (encoding_adam.glsl). The cells
-//     this step's samples touched step; and since the next step must read every cell it samples
-//     as eager Adam would have left it, so do the cells of the next step's samples: each catches
-//     up the zero-gradient steps it skipped, then takes this one (with a zero gradient where no
-//     sample touched it, which is what eager Adam does with it). Both sets run in this dispatch,
-//     unless the training step reads its cells caught up itself (train_step.comp's ENC_LAZY_READ):
-//     then the host launches no workgroups for the next step's cells.
+//   2 dense, lazy: the result of 1 at a cost that follows the batch (encoding_adam.glsl). The next
+//     step must read every cell it samples as eager Adam would have left it. Either the optimizer
+//     visits the next step's cells (ENC_LAZY_AHEAD): each takes the step its record's gradient
+//     belongs to (the step after its last visit, which read it), then the zero-gradient steps it
+//     skipped since, up to this one; a cell that this step read and the next does not keeps its
+//     gradient until a later visit or the settle pass takes it. Or the training step reads its
+//     cells caught up itself (train_step.comp's ENC_LAZY_READ), and the optimizer visits this
+//     step's cells: each catches up the zero-gradient steps it skipped, then takes this one.
+//     Either way one visit a cell a step read; visiting both steps' cells (the form before) made
+//     the 8192x8192 photo's step 29 us against 25 (bench/RESULTS.md, session 19).
 // The sparse and lazy forms find a step's cells as the training step found them: its samples
 // drawn again (sampling.glsl) and the encoding's backward pass run with a visitor in place of the
 // gradient atomics, so the training step marks and lists nothing (those marks, a returning
 // atomic and a list entry per cell a sample reads, were half of the 8192x8192 photo's step;
-// bench/RESULTS.md). A cell that several samples, or both steps, read is stepped once, by the
-// invocation that claims it: the first to exchange its stamp for this step's.
+// bench/RESULTS.md). A cell that several samples read is stepped once, by the invocation that
+// claims it: the first to exchange its stamp for this step's.
 // The workgroups loop over the cells (eager) or the samples, so their count does not grow with the
 // grid.
 #extension GL_GOOGLE_include_directive : require
@@ -75,6 +78,14 @@ layout(std430, binding = 10) writeonly buffer MlpWeights16 { float16_t mlp_w16[]
 
 #if GRID_ADAM == 2
 #define ENCODING_ADAM_LAZY
+#endif
+// Lazy dense Adam's form: 1 visits the next step's cells (above), 0 this step's (the training
+// step reads its cells caught up: train_step.comp's ENC_LAZY_READ). The host sets it.
+#ifndef ENC_LAZY_AHEAD
+#define ENC_LAZY_AHEAD 0
+#endif
+#if ENC_LAZY_AHEAD && GRID_ADAM != 2
+#error "ENC_LAZY_AHEAD is a form of lazy dense Adam (GRID_ADAM 2)"
 #endif
 #include "encoding_adam.glsl"
 
@@ -126,51 +137,49 @@ void step_mlp(uint group) {
     mlp_v[p] = v;
 }
 
-// The gradient sums in a cell's record (encoding_state.glsl: fixed-point pairs or floats) as
-// floats, cleared in the record for the next step.
-void take_gradients(uint cell, inout EncRecord r, out float grad[ENC_CELL_FEATURES]) {
-#if ENC_GRAD_FIXED
-    const float unit = 1.0 / enc_grad_fixed_scale(enc_group_cells(enc_cell_group(cell))).x;
-    [[unroll]] for (uint c = 0u; c + 1u < ENC_CELL_FEATURES; c += 2u) {
-        const ivec2 sums = enc_grad_fixed_pair(floatBitsToUint(REC_GRAD(r, c)), floatBitsToUint(REC_GRAD(r, c + 1u)));
-        grad[c] = float(sums.x) * unit;
-        grad[c + 1u] = float(sums.y) * unit;
-    }
-    if (ENC_CELL_FEATURES % 2 == 1)
-        grad[ENC_CELL_FEATURES - 1] = float(floatBitsToInt(REC_GRAD(r, ENC_CELL_FEATURES - 1))) * unit;
-#else
-    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) grad[c] = REC_GRAD(r, c);
-#endif
-    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) REC_GRAD(r, c) = 0.0;
-}
-
-// Step t = pc.step + 1 of one encoding cell (parameters q, record r as loaded), at step `from`
-// before (lazy: the zero-gradient steps between are caught up first), with the gradient the
-// training step left in its record (zero where no sample touched it), cleared for the next step.
+// Brings one encoding cell (parameters q, record r as loaded), at step `from`, to step t =
+// pc.step + 1 with the gradient the training step left in its record, cleared for the next step.
+// Lazy, visiting ahead (ENC_LAZY_AHEAD): the record holds step from + 1's gradient, taken first,
+// then the zero-gradient steps after it (encoding_step_held). Otherwise the gradient is step t's
+// (zero where no sample touched the cell); lazy, the zero-gradient steps from + 1 .. t - 1 are
+// caught up before it.
 void step_cell(uint cell, uint from, EncCellParams q, EncRecord r) {
     const uint t = pc.step + 1u;
     float grad[ENC_CELL_FEATURES];
     take_gradients(cell, r, grad);
+#if ENC_LAZY_AHEAD
+    encoding_step_held(from, t, grad, q, r);
+#else
 #if GRID_ADAM == 2
     encoding_catch_up(from, t - 1u, q, r);
 #endif
-    set_record_stamp(r, t);
     encoding_adam(grad, q, r);
+#endif
+    set_record_stamp(r, t);
     store_record(cell, r);
     store_cell_params(cell, q);
 }
 
 #if GRID_ADAM != 1
-// Steps `cell` unless another invocation has claimed it for this step. Its record and parameters
-// are read before the claim is known, so that the three requests travel together (the cells the
-// next step reads are mostly cache misses); a lost claim drops them. Only the claim's winner
-// writes a cell in this dispatch, so what it read is current.
+// Steps `cell` unless another invocation has claimed it for this step. Only the claim's winner
+// writes a cell in this dispatch, so what it reads is current, whenever it reads it.
+// Visiting ahead, the winner reads the cell once it holds the claim: the next step's cells are
+// mostly cache misses, and read beside the claim (loads and the exchange on the same record
+// together) the 8192x8192 photo's step took 49 us against 25 (bench/RESULTS.md, session 19).
+// Visiting this step's cells (sparse Adam, and the lazy form whose step reads its cells caught
+// up), the record and parameters are read beside the claim, so that the three requests travel
+// together; a lost claim drops them.
 void step_claimed(uint cell) {
     const uint t = pc.step + 1u;
+#if ENC_LAZY_AHEAD
+    const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], t);
+    if (from < t) step_cell(cell, from, load_cell_params(cell), load_record(cell));
+#else
     const EncRecord r = load_record(cell);
     const EncCellParams q = load_cell_params(cell);
     const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], t);
     if (from < t) step_cell(cell, from, q, r);
+#endif
 }
 // VISIT_PARTS invocations share a sample, each claiming every VISIT_PARTS-th cell it visits (one
 // each on the dense grid), so that no invocation waits on a long chain of cells' memory round
@@ -189,7 +198,7 @@ uint visit_index = 0u, visit_part = 0u;
 #if GRID_ADAM != 1
 #include "sampling.glsl"
 
-// Claims and steps the cells of step `step`'s samples (Adam's t - 1 or t).
+// Claims and steps the cells of step `step`'s samples (this step's or, ENC_LAZY_AHEAD, the next's).
 void visit_samples(uint step, uint first, uint stride) {
     float zero[ENC_GRAD_DIM];
     for (int i = 0; i < ENC_GRAD_DIM; ++i) zero[i] = 0.0;
@@ -202,7 +211,7 @@ void visit_samples(uint step, uint first, uint stride) {
 #endif
 
 // Workgroups: MLP_GROUPS for the MLP, then pc.encoding_groups for the encoding: every cell
-// (eager), or this step's samples; the rest (lazy dense Adam only) for the next step's samples.
+// (eager), or this step's samples, or (ENC_LAZY_AHEAD) the next step's.
 void main() {
     const uint group = gl_WorkGroupID.x;
     if (group < MLP_GROUPS) {
@@ -214,13 +223,7 @@ void main() {
     for (uint cell = encoding_group * GROUP_SIZE + local_id; cell < pc.cells; cell += pc.encoding_groups * GROUP_SIZE)
         step_cell(cell, pc.step, load_cell_params(cell), load_record(cell));
 #else
-    if (encoding_group < pc.encoding_groups) {
-        visit_samples(pc.step, encoding_group * GROUP_SIZE + local_id, pc.encoding_groups * GROUP_SIZE);
-        return;
-    }
-#if GRID_ADAM == 2
-    const uint next_groups = gl_NumWorkGroups.x - MLP_GROUPS - pc.encoding_groups;
-    visit_samples(pc.step + 1u, (encoding_group - pc.encoding_groups) * GROUP_SIZE + local_id, next_groups * GROUP_SIZE);
-#endif
+    visit_samples(ENC_LAZY_AHEAD != 0 ? pc.step + 1u : pc.step, encoding_group * GROUP_SIZE + local_id,
+                  pc.encoding_groups * GROUP_SIZE);
 #endif
 }

@@ -40,8 +40,8 @@ void check_image(const ImageData& image) {
 }
 
 // Whether dense Adam takes its lazy form: asked for, or (automatic) the cells outnumber what a step
-// reads by the encoding's lazy_adam_ratio, so that a pass over every cell costs more than stepping
-// the cells of this step's samples and catching up those of the next step's.
+// reads by the encoding's lazy_adam_ratio, so that a pass over every cell costs more than visiting
+// the cells a step reads.
 bool lazy_is_chosen(const TrainOptions& o, const detail::EncodingDescriptor& encoding, const ModelConfig& config) {
     if (o.dense_adam != DenseAdam::automatic) return o.dense_adam == DenseAdam::lazy;
     return double(encoding.cells(config)) >=
@@ -49,15 +49,17 @@ bool lazy_is_chosen(const TrainOptions& o, const detail::EncodingDescriptor& enc
 }
 
 // Where lazy dense Adam has the training step read its cells caught up (train_step.comp's
-// ENC_LAZY_READ) rather than the optimizer catch up the next step's cells: where a step reads each
-// cell of the encoding's most-read group at least once. The optimizer claims each cell it visits
+// ENC_LAZY_READ, the optimizer visiting this step's cells) rather than the optimizer visit the next
+// step's cells (ENC_LAZY_AHEAD), so that the step reads them current: where a step reads each cell
+// of the encoding's most-read group at least once. The optimizer claims each cell it visits
 // through a returning atomic on the cell's stamp, and a hash grid's coarse levels, a few hundred
 // cells that every sample reads, make those claims queue: on the H100 (a 2^22 table on an
-// 8192x8192 photo, batch 2^14) visiting the next step's cells too cost 747 against 309 us a step
-// with 16 levels, 33 against 23 with one. The dense grid under lazy Adam has 5 cells or more a
-// read; reading them caught up made its step slower (8192x8192 at 2^14, 40,000 steps: 71-74
-// against 46-49 us; bench/RESULTS.md, session 18). FIELDFLOW_LAZY_READ=0|1 overrides
-// (measurements, tests).
+// 8192x8192 photo, batch 2^14) visiting both steps' cells cost 747 against 309 us a step with 16
+// levels, 33 against 23 with one (session 18, before the optimizer visited the next step's cells
+// alone). The dense grid under lazy Adam has 5 cells or more a read; reading them caught up made
+// its step slower (8192x8192 at 2^14, 40,000 steps: 71-74 against 46-49 us; bench/RESULTS.md,
+// session 18), where the optimizer's visits ahead bring its cells into the cache for the step.
+// FIELDFLOW_LAZY_READ=0|1 overrides (measurements, tests).
 bool lazy_reads_chosen(const ModelConfig& config, uint32_t batch) {
     return detail::env_switch("FIELDFLOW_LAZY_READ").value_or(detail::first_group_reads_a_cell(config, batch) >= 1.0);
 }
@@ -279,8 +281,8 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     }
     // Every kernel the trainer runs, built side by side (on a first run, compiling them is most
     // of the setup).
-    // Lazy dense Adam: the step reads its cells caught up, so the optimizer steps only this step's
-    // cells, or the optimizer catches up the next step's cells too (lazy_reads_chosen).
+    // Lazy dense Adam: the step reads its cells caught up and the optimizer visits this step's
+    // cells, or the optimizer visits the next step's (lazy_reads_chosen).
     lazy_reads_ = grid_adam_ == 2 && lazy_reads_chosen(config, options.batch);
     const KernelRequest train_request =
         train_kernel_request(config, tiling_, false, image_buf_.layout(), lazy_reads_);
@@ -288,6 +290,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     const bool fp16_copy = tiling_.weights_in_memory();
     Defines optimizer_defines = model_defines(config);
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
+    optimizer_defines.emplace_back("ENC_LAZY_AHEAD", grid_adam_ == 2 && !lazy_reads_ ? "1" : "0");
     optimizer_defines.emplace_back("ENC_GRAD_FIXED", tiling_.fixed_point_gradients ? "1" : "0");
     optimizer_defines.emplace_back("MLP_FP16_COPY", fp16_copy ? "1" : "0");
     optimizer_defines.emplace_back("PARAMS_PER_GROUP", std::to_string(kOptimizerParamsPerGroup));
@@ -298,7 +301,9 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
                        .value_or(std::clamp(uint32_t(encoding.cells_read(config)), 1u, 16u));
     optimizer_defines.emplace_back("VISIT_PARTS", std::to_string(visit_parts_) + "u");
     const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, fp16_copy ? 11u : 10u};
-    const KernelRequest settle_request{"encoding_settle.comp", model_defines(config), 3};
+    Defines settle_defines = model_defines(config);
+    settle_defines.emplace_back("ENC_GRAD_FIXED", tiling_.fixed_point_gradients ? "1" : "0");
+    const KernelRequest settle_request{"encoding_settle.comp", settle_defines, 3};
     std::vector<KernelRequest> requests = {train_request, optimizer_request, render_kernel_request(dev_, config),
                                            squared_error_request()};
     if (grid_adam_ == 2) requests.push_back(settle_request);
@@ -374,12 +379,11 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     pc.lr_grid = options_.lr_grid * scale;
     // optimizer.comp: 8 MLP parameters per workgroup, then workgroups of 256 for the encoding:
     // one invocation per cell (eager: as many workgroups as one dispatch may have), or
-    // visit_parts_ invocations per sample of this step and (lazy) of the next, looping.
+    // visit_parts_ invocations per sample of this step (or, lazy, of the next), looping.
     const uint32_t sample_groups =
         cells_ == 0 ? 0u : uint32_t(std::min<uint64_t>(div_up(uint64_t(options_.batch) * visit_parts_, 256), kMaxEncodingGroups));
     pc.encoding_groups = grid_adam_ == 1 ? std::min(div_up(cells_, 256), 65535u) : sample_groups;
-    const uint32_t next_step_groups = grid_adam_ == 2 && !lazy_reads_ ? sample_groups : 0u;
-    optimizer_set_.dispatch(cb, pc, div_up(model_.layout.total, kOptimizerParamsPerGroup) + pc.encoding_groups + next_step_groups);
+    optimizer_set_.dispatch(cb, pc, div_up(model_.layout.total, kOptimizerParamsPerGroup) + pc.encoding_groups);
     compute_barrier(cb);
     if (timer) timer->stamp(cb, ++first);
     ++step_;
@@ -515,6 +519,11 @@ void TrainerImpl::settle() {
     pc.beta1 = options_.beta1;
     pc.beta2 = options_.beta2;
     pc.epsilon = options_.epsilon;
+    // The gradients a record still holds are fixed-point sums in units set by the batch and the
+    // cell's group (encoding_state.glsl).
+    pc.batch = options_.batch;
+    pc.grid_w = config_.grid_width;
+    pc.grid_h = config_.grid_height;
     encoding_schedule(pc);
     runner_.run([&](VkCommandBuffer cb) {
         compute_barrier(cb);

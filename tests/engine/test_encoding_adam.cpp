@@ -19,10 +19,11 @@ double state_difference(const TrainerState& a, const TrainerState& b) {
                      max_difference(a.encoding_m, b.encoding_m), max_difference(a.encoding_v, b.encoding_v)});
 }
 
-// Lazy dense Adam has two forms (trainer.cpp's lazy_reads_chosen): the optimizer catches up the
-// next step's cells, or the training step reads its cells caught up. Both are held to eager Adam on
+// Lazy dense Adam has two forms (trainer.cpp's lazy_reads_chosen): the optimizer visits the next
+// step's cells ahead (taking the gradient each record holds, then the skipped steps), or the
+// training step reads its cells caught up. Both are held to eager Adam on
 // both encodings, whichever the engine would choose.
-enum class LazyForm { next_step_caught_up, read_caught_up };
+enum class LazyForm { visited_ahead, read_caught_up };
 struct LazyFormFacts {
     const char* read_switch; // FIELDFLOW_LAZY_READ, which forces the form
     const char* optimizer;   // Trainer::encoding_optimizer() for it
@@ -30,11 +31,11 @@ struct LazyFormFacts {
 };
 LazyFormFacts facts(LazyForm form) {
     return form == LazyForm::read_caught_up ? LazyFormFacts{"1", "dense, lazy, read caught up", "cells read caught up"}
-                                            : LazyFormFacts{"0", "dense, lazy", "next step's cells caught up"};
+                                            : LazyFormFacts{"0", "dense, lazy", "next step's cells visited ahead"};
 }
 
 TrainerState trained(const ModelConfig& config, TrainOptions o, GridAdam adam, bool eager, bool read_midway,
-                     LazyForm form = LazyForm::next_step_caught_up) {
+                     LazyForm form = LazyForm::visited_ahead) {
     o.grid_adam = adam;
     o.dense_adam = eager ? DenseAdam::eager : DenseAdam::lazy;
     test::ScopedEnv reads("FIELDFLOW_LAZY_READ", facts(form).read_switch);
@@ -60,7 +61,7 @@ void expect_lazy_equals_eager(const ModelConfig& config, const TrainOptions& o) 
     size_t messages = test::portable_device().validation_messages().size();
     const TrainerState eager = trained(config, o, GridAdam::dense, true, false);
     const TrainerState sparse = trained(config, o, GridAdam::sparse, false, false);
-    for (const LazyForm form : {LazyForm::next_step_caught_up, LazyForm::read_caught_up}) {
+    for (const LazyForm form : {LazyForm::visited_ahead, LazyForm::read_caught_up}) {
         SCOPED_TRACE(facts(form).name);
         const TrainerState lazy = trained(config, o, GridAdam::dense, false, false, form);
         const TrainerState lazy_read = trained(config, o, GridAdam::dense, false, true, form);
@@ -124,7 +125,7 @@ TEST(EncodingAdam, LazyDenseEqualsEagerFromTheFirstStep) {
     for (const uint32_t steps : {1u, 2u, 4u}) {
         o.steps = steps;
         const TrainerState eager = trained(config, o, GridAdam::dense, true, false);
-        for (const LazyForm form : {LazyForm::next_step_caught_up, LazyForm::read_caught_up}) {
+        for (const LazyForm form : {LazyForm::visited_ahead, LazyForm::read_caught_up}) {
             SCOPED_TRACE(facts(form).name);
             const TrainerState lazy = trained(config, o, GridAdam::dense, false, false, form);
             const TrainerState lazy_read = trained(config, o, GridAdam::dense, false, true, form);
@@ -155,7 +156,7 @@ TEST(EncodingAdam, AutomaticFormFollowsTheCellsPerRead) {
 
 // Where the lazy form reads its cells caught up: where a step reads each cell of the encoding's
 // most-read group at least once on average (4 reads a sample into each hash level, into the dense
-// grid's one group), else the optimizer catches up the next step's cells.
+// grid's one group), else the optimizer visits the next step's cells ahead.
 TEST(EncodingAdam, CellsAreReadCaughtUpWhereAStepReadsEachOfTheMostReadCells) {
     TrainOptions o;
     o.steps = 10;
