@@ -153,8 +153,11 @@ if [[ " $PARTS " == *" jobs "* ]]; then
     wall_ms=$((($(date +%s%N) - start) / 1000000))
     kill $watchdog 2>/dev/null
     wait $watcher 2>/dev/null
-    read -r peak gpumax < $peaks 2>/dev/null || { peak=0; gpumax=; }  # 0 and ?: not watched
-    printf 'job %s exit %d wall %d ms peak_rss %d MB peak_gpu %s MiB\n' "$tag" $rc $wall_ms \
+    if [ -f $peaks ]; then read -r peak gpumax < $peaks; else peak=0 gpumax=; fi  # 0 and ?: not watched
+    # The training's own seconds (metrics.json), for the wall / training ratio.
+    train=$(python3 -c 'import json, sys; print("%.3f" % json.load(open(sys.argv[1]))["train_seconds"])' \
+      "$out/metrics.json" 2>/dev/null || echo "?")
+    printf 'job %s exit %d wall %d ms train %s s peak_rss %d MB peak_gpu %s MiB\n' "$tag" $rc $wall_ms "$train" \
       $((peak / 1024)) "${gpumax:-?}" | tee -a "$OUT/summary.txt"
     cp "$out/metrics.json" "$OUT/metrics-$tag.json" 2>/dev/null
     ls -la "$out" "$out/snapshots" > "$OUT/files-$tag.txt" 2>&1
