@@ -314,9 +314,10 @@ if [[ " $PARTS " == *" lazyread "* ]]; then
 fi
 if [[ " $PARTS " == *" lazyhash "* ]]; then
   # The hash grid's lazy dense Adam on the 8192x8192 mosaic (graphs/gigapixel.yaml's model, MLP 32x2):
-  # the step reading its cells caught up (FIELDFLOW_LAZY_READ=1) against the optimizer catching up
+  # the step reading its cells caught up (FIELDFLOW_LAZY_READ=1) against the optimizer visiting
   # the next step's cells (0) per level count (a sample reads 4 cells a level), then eager against
-  # lazy per table size and log2 batch (LAZYHASH_CONFIGS, log2T:log2batch), for the crossover.
+  # lazy, in each of its forms (reading caught up, 1; visiting ahead, 0), per table size and log2
+  # batch (LAZYHASH_CONFIGS, log2T:log2batch), for the crossover.
   mosaic 8192 8192 /tmp/m8192.ppm
   GIGA="--encoding hash_grid --hash-features 2 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01 --hidden 32"
   warm_up
@@ -330,10 +331,11 @@ if [[ " $PARTS " == *" lazyhash "* ]]; then
   for cfg in ${LAZYHASH_CONFIGS:-22:14 22:15 22:16 22:17 20:14 20:15}; do
     IFS=: read -r table lb <<< "$cfg"
     steps=$(late_steps $lb)
-    for adam in dense-eager dense-lazy; do
-      run "lazyhash crossover $table $((1 << lb)) $adam" $BENCH --image /tmp/m8192.ppm $GIGA --hash-levels 16 \
-          --hash-log2-table $table --grid-adam $adam --batch $((1 << lb)) --steps $steps \
-          --report-every $((steps / 6)) --render-repeats 1
+    for form in dense-eager dense-lazy:1 dense-lazy:0; do
+      adam=${form%%:*}; read=${form#*:}; [ "$read" = "$form" ] && read=
+      run "lazyhash crossover $table $((1 << lb)) $form" env ${read:+FIELDFLOW_LAZY_READ=$read} $BENCH \
+          --image /tmp/m8192.ppm $GIGA --hash-levels 16 --hash-log2-table $table --grid-adam $adam \
+          --batch $((1 << lb)) --steps $steps --report-every $((steps / 6)) --render-repeats 1
     done
   done
   python3 bench/gpu/late.py "$RESULTS"

@@ -51,15 +51,6 @@ Groups fixed_point_groups(const ModelConfig& c) {
     return g;
 }
 
-} // namespace
-
-double first_group_reads_a_cell(const ModelConfig& config, uint32_t batch) {
-    const Groups g = fixed_point_groups(config);
-    return g.sizes.empty() ? 0.0 : double(batch) * g.reads_a_group / double(g.sizes.front());
-}
-
-namespace {
-
 // The cells of the leading groups that a workgroup of `samples` reads at least `hits` times a cell
 // and whose `bytes_a_cell` sums fit `room`.
 uint64_t leading_cells(const Groups& g, double samples, double hits, uint64_t room, uint64_t bytes_a_cell) {

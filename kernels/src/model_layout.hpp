@@ -129,9 +129,6 @@ TrainTiling::Deferred choose_deferred_gradients(const ModelConfig& config, const
                                                 uint32_t max_shared_bytes, uint64_t max_buffer_bytes,
                                                 uint32_t batch, uint32_t sum_groups,
                                                 std::optional<double> min_hits = std::nullopt);
-// A step's reads of each cell of the encoding's first fixed-point group (its most-read cells: a
-// hash grid's coarsest level) at `batch` samples, on average.
-double first_group_reads_a_cell(const ModelConfig& config, uint32_t batch);
 // The tensor-core kernels' workgroup: the largest of 128, 96, 64, 32 invocations (4..1 subgroups
 // of 32 samples each) whose shared memory fits (or FIELDFLOW_TRAIN_TILE) with the fp16 weights,
 // else without them (weights_in_shared false: read from device memory); tile 0 if not even one

@@ -48,21 +48,16 @@ bool lazy_is_chosen(const TrainOptions& o, const detail::EncodingDescriptor& enc
            encoding.lazy_adam_ratio * double(o.batch) * encoding.cells_read(config);
 }
 
-// Where lazy dense Adam has the training step read its cells caught up (train_step.comp's
-// ENC_LAZY_READ, the optimizer visiting this step's cells) rather than the optimizer visit the next
-// step's cells (ENC_LAZY_AHEAD), so that the step reads them current: where a step reads each cell
-// of the encoding's most-read group at least once. The optimizer claims each cell it visits
-// through a returning atomic on the cell's stamp, and a hash grid's coarse levels, a few hundred
-// cells that every sample reads, make those claims queue: on the H100 (a 2^22 table on an
-// 8192x8192 photo, batch 2^14) visiting both steps' cells cost 747 against 309 us a step with 16
-// levels, 33 against 23 with one (session 18, before the optimizer visited the next step's cells
-// alone). The dense grid under lazy Adam has 5 cells or more a read; reading them caught up made
-// its step slower (8192x8192 at 2^14, 40,000 steps: 71-74 against 46-49 us; bench/RESULTS.md,
-// session 18), where the optimizer's visits ahead bring its cells into the cache for the step.
-// FIELDFLOW_LAZY_READ=0|1 overrides (measurements, tests).
-bool lazy_reads_chosen(const ModelConfig& config, uint32_t batch) {
-    return detail::env_switch("FIELDFLOW_LAZY_READ").value_or(detail::first_group_reads_a_cell(config, batch) >= 1.0);
-}
+// Lazy dense Adam's two forms: the optimizer visits the next step's cells (ENC_LAZY_AHEAD), so
+// that the step reads them current, or the training step reads its cells caught up
+// (train_step.comp's ENC_LAZY_READ) and the optimizer visits this step's. The visits ahead were
+// the faster on every encoding and size measured on the H100 (bench/RESULTS.md, session 19; late
+// us/step): the dense grid on an 8192x8192 photo at 2^14, 25 against 71-74 (session 18); the hash
+// grid there (2^22 and 2^23 tables, 16 levels) at 2^14 / 2^15 / 2^16, 235 / 444-490 / 838 against
+// 288 / 533 / 1,000-1,008, and with 1 and 4 levels 51 and 109 against 74 and 154. Reading caught up
+// had won against the form before, which visited both steps' cells (session 18: 309 against 747
+// us with 16 levels). FIELDFLOW_LAZY_READ=1 reads caught up (measurements, tests).
+bool lazy_reads_chosen() { return detail::env_switch("FIELDFLOW_LAZY_READ").value_or(false); }
 
 void check_options(const TrainOptions& o) {
     auto bad = [](const std::string& what) { throw EngineError("invalid training options: " + what); };
@@ -281,9 +276,9 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     }
     // Every kernel the trainer runs, built side by side (on a first run, compiling them is most
     // of the setup).
-    // Lazy dense Adam: the step reads its cells caught up and the optimizer visits this step's
-    // cells, or the optimizer visits the next step's (lazy_reads_chosen).
-    lazy_reads_ = grid_adam_ == 2 && lazy_reads_chosen(config, options.batch);
+    // Lazy dense Adam: the optimizer visits the next step's cells, or the step reads its cells
+    // caught up and the optimizer visits this step's (lazy_reads_chosen).
+    lazy_reads_ = grid_adam_ == 2 && lazy_reads_chosen();
     const KernelRequest train_request =
         train_kernel_request(config, tiling_, false, image_buf_.layout(), lazy_reads_);
     // The fp16 weight copy of an MLP whose tensor-core kernels read their weights from memory.

@@ -159,12 +159,14 @@ inline ModelConfig hash_test_config() {
     return c;
 }
 
-// Sets an environment variable for one scope, then puts back what was there before.
+// Sets an environment variable (or, given nullptr, unsets it) for one scope, then puts back what
+// was there before.
 class ScopedEnv {
 public:
     ScopedEnv(const char* name, const char* value) : name_(name) {
         if (const char* old = std::getenv(name)) old_ = old;
-        ::setenv(name, value, 1);
+        if (value) ::setenv(name, value, 1);
+        else ::unsetenv(name);
     }
     ~ScopedEnv() {
         if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
