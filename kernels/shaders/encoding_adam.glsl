@@ -59,6 +59,27 @@ void store_cell_params(uint cell, EncCellParams q) {
     [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) enc_params[cell * ENC_CELL_FEATURES + c] = q.p[c];
 }
 
+// A cell's parameters where training keeps them: in its record r (ENC_PARAMS_IN_RECORD,
+// encoding_state.glsl), else in enc_params.
+EncCellParams cell_params(uint cell, EncRecord r) {
+#if ENC_PARAMS_IN_RECORD
+    EncCellParams q;
+    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) q.p[c] = REC_WORD(r, ENC_PARAM_WORD(c));
+    return q;
+#else
+    return load_cell_params(cell);
+#endif
+}
+// Writes a cell's record r and parameters q back, the parameters where training keeps them.
+void store_cell(uint cell, EncCellParams q, EncRecord r) {
+#if ENC_PARAMS_IN_RECORD
+    [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) REC_WORD(r, ENC_PARAM_WORD(c)) = q.p[c];
+#else
+    store_cell_params(cell, q);
+#endif
+    store_record(cell, r);
+}
+
 // This step's Adam step for a cell's parameters q, with the gradients `grad`, on the moments in
 // its record r; the rate and bias corrections are the host's (push constants), as for the MLP.
 void encoding_adam(float grad[ENC_CELL_FEATURES], inout EncCellParams q, inout EncRecord r) {

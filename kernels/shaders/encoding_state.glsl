@@ -18,11 +18,25 @@
 #ifndef ENC_RECORD
 #error "ENC_RECORD (words per record) comes from the host's model defines (encoding_state.hpp)"
 #endif
-// Where each quantity lies in a record (its word offsets), and word w of a cell's record.
+// ENC_PARAMS_IN_RECORD: the cell's parameters are in its record, after the gradient words (lazy
+// dense Adam visiting the next step's cells, on an encoding that asks for it: optimizer.comp). Its
+// kernels then read and write parameters there; enc_params, which render and the host read,
+// becomes current when the settle pass copies them out (encoding_settle.comp).
+#ifndef ENC_PARAMS_IN_RECORD
+#define ENC_PARAMS_IN_RECORD 0
+#endif
+// Where each quantity lies in a record (its word offsets), and word w of a cell's record
+// (kernels/src/encoding_state.hpp computes the same).
 #define ENC_GRAD_WORD(f) uint(f)
-#define ENC_M_WORD(f) (uint(ENC_CELL_FEATURES) + uint(f))
-#define ENC_V_WORD(f) (uint(2 * ENC_CELL_FEATURES) + uint(f))
-#define ENC_STAMP_WORD uint(3 * ENC_CELL_FEATURES)
+#if ENC_PARAMS_IN_RECORD
+#define ENC_PARAM_WORD(f) (uint(ENC_CELL_FEATURES) + uint(f))
+#define ENC_MOMENTS_WORD uint(2 * ENC_CELL_FEATURES)
+#else
+#define ENC_MOMENTS_WORD uint(ENC_CELL_FEATURES)
+#endif
+#define ENC_M_WORD(f) (ENC_MOMENTS_WORD + uint(f))
+#define ENC_V_WORD(f) (ENC_MOMENTS_WORD + uint(ENC_CELL_FEATURES) + uint(f))
+#define ENC_STAMP_WORD (ENC_MOMENTS_WORD + uint(2 * ENC_CELL_FEATURES))
 #define ENC_WORD_AT(cell, w) ((cell) * uint(ENC_RECORD) + (w))
 #define ENC_GRAD_AT(cell, f) ENC_WORD_AT(cell, ENC_GRAD_WORD(f))
 #define ENC_STAMP_AT(cell) ENC_WORD_AT(cell, ENC_STAMP_WORD)

@@ -87,6 +87,9 @@ layout(std430, binding = 10) writeonly buffer MlpWeights16 { float16_t mlp_w16[]
 #if ENC_LAZY_AHEAD && GRID_ADAM != 2
 #error "ENC_LAZY_AHEAD is a form of lazy dense Adam (GRID_ADAM 2)"
 #endif
+#if ENC_PARAMS_IN_RECORD && !ENC_LAZY_AHEAD
+#error "the parameters are in the records only where lazy dense Adam visits ahead (the settle pass copies them out)"
+#endif
 #include "encoding_adam.glsl"
 
 shared float s_sum[ROW_SLICES][PARAMS_PER_GROUP];
@@ -156,8 +159,7 @@ void step_cell(uint cell, uint from, EncCellParams q, EncRecord r) {
     encoding_adam(grad, q, r);
 #endif
     set_record_stamp(r, t);
-    store_record(cell, r);
-    store_cell_params(cell, q);
+    store_cell(cell, q, r);
 }
 
 #if GRID_ADAM != 1
@@ -173,10 +175,13 @@ void step_claimed(uint cell) {
     const uint t = pc.step + 1u;
 #if ENC_LAZY_AHEAD
     const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], t);
-    if (from < t) step_cell(cell, from, load_cell_params(cell), load_record(cell));
+    if (from < t) {
+        const EncRecord r = load_record(cell);
+        step_cell(cell, from, cell_params(cell, r), r);
+    }
 #else
     const EncRecord r = load_record(cell);
-    const EncCellParams q = load_cell_params(cell);
+    const EncCellParams q = cell_params(cell, r);
     const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], t);
     if (from < t) step_cell(cell, from, q, r);
 #endif
@@ -220,8 +225,10 @@ void main() {
     }
     const uint encoding_group = group - MLP_GROUPS, local_id = gl_LocalInvocationID.x;
 #if GRID_ADAM == 1
-    for (uint cell = encoding_group * GROUP_SIZE + local_id; cell < pc.cells; cell += pc.encoding_groups * GROUP_SIZE)
-        step_cell(cell, pc.step, load_cell_params(cell), load_record(cell));
+    for (uint cell = encoding_group * GROUP_SIZE + local_id; cell < pc.cells; cell += pc.encoding_groups * GROUP_SIZE) {
+        const EncRecord r = load_record(cell);
+        step_cell(cell, pc.step, cell_params(cell, r), r);
+    }
 #else
     visit_samples(ENC_LAZY_AHEAD != 0 ? pc.step + 1u : pc.step, encoding_group * GROUP_SIZE + local_id,
                   pc.encoding_groups * GROUP_SIZE);

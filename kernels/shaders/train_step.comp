@@ -93,8 +93,15 @@ float enc_param_now(uint i) {
     return caught_up_parameter(p, m, v, catch_up_terms(from, pc.step), from, pc.step);
 }
 #define ENC_PARAM(i) enc_param_now(uint(i))
+#elif ENC_PARAMS_IN_RECORD
+// Parameter i in its cell's record (encoding_state.glsl), beside the gradient words the step adds
+// to: one record's first sector a cell.
+#define ENC_PARAM(i) enc_state[ENC_WORD_AT(uint(i) / uint(ENC_CELL_FEATURES), ENC_PARAM_WORD(uint(i) % uint(ENC_CELL_FEATURES)))]
 #else
 #define ENC_PARAM(i) enc_params[i]
+#endif
+#if ENC_LAZY_READ && ENC_PARAMS_IN_RECORD
+#error "the parameters are in the records only where lazy dense Adam visits ahead, not where the step reads them caught up"
 #endif
 
 // ENC_LOCAL_CELLS (the host's TrainTiling::local_gradient_cells): cells [0, ENC_LOCAL_CELLS), the

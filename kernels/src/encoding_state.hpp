@@ -12,13 +12,18 @@ namespace ff::engine::detail {
 struct EncodingStateLayout {
     uint64_t cells = 0;    // optimizer cells
     uint32_t features = 0; // parameters per cell (ENC_CELL_FEATURES)
+    // The cell's parameters in the record, after its gradient words (ENC_PARAMS_IN_RECORD: lazy
+    // dense Adam visiting ahead, EncodingDescriptor::parameters_in_records).
+    bool parameters = false;
 
-    // Words per record: 3 * features + 1, rounded up to 16 bytes.
-    uint64_t record_words() const { return (3 * uint64_t(features) + 1 + 3) / 4 * 4; }
+    // Words per record: the gradients, the parameters if held, m and v (features words each), the
+    // stamp, rounded up to 16 bytes.
+    uint64_t record_words() const { return ((parameters ? 4 : 3) * uint64_t(features) + 1 + 3) / 4 * 4; }
     uint64_t grad(uint64_t cell, uint32_t f) const { return cell * record_words() + f; }
-    uint64_t m(uint64_t cell, uint32_t f) const { return grad(cell, features + f); }
-    uint64_t v(uint64_t cell, uint32_t f) const { return grad(cell, 2 * features + f); }
-    uint64_t stamp(uint64_t cell) const { return grad(cell, 3 * features); }
+    uint64_t param(uint64_t cell, uint32_t f) const { return grad(cell, features + f); } // if held
+    uint64_t m(uint64_t cell, uint32_t f) const { return grad(cell, (parameters ? 2 : 1) * features + f); }
+    uint64_t v(uint64_t cell, uint32_t f) const { return m(cell, features + f); }
+    uint64_t stamp(uint64_t cell) const { return m(cell, 2 * features); }
     uint64_t words() const { return cells * record_words(); }
     uint64_t bytes() const { return 4 * std::max<uint64_t>(words(), 1); }
 };

@@ -59,6 +59,14 @@ bool lazy_is_chosen(const TrainOptions& o, const detail::EncodingDescriptor& enc
 // us with 16 levels). FIELDFLOW_LAZY_READ=1 reads caught up (measurements, tests).
 bool lazy_reads_chosen() { return detail::env_switch("FIELDFLOW_LAZY_READ").value_or(false); }
 
+// The training state's record layout in a kernel's defines (encoding_state.glsl): model_defines()
+// gives the one without the parameters.
+void use_state_layout(detail::Defines& defines, const detail::EncodingStateLayout& layout) {
+    for (auto& [name, value] : defines)
+        if (name == "ENC_RECORD") value = std::to_string(layout.record_words());
+    if (layout.parameters) defines.emplace_back("ENC_PARAMS_IN_RECORD", "1");
+}
+
 void check_options(const TrainOptions& o) {
     auto bad = [](const std::string& what) { throw EngineError("invalid training options: " + what); };
     if (o.batch == 0) bad("batch must be at least 1");
@@ -232,8 +240,25 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     partials_ = local(size_t(partial_rows(tiling_, groups_)) * L.total * 4, "MLP gradient partials");
     loss_partials_ = local(size_t(partial_rows(tiling_, groups_)) * 4, "loss partials");
     loss_log_ = local(PipelinedRunner::kSlots * kTrainerStepsPerSubmit * 4, "loss log");
-    // Per cell its gradient, Adam's moments and steps in one record (encoding_state.hpp).
-    state_layout_ = EncodingStateLayout{cells_, uint32_t(encoding.cell_features(config))};
+    catch_up_limit_ = catch_up_limit(options.beta1, options.beta2);
+    grid_adam_ = options.grid_adam == GridAdam::sparse ? 0 : 1;
+    if (grid_adam_ == 1 && cells_ > 0 && lazy_is_chosen(options, encoding, config)) {
+        const uint64_t max_entries = dev_.max_buffer_bytes() / 4;
+        const std::vector<float> sums = catch_up_sums(options, max_entries);
+        if (!sums.empty()) {
+            grid_adam_ = 2;
+            catch_up_last_ = uint32_t(sums.size() / kCatchUpStride - 1);
+            catch_up_sums_ = local(sums.size() * 4, "encoding Adam catch-up sums");
+            upload(dev_, runner_, catch_up_sums_, sums.data(), sums.size() * 4);
+        }
+    }
+    // Lazy dense Adam: the optimizer visits the next step's cells, or the step reads its cells
+    // caught up and the optimizer visits this step's (lazy_reads_chosen).
+    lazy_reads_ = grid_adam_ == 2 && lazy_reads_chosen();
+    // Per cell its gradient, Adam's moments and steps in one record (encoding_state.hpp), and its
+    // parameters too where lazy dense Adam visits ahead on an encoding that asks for it.
+    state_layout_ = EncodingStateLayout{cells_, uint32_t(encoding.cell_features(config)),
+                                        grid_adam_ == 2 && !lazy_reads_ && encoding.parameters_in_records};
     encoding_state_ = local(state_layout_.bytes(), "encoding training state");
     if (tiling_.deferred.groups)
         deferred_inputs_ = local(tiling_.deferred.input_bytes(options.batch), "deferred encoding gradients");
@@ -262,25 +287,10 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     }
     settled_step_ = step_;
 
-    catch_up_limit_ = catch_up_limit(options.beta1, options.beta2);
-    grid_adam_ = options.grid_adam == GridAdam::sparse ? 0 : 1;
-    if (grid_adam_ == 1 && cells_ > 0 && lazy_is_chosen(options, encoding, config)) {
-        const uint64_t max_entries = dev_.max_buffer_bytes() / 4;
-        const std::vector<float> sums = catch_up_sums(options, max_entries);
-        if (!sums.empty()) {
-            grid_adam_ = 2;
-            catch_up_last_ = uint32_t(sums.size() / kCatchUpStride - 1);
-            catch_up_sums_ = local(sums.size() * 4, "encoding Adam catch-up sums");
-            upload(dev_, runner_, catch_up_sums_, sums.data(), sums.size() * 4);
-        }
-    }
     // Every kernel the trainer runs, built side by side (on a first run, compiling them is most
     // of the setup).
-    // Lazy dense Adam: the optimizer visits the next step's cells, or the step reads its cells
-    // caught up and the optimizer visits this step's (lazy_reads_chosen).
-    lazy_reads_ = grid_adam_ == 2 && lazy_reads_chosen();
-    const KernelRequest train_request =
-        train_kernel_request(config, tiling_, false, image_buf_.layout(), lazy_reads_);
+    KernelRequest train_request = train_kernel_request(config, tiling_, false, image_buf_.layout(), lazy_reads_);
+    use_state_layout(train_request.defines, state_layout_);
     // The fp16 weight copy of an MLP whose tensor-core kernels read their weights from memory.
     const bool fp16_copy = tiling_.weights_in_memory();
     Defines optimizer_defines = model_defines(config);
@@ -289,6 +299,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     optimizer_defines.emplace_back("ENC_GRAD_FIXED", tiling_.fixed_point_gradients ? "1" : "0");
     optimizer_defines.emplace_back("MLP_FP16_COPY", fp16_copy ? "1" : "0");
     optimizer_defines.emplace_back("PARAMS_PER_GROUP", std::to_string(kOptimizerParamsPerGroup));
+    use_state_layout(optimizer_defines, state_layout_);
     // Invocations per sample where the optimizer finds a step's cells from its samples: one per
     // cell a sample reads, up to 16 (the hash grid's 64 cells then take 4 each).
     // FIELDFLOW_VISIT_PARTS=N overrides (measurements).
@@ -298,6 +309,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, fp16_copy ? 11u : 10u};
     Defines settle_defines = model_defines(config);
     settle_defines.emplace_back("ENC_GRAD_FIXED", tiling_.fixed_point_gradients ? "1" : "0");
+    use_state_layout(settle_defines, state_layout_);
     const KernelRequest settle_request{"encoding_settle.comp", settle_defines, 3};
     std::vector<KernelRequest> requests = {train_request, optimizer_request, render_kernel_request(dev_, config),
                                            squared_error_request()};
@@ -329,6 +341,16 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     if (grid_adam_ == 2) {
         settle_set_ = DescriptorSet(dev_, dev_.kernel(settle_request),
                                     {&model_.encoding, &encoding_state_, &catch_up_sums_});
+    }
+    if (state_layout_.parameters) { // the records take the parameters the model starts from
+        PushConstants pc;
+        pc.cells = cells_;
+        pc.count = 1; // encoding_settle.comp: into the records
+        runner_.run([&](VkCommandBuffer cb) {
+            compute_barrier(cb);
+            settle_set_.dispatch(cb, pc, std::min(div_up(cells_, 256), kMaxEncodingGroups));
+            compute_barrier(cb);
+        });
     }
 
     if (limits.timestampComputeAndGraphics && dev_.properties().limits.timestampPeriod > 0) {

@@ -33,9 +33,10 @@ MemoryEstimate estimate_training_memory(const Device& device, const ModelConfig&
 
     MemoryEstimate e;
     e.parts.emplace_back("image", TargetImageLayout::of(dev, width, height, source_bits).bytes());
-    // Parameters; the training state (each cell's gradient, Adam's moments and steps); the lazy
-    // form's catch-up table (its largest size).
-    const EncodingStateLayout state{cells, uint32_t(encoding.cell_features(config))};
+    // Parameters; the training state (each cell's gradient, Adam's moments and steps, and the
+    // parameters where the encoding keeps them there under lazy Adam); the lazy form's catch-up
+    // table (its largest size). Both as the lazy form would have them, whichever form runs.
+    const EncodingStateLayout state{cells, uint32_t(encoding.cell_features(config)), encoding.parameters_in_records};
     // The deferred sums' inputs (TrainTiling::deferred).
     e.parts.emplace_back("encoding", 4 * (floats + catch_up_table_floats(options)) + state.bytes() +
                                          tiling.deferred.input_bytes(options.batch));

@@ -86,6 +86,12 @@ struct EncodingDescriptor {
     // them itself (TrainTiling::deferred; encoding.glsl's ENC_DEFERRED_GROUPS); nullptr where the
     // groups share their inputs (its shader then has no deferred groups).
     uint32_t (*group_inputs)(const ModelConfig&, uint32_t groups) = nullptr;
+    // Where lazy dense Adam's optimizer visits the next step's cells, each cell's parameters live
+    // in its training-state record (encoding_state.hpp) rather than in an array of their own: a
+    // visit then reads and writes one record, the step reads a cell's parameters beside its
+    // gradient words. For an encoding whose samples read few cells at random (the dense grid);
+    // a hash grid's forward pass reads its coarse levels' parameters from a compact array.
+    bool parameters_in_records = false;
 
     uint64_t parameter_count(const ModelConfig& c) const { return cells(c) * cell_features(c); }
 };
