@@ -20,7 +20,6 @@ struct EncodingStateLayout {
     // stamp, rounded up to 16 bytes.
     uint64_t record_words() const { return ((parameters ? 4 : 3) * uint64_t(features) + 1 + 3) / 4 * 4; }
     uint64_t grad(uint64_t cell, uint32_t f) const { return cell * record_words() + f; }
-    uint64_t param(uint64_t cell, uint32_t f) const { return grad(cell, features + f); } // if held
     uint64_t m(uint64_t cell, uint32_t f) const { return grad(cell, (parameters ? 2 : 1) * features + f); }
     uint64_t v(uint64_t cell, uint32_t f) const { return m(cell, features + f); }
     uint64_t stamp(uint64_t cell) const { return m(cell, 2 * features); }

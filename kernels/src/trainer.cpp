@@ -131,6 +131,7 @@ private:
     void encoding_schedule(PushConstants& pc) const;
     // Brings every encoding cell to the current step (lazy dense Adam): before any read.
     void settle();
+    void run_settle_pass(const PushConstants& pc);
     // The kernel of full_image_mse (the image buffer's depth picks its sampling).
     KernelRequest squared_error_request() const;
     // Calls `chunk(first cell, words)` for runs of the encoding's records in order, words sized
@@ -255,10 +256,11 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     // Lazy dense Adam: the optimizer visits the next step's cells, or the step reads its cells
     // caught up and the optimizer visits this step's (lazy_reads_chosen).
     lazy_reads_ = grid_adam_ == 2 && lazy_reads_chosen();
+    const bool lazy_ahead = grid_adam_ == 2 && !lazy_reads_;
     // Per cell its gradient, Adam's moments and steps in one record (encoding_state.hpp), and its
     // parameters too where lazy dense Adam visits ahead on an encoding that asks for it.
     state_layout_ = EncodingStateLayout{cells_, uint32_t(encoding.cell_features(config)),
-                                        grid_adam_ == 2 && !lazy_reads_ && encoding.parameters_in_records};
+                                        lazy_ahead && encoding.parameters_in_records};
     encoding_state_ = local(state_layout_.bytes(), "encoding training state");
     if (tiling_.deferred.groups)
         deferred_inputs_ = local(tiling_.deferred.input_bytes(options.batch), "deferred encoding gradients");
@@ -295,7 +297,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     const bool fp16_copy = tiling_.weights_in_memory();
     Defines optimizer_defines = model_defines(config);
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
-    optimizer_defines.emplace_back("ENC_LAZY_AHEAD", grid_adam_ == 2 && !lazy_reads_ ? "1" : "0");
+    optimizer_defines.emplace_back("ENC_LAZY_AHEAD", lazy_ahead ? "1" : "0");
     optimizer_defines.emplace_back("ENC_GRAD_FIXED", tiling_.fixed_point_gradients ? "1" : "0");
     optimizer_defines.emplace_back("MLP_FP16_COPY", fp16_copy ? "1" : "0");
     optimizer_defines.emplace_back("PARAMS_PER_GROUP", std::to_string(kOptimizerParamsPerGroup));
@@ -346,11 +348,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
         PushConstants pc;
         pc.cells = cells_;
         pc.count = 1; // encoding_settle.comp: into the records
-        runner_.run([&](VkCommandBuffer cb) {
-            compute_barrier(cb);
-            settle_set_.dispatch(cb, pc, std::min(div_up(cells_, 256), kMaxEncodingGroups));
-            compute_barrier(cb);
-        });
+        run_settle_pass(pc);
     }
 
     if (limits.timestampComputeAndGraphics && dev_.properties().limits.timestampPeriod > 0) {
@@ -542,12 +540,17 @@ void TrainerImpl::settle() {
     pc.grid_w = config_.grid_width;
     pc.grid_h = config_.grid_height;
     encoding_schedule(pc);
+    run_settle_pass(pc);
+    settled_step_ = step_;
+}
+
+// encoding_settle.comp over every cell, between barriers.
+void TrainerImpl::run_settle_pass(const PushConstants& pc) {
     runner_.run([&](VkCommandBuffer cb) {
         compute_barrier(cb);
         settle_set_.dispatch(cb, pc, std::min(div_up(cells_, 256), kMaxEncodingGroups));
         compute_barrier(cb);
     });
-    settled_step_ = step_;
 }
 
 std::vector<float> TrainerImpl::render(uint32_t w, uint32_t h) {
