@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead prefetch"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead prefetch dispatches"; default "ours peers scaling"),
 # ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts or "default"),
@@ -20,7 +20,8 @@
 # PROFILE_OTHER_BENCH and PROFILE_EPS ("1e-15 1e-30") for part profile8k; WHERE8K_CONFIGS ("image:name:args",
 # ':' for spaces) and WHERE8K_STEPS (6000) for part where8k; AHEAD_OLD_BENCH (a second bench) and
 # AHEAD_VISIT_PARTS (FIELDFLOW_VISIT_PARTS values) for part ahead; PREFETCH_VALUES (FIELDFLOW_PREFETCH
-# values, "0 1 2 3") for part prefetch.
+# values, "0 1 2 3") for part prefetch; DISPATCH_RUNS ("image:tag:args ...", ':' for spaces) for part
+# dispatches.
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -486,5 +487,21 @@ if [[ " $PARTS " == *" prefetch "* ]]; then
         --grid-adam dense-lazy --steps 1024 --report-every 128 --render-repeats 1
   done
   python3 bench/gpu/late.py "$RESULTS"
+fi
+if [[ " $PARTS " == *" dispatches "* ]]; then
+  # Each dispatch's GPU time (--profile-warm: 1,000 steps straight after 12,000, on warm clocks) per
+  # photo size and encoding optimizer: where a large photo's step goes.
+  mosaic 8192 8192 /tmp/m8192.ppm
+  mosaic 3500 3500 /tmp/m3500.ppm
+  mosaic 1448 1448 /tmp/m1448.ppm
+  cp $B/img/leuvenA.ppm /tmp/leuvenA.ppm
+  warm_up
+  for r in ${DISPATCH_RUNS:-"leuvenA:eager:--grid-adam:dense-eager leuvenA:lazy:--grid-adam:dense-lazy m1448:eager:--grid-adam:dense-eager m1448:lazy:--grid-adam:dense-lazy m3500:lazy: m8192:lazy: m8192:sparse:--grid-adam:sparse m8192:lazy2:"}; do
+    IFS=: read -r img tag args <<< "$r"
+    run "dispatches $img $tag" $BENCH --image /tmp/$img.ppm --steps 12000 --report-every 2000 --render-repeats 1 \
+        --profile-warm 1000 ${args//:/ }
+  done
+  python3 bench/gpu/late.py "$RESULTS"
+  grep -h '"profile"\|^# run dispatches' "$RESULTS"
 fi
 python3 bench/gpu/tables.py "$RESULTS"
