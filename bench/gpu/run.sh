@@ -496,7 +496,8 @@ if [[ " $PARTS " == *" dispatches "* ]]; then
   mosaic 1448 1448 /tmp/m1448.ppm
   cp $B/img/leuvenA.ppm /tmp/leuvenA.ppm
   warm_up
-  for r in ${DISPATCH_RUNS:-"leuvenA:eager:--grid-adam:dense-eager leuvenA:lazy:--grid-adam:dense-lazy m1448:eager:--grid-adam:dense-eager m1448:lazy:--grid-adam:dense-lazy m3500:lazy: m8192:lazy: m8192:sparse:--grid-adam:sparse m8192:lazy2:"}; do
+  runs=${DISPATCH_RUNS:-"leuvenA:eager:--grid-adam:dense-eager leuvenA:lazy:--grid-adam:dense-lazy m1448:eager:--grid-adam:dense-eager m1448:lazy:--grid-adam:dense-lazy m3500:lazy: m8192:lazy: m8192:sparse:--grid-adam:sparse m8192:lazy2:"}
+  for r in $runs; do
     IFS=: read -r img tag args <<< "$r"
     run "dispatches $img $tag" $BENCH --image /tmp/$img.ppm --steps 12000 --report-every 2000 --render-repeats 1 \
         --profile-warm 1000 ${args//:/ }

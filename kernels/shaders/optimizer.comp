@@ -75,13 +75,6 @@ layout(std430, binding = 9) readonly buffer EncodingCatchUp { vec4 enc_catch_up[
 layout(std430, binding = 10) writeonly buffer MlpWeights16 { float16_t mlp_w16[]; };
 #endif
 #include "encoding_state.glsl"
-// ENC_PREFETCH: see prefetch_cell below. Bit 2 reads the image, whose parts follow the bindings above.
-#ifndef ENC_PREFETCH
-#define ENC_PREFETCH 0
-#endif
-#if (ENC_PREFETCH & 2) != 0
-#include "target_image.glsl"
-#endif
 
 #if GRID_ADAM == 2
 #define ENCODING_ADAM_LAZY
@@ -93,9 +86,6 @@ layout(std430, binding = 10) writeonly buffer MlpWeights16 { float16_t mlp_w16[]
 #endif
 #if ENC_LAZY_AHEAD && GRID_ADAM != 2
 #error "ENC_LAZY_AHEAD is a form of lazy dense Adam (GRID_ADAM 2)"
-#endif
-#if ENC_PREFETCH && !ENC_LAZY_AHEAD
-#error "ENC_PREFETCH readies the cells of the step after the next: lazy dense Adam visiting ahead only"
 #endif
 #if ENC_PARAMS_IN_RECORD && !ENC_LAZY_AHEAD
 #error "the parameters are in the records only where lazy dense Adam visits ahead (the settle pass copies them out)"
@@ -198,29 +188,25 @@ void step_claimed(uint cell) {
 }
 // VISIT_PARTS invocations share a sample, each claiming every VISIT_PARTS-th cell it visits (one
 // each on the dense grid), so that no invocation waits on a long chain of cells' memory round
-// trips. The host sets it from the cells a sample reads.
+// trips; VISIT_SLOTS is how many that is at most. The host sets both from the cells a sample reads.
 #ifndef VISIT_PARTS
 #define VISIT_PARTS 4u
 #endif
+#ifndef VISIT_SLOTS
+#define VISIT_SLOTS 1u
+#endif
+// The backward pass only notes an invocation's cells; it claims them after, every lane of a warp
+// together. Claimed inside the pass, each cell's claim sat in a branch that the lanes of one part
+// alone took, so a warp ran its parts' claims, each a chain of memory round trips, one after
+// another.
 uint visit_index = 0u, visit_part = 0u;
-// ENC_PREFETCH (lazy dense Adam visiting ahead): while a visit readies the next step's cells, it
-// also starts the loads that the step after will wait on, so that they reach the cache a step
-// early and off the path that waits on them: bit 1, the two 32-byte sectors of a cell's record
-// (the next visit's claim and reads); bit 2, the sample's target pixel (the training step's).
-// What they load is kept only as a bound no record can exceed (prefetch_bound), so that the
-// compiler keeps the loads and the branch that uses them is never taken.
-bool prefetching = false;
-uint prefetch_bound = 0u;
-void prefetch_cell(uint cell) {
-    // A stamp is at most this dispatch's step + 1; with the word's top bit added, at most step + 2.
-    prefetch_bound = max(prefetch_bound, enc_state_u[ENC_STAMP_AT(cell)] + (enc_state_u[ENC_WORD_AT(cell, 0u)] >> 31));
-}
-#define ENC_CELL_GRAD(cell, group, g) \
-    if ((visit_index++ % VISIT_PARTS) == visit_part) { \
-        if (ENC_PREFETCH != 0 && prefetching) { \
-            if ((ENC_PREFETCH & 1) != 0) prefetch_cell(cell); \
-        } else step_claimed(cell); \
+uint visit_cells[VISIT_SLOTS];
+#define ENC_CELL_GRAD(cell, group, g)                                            \
+    {                                                                            \
+        const uint visit_i = visit_index++;                                      \
+        if (visit_i % VISIT_PARTS == visit_part) visit_cells[visit_i / VISIT_PARTS] = (cell); \
     }
+#define ENC_LEVEL_LOOP [[unroll]] // the hash grid's levels: visit_cells indexed by constants
 #endif
 // The encoding: its cells' fixed-point groups (take_gradients) and, for the sparse and lazy forms,
 // its backward pass (visit_samples).
@@ -235,24 +221,12 @@ void visit_samples(uint step, uint first, uint stride) {
     float zero[ENC_GRAD_DIM];
     for (int i = 0; i < ENC_GRAD_DIM; ++i) zero[i] = 0.0;
     for (uint w = first; w < pc.batch * VISIT_PARTS; w += stride) {
+        visit_index = 0u;
         visit_part = w % VISIT_PARTS;
-#if ENC_PREFETCH
-        // The loads first, so that they travel beside this visit's claim.
-        const uint ahead = training_pixel(step + 1u, w / VISIT_PARTS);
-#if (ENC_PREFETCH & 2) != 0
-        if (visit_part == 0u) prefetch_bound = max(prefetch_bound, target_words(ahead).x >> 31);
-#endif
-        prefetching = true;
-        visit_index = 0u;
-        encode_backward(pixel_uv(ahead), zero);
-        prefetching = false;
-#endif
-        visit_index = 0u;
         encode_backward(pixel_uv(training_pixel(step, w / VISIT_PARTS)), zero);
+        [[unroll]] for (uint j = 0u; j < VISIT_SLOTS; ++j)
+            if (j * VISIT_PARTS + visit_part < visit_index) step_claimed(visit_cells[j]);
     }
-#if ENC_PREFETCH
-    if (prefetch_bound > step + 1u) loss_log[pc.slot] = float(prefetch_bound); // never: see ENC_PREFETCH
-#endif
 }
 #endif
 

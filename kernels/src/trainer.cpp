@@ -308,13 +308,9 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     visit_parts_ = env_count("FIELDFLOW_VISIT_PARTS", 1, 64)
                        .value_or(std::clamp(uint32_t(encoding.cells_read(config)), 1u, 16u));
     optimizer_defines.emplace_back("VISIT_PARTS", std::to_string(visit_parts_) + "u");
-    // Visiting ahead, the loads of the step after the next start a step early (optimizer.comp's
-    // ENC_PREFETCH; FIELDFLOW_PREFETCH=0..3 overrides, measurements).
-    const uint32_t prefetch = lazy_ahead ? env_count("FIELDFLOW_PREFETCH", 0, 3).value_or(0) : 0;
-    optimizer_defines.emplace_back("ENC_PREFETCH", std::to_string(prefetch));
-    uint32_t optimizer_bindings = fp16_copy ? 11u : 10u;
-    if (prefetch & 2) optimizer_bindings = image_buf_.layout().add_defines(optimizer_defines, optimizer_bindings);
-    const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, optimizer_bindings};
+    optimizer_defines.emplace_back("VISIT_SLOTS",
+                                   std::to_string(std::max(1u, div_up(encoding.cells_read(config), visit_parts_))) + "u");
+    const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, fp16_copy ? 11u : 10u};
     Defines settle_defines = model_defines(config);
     settle_defines.emplace_back("ENC_GRAD_FIXED", tiling_.fixed_point_gradients ? "1" : "0");
     use_state_layout(settle_defines, state_layout_);
@@ -345,7 +341,6 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
                                                     &encoding_state_, &encoding_state_,
                                                     grid_adam_ == 2 ? &catch_up_sums_ : &encoding_state_};
     if (fp16_copy) optimizer_buffers.push_back(&model_.mlp16);
-    if (prefetch & 2) optimizer_buffers = image_buf_.after(optimizer_buffers);
     optimizer_set_ = DescriptorSet(dev_, optimizer, optimizer_buffers);
     if (grid_adam_ == 2) {
         settle_set_ = DescriptorSet(dev_, dev_.kernel(settle_request),
