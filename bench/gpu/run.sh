@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead prefetch dispatches"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches claimread"; default "ours peers scaling"),
 # ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts or "default"),
@@ -19,9 +19,8 @@
 # LAZYHASH_CONFIGS ("log2T:log2batch ...") for part lazyhash; GROW_OLD_BENCH (a second bench) for part grow8k;
 # PROFILE_OTHER_BENCH and PROFILE_EPS ("1e-15 1e-30") for part profile8k; WHERE8K_CONFIGS ("image:name:args",
 # ':' for spaces) and WHERE8K_STEPS (6000) for part where8k; AHEAD_OLD_BENCH (a second bench) and
-# AHEAD_VISIT_PARTS (FIELDFLOW_VISIT_PARTS values) for part ahead; PREFETCH_VALUES (FIELDFLOW_PREFETCH
-# values, "0 1 2 3") for part prefetch; DISPATCH_RUNS ("image:tag:args ...", ':' for spaces) for part
-# dispatches.
+# AHEAD_VISIT_PARTS (FIELDFLOW_VISIT_PARTS values) for part ahead; DISPATCH_RUNS ("image:tag:args ...",
+# ':' for spaces) for part dispatches; CLAIM_READ_VALUES (FIELDFLOW_CLAIM_READ values, "0 1 2") for part claimread.
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -460,34 +459,6 @@ if [[ " $PARTS " == *" ahead "* ]]; then
   python3 bench/gpu/late.py "$RESULTS"
   python3 bench/gpu/intervals.py "$RESULTS"
 fi
-if [[ " $PARTS " == *" prefetch "* ]]; then
-  # Lazy dense Adam's visits starting the loads of the step after the next (FIELDFLOW_PREFETCH: 1
-  # the records, 2 the target pixels, 3 both) on the mosaics at 2^14 and 2^16 and on the hash grid's
-  # large table; leuvenA (eager Adam, where no prefetch applies) as the control.
-  mosaic 8192 8192 /tmp/m8192.ppm
-  mosaic 6000 4000 /tmp/m6000x4000.ppm
-  mosaic 3500 3500 /tmp/m3500.ppm
-  warm_up
-  values=${PREFETCH_VALUES:-"0 1 2 3"}
-  for rep in 1 2; do
-    for p in $values; do
-      run "prefetch m8192 2^14 $p $rep" env FIELDFLOW_PREFETCH=$p $BENCH --image /tmp/m8192.ppm --steps 12000 --report-every 2000 --render-repeats 1
-    done
-  done
-  for p in $values; do
-    for img in m6000x4000 m3500; do
-      run "prefetch $img 2^14 $p" env FIELDFLOW_PREFETCH=$p $BENCH --image /tmp/$img.ppm --steps 12000 --report-every 2000 --render-repeats 1
-    done
-    run "prefetch m8192 2^16 $p" env FIELDFLOW_PREFETCH=$p $BENCH --image /tmp/m8192.ppm --batch 65536 --steps 3000 --report-every 500 --render-repeats 1
-  done
-  run "prefetch leuvenA 2^14 control" $BENCH --image $B/img/leuvenA.ppm --steps 6000 --report-every 1000 --render-repeats 1
-  giga="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 22 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
-  for p in $values; do
-    run "prefetch hash m8192 2^14 $p" env FIELDFLOW_PREFETCH=$p $BENCH --image /tmp/m8192.ppm $giga \
-        --grid-adam dense-lazy --steps 1024 --report-every 128 --render-repeats 1
-  done
-  python3 bench/gpu/late.py "$RESULTS"
-fi
 if [[ " $PARTS " == *" dispatches "* ]]; then
   # Each dispatch's GPU time (--profile-warm: 1,000 steps straight after 12,000, on warm clocks) per
   # photo size and encoding optimizer: where a large photo's step goes.
@@ -504,5 +475,34 @@ if [[ " $PARTS " == *" dispatches "* ]]; then
   done
   python3 bench/gpu/late.py "$RESULTS"
   grep -h '"profile"\|^# run dispatches' "$RESULTS"
+fi
+if [[ " $PARTS " == *" claimread "* ]]; then
+  # Where lazy dense Adam's visit reads a cell's record (FIELDFLOW_CLAIM_READ: 0 after its claim, 1
+  # the first half beside the claim and the rest after, 2 all of it beside the claim) on the mosaics
+  # at 2^14 and 2^16 and on the hash grid's large table; leuvenA (eager Adam) as the control.
+  mosaic 8192 8192 /tmp/m8192.ppm
+  mosaic 6000 4000 /tmp/m6000x4000.ppm
+  mosaic 3500 3500 /tmp/m3500.ppm
+  warm_up
+  values=${CLAIM_READ_VALUES:-"0 1 2"}
+  for rep in 1 2; do
+    for c in $values; do
+      run "claimread m8192 2^14 $c $rep" env FIELDFLOW_CLAIM_READ=$c $BENCH --image /tmp/m8192.ppm --steps 12000 --report-every 2000 --render-repeats 1
+    done
+  done
+  for c in $values; do
+    for img in m6000x4000 m3500; do
+      run "claimread $img 2^14 $c" env FIELDFLOW_CLAIM_READ=$c $BENCH --image /tmp/$img.ppm --steps 12000 --report-every 2000 --render-repeats 1
+    done
+    run "claimread m8192 2^16 $c" env FIELDFLOW_CLAIM_READ=$c $BENCH --image /tmp/m8192.ppm --batch 65536 --steps 6000 --report-every 1000 --render-repeats 1
+  done
+  run "claimread leuvenA 2^14 control" $BENCH --image $B/img/leuvenA.ppm --steps 12000 --report-every 2000 --render-repeats 1
+  giga="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 22 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
+  for c in $values; do
+    run "claimread hash m8192 2^14 $c" env FIELDFLOW_CLAIM_READ=$c $BENCH --image /tmp/m8192.ppm $giga \
+        --grid-adam dense-lazy --steps 2048 --report-every 256 --render-repeats 1
+  done
+  python3 bench/gpu/late.py "$RESULTS"
+  python3 bench/gpu/intervals.py "$RESULTS"
 fi
 python3 bench/gpu/tables.py "$RESULTS"

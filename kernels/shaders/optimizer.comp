@@ -162,6 +162,9 @@ void step_cell(uint cell, uint from, EncCellParams q, EncRecord r) {
     store_cell(cell, q, r);
 }
 
+#ifndef ENC_CLAIM_READ
+#define ENC_CLAIM_READ 0
+#endif
 #if GRID_ADAM != 1
 // Steps `cell` unless another invocation has claimed it for this step. Only the claim's winner
 // writes a cell in this dispatch, so what it reads is current, whenever it reads it.
@@ -173,10 +176,18 @@ void step_cell(uint cell, uint from, EncCellParams q, EncRecord r) {
 // together; a lost claim drops them.
 void step_claimed(uint cell) {
     const uint t = pc.step + 1u;
-#if ENC_LAZY_AHEAD
+#if ENC_LAZY_AHEAD && ENC_CLAIM_READ == 0
     const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], t);
     if (from < t) {
         const EncRecord r = load_record(cell);
+        step_cell(cell, from, cell_params(cell, r), r);
+    }
+#elif ENC_LAZY_AHEAD && ENC_CLAIM_READ == 1
+    EncRecord r;
+    [[unroll]] for (uint k = 0u; k < ENC_RECORD_QUADS / 2u; ++k) r.q[k] = enc_state4[cell * ENC_RECORD_QUADS + k];
+    const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], t);
+    if (from < t) {
+        [[unroll]] for (uint k = ENC_RECORD_QUADS / 2u; k < ENC_RECORD_QUADS; ++k) r.q[k] = enc_state4[cell * ENC_RECORD_QUADS + k];
         step_cell(cell, from, cell_params(cell, r), r);
     }
 #else

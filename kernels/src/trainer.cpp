@@ -308,6 +308,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     visit_parts_ = env_count("FIELDFLOW_VISIT_PARTS", 1, 64)
                        .value_or(std::clamp(uint32_t(encoding.cells_read(config)), 1u, 16u));
     optimizer_defines.emplace_back("VISIT_PARTS", std::to_string(visit_parts_) + "u");
+    optimizer_defines.emplace_back("ENC_CLAIM_READ", std::to_string(env_count("FIELDFLOW_CLAIM_READ", 0, 2).value_or(0)));
     optimizer_defines.emplace_back("VISIT_SLOTS",
                                    std::to_string(std::max(1u, div_up(encoding.cells_read(config), visit_parts_))) + "u");
     const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, fp16_copy ? 11u : 10u};
