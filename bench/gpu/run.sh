@@ -20,7 +20,8 @@
 # PROFILE_OTHER_BENCH and PROFILE_EPS ("1e-15 1e-30") for part profile8k; WHERE8K_CONFIGS ("image:name:args",
 # ':' for spaces) and WHERE8K_STEPS (6000) for part where8k; AHEAD_OLD_BENCH (a second bench) and
 # AHEAD_VISIT_PARTS (FIELDFLOW_VISIT_PARTS values) for part ahead; DISPATCH_RUNS ("image:tag:args ...",
-# ':' for spaces) for part dispatches; CLAIM_READ_VALUES (FIELDFLOW_CLAIM_READ values, "0 1 2") for part claimread.
+# ':' for spaces) for part dispatches; CLAIM_READ_VARIANTS ("read:prefetch" pairs of FIELDFLOW_CLAIM_READ
+# and FIELDFLOW_PREFETCH, "0:0 2:0 0:1 2:1") for part claimread.
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -478,29 +479,33 @@ if [[ " $PARTS " == *" dispatches "* ]]; then
 fi
 if [[ " $PARTS " == *" claimread "* ]]; then
   # Where lazy dense Adam's visit reads a cell's record (FIELDFLOW_CLAIM_READ: 0 after its claim, 1
-  # the first half beside the claim and the rest after, 2 all of it beside the claim) on the mosaics
-  # at 2^14 and 2^16 and on the hash grid's large table; leuvenA (eager Adam) as the control.
+  # the first half beside the claim and the rest after, 2 all of it beside the claim), and whether
+  # it touches the next visit's records ahead (FIELDFLOW_PREFETCH), as "read:prefetch" pairs, on the
+  # mosaics at 2^14 and 2^16 and on the hash grid's large table; leuvenA (eager Adam) as the control.
   mosaic 8192 8192 /tmp/m8192.ppm
   mosaic 6000 4000 /tmp/m6000x4000.ppm
   mosaic 3500 3500 /tmp/m3500.ppm
   warm_up
-  values=${CLAIM_READ_VALUES:-"0 1 2"}
+  variants=${CLAIM_READ_VARIANTS:-"0:0 2:0 0:1 2:1"}
   for rep in 1 2; do
-    for c in $values; do
-      run "claimread m8192 2^14 $c $rep" env FIELDFLOW_CLAIM_READ=$c $BENCH --image /tmp/m8192.ppm --steps 12000 --report-every 2000 --render-repeats 1
+    for v in $variants; do
+      run "claimread m8192 2^14 $v $rep" env FIELDFLOW_CLAIM_READ=${v%:*} FIELDFLOW_PREFETCH=${v#*:} $BENCH \
+          --image /tmp/m8192.ppm --steps 12000 --report-every 2000 --render-repeats 1
     done
   done
-  for c in $values; do
+  for v in $variants; do
     for img in m6000x4000 m3500; do
-      run "claimread $img 2^14 $c" env FIELDFLOW_CLAIM_READ=$c $BENCH --image /tmp/$img.ppm --steps 12000 --report-every 2000 --render-repeats 1
+      run "claimread $img 2^14 $v" env FIELDFLOW_CLAIM_READ=${v%:*} FIELDFLOW_PREFETCH=${v#*:} $BENCH \
+          --image /tmp/$img.ppm --steps 12000 --report-every 2000 --render-repeats 1
     done
-    run "claimread m8192 2^16 $c" env FIELDFLOW_CLAIM_READ=$c $BENCH --image /tmp/m8192.ppm --batch 65536 --steps 6000 --report-every 1000 --render-repeats 1
+    run "claimread m8192 2^16 $v" env FIELDFLOW_CLAIM_READ=${v%:*} FIELDFLOW_PREFETCH=${v#*:} $BENCH \
+        --image /tmp/m8192.ppm --batch 65536 --steps 6000 --report-every 1000 --render-repeats 1
   done
   run "claimread leuvenA 2^14 control" $BENCH --image $B/img/leuvenA.ppm --steps 12000 --report-every 2000 --render-repeats 1
   giga="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 22 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
-  for c in $values; do
-    run "claimread hash m8192 2^14 $c" env FIELDFLOW_CLAIM_READ=$c $BENCH --image /tmp/m8192.ppm $giga \
-        --grid-adam dense-lazy --steps 2048 --report-every 256 --render-repeats 1
+  for v in $variants; do
+    run "claimread hash m8192 2^14 $v" env FIELDFLOW_CLAIM_READ=${v%:*} FIELDFLOW_PREFETCH=${v#*:} $BENCH \
+        --image /tmp/m8192.ppm $giga --grid-adam dense-lazy --steps 2048 --report-every 256 --render-repeats 1
   done
   python3 bench/gpu/late.py "$RESULTS"
   python3 bench/gpu/intervals.py "$RESULTS"

@@ -165,6 +165,9 @@ void step_cell(uint cell, uint from, EncCellParams q, EncRecord r) {
 #ifndef ENC_CLAIM_READ
 #define ENC_CLAIM_READ 0
 #endif
+#ifndef ENC_PREFETCH
+#define ENC_PREFETCH 0
+#endif
 #if GRID_ADAM != 1
 // Steps `cell` unless another invocation has claimed it for this step. Only the claim's winner
 // writes a cell in this dispatch, so what it reads is current, whenever it reads it.
@@ -232,8 +235,21 @@ void visit_samples(uint step, uint first, uint stride) {
     float zero[ENC_GRAD_DIM];
     for (int i = 0; i < ENC_GRAD_DIM; ++i) zero[i] = 0.0;
     for (uint w = first; w < pc.batch * VISIT_PARTS; w += stride) {
-        visit_index = 0u;
         visit_part = w % VISIT_PARTS;
+#if ENC_PREFETCH
+        // The cells the step after reads, touched by atomics that add nothing and return nothing
+        // (the invocation does not wait for them), so that the next visit finds their records in
+        // the cache. Both halves of a record: its first word and its stamp.
+        visit_index = 0u;
+        encode_backward(pixel_uv(training_pixel(step + 1u, w / VISIT_PARTS)), zero);
+        const uint nothing = pc.step >> 31u; // 0, unknown to the compiler
+        [[unroll]] for (uint j = 0u; j < VISIT_SLOTS; ++j)
+            if (j * VISIT_PARTS + visit_part < visit_index) {
+                atomicAdd(enc_state_u[ENC_WORD_AT(visit_cells[j], 0u)], nothing);
+                atomicAdd(enc_state_u[ENC_STAMP_AT(visit_cells[j])], nothing);
+            }
+#endif
+        visit_index = 0u;
         encode_backward(pixel_uv(training_pixel(step, w / VISIT_PARTS)), zero);
         [[unroll]] for (uint j = 0u; j < VISIT_SLOTS; ++j)
             if (j * VISIT_PARTS + visit_part < visit_index) step_claimed(visit_cells[j]);

@@ -309,6 +309,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
                        .value_or(std::clamp(uint32_t(encoding.cells_read(config)), 1u, 16u));
     optimizer_defines.emplace_back("VISIT_PARTS", std::to_string(visit_parts_) + "u");
     optimizer_defines.emplace_back("ENC_CLAIM_READ", std::to_string(env_count("FIELDFLOW_CLAIM_READ", 0, 2).value_or(0)));
+    optimizer_defines.emplace_back("ENC_PREFETCH", lazy_ahead ? std::to_string(env_count("FIELDFLOW_PREFETCH", 0, 1).value_or(0)) : "0");
     optimizer_defines.emplace_back("VISIT_SLOTS",
                                    std::to_string(std::max(1u, div_up(encoding.cells_read(config), visit_parts_))) + "u");
     const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, fp16_copy ? 11u : 10u};
