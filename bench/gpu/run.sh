@@ -20,8 +20,8 @@
 # PROFILE_OTHER_BENCH and PROFILE_EPS ("1e-15 1e-30") for part profile8k; WHERE8K_CONFIGS ("image:name:args",
 # ':' for spaces) and WHERE8K_STEPS (6000) for part where8k; AHEAD_OLD_BENCH (a second bench) and
 # AHEAD_VISIT_PARTS (FIELDFLOW_VISIT_PARTS values) for part ahead; DISPATCH_RUNS ("image:tag:args ...",
-# ':' for spaces) for part dispatches; CLAIM_READ_VARIANTS ("read:prefetch" pairs of FIELDFLOW_CLAIM_READ
-# and FIELDFLOW_PREFETCH, "0:0 2:0 0:1 2:1") for part claimread.
+# ':' for spaces) for part dispatches; CLAIM_READ_VALUES (FIELDFLOW_READ_BESIDE_CLAIM values, "1 0") for
+# part claimread.
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -478,33 +478,32 @@ if [[ " $PARTS " == *" dispatches "* ]]; then
   grep -h '"profile"\|^# run dispatches' "$RESULTS"
 fi
 if [[ " $PARTS " == *" claimread "* ]]; then
-  # Where lazy dense Adam's visit reads a cell's record (FIELDFLOW_CLAIM_READ: 0 after its claim, 1
-  # the first half beside the claim and the rest after, 2 all of it beside the claim), and whether
-  # it touches the next visit's records ahead (FIELDFLOW_PREFETCH), as "read:prefetch" pairs, on the
-  # mosaics at 2^14 and 2^16 and on the hash grid's large table; leuvenA (eager Adam) as the control.
+  # Where lazy dense Adam's visits ahead read a cell's record (FIELDFLOW_READ_BESIDE_CLAIM: 1 beside
+  # its claim, 0 once the claim is won) on the mosaics at 2^14 and 2^16 and on the hash grid's large
+  # table; leuvenA (eager Adam) as the control.
   mosaic 8192 8192 /tmp/m8192.ppm
   mosaic 6000 4000 /tmp/m6000x4000.ppm
   mosaic 3500 3500 /tmp/m3500.ppm
   warm_up
-  variants=${CLAIM_READ_VARIANTS:-"0:0 2:0 0:1 2:1"}
+  values=${CLAIM_READ_VALUES:-"1 0"}
   for rep in 1 2; do
-    for v in $variants; do
-      run "claimread m8192 2^14 $v $rep" env FIELDFLOW_CLAIM_READ=${v%:*} FIELDFLOW_PREFETCH=${v#*:} $BENCH \
+    for v in $values; do
+      run "claimread m8192 2^14 $v $rep" env FIELDFLOW_READ_BESIDE_CLAIM=$v $BENCH \
           --image /tmp/m8192.ppm --steps 12000 --report-every 2000 --render-repeats 1
     done
   done
-  for v in $variants; do
+  for v in $values; do
     for img in m6000x4000 m3500; do
-      run "claimread $img 2^14 $v" env FIELDFLOW_CLAIM_READ=${v%:*} FIELDFLOW_PREFETCH=${v#*:} $BENCH \
+      run "claimread $img 2^14 $v" env FIELDFLOW_READ_BESIDE_CLAIM=$v $BENCH \
           --image /tmp/$img.ppm --steps 12000 --report-every 2000 --render-repeats 1
     done
-    run "claimread m8192 2^16 $v" env FIELDFLOW_CLAIM_READ=${v%:*} FIELDFLOW_PREFETCH=${v#*:} $BENCH \
+    run "claimread m8192 2^16 $v" env FIELDFLOW_READ_BESIDE_CLAIM=$v $BENCH \
         --image /tmp/m8192.ppm --batch 65536 --steps 6000 --report-every 1000 --render-repeats 1
   done
   run "claimread leuvenA 2^14 control" $BENCH --image $B/img/leuvenA.ppm --steps 12000 --report-every 2000 --render-repeats 1
   giga="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 22 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
-  for v in $variants; do
-    run "claimread hash m8192 2^14 $v" env FIELDFLOW_CLAIM_READ=${v%:*} FIELDFLOW_PREFETCH=${v#*:} $BENCH \
+  for v in $values; do
+    run "claimread hash m8192 2^14 $v" env FIELDFLOW_READ_BESIDE_CLAIM=$v $BENCH \
         --image /tmp/m8192.ppm $giga --grid-adam dense-lazy --steps 2048 --report-every 256 --render-repeats 1
   done
   python3 bench/gpu/late.py "$RESULTS"

@@ -162,35 +162,25 @@ void step_cell(uint cell, uint from, EncCellParams q, EncRecord r) {
     store_cell(cell, q, r);
 }
 
-#ifndef ENC_CLAIM_READ
-#define ENC_CLAIM_READ 0
-#endif
-#ifndef ENC_PREFETCH
-#define ENC_PREFETCH 0
-#endif
 #if GRID_ADAM != 1
 // Steps `cell` unless another invocation has claimed it for this step. Only the claim's winner
 // writes a cell in this dispatch, so what it reads is current, whenever it reads it.
-// Visiting ahead, the winner reads the cell once it holds the claim: the next step's cells are
-// mostly cache misses, and read beside the claim (loads and the exchange on the same record
-// together) the 8192x8192 photo's step took 49 us against 25 (bench/RESULTS.md, session 19).
-// Visiting this step's cells (sparse Adam, and the lazy form whose step reads its cells caught
-// up), the record and parameters are read beside the claim, so that the three requests travel
-// together; a lost claim drops them.
+// The record and parameters are read beside the claim, so that the requests travel together (a
+// lost claim drops them), except where lazy Adam visits ahead on an encoding whose samples meet
+// in the same cells (ENC_READ_BESIDE_CLAIM 0, EncodingDescriptor::visits_read_beside_claim): there
+// the winner reads once it holds the claim, as the losers' reads of the same records cost more
+// than the round trip saved. H100, late us/step, beside / after the claim (bench/RESULTS.md,
+// session 20): the dense grid on the 8192x8192 photo 20.3-20.5 / 21.5-21.8, the hash grid there
+// (2^22 table, 16 levels) 240 / 147.
+#ifndef ENC_READ_BESIDE_CLAIM
+#define ENC_READ_BESIDE_CLAIM 1
+#endif
 void step_claimed(uint cell) {
     const uint t = pc.step + 1u;
-#if ENC_LAZY_AHEAD && ENC_CLAIM_READ == 0
+#if ENC_LAZY_AHEAD && !ENC_READ_BESIDE_CLAIM
     const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], t);
     if (from < t) {
         const EncRecord r = load_record(cell);
-        step_cell(cell, from, cell_params(cell, r), r);
-    }
-#elif ENC_LAZY_AHEAD && ENC_CLAIM_READ == 1
-    EncRecord r;
-    [[unroll]] for (uint k = 0u; k < ENC_RECORD_QUADS / 2u; ++k) r.q[k] = enc_state4[cell * ENC_RECORD_QUADS + k];
-    const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], t);
-    if (from < t) {
-        [[unroll]] for (uint k = ENC_RECORD_QUADS / 2u; k < ENC_RECORD_QUADS; ++k) r.q[k] = enc_state4[cell * ENC_RECORD_QUADS + k];
         step_cell(cell, from, cell_params(cell, r), r);
     }
 #else
@@ -235,21 +225,8 @@ void visit_samples(uint step, uint first, uint stride) {
     float zero[ENC_GRAD_DIM];
     for (int i = 0; i < ENC_GRAD_DIM; ++i) zero[i] = 0.0;
     for (uint w = first; w < pc.batch * VISIT_PARTS; w += stride) {
+        visit_index = 0u;
         visit_part = w % VISIT_PARTS;
-#if ENC_PREFETCH
-        // The cells the step after reads, touched by atomics that add nothing and return nothing
-        // (the invocation does not wait for them), so that the next visit finds their records in
-        // the cache. Both halves of a record: its first word and its stamp.
-        visit_index = 0u;
-        encode_backward(pixel_uv(training_pixel(step + 1u, w / VISIT_PARTS)), zero);
-        const uint nothing = pc.step >> 31u; // 0, unknown to the compiler
-        [[unroll]] for (uint j = 0u; j < VISIT_SLOTS; ++j)
-            if (j * VISIT_PARTS + visit_part < visit_index) {
-                atomicAdd(enc_state_u[ENC_WORD_AT(visit_cells[j], 0u)], nothing);
-                atomicAdd(enc_state_u[ENC_STAMP_AT(visit_cells[j])], nothing);
-            }
-#endif
-        visit_index = 0u;
         encode_backward(pixel_uv(training_pixel(step, w / VISIT_PARTS)), zero);
         [[unroll]] for (uint j = 0u; j < VISIT_SLOTS; ++j)
             if (j * VISIT_PARTS + visit_part < visit_index) step_claimed(visit_cells[j]);

@@ -1,5 +1,5 @@
 // The engine's measurement switches read from the environment: on/off ones (FIELDFLOW_TRAIN_PREFETCH,
-// ...) and counts (FIELDFLOW_TRAIN_GROUPS, FIELDFLOW_VISIT_PARTS).
+// FIELDFLOW_READ_BESIDE_CLAIM, ...) and counts (FIELDFLOW_TRAIN_GROUPS, FIELDFLOW_VISIT_PARTS).
 #pragma once
 
 #include "fieldflow/engine/engine.hpp"

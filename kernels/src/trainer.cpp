@@ -308,8 +308,11 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     visit_parts_ = env_count("FIELDFLOW_VISIT_PARTS", 1, 64)
                        .value_or(std::clamp(uint32_t(encoding.cells_read(config)), 1u, 16u));
     optimizer_defines.emplace_back("VISIT_PARTS", std::to_string(visit_parts_) + "u");
-    optimizer_defines.emplace_back("ENC_CLAIM_READ", std::to_string(env_count("FIELDFLOW_CLAIM_READ", 0, 2).value_or(0)));
-    optimizer_defines.emplace_back("ENC_PREFETCH", lazy_ahead ? std::to_string(env_count("FIELDFLOW_PREFETCH", 0, 1).value_or(0)) : "0");
+    // Visiting ahead, a visit reads a cell's record beside its claim or once it has won it, as the
+    // encoding asks (optimizer.comp's step_claimed); FIELDFLOW_READ_BESIDE_CLAIM=0/1 overrides
+    // (measurements).
+    const bool beside = env_switch("FIELDFLOW_READ_BESIDE_CLAIM").value_or(encoding.visits_read_beside_claim);
+    optimizer_defines.emplace_back("ENC_READ_BESIDE_CLAIM", !lazy_ahead || beside ? "1" : "0");
     optimizer_defines.emplace_back("VISIT_SLOTS",
                                    std::to_string(std::max(1u, div_up(encoding.cells_read(config), visit_parts_))) + "u");
     const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, fp16_copy ? 11u : 10u};

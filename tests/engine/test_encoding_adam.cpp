@@ -21,24 +21,33 @@ double state_difference(const TrainerState& a, const TrainerState& b) {
 
 // Lazy dense Adam has two forms (trainer.cpp's lazy_reads_chosen): the optimizer visits the next
 // step's cells ahead (taking the gradient each record holds, then the skipped steps), or the
-// training step reads its cells caught up. Both are held to eager Adam on
-// both encodings, whichever the engine would choose.
-enum class LazyForm { visited_ahead, read_caught_up };
+// training step reads its cells caught up. Visiting ahead, a visit reads a cell's record beside
+// its claim or once it has won it (optimizer.comp's step_claimed; the encoding picks). Each is
+// held to eager Adam on both encodings, whichever the engine would choose.
+enum class LazyForm { visited_ahead_read_beside_claim, visited_ahead_read_after_claim, read_caught_up };
+constexpr LazyForm kLazyForms[] = {LazyForm::visited_ahead_read_beside_claim, LazyForm::visited_ahead_read_after_claim,
+                                   LazyForm::read_caught_up};
 struct LazyFormFacts {
-    const char* read_switch; // FIELDFLOW_LAZY_READ, which forces the form
-    const char* optimizer;   // Trainer::encoding_optimizer() for it
-    const char* name;        // for failure messages
+    const char* read_switch;   // FIELDFLOW_LAZY_READ, which forces the form
+    const char* beside_switch; // FIELDFLOW_READ_BESIDE_CLAIM
+    const char* optimizer;     // Trainer::encoding_optimizer() for it
+    const char* name;          // for failure messages
 };
 LazyFormFacts facts(LazyForm form) {
-    return form == LazyForm::read_caught_up ? LazyFormFacts{"1", "dense, lazy, read caught up", "cells read caught up"}
-                                            : LazyFormFacts{"0", "dense, lazy", "next step's cells visited ahead"};
+    switch (form) {
+    case LazyForm::read_caught_up: return {"1", nullptr, "dense, lazy, read caught up", "cells read caught up"};
+    case LazyForm::visited_ahead_read_after_claim:
+        return {"0", "0", "dense, lazy", "next step's cells visited ahead, records read after the claim"};
+    default: return {"0", "1", "dense, lazy", "next step's cells visited ahead, records read beside the claim"};
+    }
 }
 
 TrainerState trained(const ModelConfig& config, TrainOptions o, GridAdam adam, bool eager, bool read_midway,
-                     LazyForm form = LazyForm::visited_ahead) {
+                     LazyForm form = LazyForm::visited_ahead_read_beside_claim) {
     o.grid_adam = adam;
     o.dense_adam = eager ? DenseAdam::eager : DenseAdam::lazy;
     test::ScopedEnv reads("FIELDFLOW_LAZY_READ", facts(form).read_switch);
+    test::ScopedEnv beside("FIELDFLOW_READ_BESIDE_CLAIM", facts(form).beside_switch);
     Trainer t(test::portable_device(), config, o, test::synthetic_image(64, 48));
     if (!eager && adam == GridAdam::dense) EXPECT_EQ(t.encoding_optimizer(), facts(form).optimizer);
     if (read_midway) {
@@ -61,7 +70,7 @@ void expect_lazy_equals_eager(const ModelConfig& config, const TrainOptions& o) 
     size_t messages = test::portable_device().validation_messages().size();
     const TrainerState eager = trained(config, o, GridAdam::dense, true, false);
     const TrainerState sparse = trained(config, o, GridAdam::sparse, false, false);
-    for (const LazyForm form : {LazyForm::visited_ahead, LazyForm::read_caught_up}) {
+    for (const LazyForm form : kLazyForms) {
         SCOPED_TRACE(facts(form).name);
         const TrainerState lazy = trained(config, o, GridAdam::dense, false, false, form);
         const TrainerState lazy_read = trained(config, o, GridAdam::dense, false, true, form);
@@ -125,7 +134,7 @@ TEST(EncodingAdam, LazyDenseEqualsEagerFromTheFirstStep) {
     for (const uint32_t steps : {1u, 2u, 4u}) {
         o.steps = steps;
         const TrainerState eager = trained(config, o, GridAdam::dense, true, false);
-        for (const LazyForm form : {LazyForm::visited_ahead, LazyForm::read_caught_up}) {
+        for (const LazyForm form : kLazyForms) {
             SCOPED_TRACE(facts(form).name);
             const TrainerState lazy = trained(config, o, GridAdam::dense, false, false, form);
             const TrainerState lazy_read = trained(config, o, GridAdam::dense, false, true, form);

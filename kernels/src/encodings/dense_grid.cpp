@@ -111,7 +111,7 @@ extern const EncodingDescriptor kDenseGridEncoding = {
     EncodingKind::dense_grid, "dense_grid", "ENCODING_DENSE_GRID", "feature grid",
     input_width, gradient_inputs, cells, cell_features, cells_read, validate, initialise, defines,
     describe, write_grid_keys, read_grid_keys, reference_encode, reference_backward, group_cells,
-    kLazyDenseAdamRatio, nullptr, /*parameters_in_records=*/true,
+    kLazyDenseAdamRatio, nullptr, /*parameters_in_records=*/true, /*visits_read_beside_claim=*/true,
 };
 
 } // namespace ff::engine::detail
