@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches claimread"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches claimread visitparts"; default "ours peers scaling"),
 # ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts or "default"),
@@ -21,7 +21,8 @@
 # ':' for spaces) and WHERE8K_STEPS (6000) for part where8k; AHEAD_OLD_BENCH (a second bench) and
 # AHEAD_VISIT_PARTS (FIELDFLOW_VISIT_PARTS values) for part ahead; DISPATCH_RUNS ("image:tag:args ...",
 # ':' for spaces) for part dispatches; CLAIM_READ_VALUES (FIELDFLOW_READ_BESIDE_CLAIM values, "1 0") for
-# part claimread.
+# part claimread; VISIT_DENSE ("2 4 8") and VISIT_HASH ("8 16 32 64"), FIELDFLOW_VISIT_PARTS values,
+# for part visitparts.
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -506,6 +507,27 @@ if [[ " $PARTS " == *" claimread "* ]]; then
     run "claimread hash m8192 2^14 $v" env FIELDFLOW_READ_BESIDE_CLAIM=$v $BENCH \
         --image /tmp/m8192.ppm $giga --grid-adam dense-lazy --steps 2048 --report-every 256 --render-repeats 1
   done
+  python3 bench/gpu/late.py "$RESULTS"
+  python3 bench/gpu/intervals.py "$RESULTS"
+fi
+if [[ " $PARTS " == *" visitparts "* ]]; then
+  # Invocations a sample where the lazy optimizer visits the next step's cells
+  # (FIELDFLOW_VISIT_PARTS; default: the cells a sample reads, up to 16): the dense grid on the
+  # 8192x8192 mosaic (4 cells a sample), the gigapixel model's hash grid there (64).
+  mosaic 8192 8192 /tmp/m8192.ppm
+  warm_up
+  for rep in 1 2; do
+    for v in ${VISIT_DENSE:-"2 4 8"}; do
+      run "visitparts m8192 2^14 $v $rep" env FIELDFLOW_VISIT_PARTS=$v $BENCH \
+          --image /tmp/m8192.ppm --steps 12000 --report-every 2000 --render-repeats 1
+    done
+  done
+  giga="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 22 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
+  for v in ${VISIT_HASH:-"8 16 32 64"}; do
+    run "visitparts hash m8192 2^14 $v" env FIELDFLOW_VISIT_PARTS=$v $BENCH \
+        --image /tmp/m8192.ppm $giga --grid-adam dense-lazy --steps 2048 --report-every 256 --render-repeats 1
+  done
+  run "visitparts leuvenA 2^14 control" $BENCH --image $B/img/leuvenA.ppm --steps 12000 --report-every 2000 --render-repeats 1
   python3 bench/gpu/late.py "$RESULTS"
   python3 bench/gpu/intervals.py "$RESULTS"
 fi
