@@ -516,14 +516,16 @@ if [[ " $PARTS " == *" visitparts "* ]]; then
   # 8192x8192 mosaic (4 cells a sample), the gigapixel model's hash grid there (64).
   mosaic 8192 8192 /tmp/m8192.ppm
   warm_up
+  dense_values=${VISIT_DENSE:-"2 4 8"}
+  hash_values=${VISIT_HASH:-"8 16 32 64"}
   for rep in 1 2; do
-    for v in ${VISIT_DENSE:-"2 4 8"}; do
+    for v in $dense_values; do
       run "visitparts m8192 2^14 $v $rep" env FIELDFLOW_VISIT_PARTS=$v $BENCH \
           --image /tmp/m8192.ppm --steps 12000 --report-every 2000 --render-repeats 1
     done
   done
   giga="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 22 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
-  for v in ${VISIT_HASH:-"8 16 32 64"}; do
+  for v in $hash_values; do
     run "visitparts hash m8192 2^14 $v" env FIELDFLOW_VISIT_PARTS=$v $BENCH \
         --image /tmp/m8192.ppm $giga --grid-adam dense-lazy --steps 2048 --report-every 256 --render-repeats 1
   done
