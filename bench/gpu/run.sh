@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches claimread visitparts"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches claimread visitparts ratio8k"; default "ours peers scaling"),
 # ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts or "default"),
@@ -22,7 +22,7 @@
 # AHEAD_VISIT_PARTS (FIELDFLOW_VISIT_PARTS values) for part ahead; DISPATCH_RUNS ("image:tag:args ...",
 # ':' for spaces) for part dispatches; CLAIM_READ_VALUES (FIELDFLOW_READ_BESIDE_CLAIM values, "1 0") for
 # part claimread; VISIT_DENSE ("2 4 8") and VISIT_HASH ("8 16 32 64"), FIELDFLOW_VISIT_PARTS values,
-# for part visitparts.
+# for part visitparts; RATIO_REPEATS (4) for part ratio8k.
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -530,6 +530,22 @@ if [[ " $PARTS " == *" visitparts "* ]]; then
         --image /tmp/m8192.ppm $giga --grid-adam dense-lazy --steps 2048 --report-every 256 --render-repeats 1
   done
   run "visitparts leuvenA 2^14 control" $BENCH --image $B/img/leuvenA.ppm --steps 12000 --report-every 2000 --render-repeats 1
+  python3 bench/gpu/late.py "$RESULTS"
+  python3 bench/gpu/intervals.py "$RESULTS"
+fi
+if [[ " $PARTS " == *" ratio8k "* ]]; then
+  # Issue 14's ratio: the 8192x8192 mosaic's step against leuvenA's, runs interleaved (12,000 steps,
+  # RATIO_REPEATS of each), then the main job's 40,000 steps on each, twice.
+  mosaic 8192 8192 /tmp/m8192.ppm
+  warm_up
+  for rep in $(seq 1 ${RATIO_REPEATS:-4}); do
+    run "ratio8k leuvenA 12k $rep" $BENCH --image $B/img/leuvenA.ppm --steps 12000 --report-every 2000 --render-repeats 1
+    run "ratio8k m8192 12k $rep" $BENCH --image /tmp/m8192.ppm --steps 12000 --report-every 2000 --render-repeats 1
+  done
+  for rep in 1 2; do
+    run "ratio8k leuvenA 40k $rep" $BENCH --image $B/img/leuvenA.ppm --steps 40000 --report-every 3333 --render-repeats 1
+    run "ratio8k m8192 40k $rep" $BENCH --image /tmp/m8192.ppm --steps 40000 --report-every 3333 --render-repeats 1
+  done
   python3 bench/gpu/late.py "$RESULTS"
   python3 bench/gpu/intervals.py "$RESULTS"
 fi
