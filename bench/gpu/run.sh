@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches claimread visitparts ratio8k"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches claimread visitparts ratio8k abenv"; default "ours peers scaling"),
 # ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts or "default"),
@@ -22,7 +22,8 @@
 # AHEAD_VISIT_PARTS (FIELDFLOW_VISIT_PARTS values) for part ahead; DISPATCH_RUNS ("image:tag:args ...",
 # ':' for spaces) for part dispatches; CLAIM_READ_VALUES (FIELDFLOW_READ_BESIDE_CLAIM values, "1 0") for
 # part claimread; VISIT_DENSE ("2 4 8") and VISIT_HASH ("8 16 32 64"), FIELDFLOW_VISIT_PARTS values,
-# for part visitparts; RATIO_REPEATS (4) for part ratio8k.
+# for part visitparts; RATIO_REPEATS (4) for part ratio8k; AB_ENV (a variable's name), AB_VALUES ("0 1")
+# and AB_REPEATS (2) for part abenv.
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -545,6 +546,28 @@ if [[ " $PARTS " == *" ratio8k "* ]]; then
   for rep in 1 2; do
     run "ratio8k leuvenA 40k $rep" $BENCH --image $B/img/leuvenA.ppm --steps 40000 --report-every 3333 --render-repeats 1
     run "ratio8k m8192 40k $rep" $BENCH --image /tmp/m8192.ppm --steps 40000 --report-every 3333 --render-repeats 1
+  done
+  python3 bench/gpu/late.py "$RESULTS"
+  python3 bench/gpu/intervals.py "$RESULTS"
+fi
+if [[ " $PARTS " == *" abenv "* ]]; then
+  # One engine switch (AB_ENV) at each of AB_VALUES, interleaved: leuvenA and the 8192x8192 mosaic
+  # (12,000 steps, AB_REPEATS times), the 6000x4000 mosaic, the gigapixel model's hash grid.
+  mosaic 8192 8192 /tmp/m8192.ppm
+  mosaic 6000 4000 /tmp/m6000x4000.ppm
+  warm_up
+  ab_values=${AB_VALUES:-"0 1"}
+  giga="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 22 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
+  for rep in $(seq 1 ${AB_REPEATS:-2}); do
+    for v in $ab_values; do
+      run "abenv leuvenA $v $rep" env $AB_ENV=$v $BENCH --image $B/img/leuvenA.ppm --steps 12000 --report-every 2000 --render-repeats 1
+      run "abenv m8192 $v $rep" env $AB_ENV=$v $BENCH --image /tmp/m8192.ppm --steps 12000 --report-every 2000 --render-repeats 1
+    done
+  done
+  for v in $ab_values; do
+    run "abenv m6000x4000 $v" env $AB_ENV=$v $BENCH --image /tmp/m6000x4000.ppm --steps 12000 --report-every 2000 --render-repeats 1
+    run "abenv hash m8192 $v" env $AB_ENV=$v $BENCH --image /tmp/m8192.ppm $giga --grid-adam dense-lazy \
+        --steps 2048 --report-every 256 --render-repeats 1
   done
   python3 bench/gpu/late.py "$RESULTS"
   python3 bench/gpu/intervals.py "$RESULTS"
