@@ -236,24 +236,13 @@ void visit_samples(uint step, uint first, uint stride) {
 
 // Workgroups: MLP_GROUPS for the MLP, then pc.encoding_groups for the encoding: every cell
 // (eager), or this step's samples, or (ENC_LAZY_AHEAD) the next step's.
-#ifndef ENCODING_GROUPS_FIRST
-#define ENCODING_GROUPS_FIRST 0
-#endif
 void main() {
-#if ENCODING_GROUPS_FIRST
-    if (gl_WorkGroupID.x >= pc.encoding_groups) {
-        step_mlp(gl_WorkGroupID.x - pc.encoding_groups);
-        return;
-    }
-    const uint encoding_group = gl_WorkGroupID.x, local_id = gl_LocalInvocationID.x;
-#else
     const uint group = gl_WorkGroupID.x;
     if (group < MLP_GROUPS) {
         step_mlp(group);
         return;
     }
     const uint encoding_group = group - MLP_GROUPS, local_id = gl_LocalInvocationID.x;
-#endif
 #if GRID_ADAM == 1
     for (uint cell = encoding_group * GROUP_SIZE + local_id; cell < pc.cells; cell += pc.encoding_groups * GROUP_SIZE) {
         const EncRecord r = load_record(cell);

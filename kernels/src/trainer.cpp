@@ -313,8 +313,6 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     // (measurements).
     const bool beside = env_switch("FIELDFLOW_READ_BESIDE_CLAIM").value_or(encoding.visits_read_beside_claim);
     optimizer_defines.emplace_back("ENC_READ_BESIDE_CLAIM", !lazy_ahead || beside ? "1" : "0");
-    optimizer_defines.emplace_back("ENCODING_GROUPS_FIRST",
-                                   env_switch("FIELDFLOW_ENCODING_GROUPS_FIRST").value_or(false) ? "1" : "0");
     optimizer_defines.emplace_back("VISIT_SLOTS",
                                    std::to_string(std::max(1u, div_up(encoding.cells_read(config), visit_parts_))) + "u");
     const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, fp16_copy ? 11u : 10u};
