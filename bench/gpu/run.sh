@@ -61,6 +61,7 @@ run() { # run TAG command...: appends the tag line and the command's JSON lines 
 # sixths, after one warm-up run that brings the GPU's clocks up.
 late_steps() { local s=$(( (1 << 24) >> $1 )); echo $(( s > 3000 ? 3000 : s < 120 ? 120 : s )); }
 warm_up() { $BENCH --image $B/img/leuvenA.ppm --steps 20000 --report-every 20000 --render-repeats 1 > /dev/null 2>&1; }
+late_tables() { python3 bench/gpu/late.py "$RESULTS"; python3 bench/gpu/intervals.py "$RESULTS"; }
 
 if [[ " $PARTS " == *" ours "* ]]; then
   for img in leuvenA graf1; do
@@ -98,6 +99,9 @@ if [[ " $PARTS " == *" tests "* ]]; then
 fi
 HASH_SMALL="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 12 --hash-base 16 --hash-scale 1.3 --lr-mlp 0.01 --lr-grid 0.01"
 HASH_LARGE="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 15 --hash-base 16 --hash-scale 1.3 --lr-mlp 0.01 --lr-grid 0.01 --hidden 64"
+# The gigapixel graph's model (2^22 rows a level, per-level scale 1.65), for the lazy forms' runs on
+# the 8192x8192 mosaic.
+GIGA_HASH="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 22 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
 if [[ " $PARTS " == *" scaling "* ]]; then
   for hidden in $SCALING_WIDTHS; do
     for e in $SCALING_BATCHES; do
@@ -454,13 +458,11 @@ if [[ " $PARTS " == *" ahead "* ]]; then
     run "ahead leuvenA 2^14 ${b%%=*}" ${b#*=} --image $B/img/leuvenA.ppm --steps 6000 --report-every 1000 --render-repeats 1
     run "ahead m8192 40k ${b%%=*}" ${b#*=} --image /tmp/m8192.ppm --steps 40000 --report-every 3333 --render-repeats 1
   done
-  giga="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 22 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
   for reads in 1 0; do
-    run "ahead hash m8192 2^14 lazy-read $reads" env FIELDFLOW_LAZY_READ=$reads $BENCH --image /tmp/m8192.ppm $giga \
+    run "ahead hash m8192 2^14 lazy-read $reads" env FIELDFLOW_LAZY_READ=$reads $BENCH --image /tmp/m8192.ppm $GIGA_HASH \
         --grid-adam dense-lazy --steps 1024 --report-every 128 --render-repeats 1
   done
-  python3 bench/gpu/late.py "$RESULTS"
-  python3 bench/gpu/intervals.py "$RESULTS"
+  late_tables
 fi
 if [[ " $PARTS " == *" dispatches "* ]]; then
   # Each dispatch's GPU time (--profile-warm: 1,000 steps straight after 12,000, on warm clocks) per
@@ -503,13 +505,11 @@ if [[ " $PARTS " == *" claimread "* ]]; then
         --image /tmp/m8192.ppm --batch 65536 --steps 6000 --report-every 1000 --render-repeats 1
   done
   run "claimread leuvenA 2^14 control" $BENCH --image $B/img/leuvenA.ppm --steps 12000 --report-every 2000 --render-repeats 1
-  giga="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 22 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
   for v in $values; do
     run "claimread hash m8192 2^14 $v" env FIELDFLOW_READ_BESIDE_CLAIM=$v $BENCH \
-        --image /tmp/m8192.ppm $giga --grid-adam dense-lazy --steps 2048 --report-every 256 --render-repeats 1
+        --image /tmp/m8192.ppm $GIGA_HASH --grid-adam dense-lazy --steps 2048 --report-every 256 --render-repeats 1
   done
-  python3 bench/gpu/late.py "$RESULTS"
-  python3 bench/gpu/intervals.py "$RESULTS"
+  late_tables
 fi
 if [[ " $PARTS " == *" visitparts "* ]]; then
   # Invocations a sample where the lazy optimizer visits the next step's cells
@@ -525,14 +525,12 @@ if [[ " $PARTS " == *" visitparts "* ]]; then
           --image /tmp/m8192.ppm --steps 12000 --report-every 2000 --render-repeats 1
     done
   done
-  giga="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 22 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
   for v in $hash_values; do
     run "visitparts hash m8192 2^14 $v" env FIELDFLOW_VISIT_PARTS=$v $BENCH \
-        --image /tmp/m8192.ppm $giga --grid-adam dense-lazy --steps 2048 --report-every 256 --render-repeats 1
+        --image /tmp/m8192.ppm $GIGA_HASH --grid-adam dense-lazy --steps 2048 --report-every 256 --render-repeats 1
   done
   run "visitparts leuvenA 2^14 control" $BENCH --image $B/img/leuvenA.ppm --steps 12000 --report-every 2000 --render-repeats 1
-  python3 bench/gpu/late.py "$RESULTS"
-  python3 bench/gpu/intervals.py "$RESULTS"
+  late_tables
 fi
 if [[ " $PARTS " == *" ratio8k "* ]]; then
   # Issue 14's ratio: the 8192x8192 mosaic's step against leuvenA's, runs interleaved (12,000 steps,
@@ -547,8 +545,7 @@ if [[ " $PARTS " == *" ratio8k "* ]]; then
     run "ratio8k leuvenA 40k $rep" $BENCH --image $B/img/leuvenA.ppm --steps 40000 --report-every 3333 --render-repeats 1
     run "ratio8k m8192 40k $rep" $BENCH --image /tmp/m8192.ppm --steps 40000 --report-every 3333 --render-repeats 1
   done
-  python3 bench/gpu/late.py "$RESULTS"
-  python3 bench/gpu/intervals.py "$RESULTS"
+  late_tables
 fi
 if [[ " $PARTS " == *" abenv "* ]]; then
   # One engine switch (AB_ENV) at each of AB_VALUES, interleaved: leuvenA and the 8192x8192 mosaic
@@ -557,7 +554,6 @@ if [[ " $PARTS " == *" abenv "* ]]; then
   mosaic 6000 4000 /tmp/m6000x4000.ppm
   warm_up
   ab_values=${AB_VALUES:-"0 1"}
-  giga="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 22 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
   for rep in $(seq 1 ${AB_REPEATS:-2}); do
     for v in $ab_values; do
       run "abenv leuvenA $v $rep" env $AB_ENV=$v $BENCH --image $B/img/leuvenA.ppm --steps 12000 --report-every 2000 --render-repeats 1
@@ -566,10 +562,9 @@ if [[ " $PARTS " == *" abenv "* ]]; then
   done
   for v in $ab_values; do
     run "abenv m6000x4000 $v" env $AB_ENV=$v $BENCH --image /tmp/m6000x4000.ppm --steps 12000 --report-every 2000 --render-repeats 1
-    run "abenv hash m8192 $v" env $AB_ENV=$v $BENCH --image /tmp/m8192.ppm $giga --grid-adam dense-lazy \
+    run "abenv hash m8192 $v" env $AB_ENV=$v $BENCH --image /tmp/m8192.ppm $GIGA_HASH --grid-adam dense-lazy \
         --steps 2048 --report-every 256 --render-repeats 1
   done
-  python3 bench/gpu/late.py "$RESULTS"
-  python3 bench/gpu/intervals.py "$RESULTS"
+  late_tables
 fi
 python3 bench/gpu/tables.py "$RESULTS"
