@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches claimread visitparts ratio8k abenv"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches ratio8k abenv"; default "ours peers scaling"),
 # ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts or "default"),
@@ -20,10 +20,11 @@
 # PROFILE_OTHER_BENCH and PROFILE_EPS ("1e-15 1e-30") for part profile8k; WHERE8K_CONFIGS ("image:name:args",
 # ':' for spaces) and WHERE8K_STEPS (6000) for part where8k; AHEAD_OLD_BENCH (a second bench) and
 # AHEAD_VISIT_PARTS (FIELDFLOW_VISIT_PARTS values) for part ahead; DISPATCH_RUNS ("image:tag:args ...",
-# ':' for spaces) for part dispatches; CLAIM_READ_VALUES (FIELDFLOW_READ_BESIDE_CLAIM values, "1 0") for
-# part claimread; VISIT_DENSE ("2 4 8") and VISIT_HASH ("8 16 32 64"), FIELDFLOW_VISIT_PARTS values,
-# for part visitparts; RATIO_REPEATS (4) for part ratio8k; AB_ENV (a variable's name), AB_VALUES ("0 1")
-# and AB_REPEATS (2) for part abenv.
+# ':' for spaces) for part dispatches; RATIO_REPEATS (4) for part ratio8k; AB_ENV (a variable's name),
+# AB_VALUES ("0 1"), AB_HASH_VALUES (AB_VALUES), AB_IMAGES ("6000x4000 3500x3500"), AB_BATCH_2_16 (0)
+# and AB_REPEATS (2) for part abenv (where a visit reads its record: AB_ENV=FIELDFLOW_READ_BESIDE_CLAIM
+# AB_VALUES="1 0" AB_BATCH_2_16=1; invocations a sample: AB_ENV=FIELDFLOW_VISIT_PARTS AB_VALUES="2 4 8"
+# AB_HASH_VALUES="8 16 32 64" AB_IMAGES="").
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -481,57 +482,6 @@ if [[ " $PARTS " == *" dispatches "* ]]; then
   python3 bench/gpu/late.py "$RESULTS"
   grep -h '"profile"\|^# run dispatches' "$RESULTS"
 fi
-if [[ " $PARTS " == *" claimread "* ]]; then
-  # Where lazy dense Adam's visits ahead read a cell's record (FIELDFLOW_READ_BESIDE_CLAIM: 1 beside
-  # its claim, 0 once the claim is won) on the mosaics at 2^14 and 2^16 and on the hash grid's large
-  # table; leuvenA (eager Adam) as the control.
-  mosaic 8192 8192 /tmp/m8192.ppm
-  mosaic 6000 4000 /tmp/m6000x4000.ppm
-  mosaic 3500 3500 /tmp/m3500.ppm
-  warm_up
-  values=${CLAIM_READ_VALUES:-"1 0"}
-  for rep in 1 2; do
-    for v in $values; do
-      run "claimread m8192 2^14 $v $rep" env FIELDFLOW_READ_BESIDE_CLAIM=$v $BENCH \
-          --image /tmp/m8192.ppm --steps 12000 --report-every 2000 --render-repeats 1
-    done
-  done
-  for v in $values; do
-    for img in m6000x4000 m3500; do
-      run "claimread $img 2^14 $v" env FIELDFLOW_READ_BESIDE_CLAIM=$v $BENCH \
-          --image /tmp/$img.ppm --steps 12000 --report-every 2000 --render-repeats 1
-    done
-    run "claimread m8192 2^16 $v" env FIELDFLOW_READ_BESIDE_CLAIM=$v $BENCH \
-        --image /tmp/m8192.ppm --batch 65536 --steps 6000 --report-every 1000 --render-repeats 1
-  done
-  run "claimread leuvenA 2^14 control" $BENCH --image $B/img/leuvenA.ppm --steps 12000 --report-every 2000 --render-repeats 1
-  for v in $values; do
-    run "claimread hash m8192 2^14 $v" env FIELDFLOW_READ_BESIDE_CLAIM=$v $BENCH \
-        --image /tmp/m8192.ppm $GIGA_HASH --grid-adam dense-lazy --steps 2048 --report-every 256 --render-repeats 1
-  done
-  late_tables
-fi
-if [[ " $PARTS " == *" visitparts "* ]]; then
-  # Invocations a sample where the lazy optimizer visits the next step's cells
-  # (FIELDFLOW_VISIT_PARTS; default: the cells a sample reads, up to 16): the dense grid on the
-  # 8192x8192 mosaic (4 cells a sample), the gigapixel model's hash grid there (64).
-  mosaic 8192 8192 /tmp/m8192.ppm
-  warm_up
-  dense_values=${VISIT_DENSE:-"2 4 8"}
-  hash_values=${VISIT_HASH:-"8 16 32 64"}
-  for rep in 1 2; do
-    for v in $dense_values; do
-      run "visitparts m8192 2^14 $v $rep" env FIELDFLOW_VISIT_PARTS=$v $BENCH \
-          --image /tmp/m8192.ppm --steps 12000 --report-every 2000 --render-repeats 1
-    done
-  done
-  for v in $hash_values; do
-    run "visitparts hash m8192 2^14 $v" env FIELDFLOW_VISIT_PARTS=$v $BENCH \
-        --image /tmp/m8192.ppm $GIGA_HASH --grid-adam dense-lazy --steps 2048 --report-every 256 --render-repeats 1
-  done
-  run "visitparts leuvenA 2^14 control" $BENCH --image $B/img/leuvenA.ppm --steps 12000 --report-every 2000 --render-repeats 1
-  late_tables
-fi
 if [[ " $PARTS " == *" ratio8k "* ]]; then
   # Issue 14's ratio: the 8192x8192 mosaic's step against leuvenA's, runs interleaved (12,000 steps,
   # RATIO_REPEATS of each), then the main job's 40,000 steps on each, twice.
@@ -549,11 +499,15 @@ if [[ " $PARTS " == *" ratio8k "* ]]; then
 fi
 if [[ " $PARTS " == *" abenv "* ]]; then
   # One engine switch (AB_ENV) at each of AB_VALUES, interleaved: leuvenA and the 8192x8192 mosaic
-  # (12,000 steps, AB_REPEATS times), the 6000x4000 mosaic, the gigapixel model's hash grid.
+  # (12,000 steps, AB_REPEATS times); then per value the mosaics of AB_IMAGES ("6000x4000 3500x3500"),
+  # the 8192x8192 mosaic at 2^16 (AB_BATCH_2_16=1) and the gigapixel model's hash grid on it (at
+  # AB_HASH_VALUES, default AB_VALUES).
   mosaic 8192 8192 /tmp/m8192.ppm
-  mosaic 6000 4000 /tmp/m6000x4000.ppm
+  ab_images=${AB_IMAGES-"6000x4000 3500x3500"}
+  for size in $ab_images; do mosaic ${size%x*} ${size#*x} /tmp/m$size.ppm; done
   warm_up
   ab_values=${AB_VALUES:-"0 1"}
+  ab_hash_values=${AB_HASH_VALUES:-$ab_values}
   for rep in $(seq 1 ${AB_REPEATS:-2}); do
     for v in $ab_values; do
       run "abenv leuvenA $v $rep" env $AB_ENV=$v $BENCH --image $B/img/leuvenA.ppm --steps 12000 --report-every 2000 --render-repeats 1
@@ -561,7 +515,13 @@ if [[ " $PARTS " == *" abenv "* ]]; then
     done
   done
   for v in $ab_values; do
-    run "abenv m6000x4000 $v" env $AB_ENV=$v $BENCH --image /tmp/m6000x4000.ppm --steps 12000 --report-every 2000 --render-repeats 1
+    for size in $ab_images; do
+      run "abenv m$size $v" env $AB_ENV=$v $BENCH --image /tmp/m$size.ppm --steps 12000 --report-every 2000 --render-repeats 1
+    done
+    [ "${AB_BATCH_2_16:-0}" = 1 ] && run "abenv m8192 2^16 $v" env $AB_ENV=$v $BENCH --image /tmp/m8192.ppm --batch 65536 \
+        --steps 6000 --report-every 1000 --render-repeats 1
+  done
+  for v in $ab_hash_values; do
     run "abenv hash m8192 $v" env $AB_ENV=$v $BENCH --image /tmp/m8192.ppm $GIGA_HASH --grid-adam dense-lazy \
         --steps 2048 --report-every 256 --render-repeats 1
   done
