@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches ratio8k abenv"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches ratio8k abenv crossover"; default "ours peers scaling"),
 # ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts or "default"),
@@ -24,7 +24,7 @@
 # AB_VALUES ("0 1"), AB_HASH_VALUES (AB_VALUES), AB_IMAGES ("6000x4000 3500x3500"), AB_BATCH_2_16 (0)
 # and AB_REPEATS (2) for part abenv (where a visit reads its record: AB_ENV=FIELDFLOW_READ_BESIDE_CLAIM
 # AB_VALUES="1 0" AB_BATCH_2_16=1; invocations a sample: AB_ENV=FIELDFLOW_VISIT_PARTS AB_VALUES="2 4 8"
-# AB_HASH_VALUES="8 16 32 64" AB_IMAGES="").
+# AB_HASH_VALUES="8 16 32 64" AB_IMAGES=""); CROSSOVER_RUNS ("WxH:log2batch ...") for part crossover.
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -524,6 +524,21 @@ if [[ " $PARTS " == *" abenv "* ]]; then
   for v in $ab_hash_values; do
     run "abenv hash m8192 $v" env $AB_ENV=$v $BENCH --image /tmp/m8192.ppm $GIGA_HASH --grid-adam dense-lazy \
         --steps 2048 --report-every 256 --render-repeats 1
+  done
+  late_tables
+fi
+if [[ " $PARTS " == *" crossover "* ]]; then
+  # The dense grid's eager pass against its lazy form, where the grid's cells outnumber a step's
+  # reads 2-4 times (cells = pixels / 16, reads = 4 batch): mosaics per CROSSOVER_RUNS entry.
+  warm_up
+  for r in ${CROSSOVER_RUNS:-1920x1080:14 1448x1448:14 1619x1619:14 1774x1774:14 2560x1440:14 2048x2048:14 2896x2896:16 3238x3238:16}; do
+    size=${r%:*} lb=${r#*:}
+    mosaic ${size%x*} ${size#*x} /tmp/c$size.ppm
+    steps=$(( lb > 14 ? 3000 : 12000 ))
+    for adam in dense-eager dense-lazy; do
+      run "crossover $size 2^$lb $adam" $BENCH --image /tmp/c$size.ppm --batch $((1 << lb)) --grid-adam $adam \
+          --steps $steps --report-every $((steps / 6)) --render-repeats 1
+    done
   done
   late_tables
 fi
