@@ -40,12 +40,14 @@ void check_image(const ImageData& image) {
 }
 
 // Whether dense Adam takes its lazy form: asked for, or (automatic) the cells outnumber what a step
-// reads by the encoding's lazy_adam_ratio, so that a pass over every cell costs more than visiting
-// the cells a step reads.
-bool lazy_is_chosen(const TrainOptions& o, const detail::EncodingDescriptor& encoding, const ModelConfig& config) {
+// reads by the encoding's lazy_adam_ratio (on a CPU driver its lazy_adam_ratio_on_cpu, where
+// given), so that a pass over every cell costs more than visiting the cells a step reads.
+bool lazy_is_chosen(const TrainOptions& o, const detail::EncodingDescriptor& encoding, const ModelConfig& config,
+                    bool cpu_driver) {
     if (o.dense_adam != DenseAdam::automatic) return o.dense_adam == DenseAdam::lazy;
-    return double(encoding.cells(config)) >=
-           encoding.lazy_adam_ratio * double(o.batch) * encoding.cells_read(config);
+    const double ratio = cpu_driver && encoding.lazy_adam_ratio_on_cpu > 0 ? encoding.lazy_adam_ratio_on_cpu
+                                                                           : encoding.lazy_adam_ratio;
+    return double(encoding.cells(config)) >= ratio * double(o.batch) * encoding.cells_read(config);
 }
 
 // Lazy dense Adam's two forms: the optimizer visits the next step's cells (ENC_LAZY_AHEAD), so
@@ -243,7 +245,8 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     loss_log_ = local(PipelinedRunner::kSlots * kTrainerStepsPerSubmit * 4, "loss log");
     catch_up_limit_ = catch_up_limit(options.beta1, options.beta2);
     grid_adam_ = options.grid_adam == GridAdam::sparse ? 0 : 1;
-    if (grid_adam_ == 1 && cells_ > 0 && lazy_is_chosen(options, encoding, config)) {
+    if (grid_adam_ == 1 && cells_ > 0 && lazy_is_chosen(options, encoding, config,
+                                                     dev_.properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU)) {
         const uint64_t max_entries = dev_.max_buffer_bytes() / 4;
         const std::vector<float> sums = catch_up_sums(options, max_entries);
         if (!sums.empty()) {

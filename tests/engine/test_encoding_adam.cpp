@@ -145,8 +145,10 @@ TEST(EncodingAdam, LazyDenseEqualsEagerFromTheFirstStep) {
 }
 
 // automatic takes the lazy form once the cells outnumber a step's reads kLazyDenseAdamRatio times
-// over (4 a sample on the dense grid), and the eager form below that; sparse Adam is neither.
+// over (4 a sample on the dense grid; kLazyDenseAdamRatioOnCpu on a CPU driver), and the eager form
+// below that; sparse Adam is neither.
 TEST(EncodingAdam, AutomaticFormFollowsTheCellsPerRead) {
+    const double ratio = test::portable_device().info().type == "cpu" ? kLazyDenseAdamRatioOnCpu : kLazyDenseAdamRatio;
     const ModelConfig config = test::default_config(64, 48);
     const uint64_t cells = uint64_t(config.grid_width) * config.grid_height;
     TrainOptions o;
@@ -156,7 +158,7 @@ TEST(EncodingAdam, AutomaticFormFollowsTheCellsPerRead) {
         o.grid_adam = adam;
         return Trainer(test::portable_device(), config, o, test::synthetic_image(64, 48)).encoding_optimizer();
     };
-    const uint32_t lazy_batch = uint32_t(double(cells) / (kLazyDenseAdamRatio * 4)) - 1;
+    const uint32_t lazy_batch = uint32_t(double(cells) / (ratio * 4)) - 1;
     ASSERT_GE(lazy_batch, 1u);
     EXPECT_EQ(form(lazy_batch, GridAdam::dense), "dense, lazy");
     EXPECT_EQ(form(lazy_batch + 2, GridAdam::dense), "dense, eager");

@@ -112,6 +112,7 @@ extern const EncodingDescriptor kDenseGridEncoding = {
     input_width, gradient_inputs, cells, cell_features, cells_read, validate, initialise, defines,
     describe, write_grid_keys, read_grid_keys, reference_encode, reference_backward, group_cells,
     kLazyDenseAdamRatio, nullptr, /*parameters_in_records=*/true, /*visits_read_beside_claim=*/true,
+    /*lazy_adam_ratio_on_cpu=*/kLazyDenseAdamRatioOnCpu,
 };
 
 } // namespace ff::engine::detail

@@ -79,7 +79,8 @@ struct EncodingDescriptor {
     uint64_t (*group_cells)(const ModelConfig&, uint64_t cell);
     // DenseAdam::automatic takes the lazy form once the cells number this many times a step's
     // reads (batch x cells_read): where the lazy form's visits of a step's cells cost less than
-    // the eager pass over all of them, which depends on the encoding (measured on the H100).
+    // the eager pass over all of them, which depends on the encoding (measured on the H100; on a
+    // CPU driver, lazy_adam_ratio_on_cpu below).
     double lazy_adam_ratio;
     // The leading gradient inputs that the first `groups` groups alone read (a hash grid's first
     // levels' features), which the training step may hand to the deferred sums instead of adding
@@ -98,6 +99,9 @@ struct EncodingDescriptor {
     // against 21.5-21.8 us a step on the H100), wrong where they often do, as on a hash grid's
     // coarse levels (240 against 147 us), whose losing claims' reads then cost more.
     bool visits_read_beside_claim = false;
+    // lazy_adam_ratio on a CPU driver (lavapipe), where the visits cost more next to the eager
+    // pass than on a GPU; 0: lazy_adam_ratio.
+    double lazy_adam_ratio_on_cpu = 0;
 
     uint64_t parameter_count(const ModelConfig& c) const { return cells(c) * cell_features(c); }
 };

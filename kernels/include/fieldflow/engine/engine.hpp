@@ -192,12 +192,17 @@ ModelConfig siren_config(uint32_t hidden_width = 64, uint32_t hidden_layers = 3,
 // the batch).
 enum class GridAdam : uint32_t { sparse = 0, dense = 1 };
 // automatic: the lazy form once the cells outnumber what a step reads a number of times that depends
-// on the encoding (kLazyDenseAdamRatio for the dense grid).
+// on the encoding and on whether the device is a GPU or a CPU driver (kLazyDenseAdamRatio and
+// kLazyDenseAdamRatioOnCpu for the dense grid).
 enum class DenseAdam : uint32_t { automatic = 0, eager = 1, lazy = 2 };
-// The dense grid's cells-to-reads ratio from which the lazy form is the faster: on the H100 the eager pass won
-// at ratios 2 and 4 (by 27% and 5-12%), the lazy form from 6 (by 6% at 6, 24% at 8, 43% at 11.7);
-// 5 lies between (bench/RESULTS.md, 2026-11-25, session 9).
-inline constexpr double kLazyDenseAdamRatio = 5.0;
+// The dense grid's cells-to-reads ratio from which the lazy form is the faster. On the H100 the two
+// tie at 2 (batch 2^14: 17.8-18.2 us a step either way) and the lazy form wins from 2.5 (by 7% at
+// 2.5, 12% at 3, 19% at 4; at 2^16 by 11% at 2 and 19% at 2.5; bench/RESULTS.md, 2026-11-27,
+// session 20).
+inline constexpr double kLazyDenseAdamRatio = 2.5;
+// The same on a CPU driver (lavapipe, 2 cores), where the lazy form's visits cost more next to the
+// eager pass: still 20% the slower at 4.2 (bench/RESULTS.md, 2026-11-27, session 19).
+inline constexpr double kLazyDenseAdamRatioOnCpu = 5.0;
 
 struct TrainOptions {
     uint32_t steps = 40000;
