@@ -15,11 +15,12 @@
 //   ENC_CELL_GRAD(cell, group, g)  add g (float[ENC_CELL_FEATURES]) to the gradients of optimizer
 //                          cell `cell` (parameters cell * ENC_CELL_FEATURES + f), of fixed-point
 //                          group `group` (below). encode_backward must call it once for every
-//                          cell the sample reads, whatever g, and as many times as the
-//                          descriptor's cells_read says, no more, in loops the compiler can
-//                          unroll: the sparse and lazy optimizers run encode_backward with a
-//                          visitor in this macro's place to find the cells a step's samples read,
-//                          noting them in an array of that size (optimizer.comp)
+//                          cell the sample reads, whatever g, and no more times than the
+//                          descriptor's cells_read says: the sparse and lazy optimizers run
+//                          encode_backward with a visitor in this macro's place to find the cells
+//                          a step's samples read, noting them in an array of that size
+//                          (optimizer.comp; in loops the compiler unrolls, the array stays in
+//                          registers)
 // and describes the groups its cells fall in for the fixed-point gradients (encoding_state.glsl:
 // cells that share a step's reads, such as a hash level):
 //   uint enc_cell_group(uint cell)          the group of a cell
