@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches ratio8k abenv crossover"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches ratio8k abenv crossover hashcross"; default "ours peers scaling"),
 # ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts or "default"),
@@ -15,13 +15,15 @@
 # draws its samples, seed by seed) for part hashseeds; HALF_MODELS (name=args pairs, ':' for spaces),
 # HALF_BATCHES (log2: "14 16 17 18 20 22"), HALF_QUALITY ("log2batch:steps ...": "18:2000 20:1000")
 # and HALF_SEEDS ("1 2 3") for part deferhalf (bench/gpu/late.py prints its table); LAZY_BATCHES ("14 16"),
-# LAZY_SEEDS ("1 2") and LAZY_QUALITY_STEPS (40000) for part lazyread; LAZYHASH_LEVELS ("1 2 4 16") and
-# LAZYHASH_CONFIGS ("log2T:log2batch ...") for part lazyhash; GROW_OLD_BENCH (a second bench) for part grow8k;
+# LAZY_SEEDS ("1 2") and LAZY_QUALITY_STEPS (40000) for part lazyread; LAZYHASH_LEVELS ("1 2 4 16"; empty:
+# none), LAZYHASH_CONFIGS ("log2T:log2batch ..."), LAZYHASH_FORMS ("dense-eager dense-lazy:1 dense-lazy:0",
+# :1 reading caught up) and LAZYHASH_STEP_FACTOR (1: times the late-table steps) for part lazyhash; GROW_OLD_BENCH (a second bench) for part grow8k;
 # PROFILE_OTHER_BENCH and PROFILE_EPS ("1e-15 1e-30") for part profile8k; WHERE8K_CONFIGS ("image:name:args",
 # ':' for spaces) and WHERE8K_STEPS (6000) for part where8k; AHEAD_OLD_BENCH (a second bench) and
 # AHEAD_VISIT_PARTS (FIELDFLOW_VISIT_PARTS values) for part ahead; DISPATCH_RUNS ("image:tag:args ...",
 # ':' for spaces) for part dispatches; RATIO_REPEATS (4) for part ratio8k; AB_ENV (a variable's name),
 # AB_VALUES ("0 1"), AB_HASH_VALUES (AB_VALUES), AB_IMAGES ("6000x4000 3500x3500"), AB_BATCH_2_16 (0)
+# HASHCROSS_RUNS ("image:scale:log2T:log2batch ...") and HASHCROSS_STEP_FACTOR (4) for part hashcross;
 # and AB_REPEATS (2) for part abenv (where a visit reads its record: AB_ENV=FIELDFLOW_READ_BESIDE_CLAIM
 # AB_VALUES="1 0" AB_BATCH_2_16=1; invocations a sample: AB_ENV=FIELDFLOW_VISIT_PARTS AB_VALUES="2 4 8"
 # AB_HASH_VALUES="8 16 32 64" AB_IMAGES=""); CROSSOVER_RUNS ("WxH:log2batch ...") for part crossover.
@@ -330,17 +332,18 @@ if [[ " $PARTS " == *" lazyhash "* ]]; then
   mosaic 8192 8192 /tmp/m8192.ppm
   GIGA="--encoding hash_grid --hash-features 2 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01 --hidden 32"
   warm_up
-  for levels in ${LAZYHASH_LEVELS:-1 2 4 16}; do
+  for levels in ${LAZYHASH_LEVELS-1 2 4 16}; do
     for read in 1 0; do
       run "lazyhash levels $levels 16384 $read" env FIELDFLOW_LAZY_READ=$read $BENCH --image /tmp/m8192.ppm $GIGA \
           --hash-levels $levels --hash-log2-table 22 --grid-adam dense-lazy --batch 16384 --steps 1024 \
           --report-every 170 --render-repeats 1
     done
   done
+  lazyhash_forms=${LAZYHASH_FORMS:-"dense-eager dense-lazy:1 dense-lazy:0"}
   for cfg in ${LAZYHASH_CONFIGS:-22:14 22:15 22:16 22:17 20:14 20:15}; do
     IFS=: read -r table lb <<< "$cfg"
-    steps=$(late_steps $lb)
-    for form in dense-eager dense-lazy:1 dense-lazy:0; do
+    steps=$(( $(late_steps $lb) * ${LAZYHASH_STEP_FACTOR:-1} ))
+    for form in ${lazyhash_forms}; do
       adam=${form%%:*}; read=${form#*:}; [ "$read" = "$form" ] && read=
       run "lazyhash crossover $table $((1 << lb)) $form" env ${read:+FIELDFLOW_LAZY_READ=$read} $BENCH \
           --image /tmp/m8192.ppm $GIGA --hash-levels 16 --hash-log2-table $table --grid-adam $adam \
@@ -348,6 +351,25 @@ if [[ " $PARTS " == *" lazyhash "* ]]; then
     done
   done
   python3 bench/gpu/late.py "$RESULTS"
+fi
+if [[ " $PARTS " == *" hashcross "* ]]; then
+  # The hash grid's eager pass against its lazy form (visits ahead), per HASHCROSS_RUNS entry
+  # "image:per-level scale:log2 table:log2 batch" (image: leuvenA or m8192, the 8192x8192 mosaic;
+  # 16 levels x 2 features, base 16, MLP 32x2), HASHCROSS_STEP_FACTOR (4) times the late-table steps.
+  mosaic 8192 8192 /tmp/m8192.ppm
+  cp $B/img/leuvenA.ppm /tmp/leuvenA.ppm
+  warm_up
+  for r in ${HASHCROSS_RUNS:-"leuvenA:1.3:20:11 leuvenA:1.3:20:12 leuvenA:1.3:20:13 leuvenA:1.3:20:14 m8192:1.65:20:16 m8192:1.65:21:17"}; do
+    IFS=: read -r img scale table lb <<< "$r"
+    steps=$(( $(late_steps $lb) * ${HASHCROSS_STEP_FACTOR:-4} ))
+    for adam in dense-eager dense-lazy; do
+      run "hashcross $img $scale 2^$table 2^$lb $adam" $BENCH --image /tmp/$img.ppm --encoding hash_grid \
+          --hash-levels 16 --hash-features 2 --hash-base 16 --hash-scale $scale --hash-log2-table $table \
+          --hidden 32 --lr-mlp 0.01 --lr-grid 0.01 --grid-adam $adam --batch $((1 << lb)) --steps $steps \
+          --report-every $((steps / 6)) --render-repeats 1
+    done
+  done
+  late_tables
 fi
 if [[ " $PARTS " == *" grow8k "* ]]; then
   # The 8192x8192 mosaic's step over a 40,000-step run (lake model; progress every twelfth, so that

@@ -144,25 +144,42 @@ TEST(EncodingAdam, LazyDenseEqualsEagerFromTheFirstStep) {
     }
 }
 
-// automatic takes the lazy form once the cells outnumber a step's reads kLazyDenseAdamRatio times
-// over (4 a sample on the dense grid; kLazyDenseAdamRatioOnCpu on a CPU driver), and the eager form
-// below that; sparse Adam is neither.
+// automatic takes the lazy form once the cells outnumber a step's reads the encoding's ratio times
+// over (kLazyDenseAdamRatio for the dense grid, 4 reads a sample; kLazyHashAdamRatio for the hash
+// grid, 4 a level; their ...OnCpu ratios on a CPU driver), and the eager form below that; sparse
+// Adam is neither.
 TEST(EncodingAdam, AutomaticFormFollowsTheCellsPerRead) {
-    const double ratio = test::portable_device().info().type == "cpu" ? kLazyDenseAdamRatioOnCpu : kLazyDenseAdamRatio;
-    const ModelConfig config = test::default_config(64, 48);
-    const uint64_t cells = uint64_t(config.grid_width) * config.grid_height;
+    const bool cpu = test::portable_device().info().type == "cpu";
+    const ModelConfig dense = test::default_config(64, 48);
+    const ModelConfig hash = test::hash_test_config();
+    struct Case {
+        const char* name;
+        ModelConfig config;
+        double ratio;
+        uint32_t features; // parameters a cell
+        uint32_t reads;    // cells a sample reads
+    };
+    const Case cases[] = {
+        {"dense grid", dense, cpu ? kLazyDenseAdamRatioOnCpu : kLazyDenseAdamRatio, dense.grid_channels, 4},
+        {"hash grid", hash, cpu ? kLazyHashAdamRatioOnCpu : kLazyHashAdamRatio, hash.encoding.hash.features,
+         4 * hash.encoding.hash.levels},
+    };
     TrainOptions o;
     o.steps = 10;
-    auto form = [&](uint32_t batch, GridAdam adam) {
-        o.batch = batch;
-        o.grid_adam = adam;
-        return Trainer(test::portable_device(), config, o, test::synthetic_image(64, 48)).encoding_optimizer();
-    };
-    const uint32_t lazy_batch = uint32_t(double(cells) / (ratio * 4)) - 1;
-    ASSERT_GE(lazy_batch, 1u);
-    EXPECT_EQ(form(lazy_batch, GridAdam::dense), "dense, lazy");
-    EXPECT_EQ(form(lazy_batch + 2, GridAdam::dense), "dense, eager");
-    EXPECT_EQ(form(lazy_batch, GridAdam::sparse), "sparse");
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.name);
+        const uint64_t cells = c.config.encoding_parameter_count() / c.features;
+        auto form = [&](uint32_t batch, GridAdam adam) {
+            o.batch = batch;
+            o.grid_adam = adam;
+            return Trainer(test::portable_device(), c.config, o, test::synthetic_image(64, 48)).encoding_optimizer();
+        };
+        const uint32_t lazy_batch = uint32_t(double(cells) / (c.ratio * c.reads)) - 1;
+        ASSERT_GE(lazy_batch, 1u);
+        EXPECT_EQ(form(lazy_batch, GridAdam::dense), "dense, lazy");
+        EXPECT_EQ(form(lazy_batch + 2, GridAdam::dense), "dense, eager");
+        EXPECT_EQ(form(lazy_batch, GridAdam::sparse), "sparse");
+    }
 }
 
 // The lazy form visits the next step's cells ahead on every encoding and batch (the faster

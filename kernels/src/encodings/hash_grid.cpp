@@ -183,13 +183,9 @@ extern const EncodingDescriptor kHashGridEncoding = {
     EncodingKind::hash_grid, "hash_grid", "ENCODING_HASH_GRID", "hash tables",
     input_width, input_width, cells, cell_features, cells_read, validate, initialise, defines,
     describe, write_header, read_header, reference_encode, reference_backward, group_cells,
-    // Measured on the H100 with the gigapixel graph's model on an 8192x8192 photo: on T = 2^22
-    // (28.5 M cells) eager 1,027.5 against lazy 1,290 us/step at ratio 6.8, lazy 390 against 850
-    // at 27; on T = 2^20 (8.6 M) eager 307.5 against 372.5 at 8.2 (bench/RESULTS.md, session 10):
-    // the crossover lies between 8 and 27. (On leuvenA's smaller table, 1.65 M cells, where a
-    // step's reads crowd onto few coarse cells whose claims contend, eager won up to 400.)
-    12.0,
-    group_inputs,
+    kLazyHashAdamRatio,
+    group_inputs, /*parameters_in_records=*/false, /*visits_read_beside_claim=*/false,
+    /*lazy_adam_ratio_on_cpu=*/kLazyHashAdamRatioOnCpu,
 };
 
 } // namespace ff::engine::detail

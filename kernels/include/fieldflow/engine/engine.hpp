@@ -193,16 +193,25 @@ ModelConfig siren_config(uint32_t hidden_width = 64, uint32_t hidden_layers = 3,
 enum class GridAdam : uint32_t { sparse = 0, dense = 1 };
 // automatic: the lazy form once the cells outnumber what a step reads a number of times that depends
 // on the encoding and on whether the device is a GPU or a CPU driver (kLazyDenseAdamRatio and
-// kLazyDenseAdamRatioOnCpu for the dense grid).
+// kLazyDenseAdamRatioOnCpu for the dense grid, kLazyHashAdamRatio and kLazyHashAdamRatioOnCpu for
+// the hash grid).
 enum class DenseAdam : uint32_t { automatic = 0, eager = 1, lazy = 2 };
 // The dense grid's cells-to-reads ratio from which the lazy form is the faster. On the H100 the two
-// tie at 2 (batch 2^14: 17.8-18.2 us a step either way) and the lazy form wins from 2.5 (by 7% at
-// 2.5, 12% at 3, 19% at 4; at 2^16 by 11% at 2 and 19% at 2.5; bench/RESULTS.md, 2026-11-27,
-// session 20).
-inline constexpr double kLazyDenseAdamRatio = 2.5;
+// tie at 2 at batch 2^14 (17.83 / 18.00 us a step) and the lazy form wins there at larger batches
+// (by 9% at 2^16, 14% at 2^18, 11% at 2^20), and from 2.5 at every batch; at 1.5 eager wins by 9%
+// at 2^14 and ties at 2^16 and 2^20 (bench/RESULTS.md, 2026-11-27, sessions 20 and 21).
+inline constexpr double kLazyDenseAdamRatio = 2.0;
 // The same on a CPU driver (lavapipe, 2 cores), where the lazy form's visits cost more next to the
 // eager pass: still 20% the slower at 4.2 (bench/RESULTS.md, 2026-11-27, session 19).
 inline constexpr double kLazyDenseAdamRatioOnCpu = 5.0;
+// The hash grid's. On the H100, on tables shaped like graphs/gigapixel.yaml's (per-level scale
+// 1.65, 2^19-2^23 rows, an 8192x8192 photo), eager wins by 12-18% at ratios 1.7-2.2 and the lazy
+// form by 14-23% at 3.4-4.4, 1.8-1.95x at 6.1-8.2 and 3.2x at 15; on issue 13's leuvenA model
+// (scale 1.3, 2^20 rows) the lazy form wins at every ratio measured, 1.6-12.6 (bench/RESULTS.md,
+// 2026-11-27, session 21).
+inline constexpr double kLazyHashAdamRatio = 3.0;
+// On a CPU driver the rule measured before the visits got cheaper (not measured there since).
+inline constexpr double kLazyHashAdamRatioOnCpu = 12.0;
 
 struct TrainOptions {
     uint32_t steps = 40000;
