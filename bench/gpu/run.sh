@@ -23,7 +23,8 @@
 # AHEAD_VISIT_PARTS (FIELDFLOW_VISIT_PARTS values) for part ahead; DISPATCH_RUNS ("image:tag:args ...",
 # ':' for spaces) for part dispatches; RATIO_REPEATS (4) for part ratio8k; AB_ENV (a variable's name),
 # AB_VALUES ("0 1"), AB_HASH_VALUES (AB_VALUES), AB_IMAGES ("6000x4000 3500x3500"), AB_BATCH_2_16 (0)
-# HASHCROSS_RUNS ("image:scale:log2T:log2batch ...") and HASHCROSS_STEP_FACTOR (4) for part hashcross;
+# HASHCROSS_RUNS ("image:scale:log2T:log2batch ..."), HASHCROSS_FORMS ("dense-eager dense-lazy") and
+# HASHCROSS_STEP_FACTOR (4) for part hashcross;
 # and AB_REPEATS (2) for part abenv (where a visit reads its record: AB_ENV=FIELDFLOW_READ_BESIDE_CLAIM
 # AB_VALUES="1 0" AB_BATCH_2_16=1; invocations a sample: AB_ENV=FIELDFLOW_VISIT_PARTS AB_VALUES="2 4 8"
 # AB_HASH_VALUES="8 16 32 64" AB_IMAGES=""); CROSSOVER_RUNS ("WxH:log2batch ...") for part crossover.
@@ -362,7 +363,7 @@ if [[ " $PARTS " == *" hashcross "* ]]; then
   for r in ${HASHCROSS_RUNS:-"leuvenA:1.3:20:11 leuvenA:1.3:20:12 leuvenA:1.3:20:13 leuvenA:1.3:20:14 m8192:1.65:20:16 m8192:1.65:21:17"}; do
     IFS=: read -r img scale table lb <<< "$r"
     steps=$(( $(late_steps $lb) * ${HASHCROSS_STEP_FACTOR:-4} ))
-    for adam in dense-eager dense-lazy; do
+    for adam in ${HASHCROSS_FORMS:-dense-eager dense-lazy}; do
       run "hashcross $img $scale 2^$table 2^$lb $adam" $BENCH --image /tmp/$img.ppm --encoding hash_grid \
           --hash-levels 16 --hash-features 2 --hash-base 16 --hash-scale $scale --hash-log2-table $table \
           --hidden 32 --lr-mlp 0.01 --lr-grid 0.01 --grid-adam $adam --batch $((1 << lb)) --steps $steps \
