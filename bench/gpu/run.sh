@@ -355,18 +355,21 @@ if [[ " $PARTS " == *" lazyhash "* ]]; then
 fi
 if [[ " $PARTS " == *" hashcross "* ]]; then
   # The hash grid's eager pass against its lazy form (visits ahead), per HASHCROSS_RUNS entry
-  # "image:per-level scale:log2 table:log2 batch" (image: leuvenA or m8192, the 8192x8192 mosaic;
+  # "image:per-level scale:log2 table:log2 batch (or, above 30, the batch)" (image: leuvenA or m8192, the 8192x8192 mosaic;
   # 16 levels x 2 features, base 16, MLP 32x2), HASHCROSS_STEP_FACTOR (4) times the late-table steps.
   mosaic 8192 8192 /tmp/m8192.ppm
   cp $B/img/leuvenA.ppm /tmp/leuvenA.ppm
   warm_up
   for r in ${HASHCROSS_RUNS:-"leuvenA:1.3:20:11 leuvenA:1.3:20:12 leuvenA:1.3:20:13 leuvenA:1.3:20:14 m8192:1.65:20:16 m8192:1.65:21:17"}; do
     IFS=: read -r img scale table lb <<< "$r"
+    # The batch as log2, or (above 30) as the batch itself.
+    batch=$(( lb > 30 ? lb : 1 << lb )) name="2^$lb"
+    if [ "$lb" -gt 30 ]; then name=$lb; lb=0; while [ $(( 2 << lb )) -le "$batch" ]; do lb=$((lb + 1)); done; fi
     steps=$(( $(late_steps $lb) * ${HASHCROSS_STEP_FACTOR:-4} ))
     for adam in ${HASHCROSS_FORMS:-dense-eager dense-lazy}; do
-      run "hashcross $img $scale 2^$table 2^$lb $adam" $BENCH --image /tmp/$img.ppm --encoding hash_grid \
+      run "hashcross $img $scale 2^$table $name $adam" $BENCH --image /tmp/$img.ppm --encoding hash_grid \
           --hash-levels 16 --hash-features 2 --hash-base 16 --hash-scale $scale --hash-log2-table $table \
-          --hidden 32 --lr-mlp 0.01 --lr-grid 0.01 --grid-adam $adam --batch $((1 << lb)) --steps $steps \
+          --hidden 32 --lr-mlp 0.01 --lr-grid 0.01 --grid-adam $adam --batch $batch --steps $steps \
           --report-every $((steps / 6)) --render-repeats 1
     done
   done

@@ -205,10 +205,10 @@ inline constexpr double kLazyDenseAdamRatio = 2.0;
 // eager pass: still 20% the slower at 4.2 (bench/RESULTS.md, 2026-11-27, session 19).
 inline constexpr double kLazyDenseAdamRatioOnCpu = 5.0;
 // The hash grid's. On the H100, on tables shaped like graphs/gigapixel.yaml's (per-level scale
-// 1.65, 2^19-2^23 rows, an 8192x8192 photo), eager wins by 12-18% at ratios 1.7-2.2 and the lazy
-// form by 14-23% at 3.4-4.4, 1.8-1.95x at 6.1-8.2 and 3.2x at 15; on issue 13's leuvenA model
-// (scale 1.3, 2^20 rows) the lazy form wins at every ratio measured, 1.6-12.6 (bench/RESULTS.md,
-// 2026-11-27, session 21).
+// 1.65, 2^19-2^23 rows, an 8192x8192 photo), eager wins by 12-18% at ratios 1.7-2.2 and ties or
+// wins (by up to 7%) at 2.5-2.8; the lazy form wins by 2-9% at 3, 14-23% at 3.4-4.4, 1.8-1.95x at
+// 6.1-8.2 and 3.2x at 15. On issue 13's leuvenA model (scale 1.3, 2^20 rows) the lazy form wins at
+// every ratio measured, 1.6-12.6 (bench/RESULTS.md, 2026-11-27, session 21).
 inline constexpr double kLazyHashAdamRatio = 3.0;
 // On a CPU driver the rule measured before the visits got cheaper (not measured there since).
 inline constexpr double kLazyHashAdamRatioOnCpu = 12.0;
