@@ -210,8 +210,8 @@ inline constexpr double kLazyDenseAdamRatioOnCpu = 5.0;
 // 6.1-8.2 and 3.2x at 15. On issue 13's leuvenA model (scale 1.3, 2^20 rows) the lazy form wins at
 // every ratio measured, 1.6-12.6 (bench/RESULTS.md, 2026-11-27, session 21).
 inline constexpr double kLazyHashAdamRatio = 3.0;
-// The same on a CPU driver (lavapipe, 2 cores; the same tables' shape, three runs each): eager wins
-// by 30-50% at 1.5-1.6 and by 10% at 2.7, the two tie at 3.1 and the lazy form wins by 25% at 5.1
+// The same on a CPU driver (lavapipe, 2 cores; the same tables' shape, three runs each): the lazy
+// form takes 1.4x eager's time at ratios 1.5-1.6 and 1.1x at 2.7, the same at 3.1, and 0.77x at 5.1
 // (bench/RESULTS.md, 2026-11-27, session 21).
 inline constexpr double kLazyHashAdamRatioOnCpu = 4.0;
 
