@@ -23,11 +23,11 @@
 # AHEAD_VISIT_PARTS (FIELDFLOW_VISIT_PARTS values) for part ahead; DISPATCH_RUNS ("image:tag:args ...",
 # ':' for spaces) for part dispatches; RATIO_REPEATS (4) for part ratio8k; AB_ENV (a variable's name),
 # AB_VALUES ("0 1"), AB_HASH_VALUES (AB_VALUES), AB_IMAGES ("6000x4000 3500x3500"), AB_BATCH_2_16 (0)
-# HASHCROSS_RUNS ("image:scale:log2T:log2batch ..."), HASHCROSS_FORMS ("dense-eager dense-lazy") and
-# HASHCROSS_STEP_FACTOR (4) for part hashcross;
 # and AB_REPEATS (2) for part abenv (where a visit reads its record: AB_ENV=FIELDFLOW_READ_BESIDE_CLAIM
 # AB_VALUES="1 0" AB_BATCH_2_16=1; invocations a sample: AB_ENV=FIELDFLOW_VISIT_PARTS AB_VALUES="2 4 8"
-# AB_HASH_VALUES="8 16 32 64" AB_IMAGES=""); CROSSOVER_RUNS ("WxH:log2batch ...") for part crossover.
+# AB_HASH_VALUES="8 16 32 64" AB_IMAGES=""); CROSSOVER_RUNS ("WxH:log2batch ...") for part crossover;
+# HASHCROSS_RUNS ("image:scale:log2T:batch ...", batch as log2, or above 30 the batch itself),
+# HASHCROSS_FORMS ("dense-eager dense-lazy") and HASHCROSS_STEP_FACTOR (4) for part hashcross.
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -101,11 +101,14 @@ if [[ " $PARTS " == *" tests "* ]]; then
     echo "{\"event\":\"tests\",\"path\":\"$path\",\"exit\":$?}" | tee -a "$RESULTS" >&2
   done
 fi
-HASH_SMALL="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 12 --hash-base 16 --hash-scale 1.3 --lr-mlp 0.01 --lr-grid 0.01"
-HASH_LARGE="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 15 --hash-base 16 --hash-scale 1.3 --lr-mlp 0.01 --lr-grid 0.01 --hidden 64"
+# The hash grids measured here: 16 levels x 2 features from base 16, at Instant-NGP's rate; each
+# model adds its table and per-level scale.
+HASH_16X2="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-base 16 --lr-mlp 0.01 --lr-grid 0.01"
+HASH_SMALL="$HASH_16X2 --hash-log2-table 12 --hash-scale 1.3"
+HASH_LARGE="$HASH_16X2 --hash-log2-table 15 --hash-scale 1.3 --hidden 64"
 # The gigapixel graph's model (2^22 rows a level, per-level scale 1.65), for the lazy forms' runs on
 # the 8192x8192 mosaic.
-GIGA_HASH="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-log2-table 22 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
+GIGA_HASH="$HASH_16X2 --hash-log2-table 22 --hash-scale 1.65"
 if [[ " $PARTS " == *" scaling "* ]]; then
   for hidden in $SCALING_WIDTHS; do
     for e in $SCALING_BATCHES; do
@@ -286,7 +289,7 @@ if [[ " $PARTS " == *" gigasteps "* ]]; then
   # cells) on a 30000x30000 mosaic of the two sample photos, per MLP width, batch, form of the
   # encoding's Adam and table size (the image is 3.6 GB as RGBA8: two buffers of 2 GB on NVIDIA).
   mosaic 30000 30000 /tmp/giga.ppm
-  GIGA="--encoding hash_grid --hash-levels 16 --hash-features 2 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01"
+  GIGA="$HASH_16X2 --hash-scale 1.65"
   for cfg in ${GIGA_STEPS_CONFIGS:-32:65536:dense:20 32:262144:dense:20 32:65536:dense:22 32:262144:dense:22 32:262144:sparse:22 32:65536:dense:24 64:262144:dense:22 32:1048576:dense:22}; do
     IFS=: read -r width batch adam table <<< "$cfg"
     run "gigasteps $width $batch $adam $table" $BENCH --image /tmp/giga.ppm $GIGA --hash-log2-table "$table" \
@@ -319,8 +322,7 @@ if [[ " $PARTS " == *" lazyread "* ]]; then
   done
   for read in 1 0; do
     run "lazyread hash22 m8192 16384 $read" env FIELDFLOW_LAZY_READ=$read $BENCH --image /tmp/m8192.ppm \
-        --encoding hash_grid --hash-levels 16 --hash-features 2 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 \
-        --lr-grid 0.01 --hash-log2-table 22 --hidden 32 --batch 16384 --steps 1024 --report-every 170 --render-repeats 1
+        $GIGA_HASH --hidden 32 --batch 16384 --steps 1024 --report-every 170 --render-repeats 1
   done
   python3 bench/gpu/late.py "$RESULTS"
 fi
@@ -355,8 +357,9 @@ if [[ " $PARTS " == *" lazyhash "* ]]; then
 fi
 if [[ " $PARTS " == *" hashcross "* ]]; then
   # The hash grid's eager pass against its lazy form (visits ahead), per HASHCROSS_RUNS entry
-  # "image:per-level scale:log2 table:log2 batch (or, above 30, the batch)" (image: leuvenA or m8192, the 8192x8192 mosaic;
-  # 16 levels x 2 features, base 16, MLP 32x2), HASHCROSS_STEP_FACTOR (4) times the late-table steps.
+  # "image:per-level scale:log2 table:batch" (image: leuvenA or m8192, the 8192x8192 mosaic; the
+  # batch as log2, or above 30 the batch itself; HASH_16X2 with an MLP 32x2), HASHCROSS_STEP_FACTOR
+  # (4) times the late-table steps.
   mosaic 8192 8192 /tmp/m8192.ppm
   cp $B/img/leuvenA.ppm /tmp/leuvenA.ppm
   warm_up
@@ -367,10 +370,9 @@ if [[ " $PARTS " == *" hashcross "* ]]; then
     if [ "$lb" -gt 30 ]; then name=$lb; lb=0; while [ $(( 2 << lb )) -le "$batch" ]; do lb=$((lb + 1)); done; fi
     steps=$(( $(late_steps $lb) * ${HASHCROSS_STEP_FACTOR:-4} ))
     for adam in ${HASHCROSS_FORMS:-dense-eager dense-lazy}; do
-      run "hashcross $img $scale 2^$table $name $adam" $BENCH --image /tmp/$img.ppm --encoding hash_grid \
-          --hash-levels 16 --hash-features 2 --hash-base 16 --hash-scale $scale --hash-log2-table $table \
-          --hidden 32 --lr-mlp 0.01 --lr-grid 0.01 --grid-adam $adam --batch $batch --steps $steps \
-          --report-every $((steps / 6)) --render-repeats 1
+      run "hashcross $img $scale 2^$table $name $adam" $BENCH --image /tmp/$img.ppm $HASH_16X2 \
+          --hash-scale $scale --hash-log2-table $table --hidden 32 --grid-adam $adam --batch $batch \
+          --steps $steps --report-every $((steps / 6)) --render-repeats 1
     done
   done
   late_tables
