@@ -26,6 +26,7 @@
 # and AB_REPEATS (2) for part abenv (where a visit reads its record: AB_ENV=FIELDFLOW_READ_BESIDE_CLAIM
 # AB_VALUES="1 0" AB_BATCH_2_16=1; invocations a sample: AB_ENV=FIELDFLOW_VISIT_PARTS AB_VALUES="2 4 8"
 # AB_HASH_VALUES="8 16 32 64" AB_IMAGES=""); CROSSOVER_RUNS ("WxH:log2batch ...") for part crossover;
+# CROSSOVER_MODELS ("-"; e.g. "--hidden:16 --hidden:64") for it;
 # HASHCROSS_RUNS ("image:scale:log2T:batch ...", batch as log2, or above 30 the batch itself),
 # HASHCROSS_FORMS ("dense-eager dense-lazy") and HASHCROSS_STEP_FACTOR (4) for part hashcross.
 set -u
@@ -557,15 +558,20 @@ if [[ " $PARTS " == *" abenv "* ]]; then
 fi
 if [[ " $PARTS " == *" crossover "* ]]; then
   # The dense grid's eager pass against its lazy form, where the grid's cells outnumber a step's
-  # reads 2-4 times (cells = pixels / 16, reads = 4 batch): mosaics per CROSSOVER_RUNS entry.
+  # reads 2-4 times (cells = pixels / 16, reads = 4 batch): mosaics per CROSSOVER_RUNS entry, each
+  # run once per entry of CROSSOVER_MODELS (extra arguments, ':' for spaces; "-" none, the default).
   warm_up
   for r in ${CROSSOVER_RUNS:-1920x1080:14 1448x1448:14 1619x1619:14 1774x1774:14 2560x1440:14 2048x2048:14 2896x2896:16 3238x3238:16}; do
     size=${r%:*} lb=${r#*:}
     mosaic ${size%x*} ${size#*x} /tmp/c$size.ppm
     steps=$(( lb > 14 ? 3000 : 12000 ))
-    for adam in dense-eager dense-lazy; do
-      run "crossover $size 2^$lb $adam" $BENCH --image /tmp/c$size.ppm --batch $((1 << lb)) --grid-adam $adam \
-          --steps $steps --report-every $((steps / 6)) --render-repeats 1
+    for model in ${CROSSOVER_MODELS:--}; do
+      args=${model//:/ }
+      [ "$model" = - ] && args=
+      for adam in dense-eager dense-lazy; do
+        run "crossover $size 2^$lb ${model//:/} $adam" $BENCH --image /tmp/c$size.ppm --batch $((1 << lb)) --grid-adam $adam \
+            --steps $steps --report-every $((steps / 6)) --render-repeats 1 $args
+      done
     done
   done
   late_tables
