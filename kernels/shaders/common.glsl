@@ -9,7 +9,7 @@
 #error "the model configuration defines are missing"
 #endif
 
-// Mirrors ff::engine::detail::PushConstants (120 bytes).
+// Mirrors ff::engine::detail::PushConstants (128 bytes, all that every device offers).
 layout(push_constant) uniform Push {
     uint grid_w, grid_h, width, height;   // feature grid; image or render size
     uint batch, step, seed_lo, seed_hi;   // samples this step; step index; RNG seed
@@ -25,6 +25,8 @@ layout(push_constant) uniform Push {
                                           // train_step.comp: the dispatch's first tile (count: its tiles)
     float log2_beta1, log2_beta2, log2_lr_final_scale; // encoding_adam.glsl's skipped steps
     uint catch_up_last;                   // encoding_adam.glsl: the last entry of its table
+    uvec2 buffer_address;                 // the one buffer reached by address, if any
+                                          // (encoding_state.glsl's ENC_STATE_BY_ADDRESS)
 } pc;
 
 const float PI = 3.14159265358979323846;

@@ -14,6 +14,10 @@
 // 49,152 bytes); this pass has the whole of it.
 #extension GL_EXT_shader_atomic_int64 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#ifdef ENC_STATE_BY_ADDRESS // the encoding's state by its address (encoding_state.glsl)
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_buffer_reference_uvec2 : require
+#endif
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
@@ -34,8 +38,10 @@
 layout(local_size_x = GROUP_SIZE) in;
 
 // The encoding's training state (encoding_state.glsl), as 64-bit words (gradient pairs) and uints.
+#ifndef ENC_STATE_BY_ADDRESS // else encoding_state.glsl reaches it by address
 layout(std430, binding = 0) buffer EncodingStatePairs { uint64_t enc_state_u64[]; };
 layout(std430, binding = 1) buffer EncodingStateBits { uint enc_state_u[]; };
+#endif
 layout(std430, binding = 2) readonly buffer DeferredInputs { uint enc_deferred[]; };
 #ifdef EXPLICIT_SAMPLES
 layout(std430, binding = 3) readonly buffer SampleUv { vec2 sample_uv[]; };

@@ -7,6 +7,10 @@
 // Where training keeps the parameters in the records (ENC_PARAMS_IN_RECORD), it also copies every
 // cell's parameters out to enc_params, which render and the host read; and with pc.count = 1 it
 // does the reverse only, once, before the first step: enc_params into the records.
+#ifdef ENC_STATE_BY_ADDRESS // the encoding's state by its address (encoding_state.glsl)
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_buffer_reference_uvec2 : require
+#endif
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
@@ -17,7 +21,9 @@ layout(local_size_x = 256) in;
 
 layout(std430, binding = 0) buffer EncodingParams { float enc_params[]; };
 // The encoding's training state (encoding_state.glsl), as 16-byte words (whole records).
+#ifndef ENC_STATE_BY_ADDRESS // else encoding_state.glsl reaches it by address
 layout(std430, binding = 1) buffer EncodingStateQuads { vec4 enc_state4[]; };
+#endif
 layout(std430, binding = 2) readonly buffer EncodingCatchUp { vec4 enc_catch_up[]; };
 
 #include "encoding_adam.glsl"

@@ -12,8 +12,15 @@
 // The including kernel binds the buffer as floats (enc_state: the gradients' atomics) or as
 // 16-byte words (enc_state4: whole records, encoding_adam.glsl), and as uints (enc_state_u: the
 // stamps); and defines pc.cells.
+//
+// With ENC_STATE_BY_ADDRESS the kernel binds none of these: the state is larger than one storage
+// buffer may be (maxStorageBufferRange is 128 MB on lavapipe, where a 2^19-entry hash table's state
+// takes 270 MB), and the same names reach it through its device address (pc.buffer_address), the
+// kernel enabling GL_EXT_buffer_reference and GL_EXT_buffer_reference_uvec2. Indices are the same;
+// only where the words are found changes.
 #ifndef FF_ENCODING_STATE_GLSL
 #define FF_ENCODING_STATE_GLSL
+
 
 #ifndef ENC_RECORD
 #error "ENC_RECORD (words per record) comes from the host's model defines (encoding_state.hpp)"
@@ -56,6 +63,19 @@
 // under 1 in practice; larger ones are clipped); the units put that worst case at 2^30.
 #ifndef ENC_GRAD_FIXED
 #define ENC_GRAD_FIXED 0
+#endif
+// The state by address (see the top).
+#ifdef ENC_STATE_BY_ADDRESS
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer EncStateFloats { float words[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer EncStateUints { uint words[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer EncStateQuads { vec4 words[]; };
+#define enc_state EncStateFloats(pc.buffer_address).words
+#define enc_state_u EncStateUints(pc.buffer_address).words
+#define enc_state4 EncStateQuads(pc.buffer_address).words
+#if ENC_GRAD_FIXED && defined(ENC_ADDS_GRADIENTS)
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer EncStatePairs { uint64_t words[]; };
+#define enc_state_u64 EncStatePairs(pc.buffer_address).words
+#endif
 #endif
 #ifndef ENC_GRAD_CLIP
 #error "ENC_GRAD_CLIP comes from the host's model defines (encoding_state.hpp)"

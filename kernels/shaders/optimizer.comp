@@ -32,6 +32,10 @@
 // claims it: the first to exchange its stamp for this step's.
 // The workgroups loop over the cells (eager) or the samples, so their count does not grow with the
 // grid.
+#ifdef ENC_STATE_BY_ADDRESS // the encoding's state by its address (encoding_state.glsl)
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_buffer_reference_uvec2 : require
+#endif
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #if MLP_FP16_COPY
@@ -66,8 +70,10 @@ layout(std430, binding = 5) buffer LossLog { float loss_log[]; };
 layout(std430, binding = 6) buffer EncodingParams { float enc_params[]; };
 // The encoding's training state (encoding_state.glsl), as 16-byte words (whole records) and as
 // uints (the stamps, which claim cells).
+#ifndef ENC_STATE_BY_ADDRESS // else encoding_state.glsl reaches it by address
 layout(std430, binding = 7) buffer EncodingStateQuads { vec4 enc_state4[]; };
 layout(std430, binding = 8) buffer EncodingStateBits { uint enc_state_u[]; }; // stamps (claims)
+#endif
 layout(std430, binding = 9) readonly buffer EncodingCatchUp { vec4 enc_catch_up[]; }; // lazy form only
 // MLP_FP16_COPY: the fp16 copy of the MLP's weights that tensor-core kernels read from memory
 // (mlp_coopmat.glsl, weights not in shared memory), kept current with the master weights.

@@ -23,6 +23,10 @@
 #extension GL_EXT_shader_atomic_int64 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #endif
+#ifdef ENC_STATE_BY_ADDRESS // the encoding's state by its address (encoding_state.glsl)
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_buffer_reference_uvec2 : require
+#endif
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -50,10 +54,12 @@ layout(std430, binding = 0) readonly buffer MlpParams { float mlp_params[]; };
 layout(std430, binding = 1) readonly buffer EncodingParams { float enc_params[]; };
 // The encoding's training state (encoding_state.glsl), as floats and as uints (and, for fixed-point
 // gradients, as 64-bit words).
+#ifndef ENC_STATE_BY_ADDRESS // else encoding_state.glsl reaches it by address
 layout(std430, binding = 2) buffer EncodingState { float enc_state[]; };
 layout(std430, binding = 3) buffer EncodingStateBits { uint enc_state_u[]; };
 #if ENC_GRAD_FIXED
 layout(std430, binding = 2) buffer EncodingStatePairs { uint64_t enc_state_u64[]; }; // gradient pairs
+#endif
 #endif
 layout(std430, binding = 4) buffer MlpPartials { float mlp_partials[]; };
 layout(std430, binding = 5) buffer LossPartials { float loss_partials[]; };

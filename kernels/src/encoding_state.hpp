@@ -15,6 +15,9 @@ struct EncodingStateLayout {
     // The cell's parameters in the record, after its gradient words (ENC_PARAMS_IN_RECORD: lazy
     // dense Adam visiting ahead, EncodingDescriptor::parameters_in_records).
     bool parameters = false;
+    // The kernels reach the state by its device address (encoding_state.glsl's
+    // ENC_STATE_BY_ADDRESS): it is larger than one storage buffer may be on the device.
+    bool by_address = false;
 
     // Words per record: the gradients, the parameters if held, m and v (features words each), the
     // stamp, rounded up to 16 bytes.

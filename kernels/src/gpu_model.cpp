@@ -11,31 +11,52 @@ namespace ff::engine::detail {
 
 void upload(DeviceImpl& device, CommandRunner& runner, const Buffer& dst, const void* data,
             size_t bytes, VkDeviceSize dst_offset) {
-    if (bytes == 0) return;
-    Buffer staging(device, bytes, MemoryKind::upload, "upload staging");
-    std::memcpy(staging.mapped(), data, bytes);
-    runner.run([&](VkCommandBuffer cb) {
-        VkBufferCopy region{0, dst_offset, bytes};
-        vkCmdCopyBuffer(cb, staging.handle(), dst.handle(), 1, &region);
-    });
+    const size_t chunk = std::min<uint64_t>(bytes, device.max_buffer_bytes());
+    if (chunk == 0) return;
+    Buffer staging(device, chunk, MemoryKind::upload, "upload staging");
+    for (size_t done = 0; done < bytes; done += chunk) {
+        const size_t n = std::min(chunk, bytes - done);
+        std::memcpy(staging.mapped(), static_cast<const char*>(data) + done, n);
+        runner.run([&](VkCommandBuffer cb) {
+            VkBufferCopy region{0, dst_offset + done, n};
+            vkCmdCopyBuffer(cb, staging.handle(), dst.handle(), 1, &region);
+        });
+    }
 }
 
 void download(DeviceImpl& device, CommandRunner& runner, const Buffer& src, void* data,
               size_t bytes, VkDeviceSize src_offset) {
-    if (bytes == 0) return;
-    Buffer staging(device, bytes, MemoryKind::readback, "readback staging");
-    runner.run([&](VkCommandBuffer cb) {
-        compute_barrier(cb); // earlier shader writes are visible to the copy
-        VkBufferCopy region{src_offset, 0, bytes};
-        vkCmdCopyBuffer(cb, src.handle(), staging.handle(), 1, &region);
-    });
-    std::memcpy(data, staging.mapped(), bytes);
+    const size_t chunk = std::min<uint64_t>(bytes, device.max_buffer_bytes());
+    if (chunk == 0) return;
+    Buffer staging(device, chunk, MemoryKind::readback, "readback staging");
+    for (size_t done = 0; done < bytes; done += chunk) {
+        const size_t n = std::min(chunk, bytes - done);
+        runner.run([&](VkCommandBuffer cb) {
+            compute_barrier(cb); // earlier shader writes are visible to the copy
+            VkBufferCopy region{src_offset + done, 0, n};
+            vkCmdCopyBuffer(cb, src.handle(), staging.handle(), 1, &region);
+        });
+        std::memcpy(static_cast<char*>(data) + done, staging.mapped(), n);
+    }
 }
 
 void fill_zero(CommandRunner& runner, const std::vector<const Buffer*>& buffers) {
     runner.run([&](VkCommandBuffer cb) {
         for (const Buffer* b : buffers) vkCmdFillBuffer(cb, b->handle(), 0, VK_WHOLE_SIZE, 0);
     });
+}
+
+Buffer encoding_state_buffer(DeviceImpl& device, EncodingStateLayout& layout) {
+    layout.by_address = layout.bytes() > device.max_buffer_bytes();
+    return Buffer(device, layout.bytes(), MemoryKind::device_local, "encoding training state",
+                  layout.by_address ? BufferAccess::address : BufferAccess::descriptor);
+}
+
+void use_state_layout(Defines& defines, const EncodingStateLayout& layout) {
+    for (auto& [name, value] : defines)
+        if (name == "ENC_RECORD") value = std::to_string(layout.record_words());
+    if (layout.parameters) defines.emplace_back("ENC_PARAMS_IN_RECORD", "1");
+    if (layout.by_address) defines.emplace_back("ENC_STATE_BY_ADDRESS", "1");
 }
 
 void require_consistent(const Model& m) {

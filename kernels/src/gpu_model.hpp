@@ -2,6 +2,7 @@
 // parameters on the device, and the kernels specialised for a model.
 #pragma once
 
+#include "encoding_state.hpp"
 #include "model_layout.hpp"
 #include "target_image.hpp"
 #include "vk_device.hpp"
@@ -16,12 +17,22 @@ namespace ff::engine::detail {
 inline constexpr uint32_t kTrainerStepsPerSubmit = 1000;
 
 // Copies through a temporary staging buffer (the destination / source stays device-local), to or
-// from `bytes` bytes at an offset of the device buffer.
+// from `bytes` bytes at an offset of the device buffer; a copy larger than the device's cap on
+// buffers (max_buffer_bytes) goes through one that size, a part at a time (a buffer reached by
+// address, BufferAccess::address, may exceed the cap).
 void upload(DeviceImpl& device, CommandRunner& runner, const Buffer& dst, const void* data,
             size_t bytes, VkDeviceSize dst_offset = 0);
 void download(DeviceImpl& device, CommandRunner& runner, const Buffer& src, void* data,
               size_t bytes, VkDeviceSize src_offset = 0);
 void fill_zero(CommandRunner& runner, const std::vector<const Buffer*>& buffers);
+
+// The encoding's training state on the device: a storage buffer, or where it is larger than one
+// may be (a 2^19-entry hash table's state on lavapipe's 128 MB) a buffer the kernels reach by its
+// address; sets layout.by_address to say which.
+Buffer encoding_state_buffer(DeviceImpl& device, EncodingStateLayout& layout);
+// The state's layout in a kernel's defines (encoding_state.glsl): its record size (model_defines()
+// gives the one without the parameters) and where the kernel finds it.
+void use_state_layout(Defines& defines, const EncodingStateLayout& layout);
 
 // A model's learnable parameters in device-local buffers.
 struct GpuModel {

@@ -12,7 +12,7 @@ namespace ff::engine::detail {
 
 inline constexpr uint32_t kSplatTile = 16; // screen tile edge (pixels); TILE in splat_common.glsl
 
-// Mirrors `Push` in shaders/splat_common.glsl; travels as the engine's 120-byte PushConstants
+// Mirrors `Push` in shaders/splat_common.glsl; travels as the engine's 128-byte PushConstants
 // (the splat kernels read the first 80).
 struct SplatPush {
     uint32_t width = 0, height = 0, tiles_x = 0, tiles_y = 0;
@@ -20,7 +20,7 @@ struct SplatPush {
     float lr_position = 0, lr_cholesky = 0, lr_color = 0, beta1 = 0;
     float beta2 = 0, epsilon = 0, bias_correction1 = 1, bias_correction2 = 1;
     float loss_scale = 0, min_scale = 0, max_scale = 0;
-    uint32_t pad[11] = {};
+    uint32_t pad[13] = {};
     PushConstants raw() const { return std::bit_cast<PushConstants>(*this); }
 };
 static_assert(sizeof(SplatPush) == sizeof(PushConstants));

@@ -51,8 +51,8 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     auto local = [&](size_t bytes, const char* name) {
         return Buffer(dev, bytes, MemoryKind::device_local, name);
     };
-    const EncodingStateLayout state_layout{cells, uint32_t(encoding.cell_features(c))};
-    Buffer state = local(state_layout.bytes(), "encoding training state"); // encoding_state.hpp
+    EncodingStateLayout state_layout{cells, uint32_t(encoding.cell_features(c))};
+    Buffer state = encoding_state_buffer(dev, state_layout);
     const uint32_t rows = partial_rows(tiling, groups); // of gradient partials, and of loss partials
     Buffer partials = local(size_t(rows) * gpu.layout.total * 4, "MLP gradient partials");
     Buffer loss_partials = local(rows * 4, "loss partials");
@@ -65,15 +65,19 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
     Buffer deferred; // the deferred sums' inputs (TrainTiling::deferred)
     if (tiling.deferred.groups) deferred = local(tiling.deferred.input_bytes(n), "deferred encoding gradients");
 
-    const Kernel& k = train_kernel(dev, c, tiling, true);
+    KernelRequest train_request = train_kernel_request(c, tiling, true);
+    use_state_layout(train_request.defines, state_layout);
+    const Kernel& k = dev.kernel(train_request);
     std::vector<const Buffer*> buffers =
         gpu.bindings(tiling, {&state, &state, &partials, &loss_partials, &uv_buf, &target_buf, &out_buf});
     if (tiling.deferred.groups) buffers.push_back(&deferred);
     DescriptorSet set(dev, k, buffers);
     DescriptorSet deferred_set;
-    if (tiling.deferred.groups)
-        deferred_set = DescriptorSet(dev, dev.kernel(deferred_sums_kernel_request(c, tiling, true)),
-                                     {&state, &state, &deferred, &uv_buf});
+    if (tiling.deferred.groups) {
+        KernelRequest deferred_request = deferred_sums_kernel_request(c, tiling, true);
+        use_state_layout(deferred_request.defines, state_layout);
+        deferred_set = DescriptorSet(dev, dev.kernel(deferred_request), {&state, &state, &deferred, &uv_buf});
+    }
     PushConstants pc;
     pc.grid_w = c.grid_width;
     pc.grid_h = c.grid_height;

@@ -61,14 +61,6 @@ bool lazy_is_chosen(const TrainOptions& o, const detail::EncodingDescriptor& enc
 // us with 16 levels). FIELDFLOW_LAZY_READ=1 reads caught up (measurements, tests).
 bool lazy_reads_chosen() { return detail::env_switch("FIELDFLOW_LAZY_READ").value_or(false); }
 
-// The training state's record layout in a kernel's defines (encoding_state.glsl): model_defines()
-// gives the one without the parameters.
-void use_state_layout(detail::Defines& defines, const detail::EncodingStateLayout& layout) {
-    for (auto& [name, value] : defines)
-        if (name == "ENC_RECORD") value = std::to_string(layout.record_words());
-    if (layout.parameters) defines.emplace_back("ENC_PARAMS_IN_RECORD", "1");
-}
-
 void check_options(const TrainOptions& o) {
     auto bad = [](const std::string& what) { throw EngineError("invalid training options: " + what); };
     if (o.batch == 0) bad("batch must be at least 1");
@@ -105,6 +97,7 @@ public:
     TrainerState state();
     uint64_t device_bytes() const;
     uint32_t image_parts() const { return image_buf_.layout().parts; }
+    bool state_by_address() const { return state_layout_.by_address; }
     std::string encoding_optimizer() const {
         return grid_adam_ == 0 ? "sparse" : grid_adam_ == 1 ? "dense, eager" : lazy_reads_ ? "dense, lazy, read caught up" : "dense, lazy";
     }
@@ -264,7 +257,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     // parameters too where lazy dense Adam visits ahead on an encoding that asks for it.
     state_layout_ = EncodingStateLayout{cells_, uint32_t(encoding.cell_features(config)),
                                         lazy_ahead && encoding.parameters_in_records};
-    encoding_state_ = local(state_layout_.bytes(), "encoding training state");
+    encoding_state_ = encoding_state_buffer(dev_, state_layout_);
     if (tiling_.deferred.groups)
         deferred_inputs_ = local(tiling_.deferred.input_bytes(options.batch), "deferred encoding gradients");
     loss_readback_ = Buffer(dev_, PipelinedRunner::kSlots * kTrainerStepsPerSubmit * 4, MemoryKind::readback, "loss readback");
@@ -329,6 +322,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     std::optional<KernelRequest> deferred_request;
     if (tiling_.deferred.groups) {
         deferred_request = deferred_sums_kernel_request(config, tiling_, false);
+        use_state_layout(deferred_request->defines, state_layout_);
         requests.push_back(*deferred_request);
     }
     dev_.prepare_kernels(requests);
@@ -651,6 +645,7 @@ void Trainer::render_into(uint32_t w, uint32_t h, float* rgb) const { impl_->ren
 double Trainer::full_image_mse() const { return impl_->full_image_mse(); }
 uint64_t Trainer::device_bytes() const { return impl_->device_bytes(); }
 uint32_t Trainer::image_parts() const { return impl_->image_parts(); }
+bool Trainer::state_by_address() const { return impl_->state_by_address(); }
 bool Trainer::diverged() const { return impl_->diverged_; }
 uint32_t Trainer::diverged_step() const { return impl_->diverged_step_; }
 double Trainer::gpu_seconds() const { return impl_->gpu_seconds_; }

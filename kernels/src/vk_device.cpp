@@ -40,11 +40,17 @@ void vk_check(VkResult r, const std::string& what) {
 
 // ---- Buffer ---------------------------------------------------------------------------------
 
-Buffer::Buffer(DeviceImpl& device, VkDeviceSize size, MemoryKind kind, const std::string& name)
+Buffer::Buffer(DeviceImpl& device, VkDeviceSize size, MemoryKind kind, const std::string& name,
+               BufferAccess access)
     : device_(&device), size_(size) {
     if (size == 0) size = 4; // Vulkan forbids empty buffers; callers may ask for none
     const uint64_t range = device.properties().limits.maxStorageBufferRange;
-    if (size > device.max_buffer_bytes())
+    if (access == BufferAccess::address && !device.buffer_addresses())
+        throw EngineError("buffer '" + name + "' needs " + std::to_string(size) +
+                          " bytes, more than one storage buffer may hold on this device (" +
+                          std::to_string(device.max_buffer_bytes()) +
+                          "), and the device cannot reach buffers by address (no bufferDeviceAddress)");
+    if (access == BufferAccess::descriptor && size > device.max_buffer_bytes())
         throw EngineError("buffer '" + name + "' needs " + std::to_string(size) + " bytes, more than " +
                           (device.max_buffer_bytes() < range
                                ? "the cap on buffers (max_buffer_bytes = " + std::to_string(device.max_buffer_bytes())
@@ -54,6 +60,7 @@ Buffer::Buffer(DeviceImpl& device, VkDeviceSize size, MemoryKind kind, const std
     bi.size = size;
     bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    if (access == BufferAccess::address) bi.usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
     bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     vk_check(vkCreateBuffer(device.device(), &bi, nullptr, &buffer_), "creating buffer '" + name + "'");
 
@@ -73,6 +80,12 @@ Buffer::Buffer(DeviceImpl& device, VkDeviceSize size, MemoryKind kind, const std
     VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
     dedicated.buffer = buffer_;
     if (device.dedicated_allocations()) ai.pNext = &dedicated;
+    VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+    flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+    if (access == BufferAccess::address) {
+        flags.pNext = ai.pNext;
+        ai.pNext = &flags;
+    }
     VkResult r = vkAllocateMemory(device.device(), &ai, nullptr, &memory_);
     if (r != VK_SUCCESS) {
         release();
@@ -89,6 +102,11 @@ Buffer::Buffer(DeviceImpl& device, VkDeviceSize size, MemoryKind kind, const std
     if (r != VK_SUCCESS) {
         release();
         vk_check(r, "binding memory for '" + name + "'");
+    }
+    if (access == BufferAccess::address) {
+        VkBufferDeviceAddressInfo info{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+        info.buffer = buffer_;
+        address_ = vkGetBufferDeviceAddress(device.device(), &info);
     }
 }
 
@@ -117,6 +135,7 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
         memory_ = o.memory_;
         size_ = o.size_;
         allocated_ = o.allocated_;
+        address_ = o.address_;
         mapped_ = o.mapped_;
         o.buffer_ = VK_NULL_HANDLE;
         o.memory_ = VK_NULL_HANDLE;
@@ -152,8 +171,16 @@ DescriptorSet::DescriptorSet(DeviceImpl& device, const Kernel& kernel,
     }
     std::vector<VkDescriptorBufferInfo> infos(buffers.size());
     std::vector<VkWriteDescriptorSet> writes(buffers.size());
+    const VkDeviceSize range = device.properties().limits.maxStorageBufferRange;
     for (size_t i = 0; i < buffers.size(); ++i) {
-        infos[i] = {buffers[i]->handle(), 0, VK_WHOLE_SIZE};
+        // A buffer reached by address is still bound (the layout has its binding), within the
+        // range a descriptor may cover; its kernel reads it through the address.
+        infos[i] = {buffers[i]->handle(), 0, buffers[i]->size() > range ? range : VK_WHOLE_SIZE};
+        if (buffers[i]->address()) {
+            if (address_ && address_ != buffers[i]->address())
+                throw EngineError("internal: kernel " + kernel.name + " is bound to two buffers reached by address");
+            address_ = buffers[i]->address();
+        }
         writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
         writes[i].dstSet = set_;
         writes[i].dstBinding = uint32_t(i);
@@ -181,6 +208,7 @@ DescriptorSet& DescriptorSet::operator=(DescriptorSet&& o) noexcept {
         kernel_ = o.kernel_;
         pool_ = o.pool_;
         set_ = o.set_;
+        address_ = o.address_;
         o.pool_ = VK_NULL_HANDLE;
         o.set_ = VK_NULL_HANDLE;
     }
@@ -191,7 +219,10 @@ void DescriptorSet::dispatch(VkCommandBuffer cb, const PushConstants& pc, uint32
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel_->pipeline);
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel_->layout, 0, 1, &set_, 0,
                             nullptr);
-    vkCmdPushConstants(cb, kernel_->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+    PushConstants pushed = pc;
+    pushed.buffer_address_lo = uint32_t(address_);
+    pushed.buffer_address_hi = uint32_t(address_ >> 32);
+    vkCmdPushConstants(cb, kernel_->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pushed, &pushed);
     vkCmdDispatch(cb, groups_x, 1, 1);
 }
 
@@ -693,6 +724,20 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
         ai64.shaderBufferInt64Atomics = VK_TRUE;
         ai64.pNext = f2.pNext;
         f2.pNext = &ai64;
+    }
+    // Buffers past maxStorageBufferRange are reached by address (BufferAccess::address).
+    VkPhysicalDeviceBufferDeviceAddressFeatures bda{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
+    {
+        VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+        query.pNext = &bda;
+        vkGetPhysicalDeviceFeatures2(physical_, &query);
+        buffer_addresses_ = bda.bufferDeviceAddress == VK_TRUE;
+        bda = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
+        if (buffer_addresses_) {
+            bda.bufferDeviceAddress = VK_TRUE;
+            bda.pNext = f2.pNext;
+            f2.pNext = &bda;
+        }
     }
     CoopmatFeatures coopmat_features;
     if (coopmat_) {

@@ -29,10 +29,17 @@ enum class MemoryKind {
     readback,     // host-visible (cached where possible) staging for downloads
 };
 
+// How kernels reach a buffer: through a descriptor (the default: at most maxStorageBufferRange
+// bytes, or the device's cap) or through its device address (a buffer past that range, such as a
+// large hash table's training state on a 128 MB-range CPU driver; the kernel is then built to read
+// the address from the push constants, which the DescriptorSet binding it fills in).
+enum class BufferAccess { descriptor, address };
+
 class Buffer {
 public:
     Buffer() = default;
-    Buffer(DeviceImpl& device, VkDeviceSize size, MemoryKind kind, const std::string& name);
+    Buffer(DeviceImpl& device, VkDeviceSize size, MemoryKind kind, const std::string& name,
+           BufferAccess access = BufferAccess::descriptor);
     ~Buffer();
     Buffer(Buffer&& o) noexcept;
     Buffer& operator=(Buffer&& o) noexcept;
@@ -43,6 +50,8 @@ public:
     VkDeviceSize size() const { return size_; }
     void* mapped() const { return mapped_; } // host-visible kinds only
     VkDeviceSize allocated() const { return allocated_; } // device memory held
+    // The device address of a BufferAccess::address buffer; 0 for the others.
+    VkDeviceAddress address() const { return address_; }
 
 private:
     void release();
@@ -51,6 +60,7 @@ private:
     VkDeviceMemory memory_ = VK_NULL_HANDLE;
     VkDeviceSize size_ = 0;
     VkDeviceSize allocated_ = 0;
+    VkDeviceAddress address_ = 0;
     void* mapped_ = nullptr;
 };
 
@@ -68,9 +78,12 @@ struct PushConstants {
     uint32_t encoding_groups = 0, first_row = 0;
     float log2_beta1 = 0, log2_beta2 = 0, log2_lr_final_scale = 0;
     uint32_t catch_up_last = 0;
+    // The device address of the dispatch's BufferAccess::address buffer (low, high word), which
+    // DescriptorSet::dispatch fills in.
+    uint32_t buffer_address_lo = 0, buffer_address_hi = 0;
 };
-// Vulkan guarantees 128 bytes of push constants on every device.
-static_assert(sizeof(PushConstants) == 120 && sizeof(PushConstants) <= 128);
+// Vulkan guarantees 128 bytes of push constants on every device: this is all of them.
+static_assert(sizeof(PushConstants) == 128);
 
 // What a kernel is built from: its shader, the defines and its storage-buffer bindings.
 struct KernelRequest {
@@ -109,6 +122,7 @@ private:
     const Kernel* kernel_ = nullptr;
     VkDescriptorPool pool_ = VK_NULL_HANDLE;
     VkDescriptorSet set_ = VK_NULL_HANDLE;
+    VkDeviceAddress address_ = 0; // of the one BufferAccess::address buffer bound, if any
 };
 
 // Makes all compute-shader writes visible to later compute reads and transfers.
@@ -183,6 +197,9 @@ public:
     // Whether the training step adds the encoding's gradients as fixed-point integers
     // (encoding_state.glsl's ENC_GRAD_FIXED): the device has 64-bit integer atomics.
     bool fixed_point_gradients() const { return fixed_point_gradients_; }
+    // Whether kernels may reach buffers by device address (bufferDeviceAddress, core in Vulkan
+    // 1.2 but optional): BufferAccess::address needs it.
+    bool buffer_addresses() const { return buffer_addresses_; }
     std::string kernel_path() const { return coopmat_ ? "coopmat" : "portable"; }
 
     // The most bytes one storage buffer may hold: maxStorageBufferRange, or less where
@@ -224,6 +241,7 @@ private:
     bool shared_blocks_ = false;
     bool dedicated_allocations_ = true;
     bool fixed_point_gradients_ = false;
+    bool buffer_addresses_ = false;
     bool pipeline_stats_ = false; // FIELDFLOW_PIPELINE_STATS=1: print each kernel's driver statistics
     DeviceInfo info_;
     VkPhysicalDeviceProperties properties_{};

@@ -120,6 +120,7 @@ public:
                   trainer_->kernel_path() + " kernels" +
                   (trainer_->encoding_optimizer().starts_with("dense, lazy") ? ", lazy dense Adam on the encoding" : "") +
                   (trainer_->image_parts() > 1 ? ", the image in " + std::to_string(trainer_->image_parts()) + " buffers" : "") +
+                  (trainer_->state_by_address() ? ", the encoding's training state by address" : "") +
                   ")");
         if (const std::string why = trainer_->kernel_path_reason(); !why.empty())
             node_.log("warning: this device has tensor cores, but this model trains on the portable "

@@ -155,17 +155,19 @@ TEST_F(ModelCommands, LakeGraphLearnsWithTheHashEncoding) {
 
 TEST_F(ModelCommands, GigapixelGraphSplitsTheImageAndMatchesTheBaselineToTheModel) {
     // graphs/gigapixel.yaml on a small photo with a small table, buffers capped at 1 MB: the
-    // 800x600 image (1.9 MB as RGBA8) trains from two buffers, and the baseline holds as many
-    // values as the model has parameters.
+    // 800x600 image (1.9 MB as RGBA8) trains from two buffers, the hash grid's training state
+    // (2^12 rows a level: about 1.9 MB) by address, and the baseline holds as many values as the
+    // model has parameters.
     cv::Mat bgr = cv::imread(FF_TEST_IMAGE, cv::IMREAD_COLOR), photo;
     cv::resize(bgr, photo, cv::Size(800, 600), 0, 0, cv::INTER_CUBIC);
     const fs::path input = folder_ / "giga_input.png", out = folder_ / "giga";
     ASSERT_TRUE(cv::imwrite(input.string(), photo));
     Result r = run("FIELDFLOW_MAX_BUFFER_BYTES=1048576 " + exe() + "run --device cpu --no-cache " FF_GIGAPIXEL_GRAPH
                    " --set input=" + quoted(input) + " --set output=" + quoted(out) +
-                   " --set log2_table_size=10 --set cpu_steps=200");
+                   " --set log2_table_size=12 --set cpu_steps=200");
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("the image in 2 buffers"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("the image in 2 buffers, the encoding's training state by address"), std::string::npos)
+        << r.output;
     json metrics = json::parse(read_text(out / "metrics.json"));
     const uint64_t parameters = metrics["parameter_count"].get<uint64_t>();
     const size_t grid = r.output.find("[baseline] grid ");

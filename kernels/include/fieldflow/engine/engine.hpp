@@ -340,6 +340,9 @@ public:
     std::string encoding_optimizer() const;
     // Buffers the training image lies in: 1, or more where it outgrows one (docs/engine.md).
     uint32_t image_parts() const;
+    // Whether the kernels reach the encoding's training state by its device address: it is larger
+    // than one storage buffer may be on this device (docs/engine.md).
+    bool state_by_address() const;
     // GPU time of the render dispatch alone in the last render() (timestamps; seconds, 0 if none).
     double last_render_gpu_seconds() const;
     // Runs `steps` (at most 1,000) more training steps with a barrier and a GPU timestamp after
