@@ -430,11 +430,23 @@ void train_tile(uint tile, bool first) {
             float sum = 0.0;
             if (e < n_out * n_in) {
                 int o = e / n_in, i = e - o * n_in;
+#if LOOPS_CAPPED // mlp.glsl: TILE is a multiple of 8
+#define TILE_WEIGHT_TERM(j) s_delta[o][k + (j)] * s_act[i][k + (j)]
+                for (int k = 0; k < TILE; k += 8) sum += MLP_SUM8(TILE_WEIGHT_TERM);
+#undef TILE_WEIGHT_TERM
+#else
                 for (int k = 0; k < TILE; ++k) sum += s_delta[o][k] * s_act[i][k];
+#endif
                 ACCUMULATE(mlp_partials[base + W_OFF(l) + o * IN_PAD_L(l) + i], sum);
             } else {
                 int o = e - n_out * n_in;
+#if LOOPS_CAPPED
+#define TILE_BIAS_TERM(j) s_delta[o][k + (j)]
+                for (int k = 0; k < TILE; k += 8) sum += MLP_SUM8(TILE_BIAS_TERM);
+#undef TILE_BIAS_TERM
+#else
                 for (int k = 0; k < TILE; ++k) sum += s_delta[o][k];
+#endif
                 ACCUMULATE(mlp_partials[base + B_OFF(l) + o], sum);
             }
         }

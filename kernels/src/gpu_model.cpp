@@ -97,6 +97,7 @@ std::vector<const Buffer*> GpuModel::bindings(const TrainTiling& tiling, std::ve
 
 uint32_t add_weight_defines(Defines& defines, const TrainTiling& tiling, uint32_t bindings) {
     defines.push_back({"WEIGHTS_IN_SHARED", tiling.weights_in_shared ? "1" : "0"});
+    if (tiling.loops_capped) defines.push_back({"LOOPS_CAPPED", "1"});
     if (!tiling.weights_in_memory()) return bindings;
     defines.push_back({"CM_WEIGHTS_BINDING", std::to_string(bindings)});
     return bindings + 1;
@@ -159,6 +160,7 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
     TrainTiling t = choose_tiling(config, limits.maxComputeSharedMemorySize, limits.maxComputeWorkGroupInvocations);
     t.portable_reason = reason;
     t.fixed_point_gradients = device.fixed_point_gradients();
+    t.loops_capped = device.loop_iterations_capped();
     return t;
 }
 

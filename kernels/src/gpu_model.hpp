@@ -104,7 +104,10 @@ void record_deferred_sums(VkCommandBuffer cb, const DescriptorSet& set, const Pu
 // and tile count): on lavapipe (Mesa 22.3), a workgroup of a wide MLP that loops over several
 // tiles computes wrong outputs and gradients from some tile on (width 128: the 3rd; width 64: the
 // 7th; also split over dispatches of 4 tiles), while one tile a dispatch is right, as the H100 is
-// at any count (GpuGradients.WeightsReadFromMemoryMatchReference, both drivers).
+// at any count (GpuGradients.WeightsReadFromMemoryMatchReference, both drivers). The cause is
+// llvmpipe's cap on an invocation's loop iterations (65,535 back-edges in all, then every loop
+// exits: DeviceImpl::loop_iterations_capped): each tile's passes add a few multiply-adds per
+// weight, so one tile a dispatch keeps the count to one tile's.
 inline constexpr uint32_t kCpuTilesPerDispatch = 1;
 void record_train_dispatches(VkCommandBuffer cb, const DeviceImpl& device, const DescriptorSet& set,
                              PushConstants pc, const TrainTiling& tiling, uint32_t groups);

@@ -48,6 +48,10 @@ struct TrainTiling {
     // The encoding's gradients as fixed-point integers, two features a 64-bit atomic
     // (encoding_state.glsl's ENC_GRAD_FIXED; DeviceImpl::fixed_point_gradients), not float atomics.
     bool fixed_point_gradients = false;
+    // Portable kernels on a driver that caps the loop iterations an invocation runs (llvmpipe:
+    // 65,535 loop back-edges in all, after which every loop exits and the results are silently
+    // wrong): their inner products take 8 terms an iteration (mlp.glsl's LOOPS_CAPPED).
+    bool loops_capped = false;
     // Training only: the workgroup's subgroups (hidden_width / 16 a part, below) share one tile of
     // this many samples, each owning a block of output columns (mlp_coopmat_split.glsl); 0: each
     // subgroup takes its own 32-sample tiles (mlp_coopmat.glsl).

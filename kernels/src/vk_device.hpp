@@ -200,6 +200,10 @@ public:
     // Whether kernels may reach buffers by device address (bufferDeviceAddress, core in Vulkan
     // 1.2 but optional): BufferAccess::address needs it.
     bool buffer_addresses() const { return buffer_addresses_; }
+    // Whether the driver caps the loop iterations one shader invocation runs: llvmpipe (lavapipe)
+    // counts every loop back-edge of an invocation against 65,535 and, past that, exits every
+    // loop, so a 128-wide MLP of 5 hidden layers rendered zeros (TrainTiling::loops_capped).
+    bool loop_iterations_capped() const { return info_.driver.rfind("llvmpipe", 0) == 0; }
     std::string kernel_path() const { return coopmat_ ? "coopmat" : "portable"; }
 
     // The most bytes one storage buffer may hold: maxStorageBufferRange, or less where

@@ -370,6 +370,13 @@ TEST(GpuGradients, WideSirenMatchesReference) {
     check_gradients(siren_config(64, 3, 30.0f), 130, 32);
 }
 
+// graphs/compare_models.yaml's SIREN: 128 wide, 6 hidden layers, 83,331 weights. One sample's
+// forward pass is 83,000 multiply-adds, more than lavapipe lets an invocation's loops run one term
+// an iteration (mlp.glsl's LOOPS_CAPPED): there it rendered and trained on zeros before.
+TEST(GpuGradients, CompareGraphSirenMatchesReference) {
+    check_gradients(siren_config(128, 6, 30.0f), 100, 34);
+}
+
 void check_render(const ModelConfig& config, uint32_t w, uint32_t h) {
     size_t messages = test::device().validation_messages().size();
     Model model = test::random_model(config, 9);
@@ -409,6 +416,7 @@ TEST(GpuForward, RenderMatchesReferenceWideConfigs) {
     widest.hidden_width = 128;
     check_render(widest, 37, 19);
     check_render(siren_config(64, 5, 30.0f), 29, 21);
+    check_render(siren_config(128, 6, 30.0f), 23, 17); // graphs/compare_models.yaml's SIREN (above)
 }
 
 TEST(GpuForward, RenderRejectsEmptyAndHugeSizes) {
