@@ -372,9 +372,12 @@ TEST(GpuGradients, WideSirenMatchesReference) {
 
 // graphs/compare_models.yaml's SIREN: 128 wide, 6 hidden layers, 83,331 weights. One sample's
 // forward pass is 83,000 multiply-adds, more than lavapipe lets an invocation's loops run one term
-// an iteration (mlp.glsl's LOOPS_CAPPED): there it rendered and trained on zeros before.
+// an iteration (mlp.glsl's LOOPS_CAPPED): there it rendered and trained on zeros before. And the
+// deepest 128-wide MLP a model may have (8 hidden layers), the most loop iterations a tile takes.
 TEST(GpuGradients, CompareGraphSirenMatchesReference) {
     check_gradients(siren_config(128, 6, 30.0f), 100, 34);
+    SCOPED_TRACE("128 x 8");
+    check_gradients(siren_config(128, 8, 30.0f), 60, 35);
 }
 
 void check_render(const ModelConfig& config, uint32_t w, uint32_t h) {
