@@ -21,7 +21,6 @@
 #ifndef FF_ENCODING_STATE_GLSL
 #define FF_ENCODING_STATE_GLSL
 
-
 #ifndef ENC_RECORD
 #error "ENC_RECORD (words per record) comes from the host's model defines (encoding_state.hpp)"
 #endif

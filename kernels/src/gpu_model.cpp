@@ -379,11 +379,6 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
     return {"train_step.comp", d, bindings};
 }
 
-const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
-                           bool explicit_samples, const TargetImageLayout& image) {
-    return device.kernel(train_kernel_request(config, tiling, explicit_samples, image));
-}
-
 namespace {
 void check_render_size(uint32_t width, uint32_t height) {
     const std::string size = std::to_string(width) + "x" + std::to_string(height);

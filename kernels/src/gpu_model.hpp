@@ -118,11 +118,9 @@ void record_train_dispatches(VkCommandBuffer cb, const DeviceImpl& device, const
 uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups);
 
 // The fused training kernel for a model on this device (EXPLICIT_SAMPLES for tests, else the
-// samples are drawn from the training image of layout `image`).
-const Kernel& train_kernel(DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
-                           bool explicit_samples, const TargetImageLayout& image = {});
-// What train_kernel builds (for DeviceImpl::prepare_kernels). `lazy_adam_reads`: the step reads
-// the encoding's cells as lazy dense Adam would have them caught up (train_step.comp's
+// samples are drawn from the training image of layout `image`), for DeviceImpl::kernel or
+// prepare_kernels once use_state_layout has added the state's layout. `lazy_adam_reads`: the step
+// reads the encoding's cells as lazy dense Adam would have them caught up (train_step.comp's
 // ENC_LAZY_READ), its table of sums bound last.
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
                                    const TargetImageLayout& image = {}, bool lazy_adam_reads = false);
