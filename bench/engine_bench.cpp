@@ -33,6 +33,7 @@ struct Args {
     EncodingKind encoding = EncodingKind::dense_grid;
     bool siren = false;
     float omega = 30.0f;
+    Activation output = Activation::sigmoid; // --output: the grid model's output activation
     HashGridConfig hash;
 };
 
@@ -42,11 +43,11 @@ using ff::bench::ArgReader;
     std::cerr << "ff-engine-bench: " << problem << "\n"
               << "usage: ff-engine-bench --image FILE.ppm [--steps N] [--batch N] [--seed N]\n"
               << "       [--lr-mlp X] [--lr-grid X] [--beta1 X] [--beta2 X] [--eps X]\n"
-              << "       [--warmup F] [--decay-start F] [--final-scale F] [--grid-adam sparse|dense|dense-eager|dense-lazy] [--grid-divisor N] [--hidden N]\n"
+              << "       [--warmup F] [--decay-start F] [--final-scale F] [--hidden-bias X] [--grid-adam sparse|dense|dense-eager|dense-lazy] [--grid-divisor N] [--hidden N]\n"
               << "       [--layers N] [--device auto|cpu|INDEX] [--validation] [--report-every N]\n"
               << "       [--encoding dense_grid|hash_grid] [--hash-levels N] [--hash-features N]\n"
               << "       [--model grid|siren] [--omega X]   (siren: a sine MLP of --hidden x --layers)\n"
-              << "       [--hash-log2-table N] [--hash-base N] [--hash-scale X]\n"
+              << "       [--hash-log2-table N] [--hash-base N] [--hash-scale X] [--output sigmoid|linear]\n"
               << "       [--out prediction.ppm] [--profile STEPS] [--render-repeats N] [--check-paths]\n"
               << "  --profile STEPS  after training, time each dispatch over STEPS more steps (GPU timestamps)\n"
               << "  --profile-warm STEPS  the same straight after training, before the render and evaluation\n"
@@ -79,6 +80,7 @@ Args parse(int argc, char** argv) {
         else if (k == "--eps") a.train.epsilon = args.f32();
         else if (k == "--decay-start") a.train.lr_decay_start = args.f32();
         else if (k == "--warmup") a.train.lr_warmup = args.f32();
+        else if (k == "--hidden-bias") a.train.hidden_bias = args.f32();
         else if (k == "--grid-adam") {
             std::string v = args.value();
             if (v != "sparse" && v != "dense" && v != "dense-eager" && v != "dense-lazy")
@@ -103,6 +105,11 @@ Args parse(int argc, char** argv) {
             a.siren = v == "siren";
         }
         else if (k == "--omega") a.omega = args.f32();
+        else if (k == "--output") {
+            std::string v = args.value();
+            if (v != "sigmoid" && v != "linear") usage("--output expects sigmoid or linear, got '" + v + "'");
+            a.output = v == "linear" ? Activation::none : Activation::sigmoid;
+        }
         else if (k == "--hash-levels") a.hash.levels = args.u32();
         else if (k == "--hash-features") a.hash.features = args.u32();
         else if (k == "--hash-log2-table") a.hash.log2_table_size = args.u32();
@@ -302,6 +309,7 @@ int main(int argc, char** argv) {
         config.grid_height = std::max(2u, img.height / a.grid_divisor);
         config.hidden_width = a.hidden;
         config.hidden_layers = a.layers;
+        config.output_activation = a.output;
         // The bilinear baseline keeps the divisor's grid size whichever encoding is trained.
         const uint32_t base_w = config.grid_width, base_h = config.grid_height;
         if (a.encoding == EncodingKind::hash_grid) {

@@ -5,14 +5,17 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches ratio8k abenv crossover hashcross"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashrecipes hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches ratio8k abenv crossover hashcross"; default "ours peers scaling"),
 # ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts or "default"),
 # GROUPS_MODELS (name=args pairs, ':' for spaces; "lake=") and GROUPS_BATCHES (log2: "14 20") for part groups,
 # GIGA_STEPS_CONFIGS ("width:batch:adam:log2_table ...", part gigasteps), HASH_SEEDS ("1-5"),
-# HASH_CONFIGS ("small large") and HASH_PAIRED (1: the peer starts from the engine's weights and
-# draws its samples, seed by seed) for part hashseeds; HALF_MODELS (name=args pairs, ':' for spaces),
+# HASH_CONFIGS ("small large"), HASH_PAIRED (1: the peer starts from the engine's weights and
+# draws its samples, seed by seed), HASH_PEER_RECIPES ("engine"; "issue", "name=flags") and
+# HASH_ENGINE_EXTRA (flags, ':' for spaces) for part hashseeds,
+# HASH_RECIPES ("name=flags ...", ':' for spaces) and HASH_RECIPE_STEPS (the issue's: 5,000 small,
+# 2,000 large) for part hashrecipes (with HASH_SEEDS, HASH_CONFIGS); HALF_MODELS (name=args pairs, ':' for spaces),
 # HALF_BATCHES (log2: "14 16 17 18 20 22"), HALF_QUALITY ("log2batch:steps ...": "18:2000 20:1000")
 # and HALF_SEEDS ("1 2 3") for part deferhalf (bench/gpu/late.py prints its table); LAZY_BATCHES ("14 16"),
 # LAZY_SEEDS ("1 2") and LAZY_QUALITY_STEPS (40000) for part lazyread; LAZYHASH_LEVELS ("1 2 4 16"; empty:
@@ -187,16 +190,47 @@ if [[ " $PARTS " == *" hashseeds "* ]]; then
       else steps=2000 flags=$HASH_LARGE peer="--hash-log2-table 15 --hidden 64"; fi
       # HASH_PAIRED=1: the peer starts from each seed's engine weights and draws its samples.
       init=/tmp/ff-hashseeds/${config}_${img}_s; mkdir -p /tmp/ff-hashseeds
-      save=(); pair=()
+      save=(); pair=(); engine_extra=${HASH_ENGINE_EXTRA:-}
       [ "${HASH_PAIRED:-0}" = 1 ] && pair=(--init "${init}{seed}" --sampler pcg)
       for seed in $(seq "$first_seed" "$last_seed"); do
         [ "${HASH_PAIRED:-0}" = 1 ] && save=(--save-init "$init$seed")
         run "hashseeds $config $img $seed" $BENCH --image $B/img/$img.ppm --steps $steps --seed $seed \
-            $flags --report-every $steps --render-repeats 1 "${save[@]}"
+            $flags ${engine_extra//:/ } --report-every $steps --render-repeats 1 "${save[@]}"
       done
-      run "peer hashseeds $config $img $first_seed-$last_seed" python3 bench/peers/pytorch_field.py \
-          --image $B/img/$img.$ext --steps $steps --modes graph --seeds "$first_seed-$last_seed" \
-          --encoding hash_grid $peer $PEER_AS_ENGINE "${pair[@]}"
+      # HASH_PEER_RECIPES: "engine" (the peer given the engine's schedule, initial hidden bias and
+      # sigmoid output: the same model and recipe), "issue" (issue 13's PyTorch recipe: no warm-up,
+      # no hidden bias, decay to 0.1x, linear output) and/or "name=flags" (':' for spaces; with
+      # HASH_ENGINE_EXTRA, flags the engine's runs add, the same recipe on both sides).
+      for recipe in ${HASH_PEER_RECIPES:-engine}; do
+        # (the issue's recipe starts from the peer's own weights: it has no hidden bias)
+        case $recipe in
+          engine) as=($PEER_AS_ENGINE "${pair[@]}") ;;
+          issue) as=(--output linear) ;;
+          *=*) extra=${recipe#*=}; as=(${extra//:/ } "${pair[@]}"); recipe=${recipe%%=*} ;;
+        esac
+        run "peer hashseeds $config $img $first_seed-$last_seed $recipe" python3 bench/peers/pytorch_field.py \
+            --image $B/img/$img.$ext --steps $steps --modes graph --seeds "$first_seed-$last_seed" \
+            --encoding hash_grid $peer "${as[@]}"
+      done
+    done
+  done
+fi
+if [[ " $PARTS " == *" hashrecipes "* ]]; then
+  # The hash configurations' training recipes over seeds (HASH_SEEDS): HASH_RECIPES is
+  # "name=flags ..." (':' for spaces in the flags, "-" for none), each added to the config's flags;
+  # `python3 bench/gpu/recipes.py $OUT/results.txt` prints the means.
+  first_seed=${HASH_SEEDS:-1-5}; last_seed=${first_seed#*-}; first_seed=${first_seed%-*}
+  for img in leuvenA graf1; do
+    for config in ${HASH_CONFIGS:-small large}; do
+      if [ $config = small ]; then steps=5000 flags=$HASH_SMALL; else steps=2000 flags=$HASH_LARGE; fi
+      steps=${HASH_RECIPE_STEPS:-$steps}
+      for recipe in ${HASH_RECIPES:-"engine=-"}; do
+        name=${recipe%%=*} extra=${recipe#*=}; [ "$extra" = - ] && extra=""
+        for seed in $(seq "$first_seed" "$last_seed"); do
+          run "hashrecipe $config $img $name $seed" $BENCH --image $B/img/$img.ppm --steps $steps --seed $seed \
+              $flags ${extra//:/ } --report-every $steps --render-repeats 1
+        done
+      done
     done
   done
 fi

@@ -95,11 +95,9 @@ struct SplitMixSource : detail::UniformSource {
     explicit SplitMixSource(SplitMix& r) : rng(r) {}
     float uniform(float lo, float hi) override { return rng.uniform(lo, hi); }
 };
-
-constexpr float kReluBiasInit = 0.1f; // hidden ReLU layers' initial biases (see initial_model)
 } // namespace
 
-Model initial_model(const ModelConfig& config, uint64_t seed) {
+Model initial_model(const ModelConfig& config, uint64_t seed, float hidden_bias) {
     detail::require_valid(config);
     detail::MlpLayout L = detail::mlp_layout(config);
     Model m;
@@ -124,8 +122,7 @@ Model initial_model(const ModelConfig& config, uint64_t seed) {
     for (uint32_t l = 0; l < L.matrices && config.hidden_activation != Activation::sine; ++l) {
         // He/Kaiming uniform for ReLU-like layers (bound sqrt(6 / fan_in)); the output layer
         // uses the Xavier bound so the sigmoid starts near its linear range. Hidden ReLU biases
-        // start slightly positive so that few units start (and stay) switched off: with the
-        // warm-up, +0.5 dB on graf1 and +0.2 dB on leuvenA over 10 seeds (bench/RESULTS.md).
+        // start at `hidden_bias` (kDefaultHiddenBias says why slightly positive).
         float fan_in = float(L.in_logical[l]);
         float fan_out = float(L.out_logical[l]);
         bool last = l + 1 == L.matrices;
@@ -133,7 +130,7 @@ Model initial_model(const ModelConfig& config, uint64_t seed) {
         for (uint32_t o = 0; o < L.out_logical[l]; ++o)
             for (uint32_t i = 0; i < L.in_logical[l]; ++i)
                 m.mlp[L.weight_offset[l] + o * L.in_padded[l] + i] = rng.uniform(-bound, bound);
-        float bias = !last && config.hidden_activation == Activation::relu ? kReluBiasInit : 0.0f;
+        float bias = !last && config.hidden_activation == Activation::relu ? hidden_bias : 0.0f;
         for (uint32_t o = 0; o < L.out_logical[l]; ++o) m.mlp[L.bias_offset[l] + o] = bias;
     }
     // The encoding's parameters, drawn after the MLP's from the same generator.

@@ -71,6 +71,7 @@ void check_options(const TrainOptions& o) {
     if (!(o.lr_warmup >= 0 && o.lr_warmup <= 1)) bad("lr_warmup must lie in [0, 1]");
     if (!(o.lr_decay_start >= 0 && o.lr_decay_start <= 1)) bad("lr_decay_start must lie in [0, 1]");
     if (!(o.lr_final_scale > 0 && o.lr_final_scale <= 1)) bad("lr_final_scale must lie in (0, 1]");
+    if (!std::isfinite(o.hidden_bias)) bad("hidden_bias must be finite");
 }
 } // namespace
 
@@ -164,7 +165,7 @@ static Model start_model(const ModelConfig& config, const TrainOptions& options,
                          const TrainerState* resume) {
     require_valid(config);
     if (resume) start = &resume->model;
-    if (!start) return initial_model(config, options.seed);
+    if (!start) return initial_model(config, options.seed, options.hidden_bias);
     const char* what = resume ? "the resumed state's model" : "the starting model";
     if (!(start->config == config))
         throw EngineError(std::string(what) + "'s configuration differs from the training configuration");

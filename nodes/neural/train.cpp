@@ -373,6 +373,7 @@ private:
             {"lr_warmup", params_.options.lr_warmup},
             {"lr_decay_start", params_.options.lr_decay_start},
             {"lr_final_scale", params_.options.lr_final_scale},
+            {"hidden_bias", params_.options.hidden_bias},
             {"grid_adam", params_.options.grid_adam == fe::GridAdam::dense ? "dense" : "sparse"},
             {"encoding_optimizer", trainer_->encoding_optimizer()},
             {"train_seconds", progress_.train_seconds},

@@ -96,6 +96,10 @@ OpBuilder& declare_train_params(OpBuilder& op) {
         .param_float("lr_grid", float_default(defaults.lr_grid), 1e-8, 10,
                      "Adam learning rate of the encoding (feature grid or hash tables)")
         .applies_when("model=grid")
+        .param_float("hidden_bias", float_default(defaults.hidden_bias), -1, 1,
+                     "initial bias of the hidden ReLU layers (slightly positive: fewer units start "
+                     "switched off; Instant-NGP's recipe, a linear output and no warm-up, takes 0)")
+        .applies_when("model=grid")
         .param_float("lr_warmup", float_default(defaults.lr_warmup), 0, 1,
                      "the learning rates ramp up linearly over this fraction of the steps")
         .applies_when("model=grid|siren")
@@ -199,6 +203,7 @@ TrainParams read_train_params(const Node& node) {
     o.lr_mlp = float(node.number("lr_mlp"));
     o.lr_grid = float(node.number("lr_grid"));
     o.lr_warmup = float(node.number("lr_warmup"));
+    o.hidden_bias = float(node.number("hidden_bias"));
     o.lr_decay_start = float(node.number("lr_decay_start"));
     o.lr_final_scale = float(node.number("lr_final_scale"));
     o.grid_adam = node.string("grid_adam") == "sparse" ? fe::GridAdam::sparse : fe::GridAdam::dense;

@@ -1,5 +1,6 @@
 // The CPU reference itself, checked against central finite differences of its own loss.
 #include "cpu_reference.hpp"
+#include "model_layout.hpp"
 #include "test_support.hpp"
 
 #include <cmath>
@@ -100,6 +101,33 @@ TEST(CpuReference, SirenInitialisationFollowsThePaper) {
     EXPECT_GT(max1, 0.9 * std::sqrt(6.0 / 64) / 30);
     // No grid parameters: the MLP is the whole model.
     EXPECT_EQ(m.parameter_count(), (64u * 2 + 64) + 2 * (64u * 64 + 64) + (3u * 64 + 3));
+}
+
+TEST(CpuReference, HiddenBiasesStartAtTheChosenValue) {
+    // The hidden ReLU layers' biases start at hidden_bias (0.1 by default), the output's at zero;
+    // the bias takes no draws, so the weights and the encoding are the same whatever it is.
+    ModelConfig c = test::default_config();
+    const detail::MlpLayout L = detail::mlp_layout(c);
+    const Model standard = initial_model(c, 3), zero = initial_model(c, 3, 0.0f), other = initial_model(c, 3, -0.25f);
+    for (uint32_t l = 0; l < L.matrices; ++l) {
+        const bool last = l + 1 == L.matrices;
+        for (uint32_t o = 0; o < L.out_logical[l]; ++o) {
+            const size_t b = L.bias_offset[l] + o;
+            EXPECT_EQ(standard.mlp[b], last ? 0.0f : kDefaultHiddenBias) << "matrix " << l << " output " << o;
+            EXPECT_EQ(zero.mlp[b], 0.0f) << "matrix " << l << " output " << o;
+            EXPECT_EQ(other.mlp[b], last ? 0.0f : -0.25f) << "matrix " << l << " output " << o;
+        }
+        for (uint32_t o = 0; o < L.out_logical[l]; ++o)
+            for (uint32_t i = 0; i < L.in_logical[l]; ++i) {
+                const size_t w = L.weight_offset[l] + size_t(o) * L.in_padded[l] + i;
+                ASSERT_EQ(standard.mlp[w], zero.mlp[w]);
+                ASSERT_EQ(standard.mlp[w], other.mlp[w]);
+            }
+    }
+    EXPECT_EQ(standard.encoding_params, zero.encoding_params);
+    // A sine MLP keeps the SIREN initialisation's own biases.
+    const ModelConfig s = siren_config(16, 2, 30.0f);
+    EXPECT_EQ(initial_model(s, 3).mlp, initial_model(s, 3, 0.0f).mlp);
 }
 
 TEST(CpuReference, InputWidthOfDefaultIs13) {

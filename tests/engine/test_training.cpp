@@ -85,6 +85,29 @@ TEST(Training, LossDecreasesAndStateIsConsistent) {
 // at first, and the step never finished on the H100); width 32 shares each tile between four
 // subgroups, two a column block (choose_shared_tile). On other devices the same batches train on
 // whatever tiling they choose.
+TEST(Training, StartsFromTheChosenHiddenBias) {
+    // TrainOptions::hidden_bias reaches the model the trainer starts from; a run from a given
+    // model keeps that model's biases.
+    ImageData img = test::synthetic_image(24, 20);
+    ModelConfig c = test::default_config(6, 5);
+    TrainOptions o;
+    o.batch = 256;
+    o.steps = 10;
+    o.seed = 4;
+    o.hidden_bias = 0.0f;
+    Trainer zero(test::device(), c, o, img);
+    EXPECT_EQ(zero.model().mlp, initial_model(c, 4, 0.0f).mlp);
+    o.hidden_bias = 0.3f;
+    Trainer positive(test::device(), c, o, img);
+    EXPECT_EQ(positive.model().mlp, initial_model(c, 4, 0.3f).mlp);
+    EXPECT_NE(positive.model().mlp, zero.model().mlp);
+    const Model start = zero.model();
+    Trainer resumed(test::device(), c, o, img, &start);
+    EXPECT_EQ(resumed.model().mlp, start.mlp);
+    o.hidden_bias = std::nanf("");
+    EXPECT_THROW(Trainer(test::device(), c, o, img), EngineError);
+}
+
 TEST(Training, SmallMlpOnALargeBatchTrains) {
     Device& device = test::device();
     const size_t messages = device.validation_messages().size();

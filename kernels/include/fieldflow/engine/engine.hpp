@@ -170,10 +170,18 @@ struct Model {
     uint64_t parameter_count() const; // config.parameter_count()
 };
 
-// The same initialisation the Trainer uses (deterministic for a seed). A sine hidden activation
-// takes the SIREN initialisation (Sitzmann et al. 2020): matrix 0 weights U(-1/in, 1/in), later
-// weights U(-sqrt(6/in)/hidden_omega, +), biases U(-1/sqrt(in), 1/sqrt(in)).
-Model initial_model(const ModelConfig& config, uint64_t seed);
+// The initial bias of hidden ReLU layers (TrainOptions::hidden_bias): slightly positive, so that
+// few units start (and stay) switched off: with the warm-up, +0.5 dB on graf1 and +0.2 dB on
+// leuvenA over 10 seeds for the dense grid (bench/RESULTS.md). Instant-NGP's recipe (a linear
+// output, no warm-up) trains the hash grid's models better from 0 (bench/RESULTS.md, session 24).
+inline constexpr float kDefaultHiddenBias = 0.1f;
+
+// The same initialisation the Trainer uses (deterministic for a seed). ReLU-like layers take
+// He/Kaiming uniform weights (the output layer Xavier's) and `hidden_bias` as the hidden layers'
+// biases. A sine hidden activation takes the SIREN initialisation (Sitzmann et al. 2020): matrix 0
+// weights U(-1/in, 1/in), later weights U(-sqrt(6/in)/hidden_omega, +), biases
+// U(-1/sqrt(in), 1/sqrt(in)).
+Model initial_model(const ModelConfig& config, uint64_t seed, float hidden_bias = kDefaultHiddenBias);
 
 // A SIREN: coords encoding, hidden_layers x hidden_width sine layers with omega on every sine layer
 // (first and hidden, as in the paper), a linear RGB output.
@@ -231,6 +239,8 @@ struct TrainOptions {
     float lr_warmup = 0.0125f;
     float lr_decay_start = 0.5f;
     float lr_final_scale = 0.03f;
+    // The initial bias of hidden ReLU layers (initial_model); a run from a checkpoint keeps its own.
+    float hidden_bias = kDefaultHiddenBias;
     GridAdam grid_adam = GridAdam::dense;
     // The form of dense Adam (same result to rounding; automatic picks the faster). Betas whose
     // skipped steps decay too slowly for the closed form (beta1 >= sqrt(beta2)) take the eager one.
