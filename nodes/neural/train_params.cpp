@@ -98,7 +98,7 @@ OpBuilder& declare_train_params(OpBuilder& op) {
         .applies_when("model=grid")
         .param_float("hidden_bias", float_default(defaults.hidden_bias), -1, 1,
                      "initial bias of the hidden ReLU layers (slightly positive: fewer units start "
-                     "switched off; Instant-NGP's recipe, a linear output and no warm-up, takes 0)")
+                     "switched off; 0 starts like Instant-NGP's bias-free MLP)")
         .applies_when("model=grid")
         .param_float("lr_warmup", float_default(defaults.lr_warmup), 0, 1,
                      "the learning rates ramp up linearly over this fraction of the steps")

@@ -172,8 +172,9 @@ struct Model {
 
 // The initial bias of hidden ReLU layers (TrainOptions::hidden_bias): slightly positive, so that
 // few units start (and stay) switched off: with the warm-up, +0.5 dB on graf1 and +0.2 dB on
-// leuvenA over 10 seeds for the dense grid (bench/RESULTS.md). Instant-NGP's recipe (a linear
-// output, no warm-up) trains the hash grid's models better from 0 (bench/RESULTS.md, session 24).
+// leuvenA over 10 seeds for the dense grid at 40,000 steps (bench/RESULTS.md). The 64-wide hash
+// model at 2,000 steps learns better from 0 without the warm-up, as Instant-NGP's bias-free MLP
+// starts (+1.1 dB on leuvenA; bench/RESULTS.md, session 24).
 inline constexpr float kDefaultHiddenBias = 0.1f;
 
 // The same initialisation the Trainer uses (deterministic for a seed). ReLU-like layers take
