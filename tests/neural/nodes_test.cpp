@@ -125,6 +125,7 @@ TEST(Train, LearnsTheImageAndReportsItsStatistics) {
     EXPECT_EQ(t.stats["kernel_path"], "portable");
     EXPECT_EQ(t.stats["fixed_point_gradients"], true); // lavapipe has 64-bit integer atomics
     EXPECT_EQ(t.stats["snapshot_steps"], json({1, 10, 100, kSteps}));
+    EXPECT_NEAR(t.stats["hidden_bias"].get<double>(), 0.1, 1e-7); // the default initial ReLU bias
 
     // Progress was reported up to the end, with the loss in the detail.
     ASSERT_FALSE(t.progress.empty());
