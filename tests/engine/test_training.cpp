@@ -75,16 +75,6 @@ TEST(Training, LossDecreasesAndStateIsConsistent) {
     test::expect_validation_clean(messages);
 }
 
-// On the portable kernels everywhere: on the tensor cores fp16 activations grow float atomics'
-// rounding-level differences over the steps, past the tolerance now and then (0.052 against 0.01
-// in one H100 run of 2026-11-24, within it in the others), which would hide what this test is for.
-// With fixed-point encoding gradients (Device::fixed_point_gradients) the runs agree bit for bit.
-// Batches large enough that the tensor-core step changes its layout train: width 16 takes six
-// subgroups a workgroup reading its weights from the fp16 copy in memory (choose_coopmat_tiling;
-// the copy must exist although rendering, batch 0, keeps the weights in shared memory: it did not
-// at first, and the step never finished on the H100); width 32 shares each tile between four
-// subgroups, two a column block (choose_shared_tile). On other devices the same batches train on
-// whatever tiling they choose.
 TEST(Training, StartsFromTheChosenHiddenBias) {
     // TrainOptions::hidden_bias reaches the model the trainer starts from; a run from a given
     // model keeps that model's biases.
@@ -108,6 +98,12 @@ TEST(Training, StartsFromTheChosenHiddenBias) {
     EXPECT_THROW(Trainer(test::device(), c, o, img), EngineError);
 }
 
+// Batches large enough that the tensor-core step changes its layout train: width 16 takes six
+// subgroups a workgroup reading its weights from the fp16 copy in memory (choose_coopmat_tiling;
+// the copy must exist although rendering, batch 0, keeps the weights in shared memory: it did not
+// at first, and the step never finished on the H100); width 32 shares each tile between four
+// subgroups, two a column block (choose_shared_tile). On other devices the same batches train on
+// whatever tiling they choose.
 TEST(Training, SmallMlpOnALargeBatchTrains) {
     Device& device = test::device();
     const size_t messages = device.validation_messages().size();
@@ -130,6 +126,10 @@ TEST(Training, SmallMlpOnALargeBatchTrains) {
     test::expect_validation_clean(messages, device);
 }
 
+// On the portable kernels everywhere: on the tensor cores fp16 activations grow float atomics'
+// rounding-level differences over the steps, past the tolerance now and then (0.052 against 0.01
+// in one H100 run of 2026-11-24, within it in the others), which would hide what this test is for.
+// With fixed-point encoding gradients (Device::fixed_point_gradients) the runs agree bit for bit.
 TEST(Training, SameSeedSameResult) {
     Device& device = test::portable_device();
     size_t messages = device.validation_messages().size();
