@@ -261,10 +261,10 @@ void check_paths(const Args& a, const Model& model, const ff::bench::RgbImage& i
 }
 
 // The starting point of a training run, for a peer implementation to start from the same place:
-// the initial weights as raw fp32 (grid, then the MLP in its padded layout) and the pixel indices
-// the sampler draws at steps 0 and 1.
-void save_init(const Args& a, const Device& device, const ModelConfig& config, const ff::bench::RgbImage& img) {
-    Model m = initial_model(config, a.train.seed);
+// the trainer's model before its first step (so every option that shapes it, the seed and the
+// hidden bias among them, is the run's own) as raw fp32 (grid, then the MLP in its padded layout),
+// and the pixel indices the sampler draws at steps 0 and 1.
+void save_init(const Args& a, const Device& device, const Model& m, const ff::bench::RgbImage& img) {
     auto write = [](const std::string& path, const void* data, size_t bytes) {
         std::FILE* f = std::fopen(path.c_str(), "wb");
         if (!f || std::fwrite(data, 1, bytes, f) != bytes || std::fclose(f) != 0)
@@ -353,7 +353,7 @@ int main(int argc, char** argv) {
                     json_string(trainer.encoding_optimizer()).c_str());
         std::fflush(stdout);
 
-        if (!a.save_init.empty()) save_init(a, device, config, img);
+        if (!a.save_init.empty()) save_init(a, device, trainer.model(), img);
 
         double wall = 0;
         float loss = 0;
