@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashrecipes hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches ratio8k abenv crossover hashcross"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashrecipes hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches ratio8k abenv crossover hashcross envsweep"; default "ours peers scaling"),
 # ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts or "default"),
@@ -31,7 +31,8 @@
 # AB_HASH_VALUES="8 16 32 64" AB_IMAGES=""); CROSSOVER_RUNS ("WxH:log2batch ...") for part crossover;
 # CROSSOVER_MODELS ("-"; e.g. "--hidden:16 --hidden:64") for it;
 # HASHCROSS_RUNS ("image:scale:log2T:batch ...", batch as log2, or above 30 the batch itself),
-# HASHCROSS_FORMS ("dense-eager dense-lazy") and HASHCROSS_STEP_FACTOR (4) for part hashcross.
+# HASHCROSS_FORMS ("dense-eager dense-lazy") and HASHCROSS_STEP_FACTOR (4) for part hashcross;
+# ENV_SWEEP_MODELS, ENV_SWEEP_BATCHES, ENV_SWEEP_SETTINGS and ENV_SWEEP_REPEATS for part envsweep.
 set -u
 cd "$(dirname "$0")/../.."
 B=.bundle
@@ -605,6 +606,32 @@ if [[ " $PARTS " == *" crossover "* ]]; then
       for adam in dense-eager dense-lazy; do
         run "crossover $size 2^$lb ${model//:/} $adam" $BENCH --image /tmp/c$size.ppm --batch $((1 << lb)) --grid-adam $adam \
             --steps $steps --report-every $((steps / 6)) --render-repeats 1 $args
+      done
+    done
+  done
+  late_tables
+fi
+if [[ " $PARTS " == *" envsweep "* ]]; then
+  # Engine switches (environment settings) against each other: for each model of ENV_SWEEP_MODELS
+  # (name=args, ':' for spaces; "hash" the 64-wide hash model) and log2 batch of ENV_SWEEP_BATCHES,
+  # one late-us/step run per entry of ENV_SWEEP_SETTINGS ("default", or VAR=value pairs joined by
+  # ','), ENV_SWEEP_REPEATS times interleaved. The kernels' registers and spills
+  # (FIELDFLOW_PIPELINE_STATS) go to $OUT/envsweep-stats.txt.
+  export STATS=${OUT:-/tmp/ff-bench}/envsweep-stats.txt
+  warm_up
+  for model in ${ENV_SWEEP_MODELS:-w128=--hidden:128}; do
+    name=${model%%=*}; margs=${model#*=}; margs=${margs//:/ }
+    [ "$name" = hash ] && margs=$HASH_LARGE
+    for e in ${ENV_SWEEP_BATCHES:-14 16 18 20}; do
+      steps=$(late_steps $e)
+      for rep in $(seq 1 ${ENV_SWEEP_REPEATS:-1}); do
+        for setting in ${ENV_SWEEP_SETTINGS:-default}; do
+          vars=(); [ "$setting" = default ] || IFS=, read -r -a vars <<< "$setting"
+          echo "## $name 2^$e $setting" >> "$STATS"
+          run "envsweep $name 2^$e $setting $rep" env "${vars[@]}" FIELDFLOW_PIPELINE_STATS=$([ $rep = 1 ] && echo 1 || echo 0) \
+              bash -c 'exec "$@" 2>> "$STATS"' envsweep $BENCH --image $B/img/leuvenA.ppm $margs --steps $steps \
+              --batch $((1 << e)) --report-every $((steps / 6)) --render-repeats 1
+        done
       done
     done
   done

@@ -119,6 +119,12 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                              {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                               {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"},
                               {"CM_WEIGHT_FRAGMENTS", held}, {"CM_FIRST_WEIGHT_FRAGMENTS", first}});
+    // Width 128 in two parts (16 subgroups), blocks held or loaded.
+    for (const char* held : {"0", "1"})
+        expect_valid("train_step.comp", configs()[2],
+                     {{"TILE", "512"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                      {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_ROW_SPLIT", "2"}, {"CM_SHARED_BLOCKS", "1"},
+                      {"CM_WEIGHT_FRAGMENTS", held}, {"CM_ENDS_BY_COLUMNS", "1"}});
     for (const char* ends : {"0", "1"})
         expect_valid("train_step.comp", configs()[2],
                      {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
