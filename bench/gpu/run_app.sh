@@ -157,8 +157,11 @@ if [[ " $PARTS " == *" jobs "* ]]; then
     # The training's own seconds (metrics.json), for the wall / training ratio.
     train=$(python3 -c 'import json, sys; print("%.3f" % json.load(open(sys.argv[1]))["train_seconds"])' \
       "$out/metrics.json" 2>/dev/null || echo "?")
-    printf 'job %s exit %d wall %d ms train %s s peak_rss %d MB peak_gpu %s MiB\n' "$tag" $rc $wall_ms "$train" \
-      $((peak / 1024)) "${gpumax:-?}" | tee -a "$OUT/summary.txt"
+    # The report page's size (issue 14: at most 10 MB at any image size) and the outputs' in all.
+    page=$(stat -c %s "$out/report.html" 2>/dev/null || echo "?")
+    outputs=$(du -sb "$out" 2>/dev/null | cut -f1)
+    printf 'job %s exit %d wall %d ms train %s s peak_rss %d MB peak_gpu %s MiB page %s bytes outputs %s bytes\n' \
+      "$tag" $rc $wall_ms "$train" $((peak / 1024)) "${gpumax:-?}" "$page" "${outputs:-?}" | tee -a "$OUT/summary.txt"
     cp "$out/metrics.json" "$OUT/metrics-$tag.json" 2>/dev/null
     ls -la "$out" "$out/snapshots" > "$OUT/files-$tag.txt" 2>&1
   done
