@@ -103,22 +103,27 @@ def main():
                   f"{c['grad_mlp_rel_l2']:.2g} | {c['grad_grid_rel_l2']:.2g} | {fmt(pa, '.2f')} | "
                   f"{fmt(pb, '.2f')} | {fmt(diff, '+.2f')} |")
 
-    batches = sorted({int(t.split()[2]) for t in runs if t.startswith("scaling ")})
+    # run.sh tags its scaling runs "scaling ENCODING HIDDEN BATCH" (dense 16-128, hash 64).
+    scaling = [t.split() for t in runs if t.startswith("scaling ")]
+    batches = sorted({int(t[3]) for t in scaling})
     if batches:
-        print("\nScaling (leuvenA, samples/s in millions from GPU timestamps; path and tile per cell):\n")
-        print("| hidden | " + " | ".join(f"2^{b.bit_length() - 1}" for b in batches) + " |")
-        print("|---|" + "---|" * len(batches))
-        for hidden in (16, 32, 64, 128):
-            cells = []
+        print("\nScaling (leuvenA, samples/s in millions from GPU timestamps; path and tile per cell; trainer "
+              "device memory at the largest batch):\n")
+        print("| model | " + " | ".join(f"2^{b.bit_length() - 1}" for b in batches) + " | trainer MB |")
+        print("|---|" + "---|" * (len(batches) + 1))
+        models = sorted({(t[1], int(t[2])) for t in scaling}, key=lambda m: (m[0] != "dense", m[1]))
+        for encoding, hidden in models:
+            cells, memory = [], None
             for b in batches:
-                lines = runs.get(f"scaling {hidden} {b}", [])
+                lines = runs.get(f"scaling {encoding} {hidden} {b}", [])
                 r, e = event(lines, "result"), event(lines, "error")
                 if r:
                     tag = "c" if r["kernel_path"] == "coopmat" else "p"
                     cells.append(f"{r['samples_per_second'] / 1e6:.0f} ({tag}{r['tile']})")
+                    memory = r.get("trainer_device_bytes", memory)
                 else:
                     cells.append("error" if e else "—")
-            print(f"| {hidden} | " + " | ".join(cells) + " |")
+            print(f"| {encoding} {hidden} | " + " | ".join(cells) + f" | {fmt(memory and memory / 1e6, '.1f')} |")
         errors = [(t, event(l, "error")["message"]) for t, l in runs.items() if t.startswith("scaling") and event(l, "error")]
         for t, m in errors:
             print(f"\n- {t}: {m}")
