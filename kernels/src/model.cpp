@@ -345,6 +345,10 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
     // for that layout (unless FIELDFLOW_TRAIN_SHARED_TILE=1 says otherwise).
     bool wanted = c.hidden_width >= 32 && !env_given("FIELDFLOW_TRAIN_TILE") && !env_given("FIELDFLOW_TRAIN_WEIGHTS");
     if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_SHARED_TILE")) wanted = *forced;
+    // Widths 64 and 128 in one part: in two, 256 or 512 invocations cap a lane's registers (width
+    // 128 at 128, spilling, its weight blocks no longer held) and every batch trained slower: on the
+    // H200 width 128 at 2^20 2,000 against 1,000 us/step, at 2^14 54.5 against 37.0; width 64 at 2^20
+    // 400 against 383, the hash model 1,067 against 983 (bench/RESULTS.md, session 25).
     // FIELDFLOW_TRAIN_ROW_SPLIT=n: n subgroups a column block (measurements).
     uint32_t parts = c.hidden_width == 32 ? 2 : 1;
     if (const std::optional<uint32_t> forced = env_count("FIELDFLOW_TRAIN_ROW_SPLIT", 1, 8)) parts = *forced;
