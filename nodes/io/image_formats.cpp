@@ -9,7 +9,7 @@ namespace ff::nodes {
 
 namespace {
 
-// extension, samples, 16 bits, alpha, gray, in memory
+// extension, samples, 16 bits, alpha, gray, in memory, most pixels a side
 constexpr ImageFormat kFormats[] = {
     {".png", SampleFormat::integer, true, true, true, true},
     {".jpg", SampleFormat::integer, false, false, true, true},
@@ -19,7 +19,7 @@ constexpr ImageFormat kFormats[] = {
     {".tif", SampleFormat::integer, true, true, true, true},
     {".tiff", SampleFormat::integer, true, true, true, true},
     {".bmp", SampleFormat::integer, false, false, true, true},
-    {".webp", SampleFormat::integer, false, true, false, true},
+    {".webp", SampleFormat::integer, false, true, false, true, 16383},
     {".exr", SampleFormat::floating, false, true, true, false},
     {".hdr", SampleFormat::floating, false, false, false, false},
 };

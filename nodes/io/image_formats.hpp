@@ -1,6 +1,7 @@
 // The file formats WriteImage writes, chosen by the path's extension.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace ff::nodes {
@@ -17,6 +18,8 @@ struct ImageFormat {
     bool holds_alpha; // an RGBA image keeps its alpha channel
     bool holds_gray;  // a one-channel image stays one channel
     bool encodes_in_memory; // OpenCV's encoder writes to memory (cv::imencode); EXR and HDR only to a named file
+    uint32_t max_side = 0;  // the most pixels a side the format holds where the encoder refuses more
+                            // with a message of its own that names no limit (WebP: 16,383); 0: none
 };
 
 // The format for `path`'s extension (case-insensitive), or nullptr if WriteImage does not write it.

@@ -134,7 +134,7 @@ FF_NODE(write_image) =
              "file the image came from (16-bit PNG in, 16-bit PNG out), 8 or 16 choose one; EXR "
              "and HDR keep floats. Gray stays one channel and RGBA keeps its alpha where the "
              "format holds them; every conversion is a warning. Values are clamped to [0, 1] and "
-             "rounded for 8/16-bit formats. NaN and infinite values, which only EXR holds, are "
+             "rounded for 8/16-bit formats; WebP holds at most 16,383 pixels a side. NaN and infinite values, which only EXR holds, are "
              "written as 0 (NaN, -inf) or full intensity (+inf) elsewhere, with a warning. Parent "
              "folders are created; the file is written under "
              "a temporary name and renamed, so it is never seen half-written, and an interrupt "
@@ -159,6 +159,11 @@ FF_NODE(write_image) =
                                                  (format.extension + 1) + " files");
 
             const ff::ImageView in = node.image("image");
+            if (format.max_side && std::max(in.width, in.height) > format.max_side)
+                throw ff::ParamError("path", "a " + std::to_string(in.width) + "x" + std::to_string(in.height) +
+                                                 " image is larger than a " + (format.extension + 1) +
+                                                 " file holds (at most " + std::to_string(format.max_side) +
+                                                 " pixels a side); write it as .png, .tif or .exr");
             const cv::Mat image = ff::nodes::native_mat(in, "image");
             const StoredBits stored = stored_bits(format, bits, in.bits);
             const cv::Mat samples = encoder_samples(node, image, format, stored.bits);

@@ -176,6 +176,23 @@ TEST(WriteImage, FailedEncodeLeavesNoFileBehind) {
     EXPECT_EQ(ff::test::folder_entries(dir.path()), std::vector<std::string>{"wide.jpg"});
 }
 
+// WebP holds at most 16,383 pixels a side; its encoder's own refusal reads "size > 0".
+TEST(WriteImage, WebpPastItsLargestSideIsAClearError) {
+    ScratchDir dir;
+    cv::Mat widest(1, 16383, CV_32FC3, cv::Scalar::all(0.5));
+    FakeRun fits = write_run(widest, dir.file("widest.webp"));
+    ASSERT_EQ(fits.execute(), FF_OK) << fits.error();
+    EXPECT_EQ(cv::imread(dir.file("widest.webp")).cols, 16383);
+
+    cv::Mat wider(16384, 1, CV_32FC3, cv::Scalar::all(0.5));
+    FakeRun run = write_run(wider, dir.file("wider.webp"));
+    EXPECT_EQ(run.execute(), FF_ERROR);
+    EXPECT_NE(run.error().find("1x16384 image is larger than a webp file holds (at most 16383 pixels a side)"),
+              std::string::npos)
+        << run.error();
+    EXPECT_EQ(ff::test::folder_entries(dir.path()), std::vector<std::string>{"widest.webp"});
+}
+
 TEST(WriteImage, RoundTripThroughReadImage) {
     ScratchDir dir;
     const cv::Mat rgb = ff::test::test_picture(40, 30, 9);
