@@ -134,8 +134,9 @@ FF_NODE(write_image) =
              "file the image came from (16-bit PNG in, 16-bit PNG out), 8 or 16 choose one; EXR "
              "and HDR keep floats. Gray stays one channel and RGBA keeps its alpha where the "
              "format holds them; every conversion is a warning. Values are clamped to [0, 1] and "
-             "rounded for 8/16-bit formats; WebP holds at most 16,383 pixels a side. NaN and infinite values, which only EXR holds, are "
-             "written as 0 (NaN, -inf) or full intensity (+inf) elsewhere, with a warning. Parent "
+             "rounded for 8/16-bit formats; WebP holds at most 16,383 pixels a side. NaN and "
+             "infinite values, which only EXR holds, are written as 0 (NaN, -inf) or full "
+             "intensity (+inf) elsewhere, with a warning. Parent "
              "folders are created; the file is written under "
              "a temporary name and renamed, so it is never seen half-written, and an interrupt "
              "during the encoding leaves no file. The image is passed through unchanged.")
