@@ -4,7 +4,7 @@
 #   GL: the folder of Vulkan loader .debs (default .gl-app: the loader and glvnd, without the
 #   validation layers, so that the whole carry stays within 64 MiB)
 #   PARTS (any of "tests steps seeds quality jobs firstrun interrupts gigapixel"; default "tests steps jobs"),
-#   JOB_SIZES ("leuvenA 6000x4000 8192x8192"), JOB_SETS (one job per entry, each a comma-separated
+#   JOB_SIZES ("leuvenA 6000x4000 8192x8192"; graf1 too), JOB_SETS (one job per entry, each a comma-separated
 #   list of extra `--set` assignments; "-" = the defaults; default "-"), JOB_REPEATS (1), JOB_WATCH
 #   (1: sample each job's peak memory and the GPU's; 0: time it alone),
 #   STEP_IMAGES, STEP_ADAMS ("dense-eager dense-lazy"), STEP_BATCHES, SEED_ADAMS ("dense sparse"),
@@ -42,6 +42,7 @@ import sys, cv2, numpy as np
 src, dst = sys.argv[1], sys.argv[2]
 photos = [cv2.imread(f"{src}/leuvenA.jpg"), cv2.imread(f"{src}/graf1.png")]
 cv2.imwrite(f"{dst}/leuvenA.png", photos[0])
+cv2.imwrite(f"{dst}/graf1.png", photos[1])
 cv2.imwrite(f"{dst}/leuvenA.ppm", photos[0])
 def mosaic(w, h, tile=1024):
     out = np.zeros((h, w, 3), np.uint8)
