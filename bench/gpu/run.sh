@@ -5,7 +5,7 @@
 # (batch 2^14..2^21 x hidden width 16/32/64/128), and prints the tables (bench/gpu/tables.py).
 #   bash bench/gpu/run.sh 2>&1 | tee $OUT/log
 # Environment: STEPS (40000), EAGER_STEPS (2000), SCALING_STEPS (300), PARTS (any of "tests ours peers
-# scaling groups grads seeds hash hashseeds hashrecipes hashlake gigasteps siren ablate8k ablate wide deferhalf lazyread lazyhash grow8k profile8k where8k ahead dispatches ratio8k abenv crossover hashcross envsweep"; default "ours peers scaling"),
+# scaling groups grads seeds hash hashseeds hashrecipes hashlake gigasteps siren ablate8k ablate wide deferhalf lazyhash grow8k profile8k where8k ahead dispatches ratio8k abenv crossover hashcross envsweep"; default "ours peers scaling"),
 # ABLATE_MODELS, ABLATE_BATCHES, ABLATE_PARTS (part ablate),
 # SCALING_WIDTHS ("16 32 64 128"), TEST_FILTER (part tests: the gtest filter),
 # SCALING_BATCHES (log2 batch: "10 14 16 18 20 21 22"), GROUPS_SWEEP (workgroup counts or "default"),
@@ -17,10 +17,9 @@
 # HASH_RECIPES ("name=flags ...", ':' for spaces) and HASH_RECIPE_STEPS (the issue's: 5,000 small,
 # 2,000 large) for part hashrecipes (with HASH_SEEDS, HASH_CONFIGS); HALF_MODELS (name=args pairs, ':' for spaces),
 # HALF_BATCHES (log2: "14 16 17 18 20 22"), HALF_QUALITY ("log2batch:steps ...": "18:2000 20:1000")
-# and HALF_SEEDS ("1 2 3") for part deferhalf (bench/gpu/late.py prints its table); LAZY_BATCHES ("14 16"),
-# LAZY_SEEDS ("1 2") and LAZY_QUALITY_STEPS (40000) for part lazyread; LAZYHASH_LEVELS ("1 2 4 16"; empty:
-# none), LAZYHASH_CONFIGS ("log2T:log2batch ..."), LAZYHASH_FORMS ("dense-eager dense-lazy:1 dense-lazy:0",
-# :1 reading caught up) and LAZYHASH_STEP_FACTOR (1: times the late-table steps) for part lazyhash; GROW_OLD_BENCH (a second bench) for part grow8k;
+# and HALF_SEEDS ("1 2 3") for part deferhalf (bench/gpu/late.py prints its table); LAZYHASH_LEVELS
+# ("1 2 4 16"; empty: none), LAZYHASH_CONFIGS ("log2T:log2batch ..."), LAZYHASH_FORMS ("dense-eager
+# dense-lazy") and LAZYHASH_STEP_FACTOR (1: times the late-table steps) for part lazyhash; GROW_OLD_BENCH (a second bench) for part grow8k;
 # PROFILE_OTHER_BENCH and PROFILE_EPS ("1e-15 1e-30") for part profile8k; WHERE8K_CONFIGS ("image:name:args",
 # ':' for spaces) and WHERE8K_STEPS (6000) for part where8k; AHEAD_OLD_BENCH (a second bench) and
 # AHEAD_VISIT_PARTS (FIELDFLOW_VISIT_PARTS values) for part ahead; DISPATCH_RUNS ("image:tag:args ...",
@@ -332,60 +331,24 @@ if [[ " $PARTS " == *" gigasteps "* ]]; then
         --hidden "$width" --batch "$batch" --grid-adam "$adam" --steps 300 --report-every 300 --render-repeats 1 --profile 100
   done
 fi
-if [[ " $PARTS " == *" lazyread "* ]]; then
-  # Lazy dense Adam on the large photos: the step reading its cells caught up (FIELDFLOW_LAZY_READ=1,
-  # the default) against the optimizer catching up the next step's cells first (0); late us/step per
-  # photo and log2 batch (LAZY_BATCHES), leuvenA (eager) beside them, then LAZY_QUALITY_STEPS steps
-  # over LAZY_SEEDS on the 8192x8192 mosaic, and the gigapixel graph's hash model on it (lazy at 2^14).
-  mosaic 8192 8192 /tmp/m8192.ppm
-  mosaic 6000 4000 /tmp/m6000x4000.ppm
-  mosaic 3500 3500 /tmp/m3500.ppm
-  warm_up
-  for img in $B/img/leuvenA.ppm /tmp/m8192.ppm /tmp/m6000x4000.ppm /tmp/m3500.ppm; do
-    for lb in ${LAZY_BATCHES:-14 16}; do
-      steps=$(late_steps $lb)
-      for read in 1 0; do
-        run "lazyread $(basename $img .ppm) $((1 << lb)) $read" env FIELDFLOW_LAZY_READ=$read $BENCH --image $img \
-            --batch $((1 << lb)) --steps $steps --report-every $((steps / 6)) --render-repeats 1
-      done
-    done
-  done
-  for seed in ${LAZY_SEEDS:-1 2}; do
-    for read in 1 0; do
-      run "lazyread quality m8192 $seed $read" env FIELDFLOW_LAZY_READ=$read $BENCH --image /tmp/m8192.ppm \
-          --seed $seed --steps ${LAZY_QUALITY_STEPS:-40000} --report-every $(( ${LAZY_QUALITY_STEPS:-40000} / 6 )) --render-repeats 1
-    done
-  done
-  for read in 1 0; do
-    run "lazyread hash22 m8192 16384 $read" env FIELDFLOW_LAZY_READ=$read $BENCH --image /tmp/m8192.ppm \
-        $GIGA_HASH --hidden 32 --batch 16384 --steps 1024 --report-every 170 --render-repeats 1
-  done
-  python3 bench/gpu/late.py "$RESULTS"
-fi
 if [[ " $PARTS " == *" lazyhash "* ]]; then
-  # The hash grid's lazy dense Adam on the 8192x8192 mosaic (graphs/gigapixel.yaml's model, MLP 32x2):
-  # the step reading its cells caught up (FIELDFLOW_LAZY_READ=1) against the optimizer visiting
-  # the next step's cells (0) per level count (a sample reads 4 cells a level), then eager against
-  # lazy, in each of its forms (reading caught up, 1; visiting ahead, 0), per table size and log2
-  # batch (LAZYHASH_CONFIGS, log2T:log2batch), for the crossover.
+  # The hash grid's lazy dense Adam on the 8192x8192 mosaic (graphs/gigapixel.yaml's model, MLP 32x2)
+  # per level count (a sample reads 4 cells a level), then eager against lazy per table size and
+  # log2 batch (LAZYHASH_CONFIGS, log2T:log2batch), for the crossover.
   mosaic 8192 8192 /tmp/m8192.ppm
   GIGA="--encoding hash_grid --hash-features 2 --hash-base 16 --hash-scale 1.65 --lr-mlp 0.01 --lr-grid 0.01 --hidden 32"
   warm_up
   for levels in ${LAZYHASH_LEVELS-1 2 4 16}; do
-    for read in 1 0; do
-      run "lazyhash levels $levels 16384 $read" env FIELDFLOW_LAZY_READ=$read $BENCH --image /tmp/m8192.ppm $GIGA \
-          --hash-levels $levels --hash-log2-table 22 --grid-adam dense-lazy --batch 16384 --steps 1024 \
-          --report-every 170 --render-repeats 1
-    done
+    run "lazyhash levels $levels 16384" $BENCH --image /tmp/m8192.ppm $GIGA \
+        --hash-levels $levels --hash-log2-table 22 --grid-adam dense-lazy --batch 16384 --steps 1024 \
+        --report-every 170 --render-repeats 1
   done
-  lazyhash_forms=${LAZYHASH_FORMS:-"dense-eager dense-lazy:1 dense-lazy:0"}
   for cfg in ${LAZYHASH_CONFIGS:-22:14 22:15 22:16 22:17 20:14 20:15}; do
     IFS=: read -r table lb <<< "$cfg"
     steps=$(( $(late_steps $lb) * ${LAZYHASH_STEP_FACTOR:-1} ))
-    for form in ${lazyhash_forms}; do
-      adam=${form%%:*}; read=${form#*:}; [ "$read" = "$form" ] && read=
-      run "lazyhash crossover $table $((1 << lb)) $form" env ${read:+FIELDFLOW_LAZY_READ=$read} $BENCH \
-          --image /tmp/m8192.ppm $GIGA --hash-levels 16 --hash-log2-table $table --grid-adam $adam \
+    for form in ${LAZYHASH_FORMS:-dense-eager dense-lazy}; do
+      run "lazyhash crossover $table $((1 << lb)) $form" $BENCH \
+          --image /tmp/m8192.ppm $GIGA --hash-levels 16 --hash-log2-table $table --grid-adam $form \
           --batch $((1 << lb)) --steps $steps --report-every $((steps / 6)) --render-repeats 1
     done
   done
@@ -523,10 +486,8 @@ if [[ " $PARTS " == *" ahead "* ]]; then
     run "ahead leuvenA 2^14 ${b%%=*}" ${b#*=} --image $B/img/leuvenA.ppm --steps 6000 --report-every 1000 --render-repeats 1
     run "ahead m8192 40k ${b%%=*}" ${b#*=} --image /tmp/m8192.ppm --steps 40000 --report-every 3333 --render-repeats 1
   done
-  for reads in 1 0; do
-    run "ahead hash m8192 2^14 lazy-read $reads" env FIELDFLOW_LAZY_READ=$reads $BENCH --image /tmp/m8192.ppm $GIGA_HASH \
-        --grid-adam dense-lazy --steps 1024 --report-every 128 --render-repeats 1
-  done
+  run "ahead hash m8192 2^14" $BENCH --image /tmp/m8192.ppm $GIGA_HASH \
+      --grid-adam dense-lazy --steps 1024 --report-every 128 --render-repeats 1
   late_tables
 fi
 if [[ " $PARTS " == *" dispatches "* ]]; then

@@ -10,8 +10,8 @@
 // (an encoding without the split fetches nothing ahead: encode_finish calls encode)
 // and reads its parameters through the including kernel's macros:
 //   ENC_PARAM(i)           parameter i: feature i % ENC_CELL_FEATURES of optimizer cell
-//                          i / ENC_CELL_FEATURES (the training step's lazy reads find the cell's
-//                          record from i: train_step.comp's ENC_LAZY_READ)
+//                          i / ENC_CELL_FEATURES (where the parameters live in the training
+//                          state's records, train_step.comp finds the cell's record from i)
 //   ENC_CELL_GRAD(cell, group, g)  add g (float[ENC_CELL_FEATURES]) to the gradients of optimizer
 //                          cell `cell` (parameters cell * ENC_CELL_FEATURES + f), of fixed-point
 //                          group `group` (below). encode_backward must call it once for every

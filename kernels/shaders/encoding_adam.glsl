@@ -126,12 +126,12 @@ void encoding_catch_up(uint from, uint to, inout EncCellParams q, inout EncRecor
     }
 }
 
-// Where the optimizer visits the next step's cells (ENC_LAZY_AHEAD, optimizer.comp), a cell's
-// record holds the gradient of the step after its stamp: the optimizer before that step visited
-// it because that step's samples read it (a run's first step, and the step after a settle, read
-// cells no visit readied: theirs is then that step's gradient or zero). Brings such a cell from
-// step `from` to `to` (from < to): step from + 1 with `grad`, at that step's rate and bias
-// corrections, then the zero-gradient steps from + 2 .. to.
+// The lazy optimizer visits the next step's cells (optimizer.comp), so a cell's record holds the
+// gradient of the step after its stamp: the optimizer before that step visited it because that
+// step's samples read it (a run's first step, and the step after a settle, read cells no visit
+// readied: theirs is then that step's gradient or zero). Brings such a cell from step `from` to
+// `to` (from < to): step from + 1 with `grad`, at that step's rate and bias corrections, then the
+// zero-gradient steps from + 2 .. to.
 void encoding_step_held(uint from, uint to, float grad[ENC_CELL_FEATURES], inout EncCellParams q, inout EncRecord r) {
     const uint s = from + 1u;
     const float lr = encoding_lr(s);

@@ -1,6 +1,6 @@
 // Lazy dense Adam's catch-up of one parameter (encoding_adam.glsl): the zero-gradient steps a cell
 // skipped, in closed form. Shared by the optimizer and the settle pass, which write the caught-up
-// cells, and by the training step, which reads a cell as it would be caught up (ENC_LAZY_READ).
+// cells.
 // The including kernel declares `enc_catch_up` (the host's table, kernels/src/adam_schedule.hpp)
 // and uses common.glsl's push constants.
 #ifndef FF_ENCODING_CATCH_UP_GLSL

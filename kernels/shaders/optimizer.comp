@@ -15,15 +15,13 @@
 //   1 dense, eager: every cell steps (untouched ones with a zero gradient, their momentum carrying
 //     them on), as torch.optim.Adam on a dense grid tensor; its cost grows with the grid.
 //   2 dense, lazy: the result of 1 at a cost that follows the batch (encoding_adam.glsl). The next
-//     step must read every cell it samples as eager Adam would have left it. Either the optimizer
-//     visits the next step's cells (ENC_LAZY_AHEAD): each takes the step its record's gradient
-//     belongs to (the step after its last visit, which read it), then the zero-gradient steps it
-//     skipped since, up to this one; a cell that this step read and the next does not keeps its
-//     gradient until a later visit or the settle pass takes it. Or the training step reads its
-//     cells caught up itself (train_step.comp's ENC_LAZY_READ), and the optimizer visits this
-//     step's cells: each catches up the zero-gradient steps it skipped, then takes this one.
-//     Either way one visit a cell a step read; visiting both steps' cells (the form before) made
-//     the 8192x8192 photo's step 29 us against 25 (bench/RESULTS.md, session 19).
+//     step must read every cell it samples as eager Adam would have left it, so the optimizer
+//     visits the next step's cells: each takes the step its record's gradient belongs to (the
+//     step after its last visit, which read it), then the zero-gradient steps it skipped since,
+//     up to this one; a cell that this step read and the next does not keeps its gradient until a
+//     later visit or the settle pass takes it. One visit a cell a step read; visiting both steps'
+//     cells (a form before) made the 8192x8192 photo's step 29 us against 25 (bench/RESULTS.md,
+//     session 19).
 // The sparse and lazy forms find a step's cells as the training step found them: its samples
 // drawn again (sampling.glsl) and the encoding's backward pass run with a visitor in place of the
 // gradient atomics, so the training step marks and lists nothing (those marks, a returning
@@ -85,15 +83,7 @@ layout(std430, binding = 10) writeonly buffer MlpWeights16 { float16_t mlp_w16[]
 #if GRID_ADAM == 2
 #define ENCODING_ADAM_LAZY
 #endif
-// Lazy dense Adam's form: 1 visits the next step's cells (above), 0 this step's (the training
-// step reads its cells caught up: train_step.comp's ENC_LAZY_READ). The host sets it.
-#ifndef ENC_LAZY_AHEAD
-#define ENC_LAZY_AHEAD 0
-#endif
-#if ENC_LAZY_AHEAD && GRID_ADAM != 2
-#error "ENC_LAZY_AHEAD is a form of lazy dense Adam (GRID_ADAM 2)"
-#endif
-#if ENC_PARAMS_IN_RECORD && !ENC_LAZY_AHEAD
+#if ENC_PARAMS_IN_RECORD && GRID_ADAM != 2
 #error "the parameters are in the records only where lazy dense Adam visits ahead (the settle pass copies them out)"
 #endif
 #include "encoding_adam.glsl"
@@ -148,20 +138,16 @@ void step_mlp(uint group) {
 
 // Brings one encoding cell (parameters q, record r as loaded), at step `from`, to step t =
 // pc.step + 1 with the gradient the training step left in its record, cleared for the next step.
-// Lazy, visiting ahead (ENC_LAZY_AHEAD): the record holds step from + 1's gradient, taken first,
-// then the zero-gradient steps after it (encoding_step_held). Otherwise the gradient is step t's
-// (zero where no sample touched the cell); lazy, the zero-gradient steps from + 1 .. t - 1 are
-// caught up before it.
+// Lazy (visiting ahead): the record holds step from + 1's gradient, taken first, then the
+// zero-gradient steps after it (encoding_step_held). Otherwise the gradient is step t's (zero
+// where no sample touched the cell).
 void step_cell(uint cell, uint from, EncCellParams q, EncRecord r) {
     const uint t = pc.step + 1u;
     float grad[ENC_CELL_FEATURES];
     take_gradients(cell, r, grad);
-#if ENC_LAZY_AHEAD
+#if GRID_ADAM == 2
     encoding_step_held(from, t, grad, q, r);
 #else
-#if GRID_ADAM == 2
-    encoding_catch_up(from, t - 1u, q, r);
-#endif
     encoding_adam(grad, q, r);
 #endif
     set_record_stamp(r, t);
@@ -183,7 +169,7 @@ void step_cell(uint cell, uint from, EncCellParams q, EncRecord r) {
 #endif
 void step_claimed(uint cell) {
     const uint t = pc.step + 1u;
-#if ENC_LAZY_AHEAD && !ENC_READ_BESIDE_CLAIM
+#if GRID_ADAM == 2 && !ENC_READ_BESIDE_CLAIM
     const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], t);
     if (from < t) {
         const EncRecord r = load_record(cell);
@@ -226,7 +212,7 @@ uint visit_cells[VISIT_SLOTS];
 #if GRID_ADAM != 1
 #include "sampling.glsl"
 
-// Claims and steps the cells of step `step`'s samples (this step's or, ENC_LAZY_AHEAD, the next's).
+// Claims and steps the cells of step `step`'s samples (this step's or, lazy, the next's).
 void visit_samples(uint step, uint first, uint stride) {
     float zero[ENC_GRAD_DIM];
     for (int i = 0; i < ENC_GRAD_DIM; ++i) zero[i] = 0.0;
@@ -241,7 +227,7 @@ void visit_samples(uint step, uint first, uint stride) {
 #endif
 
 // Workgroups: MLP_GROUPS for the MLP, then pc.encoding_groups for the encoding: every cell
-// (eager), or this step's samples, or (ENC_LAZY_AHEAD) the next step's.
+// (eager), or this step's samples (sparse), or the next step's (lazy).
 void main() {
     const uint group = gl_WorkGroupID.x;
     if (group < MLP_GROUPS) {
@@ -255,7 +241,7 @@ void main() {
         step_cell(cell, pc.step, cell_params(cell, r), r);
     }
 #else
-    visit_samples(ENC_LAZY_AHEAD != 0 ? pc.step + 1u : pc.step, encoding_group * GROUP_SIZE + local_id,
+    visit_samples(GRID_ADAM == 2 ? pc.step + 1u : pc.step, encoding_group * GROUP_SIZE + local_id,
                   pc.encoding_groups * GROUP_SIZE);
 #endif
 }

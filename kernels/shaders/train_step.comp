@@ -77,37 +77,12 @@ layout(std430, binding = 8) writeonly buffer SampleOut { float sample_out[]; };
 #define ENC_ADDS_GRADIENTS
 #include "encoding_state.glsl"
 
-// ENC_LAZY_READ (lazy dense Adam): a cell the step reads may lag behind the current step by the
-// zero-gradient steps it skipped; the step reads it as it would be once caught up (its stamp and
-// moments from its record, the table's sums from binding ENC_CATCH_UP_BINDING), without writing
-// it. The optimizer then catches up and steps only this step's cells, the same way: no pass over
-// the next step's cells to bring them up to date first. On a large photo the record's read goes
-// out beside the target pixel's, both from device memory.
-#ifndef ENC_LAZY_READ
-#define ENC_LAZY_READ 0
-#endif
-#if ENC_LAZY_READ
-layout(std430, binding = ENC_CATCH_UP_BINDING) readonly buffer EncodingCatchUp { vec4 enc_catch_up[]; };
-#include "encoding_catch_up.glsl"
-// Parameter i (feature i % ENC_CELL_FEATURES of cell i / ENC_CELL_FEATURES) as of step pc.step.
-float enc_param_now(uint i) {
-    const uint cell = i / uint(ENC_CELL_FEATURES), f = i % uint(ENC_CELL_FEATURES);
-    const uint from = enc_state_u[ENC_STAMP_AT(cell)];
-    const float p = enc_params[i];
-    if (from >= pc.step) return p;
-    const float m = enc_state[ENC_WORD_AT(cell, ENC_M_WORD(f))], v = enc_state[ENC_WORD_AT(cell, ENC_V_WORD(f))];
-    return caught_up_parameter(p, m, v, catch_up_terms(from, pc.step), from, pc.step);
-}
-#define ENC_PARAM(i) enc_param_now(uint(i))
-#elif ENC_PARAMS_IN_RECORD
+#if ENC_PARAMS_IN_RECORD
 // Parameter i in its cell's record (encoding_state.glsl), beside the gradient words the step adds
 // to: one record's first sector a cell.
 #define ENC_PARAM(i) enc_state[ENC_WORD_AT(uint(i) / uint(ENC_CELL_FEATURES), ENC_PARAM_WORD(uint(i) % uint(ENC_CELL_FEATURES)))]
 #else
 #define ENC_PARAM(i) enc_params[i]
-#endif
-#if ENC_LAZY_READ && ENC_PARAMS_IN_RECORD
-#error "the parameters are in the records only where lazy dense Adam visits ahead, not where the step reads them caught up"
 #endif
 
 // ENC_LOCAL_CELLS (the host's TrainTiling::local_gradient_cells): cells [0, ENC_LOCAL_CELLS), the

@@ -302,7 +302,7 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
 }
 
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
-                                   const TargetImageLayout& image, bool lazy_adam_reads) {
+                                   const TargetImageLayout& image) {
     Defines d = model_defines(config);
     d.push_back({"TILE", std::to_string(tiling.tile)});
     d.push_back({"COOPMAT", tiling.coopmat ? "1" : "0"});
@@ -371,10 +371,6 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         d.push_back({"ENC_DEFERRED_INPUTS", std::to_string(tiling.deferred.inputs)});
         d.push_back({"ENC_DEFERRED_HALF", tiling.deferred.half_inputs ? "1" : "0"});
         d.push_back({"ENC_DEFERRED_BINDING", std::to_string(bindings++)});
-    }
-    if (lazy_adam_reads) { // lazy dense Adam's table, last
-        d.push_back({"ENC_LAZY_READ", "1"});
-        d.push_back({"ENC_CATCH_UP_BINDING", std::to_string(bindings++)});
     }
     return {"train_step.comp", d, bindings};
 }

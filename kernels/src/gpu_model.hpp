@@ -119,11 +119,9 @@ uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups);
 
 // The fused training kernel for a model on this device (EXPLICIT_SAMPLES for tests, else the
 // samples are drawn from the training image of layout `image`), for DeviceImpl::kernel or
-// prepare_kernels once use_state_layout has added the state's layout. `lazy_adam_reads`: the step
-// reads the encoding's cells as lazy dense Adam would have them caught up (train_step.comp's
-// ENC_LAZY_READ), its table of sums bound last.
+// prepare_kernels once use_state_layout has added the state's layout.
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
-                                   const TargetImageLayout& image = {}, bool lazy_adam_reads = false);
+                                   const TargetImageLayout& image = {});
 // The kernel render_bands runs for a model on this device.
 KernelRequest render_kernel_request(const DeviceImpl& device, const ModelConfig& config);
 

@@ -50,16 +50,6 @@ bool lazy_is_chosen(const TrainOptions& o, const detail::EncodingDescriptor& enc
     return double(encoding.cells(config)) >= ratio * double(o.batch) * encoding.cells_read(config);
 }
 
-// Lazy dense Adam's two forms: the optimizer visits the next step's cells (ENC_LAZY_AHEAD), so
-// that the step reads them current, or the training step reads its cells caught up
-// (train_step.comp's ENC_LAZY_READ) and the optimizer visits this step's. The visits ahead were
-// the faster on every encoding and size measured on the H100 (bench/RESULTS.md, session 19; late
-// us/step): the dense grid on an 8192x8192 photo at 2^14, 25 against 71-74 (session 18); the hash
-// grid there (2^22 and 2^23 tables, 16 levels) at 2^14 / 2^15 / 2^16, 235 / 444-490 / 838 against
-// 288 / 533 / 1,000-1,008, and with 1 and 4 levels 51 and 109 against 74 and 154. Reading caught up
-// had won against the form before, which visited both steps' cells (session 18: 309 against 747
-// us with 16 levels). FIELDFLOW_LAZY_READ=1 reads caught up (measurements, tests).
-bool lazy_reads_chosen() { return detail::env_switch("FIELDFLOW_LAZY_READ").value_or(false); }
 
 void check_options(const TrainOptions& o) {
     auto bad = [](const std::string& what) { throw EngineError("invalid training options: " + what); };
@@ -100,7 +90,7 @@ public:
     uint32_t image_parts() const { return image_buf_.layout().parts; }
     bool state_by_address() const { return state_layout_.by_address; }
     std::string encoding_optimizer() const {
-        return grid_adam_ == 0 ? "sparse" : grid_adam_ == 1 ? "dense, eager" : lazy_reads_ ? "dense, lazy, read caught up" : "dense, lazy";
+        return grid_adam_ == 0 ? "sparse" : grid_adam_ == 1 ? "dense, eager" : "dense, lazy";
     }
 
     uint32_t step_ = 0;
@@ -140,7 +130,6 @@ private:
     uint32_t groups_ = 0, cells_ = 0;
     uint32_t grid_adam_ = 0;         // optimizer.comp's GRID_ADAM: 0 sparse, 1 eager dense, 2 lazy dense
     uint32_t visit_parts_ = 1;       // optimizer.comp's VISIT_PARTS: invocations per sample finding its cells
-    bool lazy_reads_ = false;        // the step reads lazy dense Adam's cells caught up (ENC_LAZY_READ)
     uint32_t catch_up_limit_ = 0;
     uint32_t catch_up_last_ = 0;     // the last entry of catch_up_sums_
     uint32_t settled_step_ = 0;      // the step every cell was last brought to
@@ -250,14 +239,17 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
             upload(dev_, runner_, catch_up_sums_, sums.data(), sums.size() * 4);
         }
     }
-    // Lazy dense Adam: the optimizer visits the next step's cells, or the step reads its cells
-    // caught up and the optimizer visits this step's (lazy_reads_chosen).
-    lazy_reads_ = grid_adam_ == 2 && lazy_reads_chosen();
-    const bool lazy_ahead = grid_adam_ == 2 && !lazy_reads_;
+    // Lazy dense Adam's optimizer visits the next step's cells, so that the step reads them
+    // current (optimizer.comp). The form in which the training step read its cells caught up and
+    // the optimizer visited this step's was slower on every encoding and size measured on the
+    // H100 (bench/RESULTS.md, sessions 18-19, late us/step: the dense grid on an 8192x8192 photo at
+    // 2^14 25 against 71-74; the hash grid there, 2^22 and 2^23 tables, 16 levels, at 2^14 / 2^15 /
+    // 2^16 235 / 444-490 / 838 against 288 / 533 / 1,000-1,008), and is no longer built.
+    const bool lazy = grid_adam_ == 2;
     // Per cell its gradient, Adam's moments and steps in one record (encoding_state.hpp), and its
-    // parameters too where lazy dense Adam visits ahead on an encoding that asks for it.
+    // parameters too where lazy dense Adam runs on an encoding that asks for it.
     state_layout_ = EncodingStateLayout{cells_, uint32_t(encoding.cell_features(config)),
-                                        lazy_ahead && encoding.parameters_in_records};
+                                        lazy && encoding.parameters_in_records};
     encoding_state_ = encoding_state_buffer(dev_, state_layout_);
     if (tiling_.deferred.groups)
         deferred_inputs_ = local(tiling_.deferred.input_bytes(options.batch), "deferred encoding gradients");
@@ -288,13 +280,12 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
 
     // Every kernel the trainer runs, built side by side (on a first run, compiling them is most
     // of the setup).
-    KernelRequest train_request = train_kernel_request(config, tiling_, false, image_buf_.layout(), lazy_reads_);
+    KernelRequest train_request = train_kernel_request(config, tiling_, false, image_buf_.layout());
     use_state_layout(train_request.defines, state_layout_);
     // The fp16 weight copy of an MLP whose tensor-core kernels read their weights from memory.
     const bool fp16_copy = tiling_.weights_in_memory();
     Defines optimizer_defines = model_defines(config);
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
-    optimizer_defines.emplace_back("ENC_LAZY_AHEAD", lazy_ahead ? "1" : "0");
     optimizer_defines.emplace_back("ENC_GRAD_FIXED", tiling_.fixed_point_gradients ? "1" : "0");
     optimizer_defines.emplace_back("MLP_FP16_COPY", fp16_copy ? "1" : "0");
     optimizer_defines.emplace_back("PARAMS_PER_GROUP", std::to_string(kOptimizerParamsPerGroup));
@@ -309,7 +300,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     // encoding asks (optimizer.comp's step_claimed); FIELDFLOW_READ_BESIDE_CLAIM=0/1 overrides
     // (measurements).
     const bool beside = env_switch("FIELDFLOW_READ_BESIDE_CLAIM").value_or(encoding.visits_read_beside_claim);
-    optimizer_defines.emplace_back("ENC_READ_BESIDE_CLAIM", !lazy_ahead || beside ? "1" : "0");
+    optimizer_defines.emplace_back("ENC_READ_BESIDE_CLAIM", !lazy || beside ? "1" : "0");
     optimizer_defines.emplace_back("VISIT_SLOTS",
                                    std::to_string(std::max(1u, div_up(encoding.cells_read(config), visit_parts_))) + "u");
     const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, fp16_copy ? 11u : 10u};
@@ -337,7 +328,6 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
         deferred_set_ = DescriptorSet(dev_, dev_.kernel(*deferred_request),
                                       {&encoding_state_, &encoding_state_, &deferred_inputs_});
     }
-    if (lazy_reads_) train_buffers.push_back(&catch_up_sums_);
     train_set_ = DescriptorSet(dev_, train, train_buffers);
     std::vector<const Buffer*> optimizer_buffers = {&model_.mlp, &mlp_m_, &mlp_v_, &partials_,
                                                     &loss_partials_, &loss_log_, &model_.encoding,

@@ -19,37 +19,30 @@ double state_difference(const TrainerState& a, const TrainerState& b) {
                      max_difference(a.encoding_m, b.encoding_m), max_difference(a.encoding_v, b.encoding_v)});
 }
 
-// Lazy dense Adam has two forms (trainer.cpp's lazy_reads_chosen): the optimizer visits the next
-// step's cells ahead (taking the gradient each record holds, then the skipped steps), or the
-// training step reads its cells caught up. Visiting ahead, a visit reads a cell's record beside
-// its claim or once it has won it (optimizer.comp's step_claimed; the encoding picks). Each is
-// held to eager Adam on both encodings, whichever the engine would choose.
-enum class LazyForm { visited_ahead_read_beside_claim, visited_ahead_read_after_claim, read_caught_up };
-constexpr LazyForm kLazyForms[] = {LazyForm::visited_ahead_read_beside_claim, LazyForm::visited_ahead_read_after_claim,
-                                   LazyForm::read_caught_up};
+// Lazy dense Adam's optimizer visits the next step's cells ahead (taking the gradient each record
+// holds, then the skipped steps); a visit reads a cell's record beside its claim or once it has
+// won it (optimizer.comp's step_claimed; the encoding picks). Both are held to eager Adam on both
+// encodings, whichever the engine would choose.
+enum class LazyForm { read_beside_claim, read_after_claim };
+constexpr LazyForm kLazyForms[] = {LazyForm::read_beside_claim, LazyForm::read_after_claim};
 struct LazyFormFacts {
-    const char* read_switch;   // FIELDFLOW_LAZY_READ, which forces the form
     const char* beside_switch; // FIELDFLOW_READ_BESIDE_CLAIM
-    const char* optimizer;     // Trainer::encoding_optimizer() for it
     const char* name;          // for failure messages
 };
 LazyFormFacts facts(LazyForm form) {
-    switch (form) {
-    case LazyForm::read_caught_up: return {"1", nullptr, "dense, lazy, read caught up", "cells read caught up"};
-    case LazyForm::visited_ahead_read_after_claim:
-        return {"0", "0", "dense, lazy", "next step's cells visited ahead, records read after the claim"};
-    default: return {"0", "1", "dense, lazy", "next step's cells visited ahead, records read beside the claim"};
-    }
+    if (form == LazyForm::read_after_claim) return {"0", "next step's cells visited ahead, records read after the claim"};
+    return {"1", "next step's cells visited ahead, records read beside the claim"};
 }
 
 TrainerState trained(const ModelConfig& config, TrainOptions o, GridAdam adam, bool eager, bool read_midway,
-                     LazyForm form = LazyForm::visited_ahead_read_beside_claim) {
+                     LazyForm form = LazyForm::read_beside_claim) {
     o.grid_adam = adam;
     o.dense_adam = eager ? DenseAdam::eager : DenseAdam::lazy;
-    test::ScopedEnv reads("FIELDFLOW_LAZY_READ", facts(form).read_switch);
     test::ScopedEnv beside("FIELDFLOW_READ_BESIDE_CLAIM", facts(form).beside_switch);
     Trainer t(test::portable_device(), config, o, test::synthetic_image(64, 48));
-    if (!eager && adam == GridAdam::dense) EXPECT_EQ(t.encoding_optimizer(), facts(form).optimizer);
+    if (!eager && adam == GridAdam::dense) {
+        EXPECT_EQ(t.encoding_optimizer(), "dense, lazy");
+    }
     if (read_midway) {
         // A read settles every cell mid-run; training goes on from the settled state.
         t.train(o.steps / 2);
@@ -179,34 +172,6 @@ TEST(EncodingAdam, AutomaticFormFollowsTheCellsPerRead) {
         EXPECT_EQ(form(lazy_batch, GridAdam::dense), "dense, lazy");
         EXPECT_EQ(form(lazy_batch + 2, GridAdam::dense), "dense, eager");
         EXPECT_EQ(form(lazy_batch, GridAdam::sparse), "sparse");
-    }
-}
-
-// The lazy form visits the next step's cells ahead on every encoding and batch (the faster
-// wherever measured, trainer.cpp's lazy_reads_chosen); the step reads its cells caught up only
-// when asked to (FIELDFLOW_LAZY_READ=1).
-TEST(EncodingAdam, LazyFormVisitsAheadUnlessAskedToReadCaughtUp) {
-    TrainOptions o;
-    o.steps = 10;
-    o.dense_adam = DenseAdam::lazy;
-    auto form = [&](const ModelConfig& config, uint32_t batch) {
-        o.batch = batch;
-        return Trainer(test::portable_device(), config, o, test::synthetic_image(64, 48)).encoding_optimizer();
-    };
-    const ModelConfig hash = test::hash_test_config();
-    const ModelConfig dense = test::default_config(64, 48);
-    const uint32_t coarsest = (hash.encoding.hash.base_resolution + 1) * (hash.encoding.hash.base_resolution + 1);
-    const uint32_t cells = dense.grid_width * dense.grid_height;
-    // Batches on both sides of where the rule before read caught up (each of the most-read cells
-    // read once a step).
-    for (const auto& [config, batch] : {std::pair{hash, coarsest / 4 + 1}, std::pair{hash, coarsest / 4 - 1},
-                                        std::pair{dense, cells / 4 + 1}, std::pair{dense, 8u}}) {
-        {
-            test::ScopedEnv unset("FIELDFLOW_LAZY_READ", nullptr);
-            EXPECT_EQ(form(config, batch), "dense, lazy") << "batch " << batch;
-        }
-        test::ScopedEnv reads("FIELDFLOW_LAZY_READ", "1");
-        EXPECT_EQ(form(config, batch), "dense, lazy, read caught up") << "batch " << batch;
     }
 }
 

@@ -58,14 +58,9 @@ TEST(TargetImage, SplitImageTrainsAndScoresAsOneBuffer) {
     Device& whole_device = test::portable_device();
     const size_t whole_messages = whole_device.validation_messages().size();
     // Both dense Adam forms: the lazy one's optimizer draws the step's samples again from the
-    // image's size (optimizer.comp), and a split image must not change which pixels it finds;
-    // the lazy form both ways (the optimizer catching up the next step's cells, or the step
-    // reading them caught up).
-    for (const char* lazy_reads : {"0", "1"})
+    // image's size (optimizer.comp), and a split image must not change which pixels it finds.
     for (const DenseAdam form : {DenseAdam::eager, DenseAdam::lazy})
     for (uint32_t bits : {8u, 16u}) {
-        if (form == DenseAdam::eager && *lazy_reads == '1') continue; // eager Adam has no such choice
-        test::ScopedEnv reads("FIELDFLOW_LAZY_READ", lazy_reads);
         ImageData image = test::synthetic_image(160, 240); // 3 parts at RGBA8, 5 at RGBA16
         image.source_bits = bits;
         TrainOptions o;
@@ -75,9 +70,7 @@ TEST(TargetImage, SplitImageTrainsAndScoresAsOneBuffer) {
         const ModelConfig config = test::default_config(11, 15);
         Trainer whole(whole_device, config, o, image), split(capped_device(), config, o, image);
         Trainer wrong(whole_device, config, o, flipped(image)); // the control
-        ASSERT_EQ(split.encoding_optimizer(), form == DenseAdam::eager ? "dense, eager"
-                                              : *lazy_reads == '1'      ? "dense, lazy, read caught up"
-                                                                        : "dense, lazy");
+        ASSERT_EQ(split.encoding_optimizer(), form == DenseAdam::eager ? "dense, eager" : "dense, lazy");
         // Same model, same render: the initial error is the same but for the order of its sums
         // (the capped device renders in smaller bands, and each workgroup sums 768 floats in fp32).
         const double start = whole.full_image_mse();

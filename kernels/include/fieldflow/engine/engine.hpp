@@ -345,9 +345,7 @@ public:
     std::string kernel_path() const;
     // Why a device with tensor cores runs this model on the portable kernels; "" when it does not.
     std::string kernel_path_reason() const;
-    // The encoding's optimizer as run: "sparse", "dense, eager", "dense, lazy" or, where the training
-    // step reads the lazy form's cells caught up itself (FIELDFLOW_LAZY_READ=1, for measurements),
-    // "dense, lazy, read caught up" (see DenseAdam).
+    // The encoding's optimizer as run: "sparse", "dense, eager" or "dense, lazy" (see DenseAdam).
     std::string encoding_optimizer() const;
     // Buffers the training image lies in: 1, or more where it outgrows one (docs/engine.md).
     uint32_t image_parts() const;
