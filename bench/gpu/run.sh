@@ -461,9 +461,9 @@ for tag, events in late.runs_in(sys.argv[1]):
         if e.get("event") == "profile": print(tag, json.dumps(e))' "$RESULTS"
 fi
 if [[ " $PARTS " == *" ahead "* ]]; then
-  # Lazy dense Adam visiting the next step's cells alone (this bench) against AHEAD_OLD_BENCH (a
-  # bench that visits both steps' cells), on the mosaics and leuvenA at 2^14 and 2^16, a
-  # 40,000-step run each on the 8192x8192 mosaic, and the hash grid's two lazy forms there.
+  # Lazy dense Adam (this bench) against AHEAD_OLD_BENCH (another build's bench), on the mosaics and
+  # leuvenA at 2^14 and 2^16, a 40,000-step run each on the 8192x8192 mosaic, and the hash grid's
+  # lazy form there.
   mosaic 8192 8192 /tmp/m8192.ppm
   mosaic 6000 4000 /tmp/m6000x4000.ppm
   mosaic 3500 3500 /tmp/m3500.ppm
