@@ -50,7 +50,6 @@ bool lazy_is_chosen(const TrainOptions& o, const detail::EncodingDescriptor& enc
     return double(encoding.cells(config)) >= ratio * double(o.batch) * encoding.cells_read(config);
 }
 
-
 void check_options(const TrainOptions& o) {
     auto bad = [](const std::string& what) { throw EngineError("invalid training options: " + what); };
     if (o.batch == 0) bad("batch must be at least 1");
@@ -240,11 +239,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
         }
     }
     // Lazy dense Adam's optimizer visits the next step's cells, so that the step reads them
-    // current (optimizer.comp). The form in which the training step read its cells caught up and
-    // the optimizer visited this step's was slower on every encoding and size measured on the
-    // H100 (bench/RESULTS.md, sessions 18-19, late us/step: the dense grid on an 8192x8192 photo at
-    // 2^14 25 against 71-74; the hash grid there, 2^22 and 2^23 tables, 16 levels, at 2^14 / 2^15 /
-    // 2^16 235 / 444-490 / 838 against 288 / 533 / 1,000-1,008), and is no longer built.
+    // current (optimizer.comp; docs/engine.md says why this form and not another).
     const bool lazy = grid_adam_ == 2;
     // Per cell its gradient, Adam's moments and steps in one record (encoding_state.hpp), and its
     // parameters too where lazy dense Adam runs on an encoding that asks for it.
