@@ -146,6 +146,33 @@ TEST(ModelConfig, ValidateNamesTheProblem) {
     EXPECT_THROW(initial_model(c, 1), EngineError);
 }
 
+// The hash grid's own limits (hash_grid.cpp's validate), each named with its value: the message a
+// Train node passes on for a model it cannot build.
+TEST(ModelConfig, ValidateNamesTheHashGridsProblem) {
+    EXPECT_EQ(test::hash_test_config().validate(), "");
+    const struct {
+        void (*change)(ModelConfig&);
+        const char* message;
+    } cases[] = {
+        {[](ModelConfig& c) { c.encoding.hash.levels = 33; }, "hash levels 33 must be 1..32"},
+        {[](ModelConfig& c) { c.encoding.hash.features = 3; }, "hash features 3 must be 1, 2, 4 or 8"},
+        {[](ModelConfig& c) { c.encoding.hash.levels = 32, c.encoding.hash.features = 4; },
+         "hash levels x features = 128 must be at most 64"},
+        {[](ModelConfig& c) { c.encoding.hash.log2_table_size = 9; }, "hash log2_table_size 9 must be 10..24"},
+        {[](ModelConfig& c) { c.encoding.hash.base_resolution = 1; }, "hash base_resolution 1 must be 2..65536"},
+        {[](ModelConfig& c) { c.encoding.hash.per_level_scale = 0.5f; }, "hash per_level_scale 0.5 must lie in [1, 4]"},
+        {[](ModelConfig& c) { c.encoding.hash.levels = 30, c.encoding.hash.per_level_scale = 2.0f; },
+         "exceeds 2^24"},
+        {[](ModelConfig& c) { c.grid_width = c.grid_height = 8; }, "grid size 8x8 must be 0x0 with the hash_grid encoding"},
+    };
+    for (const auto& k : cases) {
+        ModelConfig c = test::hash_test_config();
+        k.change(c);
+        EXPECT_TRUE(contains(c.validate(), k.message)) << "expected '" << k.message << "' in '" << c.validate() << "'";
+        EXPECT_THROW(initial_model(c, 1), EngineError) << k.message;
+    }
+}
+
 // The tensor-core workgroup for a 48 KB device (the H100's Vulkan limit): narrow MLPs keep their
 // fp16 weights in shared memory beside 4 subgroups' tiles; widths 64 and 128 and a 5-layer SIREN
 // of 64 read them (and their biases) from memory and hold as many subgroups' tiles as fit (3 at
