@@ -364,7 +364,7 @@ int main(int argc, char** argv) {
             loss = trainer.train(n);
             wall += seconds_since(t);
             std::printf("{\"event\":\"progress\",\"step\":%u,\"loss\":%.6g,\"wall_seconds\":%.3f,"
-                        "\"gpu_seconds\":%.3f}\n",
+                        "\"gpu_seconds\":%.6f}\n",
                         trainer.step(), loss, wall, trainer.gpu_seconds());
             std::fflush(stdout);
             if (trainer.diverged()) throw EngineError("training diverged (non-finite loss)");

@@ -66,6 +66,24 @@
 
 #define CM_H fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
 #define CM_F fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+// CM_NARROW_ENDS (the device has the 16x8x16 and 16x8x8 shapes): the MLP's narrow ends take
+// 8-wide blocks where 8 columns hold them. CM_NARROW_OUT: at most 8 outputs (and 8 matrices: the
+// bias sums' columns), whose last-matrix products are then 16 x 8 (its weight gradient taken
+// transposed, inputs by outputs); CM_NARROW_IN: at most 8 inputs, the first matrix's products
+// over 8 of them. Half the tensor-core work and half the operand loads of those products.
+#ifndef CM_NARROW_ENDS
+#define CM_NARROW_ENDS 0
+#endif
+#define CM_NARROW_OUT (CM_NARROW_ENDS && !CM_ENDS_BY_COLUMNS && OUT_DIM <= 8 && MATRICES <= 8)
+#define CM_NARROW_IN (CM_NARROW_ENDS && !CM_ENDS_BY_COLUMNS && IN_DIM <= 8)
+#if CM_NARROW_OUT
+#define CM_NARROW_OUT_BOOL true
+#else
+#define CM_NARROW_OUT_BOOL false
+#endif
+#define CM_H8 fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> // 16 x 8: A of 16x8x8, B of 16x8x16
+#define CM_HK8 fcoopmatNV<16, gl_ScopeSubgroup, 8, 8> // 8 x 8: B of 16x8x8
+#define CM_F8 fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> // 16 x 8 accumulator
 #define CM_LOSS_SCALE FP16_DELTA_SCALE
 
 #define WT 32                          // samples per sample subgroup
@@ -132,6 +150,29 @@ CM_H cm_load_block(int l, uint ob, uint ib) {
     coopMatLoadNV(b, mlp_w16, CM_BLOCK_AT(l, ob, ib), IN_PAD_L(l), false);
     return b;
 }
+// The narrow ends' blocks: the last matrix's block kb as W^T, 16 inputs x its 8 outputs; its 8 x 8
+// block (0, 2 ib + j) as W; the first matrix's 8 inputs x 8 outputs (2 nb + j) as W^T; its 16
+// outputs ob x 8 inputs as W.
+CM_H8 cm_load_last_t8(uint kb) {
+    CM_H8 b;
+    coopMatLoadNV(b, mlp_w16, CM_BLOCK_AT(LAYERS, 0, kb), IN_PAD_L(LAYERS), true);
+    return b;
+}
+CM_HK8 cm_load_last_back8(uint ib, uint j) {
+    CM_HK8 b;
+    coopMatLoadNV(b, mlp_w16, CM_BLOCK_AT(LAYERS, 0, ib) + j * 8, IN_PAD_L(LAYERS), false);
+    return b;
+}
+CM_HK8 cm_load_first_t8(uint nb, uint j) {
+    CM_HK8 b;
+    coopMatLoadNV(b, mlp_w16, CM_BLOCK_AT(0, nb, 0) + j * 8 * IN_PAD, IN_PAD, true);
+    return b;
+}
+CM_H8 cm_load_first_back8(uint ob) {
+    CM_H8 b;
+    coopMatLoadNV(b, mlp_w16, CM_BLOCK_AT(0, ob, 0), IN_PAD, false);
+    return b;
+}
 
 #ifndef CM_WEIGHT_FRAGMENTS
 #define CM_WEIGHT_FRAGMENTS 1
@@ -150,13 +191,22 @@ CM_H cm_load_block(int l, uint ob, uint ib) {
 // Each kind in an array of its own with constant bounds, so every index is a constant once the
 // loops are unrolled (an array indexed otherwise lands in local memory).
 #if CM_HOLDS_FIRST
+#if CM_NARROW_IN
+CM_HK8 cm_wfirst[CM_COLUMN_BLOCKS * 2];                // (2 nb + j) at 2 nb + j
+#else
 CM_H cm_wfirst[CM_COLUMN_BLOCKS * CM_IB0];             // (nb, kb) at nb * CM_IB0 + kb
+#endif
 #endif
 #if CM_WEIGHT_FRAGMENTS
 CM_H cm_whidden[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (CM_COL, kb) at (l - 1) * blocks + kb
-CM_H cm_wlast[CM_COLUMN_BLOCKS];                       // (0, kb)
 CM_H cm_whidden_back[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (ob, CM_COL)
+#if CM_NARROW_OUT
+CM_H8 cm_wlast[CM_COLUMN_BLOCKS];                      // (0, kb), 8 outputs
+CM_HK8 cm_wlast_back[CM_COLUMN_BLOCKS * 2];            // (0, 2 ib + j), 8 x 8
+#else
+CM_H cm_wlast[CM_COLUMN_BLOCKS];                       // (0, kb)
 CM_H cm_wlast_back[CM_COLUMN_BLOCKS];                  // (0, ib)
+#endif
 #endif
 
 // Nothing of the weights lives in shared memory; the bias sums' selectors do (the step's barrier
@@ -166,7 +216,10 @@ void cm_load_weights() {
 }
 
 void cm_load_weight_fragments() {
-#if CM_HOLDS_FIRST
+#if CM_HOLDS_FIRST && CM_NARROW_IN
+    [[unroll]] for (uint nb = 0; nb < CM_COLUMN_BLOCKS; ++nb)
+        [[unroll]] for (uint j = 0; j < 2; ++j) cm_wfirst[nb * 2 + j] = cm_load_first_t8(nb, j);
+#elif CM_HOLDS_FIRST
     [[unroll]] for (uint nb = 0; nb < CM_COLUMN_BLOCKS; ++nb)
         [[unroll]] for (uint kb = 0; kb < CM_IB0; ++kb) cm_wfirst[nb * CM_IB0 + kb] = cm_load_block_t(0, nb, kb);
 #endif
@@ -176,10 +229,17 @@ void cm_load_weight_fragments() {
             cm_whidden[(l - 1) * CM_COLUMN_BLOCKS + i] = cm_load_block_t(l, CM_COL, i);
             cm_whidden_back[(l - 1) * CM_COLUMN_BLOCKS + i] = cm_load_block(l, i, CM_COL);
         }
+#if CM_NARROW_OUT
+    [[unroll]] for (uint i = 0; i < CM_COLUMN_BLOCKS; ++i) {
+        cm_wlast[i] = cm_load_last_t8(i);
+        [[unroll]] for (uint j = 0; j < 2; ++j) cm_wlast_back[i * 2 + j] = cm_load_last_back8(i, j);
+    }
+#else
     [[unroll]] for (uint i = 0; i < CM_COLUMN_BLOCKS; ++i) {
         cm_wlast[i] = cm_load_block_t(LAYERS, 0, i);
         cm_wlast_back[i] = cm_load_block(LAYERS, 0, i);
     }
+#endif
 #endif
 }
 
@@ -189,7 +249,16 @@ void cm_load_weight_fragments() {
 #else
 #define CM_HELD_OR_LOADED(held, loaded) loaded
 #endif
-// Matrix 0's block (nb, kb) as W^T.
+// Matrix 0's block (nb, kb) as W^T (narrow: its 8 x 8 block 2 nb + j).
+#if CM_NARROW_IN
+CM_HK8 cm_w_first8(uint nb, uint j) {
+#if CM_HOLDS_FIRST
+    return cm_wfirst[nb * 2 + j];
+#else
+    return cm_load_first_t8(nb, j);
+#endif
+}
+#else
 CM_H cm_w_first(uint nb, uint kb) {
 #if CM_HOLDS_FIRST
     return cm_wfirst[nb * CM_IB0 + kb];
@@ -197,6 +266,7 @@ CM_H cm_w_first(uint nb, uint kb) {
     return cm_load_block_t(0, nb, kb);
 #endif
 }
+#endif
 // Hidden matrix 1 <= l < LAYERS: forward block kb of output block CM_COL, as W^T; input-gradient
 // block (ob, CM_COL), as W.
 CM_H cm_w_hidden(int l, uint kb) {
@@ -206,8 +276,13 @@ CM_H cm_w_hidden_back(int l, uint ob) {
     return CM_HELD_OR_LOADED(cm_whidden_back[(l - 1) * CM_COLUMN_BLOCKS + ob], cm_load_block(l, ob, CM_COL));
 }
 // The last matrix's block (0, i): as W^T (forward), as W (input gradients).
+#if CM_NARROW_OUT
+CM_H8 cm_w_last(uint kb) { return CM_HELD_OR_LOADED(cm_wlast[kb], cm_load_last_t8(kb)); }
+CM_HK8 cm_w_last_back8(uint ib, uint j) { return CM_HELD_OR_LOADED(cm_wlast_back[ib * 2 + j], cm_load_last_back8(ib, j)); }
+#else
 CM_H cm_w_last(uint kb) { return CM_HELD_OR_LOADED(cm_wlast[kb], cm_load_block_t(LAYERS, 0, kb)); }
 CM_H cm_w_last_back(uint ib) { return CM_HELD_OR_LOADED(cm_wlast_back[ib], cm_load_block(LAYERS, 0, ib)); }
+#endif
 
 // Sample subgroups only.
 void cm_put_input(float x[IN_PAD]) {
@@ -217,6 +292,23 @@ void cm_put_input(float x[IN_PAD]) {
 // Rows: matrix 0 for the subgroup's own samples, bias and ReLU on the accumulator (the bias enters
 // as its starting value, a stride-0 load repeating the bias row), into slice 1.
 void cm_forward_first() {
+#if CM_NARROW_IN
+    // Each 16-column output block as two 8-wide ones over the 8 inputs.
+    CM_H8 x[WT / 16];
+    [[unroll]] for (uint h = 0; h < WT / 16; ++h) coopMatLoadNV(x[h], s_slice, CM_SLICE(0) + CM_SUB * WT + h * 16, RS, true);
+    [[unroll]] for (uint nb = 0; nb < CM_COLUMN_BLOCKS; ++nb)
+        [[unroll]] for (uint j = 0; j < 2; ++j) {
+            const uint n0 = nb * 16 + j * 8; // the 8 outputs' first
+            CM_F8 bias;
+            coopMatLoadNV(bias, mlp_params, B_OFF(0) + n0, 0, false);
+            const CM_HK8 w = cm_w_first8(nb, j);
+            [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
+                CM_F8 acc = coopMatMulAddNV(x[h], w, bias);
+                for (int i = 0; i < acc.length(); ++i) acc[i] = max(acc[i], 0.0);
+                coopMatStoreNV(CM_H8(acc), s_slice, CM_SLICE(SLICE_COL(1) + n0) + CM_SUB * WT + h * 16, RS, true);
+            }
+        }
+#else
     [[unroll]] for (uint nb = 0; nb < CM_COLUMN_BLOCKS; ++nb) {
         CM_F acc[WT / 16];
         coopMatLoadNV(acc[0], mlp_params, B_OFF(0) + nb * 16, 0, false);
@@ -234,6 +326,7 @@ void cm_forward_first() {
             coopMatStoreNV(CM_H(acc[h]), s_slice, CM_SLICE(SLICE_COL(1) + nb * 16) + CM_SUB * WT + h * 16, RS, true);
         }
     }
+#endif
 }
 
 // Block kb of output block CM_COL of matrix l, as W^T: the hidden matrices' (held or loaded), or
@@ -274,7 +367,11 @@ void cm_forward_output() {
     const int l = LAYERS;
     const uint out_at = (CM_SLICE(SLICE_COL(LAYERS + 1)) + CM_SUB * WT) / 2u; // floats; column stride RS / 2
     [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
+#if CM_NARROW_OUT
+        CM_F8 acc = CM_F8(0.0);
+#else
         CM_F acc = CM_F(0.0);
+#endif
         [[unroll]] for (uint kb = 0; kb < HIDDEN / 16; ++kb) {
             CM_H a;
             coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + CM_SUB * WT + h * 16, RS, true);
@@ -321,29 +418,46 @@ void cm_forward() {
 // ---- The step's gradient sums of this subgroup: of matrix l < LAYERS the row of blocks
 // (CM_COL, ib) over the subgroup's row blocks (columns), of the last matrix every block (0, ib)
 // over its own samples (rows; sample subgroups).
+#if CM_NARROW_IN
+CM_F8 cm_grad_first[1];                                   // matrix 0's (CM_COL, 0), its 8 inputs
+#else
 CM_F cm_grad_first[CM_IB0];                               // matrix 0's (CM_COL, ib)
+#endif
 CM_F cm_grad_hidden[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (CM_COL, ib) at (l - 1) * blocks + ib
 #if CM_ENDS_BY_COLUMNS
 #define CM_LAST_SUM_BLOCKS 1 // the last matrix's (0, CM_COL), over the subgroup's row blocks
 #else
 #define CM_LAST_SUM_BLOCKS CM_COLUMN_BLOCKS // the last matrix's (0, ib), own samples
 #endif
+#if CM_NARROW_OUT
+CM_F8 cm_grad_last[CM_LAST_SUM_BLOCKS]; // transposed: block ib's 16 inputs x the 8 outputs
+#else
 CM_F cm_grad_last[CM_LAST_SUM_BLOCKS];
+#endif
 // The bias sums of every matrix in one fragment: column l of row o holds matrix l's output o (of
 // the owned block, or for the last matrix of the subgroup's own samples). A product of the
 // deltas' block D^T (16 outputs x 16 samples) with S_l, 16 rows each 1 in column l and 0
 // elsewhere, adds each output's sum over the samples into column l: one product a row block,
 // where lanes summing columns of halves one by one had taken 10% of the lake model's step and 16%
 // of width 64's at 2^20 (FIELDFLOW_TRAIN_ABLATE=bias, bench/RESULTS.md).
+#if CM_NARROW_OUT
+CM_F8 cm_bias_sums; // at most 8 matrices: 8 columns
+#else
 CM_F cm_bias_sums;
+#endif
 uint cm_grad_row;             // the row of mlp_partials of the workgroup's part CM_PART
 #if MATRICES > 16
 #error "the bias sums' fragment has a column for each of at most 16 matrices"
 #endif
 
 // S_l: its rows all row l of s_bias_select (a stride-0 load).
+#if CM_NARROW_OUT
+CM_H8 cm_bias_selector(int l) {
+    CM_H8 s;
+#else
 CM_H cm_bias_selector(int l) {
     CM_H s;
+#endif
     coopMatLoadNV(s, s_bias_select, uint(l) * 16u, 0, false);
     return s;
 }
@@ -358,10 +472,19 @@ CM_H cm_bias_selector(int l) {
 // `group`: the workgroup's index among the step's; its parts' rows follow each other.
 void cm_grad_begin(uint group) {
     cm_grad_row = (group * CM_ROW_SPLIT + CM_PART) * uint(MLP_PARAMS);
+#if CM_NARROW_IN
+    cm_grad_first[0] = CM_F8(0.0);
+#else
     [[unroll]] for (int f = 0; f < CM_IB0; ++f) cm_grad_first[f] = CM_F(0.0);
+#endif
     [[unroll]] for (int f = 0; f < CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS; ++f) cm_grad_hidden[f] = CM_F(0.0);
+#if CM_NARROW_OUT
+    [[unroll]] for (int f = 0; f < CM_LAST_SUM_BLOCKS; ++f) cm_grad_last[f] = CM_F8(0.0);
+    cm_bias_sums = CM_F8(0.0);
+#else
     [[unroll]] for (int f = 0; f < CM_LAST_SUM_BLOCKS; ++f) cm_grad_last[f] = CM_F(0.0);
     cm_bias_sums = CM_F(0.0);
+#endif
 }
 
 // delta: this sample's (y - t) * act'(z) per output (zero past OUT_DIM and outside the batch).
@@ -386,6 +509,38 @@ void cm_store_relu_masked(CM_F acc, uint at) {
 // they overwrite): matrix LAYERS - 1's deltas.
 void cm_output_backward() {
     const int l = LAYERS;
+#if CM_NARROW_OUT
+    // The deltas' 8 columns D (16 samples x 8): B of the transposed weight gradient X_l^T D, A of
+    // the input gradient D W_l (as two 8 x 8 blocks a 16-column input block).
+    CM_H8 d[WT / 16];
+    [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
+        const uint r0 = CM_SUB * WT + h * 16;
+        coopMatLoadNV(d[h], s_slice, CM_SLICE(SLICE_COL(l + 1)) + r0, RS, true);
+        CM_H a;
+        coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1)) + r0, RS, false); // delta^T
+        CM_ADD_BIAS_SUMS(a, l)
+#ifndef ABLATE_WEIGHT_GRADIENTS
+        [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib) {
+            CM_H xt;
+            coopMatLoadNV(xt, s_slice, CM_SLICE(SLICE_COL(l) + ib * 16) + r0, RS, false); // X_l^T
+            cm_grad_last[ib] = coopMatMulAddNV(xt, d[h], cm_grad_last[ib]);
+        }
+#endif
+    }
+    subgroupBarrier(); // X_l is read before it is overwritten
+    [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
+        const uint r0 = CM_SUB * WT + h * 16;
+        [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib)
+            [[unroll]] for (uint j = 0; j < 2; ++j) {
+                const CM_F8 acc = coopMatMulAddNV(d[h], cm_w_last_back8(ib, j), CM_F8(0.0));
+                const uint at = CM_SLICE(SLICE_COL(l) + ib * 16 + j * 8) + r0;
+                CM_H8 dx = CM_H8(acc), y;
+                coopMatLoadNV(y, s_slice, at, RS, true);
+                for (int i = 0; i < dx.length(); ++i) dx[i] = y[i] > float16_t(0.0) ? dx[i] : float16_t(0.0);
+                coopMatStoreNV(dx, s_slice, at, RS, true);
+            }
+    }
+#else
     [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
         const uint r0 = CM_SUB * WT + h * 16;
         CM_H a;
@@ -410,6 +565,7 @@ void cm_output_backward() {
             cm_store_relu_masked(acc, CM_SLICE(SLICE_COL(l) + ib * 16) + r0);
         }
     }
+#endif
 }
 
 // Columns: adds this subgroup's blocks (CM_COL, ib < blocks) of matrix l < LAYERS's weight gradient
@@ -433,7 +589,23 @@ void cm_output_backward() {
         CM_ADD_WEIGHT_SUMS(a, l, rb, blocks, SUMS, at)                                                 \
     }
 
-void cm_weight_gradients_first() { CM_COLUMN_WEIGHT_SUMS(0, CM_IB0, cm_grad_first, 0) }
+void cm_weight_gradients_first() {
+#if CM_NARROW_IN
+    [[unroll]] for (uint i0 = 0; i0 < CM_ROW_BLOCKS; ++i0) {
+        const uint rb = CM_RB(i0);
+        CM_H a;
+        coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(1) + CM_COL * 16) + rb * 16, RS, false); // delta^T
+        CM_ADD_BIAS_SUMS(a, 0)
+#ifndef ABLATE_WEIGHT_GRADIENTS
+        CM_H8 x;
+        coopMatLoadNV(x, s_slice, CM_SLICE(0) + rb * 16, RS, true); // the 8 inputs
+        cm_grad_first[0] = coopMatMulAddNV(a, x, cm_grad_first[0]);
+#endif
+    }
+#else
+    CM_COLUMN_WEIGHT_SUMS(0, CM_IB0, cm_grad_first, 0)
+#endif
+}
 
 void cm_weight_gradients_hidden(int l) {
     CM_COLUMN_WEIGHT_SUMS(l, CM_COLUMN_BLOCKS, cm_grad_hidden, (l - 1) * CM_COLUMN_BLOCKS)
@@ -461,6 +633,15 @@ void cm_input_gradients(int l) {
 
 // Input block ib of the 16 rows from r0: delta_0 W_0 over slice 0, W_0's blocks from memory.
 void cm_encoding_input_block(uint r0, uint ib) {
+#if CM_NARROW_IN
+    CM_F8 acc = CM_F8(0.0); // the 8 inputs (ib is 0)
+    [[unroll]] for (uint ob = 0; ob < CM_COLUMN_BLOCKS; ++ob) {
+        CM_H a;
+        coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(1) + ob * 16) + r0, RS, true); // delta_0
+        acc = coopMatMulAddNV(a, cm_load_first_back8(ob), acc);
+    }
+    coopMatStoreNV(CM_H8(acc), s_slice, CM_SLICE(0) + r0, RS, true);
+#else
     CM_F acc = CM_F(0.0);
     [[unroll]] for (uint ob = 0; ob < CM_COLUMN_BLOCKS; ++ob) {
         CM_H a;
@@ -468,6 +649,7 @@ void cm_encoding_input_block(uint r0, uint ib) {
         acc = coopMatMulAddNV(a, cm_load_block(0, ob, ib), acc);
     }
     coopMatStoreNV(CM_H(acc), s_slice, CM_SLICE(ib * 16) + r0, RS, true);
+#endif
 }
 
 // Rows: this sample subgroup's dLoss/d(encoding inputs) (the first CM_ENC_BLOCKS blocks) over slice
@@ -568,8 +750,14 @@ void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
 // column block 0 the bias). Together they are every entry of every row (padding included, so the
 // rows need no clearing between steps). Every invocation calls this.
 void cm_write_gradients(float scale) {
+#if CM_NARROW_IN
+    // The 8 inputs' sums, then zeros for the padding inputs (8..IN_PAD - 1: IN_PAD is 16).
+    coopMatStoreNV(cm_grad_first[0] * scale, mlp_partials, cm_grad_row + CM_BLOCK_AT(0, CM_COL, 0), IN_PAD, false);
+    coopMatStoreNV(CM_F8(0.0), mlp_partials, cm_grad_row + CM_BLOCK_AT(0, CM_COL, 0) + 8, IN_PAD, false);
+#else
     [[unroll]] for (uint ib = 0; ib < CM_IB0; ++ib)
         coopMatStoreNV(cm_grad_first[ib] * scale, mlp_partials, cm_grad_row + CM_BLOCK_AT(0, CM_COL, ib), IN_PAD, false);
+#endif
     [[unroll]] for (int l = 1; l < LAYERS; ++l)
         [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib)
             coopMatStoreNV(cm_grad_hidden[(l - 1) * CM_COLUMN_BLOCKS + ib] * scale, mlp_partials,
@@ -590,8 +778,9 @@ void cm_write_gradients(float scale) {
 #else
     if (CM_HOLDS_SAMPLES) {
         const uint at = CM_SUB * CM_LAST_SUMS;
+        // Narrow: the transposed sums column-major, output o's row at o * 16 as before (rows 8-15 unset).
         [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib)
-            coopMatStoreNV(cm_grad_last[ib], s_out, at + ib * 256, 16, false);
+            coopMatStoreNV(cm_grad_last[ib], s_out, at + ib * 256, 16, CM_NARROW_OUT_BOOL);
     }
     barrier();
     [[unroll]] for (int m = 0; m < LAYERS; ++m)
@@ -602,7 +791,8 @@ void cm_write_gradients(float scale) {
     const float factor = CM_PART == 0u ? scale : 0.0;
     [[unroll]] for (uint e = CM_LANE; e < 256u; e += WT) {
         float sum = 0.0;
-        [[unroll]] for (uint s = 0; s < CM_SAMPLE_SUBGROUPS; ++s) sum += s_out[s * CM_LAST_SUMS + CM_COL * 256 + e];
+        if (!CM_NARROW_OUT_BOOL || e < 128u) // narrow: outputs 8-15 (padding) have no sums, only zeros
+            [[unroll]] for (uint s = 0; s < CM_SAMPLE_SUBGROUPS; ++s) sum += s_out[s * CM_LAST_SUMS + CM_COL * 256 + e];
         mlp_partials[cm_grad_row + CM_BLOCK_AT(l, 0, CM_COL) + (e / 16u) * IN_PAD_L(l) + (e % 16u)] = sum * factor;
     }
     if (CM_COL == 0u && CM_LANE < 16u) {

@@ -145,6 +145,9 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
                                                                   device.shared_blocks(), batch,
                                                                   coopmat_workgroups(device))) {
                 t->fixed_point_gradients = device.fixed_point_gradients();
+                // FIELDFLOW_TRAIN_NARROW_ENDS=0 keeps the ends 16 wide (measurements).
+                t->narrow_ends = device.narrow_coopmat() && !t->ends_by_columns &&
+                                 env_switch("FIELDFLOW_TRAIN_NARROW_ENDS").value_or(true);
                 return *t;
             }
         TrainTiling t = choose_coopmat_tiling(config, limits.maxComputeSharedMemorySize,
@@ -314,6 +317,7 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         d.push_back({"CM_WEIGHT_FRAGMENTS", tiling.weight_fragments ? "1" : "0"});
         d.push_back({"CM_FIRST_WEIGHT_FRAGMENTS", tiling.first_weight_fragments ? "1" : "0"});
         d.push_back({"CM_ENDS_BY_COLUMNS", tiling.ends_by_columns ? "1" : "0"});
+        d.push_back({"CM_NARROW_ENDS", tiling.narrow_ends ? "1" : "0"});
         // FIELDFLOW_TRAIN_ROW_GROUP=n: row blocks a product phase takes at once (measurements).
         if (const std::optional<uint32_t> group = env_count("FIELDFLOW_TRAIN_ROW_GROUP", 1, 16))
             d.push_back({"CM_ROW_GROUP", std::to_string(*group)});

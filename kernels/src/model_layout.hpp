@@ -66,6 +66,9 @@ struct TrainTiling {
     // columns too (mlp_coopmat_split.glsl's CM_ENDS_BY_COLUMNS), where the tile's sample subgroups
     // are fewer than its subgroups.
     bool ends_by_columns = false;
+    // With shared_tile_rows: the MLP's narrow ends (at most 8 inputs or outputs) in 8-wide blocks
+    // (mlp_coopmat_split.glsl's CM_NARROW_ENDS), where the device has the 16x8 shapes.
+    bool narrow_ends = false;
     // Bytes of shared memory the training kernel's layout takes (portable and shared-tile
     // kernels; 0 where not counted), before any local gradient sums.
     uint32_t shared_bytes = 0;

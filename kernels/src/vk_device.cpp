@@ -404,6 +404,23 @@ struct CoopmatFeatures {
     }
 };
 
+// Whether the device offers the fp16 x fp16 -> fp32 subgroup shape MxNxK of VK_NV_cooperative_matrix.
+bool has_coopmat_shape(VkInstance instance, VkPhysicalDevice pd, uint32_t m, uint32_t n, uint32_t k) {
+    auto props_fn = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+        vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+    if (!props_fn) return false;
+    uint32_t count = 0;
+    if (props_fn(pd, &count, nullptr) != VK_SUCCESS) return false;
+    std::vector<VkCooperativeMatrixPropertiesNV> props(count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+    if (props_fn(pd, &count, props.data()) != VK_SUCCESS) return false;
+    for (const auto& p : props)
+        if (p.MSize == m && p.NSize == n && p.KSize == k && p.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+            p.BType == VK_COMPONENT_TYPE_FLOAT16_NV && p.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+            p.DType == VK_COMPONENT_TYPE_FLOAT32_NV && p.scope == VK_SCOPE_SUBGROUP_NV)
+            return true;
+    return false;
+}
+
 // The tensor-core path's needs: VK_NV_cooperative_matrix with an fp16 x fp16 -> fp32 16x16x16
 // subgroup shape, shaderFloat16 (fp16 shared memory and arithmetic), storageBuffer16BitAccess (the
 // fp16 weight copy wide MLPs read from device memory), 32-wide subgroups with
@@ -427,19 +444,8 @@ std::string coopmat_missing(VkInstance instance, VkPhysicalDevice pd, uint32_t a
     if (!(subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ||
         !(subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT))
         return "subgroup arithmetic in compute shaders";
-    auto props_fn = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
-        vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
-    if (!props_fn) return "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV";
-    uint32_t n = 0;
-    if (props_fn(pd, &n, nullptr) != VK_SUCCESS) return "cooperative matrix properties";
-    std::vector<VkCooperativeMatrixPropertiesNV> props(n, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
-    if (props_fn(pd, &n, props.data()) != VK_SUCCESS) return "cooperative matrix properties";
-    for (const auto& p : props)
-        if (p.MSize == 16 && p.NSize == 16 && p.KSize == 16 && p.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
-            p.BType == VK_COMPONENT_TYPE_FLOAT16_NV && p.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
-            p.DType == VK_COMPONENT_TYPE_FLOAT32_NV && p.scope == VK_SCOPE_SUBGROUP_NV)
-            return "";
-    return "an fp16 16x16x16 -> fp32 cooperative matrix shape";
+    if (!has_coopmat_shape(instance, pd, 16, 16, 16)) return "an fp16 16x16x16 -> fp32 cooperative matrix shape";
+    return "";
 }
 
 DeviceInfo describe(VkInstance instance, VkPhysicalDevice pd, uint32_t index) {
@@ -699,6 +705,10 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
     physical_ = pds[chosen];
     info_ = infos[chosen];
     coopmat_ = want_coopmat(info_, force_portable);
+    // The narrow shapes let the training kernels size the MLP's narrow ends (few inputs, few
+    // outputs) 8 wide: mlp_coopmat_split.glsl's CM_NARROW_ENDS.
+    narrow_coopmat_ = coopmat_ && has_coopmat_shape(instance_, physical_, 16, 8, 16) &&
+                      has_coopmat_shape(instance_, physical_, 16, 8, 8);
     vkGetPhysicalDeviceProperties(physical_, &properties_);
     vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
     queue_family_ = uint32_t(compute_queue_family(physical_));
@@ -907,7 +917,7 @@ void DeviceImpl::print_pipeline_stats(VkPipeline pipeline, const std::string& sh
     for (const auto& [k, v] : defines)
         if (k == "TILE" || k == "HIDDEN" || k == "COOPMAT" || k == "CM_GRADS_IN_REGISTERS" || k == "CM_SPLIT" ||
             k == "CM_ROWS" || k == "CM_WEIGHT_FRAGMENTS" || k == "CM_FIRST_WEIGHT_FRAGMENTS" ||
-            k == "CM_ENDS_BY_COLUMNS")
+            k == "CM_ENDS_BY_COLUMNS" || k == "CM_NARROW_ENDS")
             line += " " + k + "=" + v;
     VkPipelineInfoKHR pi{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
     pi.pipeline = pipeline;

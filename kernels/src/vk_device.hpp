@@ -190,6 +190,8 @@ public:
     // True when the MLP kernels run on tensor cores (GL_NV_cooperative_matrix): the device offers
     // it and neither DeviceOptions::force_portable nor FIELDFLOW_KERNEL_PATH=portable said no.
     bool coopmat() const { return coopmat_; }
+    // The tensor-core path also has the fp16 -> fp32 shapes 16x8x16 and 16x8x8.
+    bool narrow_coopmat() const { return narrow_coopmat_; }
     // The tensor-core kernels may lay out shared memory explicitly (VK_KHR_workgroup_memory_explicit_layout).
     bool shared_blocks() const { return shared_blocks_; }
     // Whether each buffer's memory is a dedicated allocation (Buffer; FIELDFLOW_DEDICATED_ALLOCATIONS).
@@ -242,6 +244,7 @@ private:
     VkQueue queue_ = VK_NULL_HANDLE;
     uint32_t queue_family_ = 0;
     bool coopmat_ = false;
+    bool narrow_coopmat_ = false;
     bool shared_blocks_ = false;
     bool dedicated_allocations_ = true;
     bool fixed_point_gradients_ = false;

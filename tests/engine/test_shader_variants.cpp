@@ -144,6 +144,18 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                      {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                       {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"}});
     }
+    // The narrow ends in 8-wide blocks (devices with the 16x8 shapes): the lake model in two parts
+    // (8-wide inputs and outputs), width 64 and the hash model (outputs only), blocks held or not.
+    for (size_t c : {0u, 1u, 3u})
+        for (const char* held : {"0", "1"})
+            for (const char* first : {"0", "1"}) {
+                const std::string tile = c == 0 ? "128" : "256";
+                expect_valid("train_step.comp", configs()[c],
+                             {{"TILE", tile}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                              {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_ROW_SPLIT", "2"}, {"CM_SHARED_BLOCKS", "1"},
+                              {"CM_WEIGHT_FRAGMENTS", held}, {"CM_FIRST_WEIGHT_FRAGMENTS", first},
+                              {"CM_NARROW_ENDS", "1"}});
+            }
     // Two subgroups a column block, each taking half the tile's rows.
     for (size_t c : {1u, 3u})
         expect_valid("train_step.comp", configs()[c],
