@@ -337,6 +337,23 @@ TEST(GpuGradients, SharedTilesOfEveryShapeMatchReference) {
     }
 }
 
+// The shared tiles' narrow ends (CM_NARROW_ENDS, on devices with the 16x8 shapes: elsewhere both
+// runs take the 16-wide ends) against the 16-wide ones and the reference: the lake model (3 inputs,
+// 3 outputs: both ends narrow) in one part and two, and the 64-wide hash model (6 inputs).
+TEST(GpuGradients, NarrowEndsMatchReference) {
+    ModelConfig hash = test::hash_test_config();
+    hash.hidden_width = 64;
+    for (const char* narrow : {"0", "1"}) {
+        SCOPED_TRACE(std::string("FIELDFLOW_TRAIN_NARROW_ENDS=") + narrow);
+        test::ScopedEnv ends("FIELDFLOW_TRAIN_NARROW_ENDS", narrow);
+        for (const char* parts : {"1", "2"}) {
+            test::ScopedEnv split("FIELDFLOW_TRAIN_ROW_SPLIT", parts);
+            check_gradients(test::default_config(), 300, 111, 2);
+        }
+        check_gradients(hash, 300, 112, 2);
+    }
+}
+
 // Width 128 and a 5-layer SIREN: on the tensor cores their fp16 weights do not fit shared memory
 // beside a tile, so the products read them from the device-memory copy (width 128 on shared tiles
 // of 64 samples, its blocks loaded per phase); few groups make each accumulate many tiles.
