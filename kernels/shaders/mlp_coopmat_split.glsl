@@ -70,12 +70,15 @@
 // 8-wide blocks where 8 columns hold them. CM_NARROW_OUT: at most 8 outputs (and 8 matrices: the
 // bias sums' columns), whose last-matrix products are then 16 x 8 (its weight gradient taken
 // transposed, inputs by outputs); CM_NARROW_IN: at most 8 inputs, the first matrix's products
-// over 8 of them. Half the tensor-core work and half the operand loads of those products.
+// over 8 of them. Half the tensor-core work and half the operand loads of those products. With
+// the ends by columns only the last matrix's forward product (the sample subgroups', which the
+// others wait on) is narrow: CM_NARROW_LAST_FORWARD.
 #ifndef CM_NARROW_ENDS
 #define CM_NARROW_ENDS 0
 #endif
 #define CM_NARROW_OUT (CM_NARROW_ENDS && !CM_ENDS_BY_COLUMNS && OUT_DIM <= 8 && MATRICES <= 8)
 #define CM_NARROW_IN (CM_NARROW_ENDS && !CM_ENDS_BY_COLUMNS && IN_DIM <= 8)
+#define CM_NARROW_LAST_FORWARD (CM_NARROW_ENDS && OUT_DIM <= 8)
 #if CM_NARROW_OUT
 #define CM_NARROW_OUT_BOOL true
 #else
@@ -204,7 +207,11 @@ CM_H cm_whidden_back[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (ob, 
 CM_H8 cm_wlast[CM_COLUMN_BLOCKS];                      // (0, kb), 8 outputs
 CM_HK8 cm_wlast_back[CM_COLUMN_BLOCKS * 2];            // (0, 2 ib + j), 8 x 8
 #else
+#if CM_NARROW_LAST_FORWARD
+CM_H8 cm_wlast[CM_COLUMN_BLOCKS];                      // (0, kb), 8 outputs
+#else
 CM_H cm_wlast[CM_COLUMN_BLOCKS];                       // (0, kb)
+#endif
 CM_H cm_wlast_back[CM_COLUMN_BLOCKS];                  // (0, ib)
 #endif
 #endif
@@ -236,7 +243,11 @@ void cm_load_weight_fragments() {
     }
 #else
     [[unroll]] for (uint i = 0; i < CM_COLUMN_BLOCKS; ++i) {
+#if CM_NARROW_LAST_FORWARD
+        cm_wlast[i] = cm_load_last_t8(i);
+#else
         cm_wlast[i] = cm_load_block_t(LAYERS, 0, i);
+#endif
         cm_wlast_back[i] = cm_load_block(LAYERS, 0, i);
     }
 #endif
@@ -280,7 +291,11 @@ CM_H cm_w_hidden_back(int l, uint ob) {
 CM_H8 cm_w_last(uint kb) { return CM_HELD_OR_LOADED(cm_wlast[kb], cm_load_last_t8(kb)); }
 CM_HK8 cm_w_last_back8(uint ib, uint j) { return CM_HELD_OR_LOADED(cm_wlast_back[ib * 2 + j], cm_load_last_back8(ib, j)); }
 #else
+#if CM_NARROW_LAST_FORWARD
+CM_H8 cm_w_last(uint kb) { return CM_HELD_OR_LOADED(cm_wlast[kb], cm_load_last_t8(kb)); }
+#else
 CM_H cm_w_last(uint kb) { return CM_HELD_OR_LOADED(cm_wlast[kb], cm_load_block_t(LAYERS, 0, kb)); }
+#endif
 CM_H cm_w_last_back(uint ib) { return CM_HELD_OR_LOADED(cm_wlast_back[ib], cm_load_block(LAYERS, 0, ib)); }
 #endif
 
@@ -367,7 +382,7 @@ void cm_forward_output() {
     const int l = LAYERS;
     const uint out_at = (CM_SLICE(SLICE_COL(LAYERS + 1)) + CM_SUB * WT) / 2u; // floats; column stride RS / 2
     [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
-#if CM_NARROW_OUT
+#if CM_NARROW_LAST_FORWARD
         CM_F8 acc = CM_F8(0.0);
 #else
         CM_F acc = CM_F(0.0);

@@ -146,8 +146,7 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
                                                                   coopmat_workgroups(device))) {
                 t->fixed_point_gradients = device.fixed_point_gradients();
                 // FIELDFLOW_TRAIN_NARROW_ENDS=0 keeps the ends 16 wide (measurements).
-                t->narrow_ends = device.narrow_coopmat() && !t->ends_by_columns &&
-                                 env_switch("FIELDFLOW_TRAIN_NARROW_ENDS").value_or(true);
+                t->narrow_ends = device.narrow_coopmat() && env_switch("FIELDFLOW_TRAIN_NARROW_ENDS").value_or(true);
                 return *t;
             }
         TrainTiling t = choose_coopmat_tiling(config, limits.maxComputeSharedMemorySize,

@@ -339,10 +339,13 @@ TEST(GpuGradients, SharedTilesOfEveryShapeMatchReference) {
 
 // The shared tiles' narrow ends (CM_NARROW_ENDS, on devices with the 16x8 shapes: elsewhere both
 // runs take the 16-wide ends) against the 16-wide ones and the reference: the lake model (3 inputs,
-// 3 outputs: both ends narrow) in one part and two, and the 64-wide hash model (6 inputs).
+// 3 outputs: both ends narrow) in one part and two, the 64-wide hash model (6 inputs) and width 128
+// (its ends by columns: the last matrix's forward product narrow).
 TEST(GpuGradients, NarrowEndsMatchReference) {
     ModelConfig hash = test::hash_test_config();
     hash.hidden_width = 64;
+    ModelConfig wide = test::default_config();
+    wide.hidden_width = 128;
     for (const char* narrow : {"0", "1"}) {
         SCOPED_TRACE(std::string("FIELDFLOW_TRAIN_NARROW_ENDS=") + narrow);
         test::ScopedEnv ends("FIELDFLOW_TRAIN_NARROW_ENDS", narrow);
@@ -351,6 +354,7 @@ TEST(GpuGradients, NarrowEndsMatchReference) {
             check_gradients(test::default_config(), 300, 111, 2);
         }
         check_gradients(hash, 300, 112, 2);
+        check_gradients(wide, 300, 113, 2);
     }
 }
 

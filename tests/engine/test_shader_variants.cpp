@@ -156,6 +156,12 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                               {"CM_WEIGHT_FRAGMENTS", held}, {"CM_FIRST_WEIGHT_FRAGMENTS", first},
                               {"CM_NARROW_ENDS", "1"}});
             }
+    // Width 128 with its ends by columns: only the last matrix's forward product narrow.
+    for (const char* held : {"0", "1"})
+        expect_valid("train_step.comp", configs()[2],
+                     {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                      {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", held},
+                      {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"}});
     // Two subgroups a column block, each taking half the tile's rows.
     for (size_t c : {1u, 3u})
         expect_valid("train_step.comp", configs()[c],
