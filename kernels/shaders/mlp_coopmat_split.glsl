@@ -518,6 +518,13 @@ void cm_store_relu_masked(CM_F acc, uint at) {
     for (int i = 0; i < dx.length(); ++i) dx[i] = y[i] > float16_t(0.0) ? dx[i] : float16_t(0.0);
     coopMatStoreNV(dx, s_slice, at, RS, true);
 }
+// The same for an 8-column block (the narrow ends).
+void cm_store_relu_masked8(CM_F8 acc, uint at) {
+    CM_H8 dx = CM_H8(acc), y;
+    coopMatLoadNV(y, s_slice, at, RS, true);
+    for (int i = 0; i < dx.length(); ++i) dx[i] = y[i] > float16_t(0.0) ? dx[i] : float16_t(0.0);
+    coopMatStoreNV(dx, s_slice, at, RS, true);
+}
 
 // Rows: the last matrix's weight-gradient sums and bias sums over this sample subgroup's own
 // samples, then their input gradients over slice LAYERS (ReLU's derivative read from the output
@@ -548,11 +555,7 @@ void cm_output_backward() {
         [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib)
             [[unroll]] for (uint j = 0; j < 2; ++j) {
                 const CM_F8 acc = coopMatMulAddNV(d[h], cm_w_last_back8(ib, j), CM_F8(0.0));
-                const uint at = CM_SLICE(SLICE_COL(l) + ib * 16 + j * 8) + r0;
-                CM_H8 dx = CM_H8(acc), y;
-                coopMatLoadNV(y, s_slice, at, RS, true);
-                for (int i = 0; i < dx.length(); ++i) dx[i] = y[i] > float16_t(0.0) ? dx[i] : float16_t(0.0);
-                coopMatStoreNV(dx, s_slice, at, RS, true);
+                cm_store_relu_masked8(acc, CM_SLICE(SLICE_COL(l) + ib * 16 + j * 8) + r0);
             }
     }
 #else
