@@ -79,6 +79,9 @@
 #define CM_NARROW_OUT (CM_NARROW_ENDS && !CM_ENDS_BY_COLUMNS && OUT_DIM <= 8 && MATRICES <= 8)
 #define CM_NARROW_IN (CM_NARROW_ENDS && !CM_ENDS_BY_COLUMNS && IN_DIM <= 8)
 #define CM_NARROW_LAST_FORWARD (CM_NARROW_ENDS && OUT_DIM <= 8)
+#if CM_NARROW_IN && IN_PAD != 16
+#error "the narrow first matrix writes its padding inputs 8..15 as zeros: IN_PAD must be 16"
+#endif
 #if CM_NARROW_OUT
 #define CM_NARROW_OUT_BOOL true
 #else
@@ -176,6 +179,14 @@ CM_H8 cm_load_first_back8(uint ob) {
     coopMatLoadNV(b, mlp_w16, CM_BLOCK_AT(0, ob, 0), IN_PAD, false);
     return b;
 }
+// The last matrix's forward block kb as W^T, 8 or 16 outputs wide.
+#if CM_NARROW_LAST_FORWARD
+#define CM_LAST_FORWARD_BLOCK CM_H8
+#define cm_load_last_forward(kb) cm_load_last_t8(kb)
+#else
+#define CM_LAST_FORWARD_BLOCK CM_H
+#define cm_load_last_forward(kb) cm_load_block_t(LAYERS, 0, kb)
+#endif
 
 #ifndef CM_WEIGHT_FRAGMENTS
 #define CM_WEIGHT_FRAGMENTS 1
@@ -203,15 +214,14 @@ CM_H cm_wfirst[CM_COLUMN_BLOCKS * CM_IB0];             // (nb, kb) at nb * CM_IB
 #if CM_WEIGHT_FRAGMENTS
 CM_H cm_whidden[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (CM_COL, kb) at (l - 1) * blocks + kb
 CM_H cm_whidden_back[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (ob, CM_COL)
-#if CM_NARROW_OUT
-CM_H8 cm_wlast[CM_COLUMN_BLOCKS];                      // (0, kb), 8 outputs
-CM_HK8 cm_wlast_back[CM_COLUMN_BLOCKS * 2];            // (0, 2 ib + j), 8 x 8
-#else
 #if CM_NARROW_LAST_FORWARD
 CM_H8 cm_wlast[CM_COLUMN_BLOCKS];                      // (0, kb), 8 outputs
 #else
 CM_H cm_wlast[CM_COLUMN_BLOCKS];                       // (0, kb)
 #endif
+#if CM_NARROW_OUT
+CM_HK8 cm_wlast_back[CM_COLUMN_BLOCKS * 2];            // (0, 2 ib + j), 8 x 8
+#else
 CM_H cm_wlast_back[CM_COLUMN_BLOCKS];                  // (0, ib)
 #endif
 #endif
@@ -236,21 +246,14 @@ void cm_load_weight_fragments() {
             cm_whidden[(l - 1) * CM_COLUMN_BLOCKS + i] = cm_load_block_t(l, CM_COL, i);
             cm_whidden_back[(l - 1) * CM_COLUMN_BLOCKS + i] = cm_load_block(l, i, CM_COL);
         }
+    [[unroll]] for (uint i = 0; i < CM_COLUMN_BLOCKS; ++i) {
+        cm_wlast[i] = cm_load_last_forward(i);
 #if CM_NARROW_OUT
-    [[unroll]] for (uint i = 0; i < CM_COLUMN_BLOCKS; ++i) {
-        cm_wlast[i] = cm_load_last_t8(i);
         [[unroll]] for (uint j = 0; j < 2; ++j) cm_wlast_back[i * 2 + j] = cm_load_last_back8(i, j);
-    }
 #else
-    [[unroll]] for (uint i = 0; i < CM_COLUMN_BLOCKS; ++i) {
-#if CM_NARROW_LAST_FORWARD
-        cm_wlast[i] = cm_load_last_t8(i);
-#else
-        cm_wlast[i] = cm_load_block_t(LAYERS, 0, i);
-#endif
         cm_wlast_back[i] = cm_load_block(LAYERS, 0, i);
-    }
 #endif
+    }
 #endif
 }
 
@@ -287,15 +290,10 @@ CM_H cm_w_hidden_back(int l, uint ob) {
     return CM_HELD_OR_LOADED(cm_whidden_back[(l - 1) * CM_COLUMN_BLOCKS + ob], cm_load_block(l, ob, CM_COL));
 }
 // The last matrix's block (0, i): as W^T (forward), as W (input gradients).
+CM_LAST_FORWARD_BLOCK cm_w_last(uint kb) { return CM_HELD_OR_LOADED(cm_wlast[kb], cm_load_last_forward(kb)); }
 #if CM_NARROW_OUT
-CM_H8 cm_w_last(uint kb) { return CM_HELD_OR_LOADED(cm_wlast[kb], cm_load_last_t8(kb)); }
 CM_HK8 cm_w_last_back8(uint ib, uint j) { return CM_HELD_OR_LOADED(cm_wlast_back[ib * 2 + j], cm_load_last_back8(ib, j)); }
 #else
-#if CM_NARROW_LAST_FORWARD
-CM_H8 cm_w_last(uint kb) { return CM_HELD_OR_LOADED(cm_wlast[kb], cm_load_last_t8(kb)); }
-#else
-CM_H cm_w_last(uint kb) { return CM_HELD_OR_LOADED(cm_wlast[kb], cm_load_block_t(LAYERS, 0, kb)); }
-#endif
 CM_H cm_w_last_back(uint ib) { return CM_HELD_OR_LOADED(cm_wlast_back[ib], cm_load_block(LAYERS, 0, ib)); }
 #endif
 
