@@ -231,7 +231,7 @@ void check_paths(const Args& a, const Model& model, const ff::bench::RgbImage& i
 
     // One batch of pixel centres with their image targets.
     uint32_t n = std::min<uint32_t>(a.train.batch, w * h);
-    std::vector<uint32_t> idx = testing::sample_indices(dev_portable, a.train.seed, 12345, n, w, h);
+    std::vector<uint32_t> idx = testing::sample_indices(dev_portable, model.config, a.train.seed, 12345, n, w, h);
     std::vector<float> uv, targets;
     for (uint32_t p : idx) {
         uv.push_back((float(p % w) + 0.5f) / float(w));
@@ -276,7 +276,7 @@ void save_init(const Args& a, const Device& device, const Model& m, const ff::be
     std::vector<uint32_t> idx;
     for (uint32_t step = 0; step < 2; ++step) {
         std::vector<uint32_t> s =
-            testing::sample_indices(device, a.train.seed, step, a.train.batch, img.width, img.height);
+            testing::sample_indices(device, m.config, a.train.seed, step, a.train.batch, img.width, img.height);
         idx.insert(idx.end(), s.begin(), s.end());
     }
     write(a.save_init + ".idx.u32", idx.data(), idx.size() * sizeof(uint32_t));

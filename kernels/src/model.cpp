@@ -349,16 +349,29 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
     // 128 at 128, spilling, its weight blocks no longer held) and every batch trained slower: on the
     // H200 width 128 at 2^20 2,000 against 1,000 us/step, at 2^14 54.5 against 37.0; width 64 at 2^20
     // 400 against 383, the hash model 1,067 against 983 (bench/RESULTS.md, session 25).
-    // FIELDFLOW_TRAIN_ROW_SPLIT=n: n subgroups a column block (measurements).
-    uint32_t parts = c.hidden_width == 32 ? 2 : 1;
+    // Width 32 in three parts (six subgroups, tiles of 192) where every workgroup takes at least
+    // 32 such tiles and they fit the shared memory: with the samples stratified (sampling.glsl) the
+    // step waits on its subgroups' latency rather than on the cache, and on the H200 the lake model
+    // trained at 2^20 in 200.5 against 203.1 us/step, at 2^21 385.2 against 393.1, at 2^22 756.6
+    // against 772.5, but at 2^18 (10 tiles each) in 61.5 against 59.2 and at 2^14 14.3 against 12.6
+    // (bench/RESULTS.md, session 28). FIELDFLOW_TRAIN_ROW_SPLIT=n: n subgroups a column block
+    // (measurements).
+    auto shared_bytes = [&](uint32_t rows, uint32_t subgroups) {
+        // Mirrors mlp_coopmat_split.glsl's shared block: the tile's fp16 slices (row stride
+        // rows + 8), the bias sums' 16 x 16 fp16 selectors and a float per subgroup.
+        const uint32_t slice_cols = c.padded_input_width() + c.hidden_layers * c.hidden_width + c.padded_output_width();
+        return 2u * slice_cols * (rows + 8) + 4u * subgroups + 512u;
+    };
+    uint32_t parts = 1;
+    if (c.hidden_width == 32) {
+        const bool many_tiles = batch > 0 && workgroups > 0 && uint64_t(batch) >= 32ull * 192 * workgroups;
+        parts = many_tiles && shared_bytes(192, 6) <= max_shared ? 3 : 2;
+    }
     if (const std::optional<uint32_t> forced = env_count("FIELDFLOW_TRAIN_ROW_SPLIT", 1, 8)) parts = *forced;
     const uint32_t invocations = 2 * c.hidden_width * parts; // hidden_width / 16 subgroups of 32 a part
     if (!wanted || !shared_blocks || c.hidden_activation != Activation::relu || c.hidden_width % 16 != 0 ||
         c.padded_output_width() != 16 || invocations > max_invocations)
         return std::nullopt;
-    // Mirrors mlp_coopmat_split.glsl's shared block: the tile's fp16 slices (row stride rows + 8),
-    // the bias sums' 16 x 16 fp16 selectors and a float per subgroup.
-    const uint32_t slice_cols = c.padded_input_width() + c.hidden_layers * c.hidden_width + c.padded_output_width();
     // FIELDFLOW_TRAIN_SHARED_ROWS=n: a tile of at most n samples, a multiple of 32 (measurements).
     const std::optional<uint32_t> asked_rows = env_count("FIELDFLOW_TRAIN_SHARED_ROWS", 32, 1024);
     if (asked_rows && *asked_rows % 32 != 0)
@@ -369,7 +382,7 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // or 32 or 16.
         const uint32_t part_rows = rows / parts;
         if (rows % parts != 0 || part_rows % 16 != 0 || (part_rows > 32 && part_rows % 64 != 0)) continue;
-        const uint32_t bytes = 2u * slice_cols * (rows + 8) + 4u * (invocations / 32) + 512u;
+        const uint32_t bytes = shared_bytes(rows, invocations / 32);
         if (bytes > max_shared) continue;
         TrainTiling t{invocations, false, true};
         t.shared_bytes = bytes;

@@ -3,6 +3,7 @@
 #include "gpu_model.hpp"
 #include "encoding_state.hpp"
 #include "encodings/encoding.hpp"
+#include "sampling.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -131,13 +132,14 @@ SummedCells gradient_sum_cells(const Device& device, const Model& model, uint32_
     return {t.local_gradient_cells, t.deferred.cells, t.deferred.groups ? t.deferred.sets : 0u};
 }
 
-std::vector<uint32_t> sample_indices(const Device& device, uint64_t seed, uint32_t step,
+std::vector<uint32_t> sample_indices(const Device& device, const ModelConfig& config, uint64_t seed, uint32_t step,
                                      uint32_t batch, uint32_t width, uint32_t height) {
     DeviceImpl& dev = device.impl();
     CommandRunner runner(dev);
-    ModelConfig c; // any valid configuration: the sampler does not depend on the model
-    c.grid_width = c.grid_height = 2;
-    const Kernel& k = dev.kernel("sample_indices.comp", model_defines(c), 1);
+    Defines defines = model_defines(config);
+    const Defines sampling = sampling_defines(config, batch, width, height);
+    defines.insert(defines.end(), sampling.begin(), sampling.end());
+    const Kernel& k = dev.kernel("sample_indices.comp", defines, 1);
     Buffer out(dev, size_t(batch) * 4, MemoryKind::device_local, "sample indices");
     DescriptorSet set(dev, k, {&out});
     PushConstants pc;

@@ -5,6 +5,7 @@
 #include "gpu_model.hpp"
 #include "encodings/encoding.hpp"
 #include "env_switch.hpp"
+#include "sampling.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -275,11 +276,15 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
 
     // Every kernel the trainer runs, built side by side (on a first run, compiling them is most
     // of the setup).
+    // Every kernel that draws the step's samples draws them alike.
+    const Defines sampling = sampling_defines(config, options.batch, image_.width, image_.height);
     KernelRequest train_request = train_kernel_request(config, tiling_, false, image_buf_.layout());
+    train_request.defines.insert(train_request.defines.end(), sampling.begin(), sampling.end());
     use_state_layout(train_request.defines, state_layout_);
     // The fp16 weight copy of an MLP whose tensor-core kernels read their weights from memory.
     const bool fp16_copy = tiling_.weights_in_memory();
     Defines optimizer_defines = model_defines(config);
+    optimizer_defines.insert(optimizer_defines.end(), sampling.begin(), sampling.end());
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
     optimizer_defines.emplace_back("ENC_GRAD_FIXED", tiling_.fixed_point_gradients ? "1" : "0");
     optimizer_defines.emplace_back("MLP_FP16_COPY", fp16_copy ? "1" : "0");
@@ -309,6 +314,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     std::optional<KernelRequest> deferred_request;
     if (tiling_.deferred.groups) {
         deferred_request = deferred_sums_kernel_request(config, tiling_, false);
+        deferred_request->defines.insert(deferred_request->defines.end(), sampling.begin(), sampling.end());
         use_state_layout(deferred_request->defines, state_layout_);
         requests.push_back(*deferred_request);
     }

@@ -325,6 +325,15 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
         test::ScopedEnv ends("FIELDFLOW_TRAIN_ENDS_BY_COLUMNS", "1");
         EXPECT_TRUE(detail::choose_shared_tile(lake, shared, invocations, true)->ends_by_columns);
     }
+    // ... in three (six subgroups, 192-sample tiles: 96 columns of 200 halves, 38,936 bytes) where
+    // the batch gives each of the workgroups 32 such tiles and they fit.
+    const uint32_t many = 32 * 192 * 132;
+    t = detail::choose_shared_tile(lake, shared, invocations, true, many, 132);
+    EXPECT_EQ(t->shared_tile_parts, 3u);
+    EXPECT_EQ(t->shared_tile_rows, 192u);
+    EXPECT_EQ(t->shared_bytes, 38936u);
+    EXPECT_EQ(detail::choose_shared_tile(lake, shared, invocations, true, many - 1, 132)->shared_tile_parts, 2u);
+    EXPECT_EQ(detail::choose_shared_tile(lake, 38935, invocations, true, many, 132)->shared_tile_parts, 2u);
     ModelConfig narrow = lake;
     narrow.hidden_width = 16;
     EXPECT_FALSE(detail::choose_shared_tile(narrow, shared, invocations, true).has_value());

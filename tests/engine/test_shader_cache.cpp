@@ -37,7 +37,9 @@ protected:
     detail::Defines defines() const {
         ModelConfig c;
         c.grid_width = c.grid_height = 4;
-        return detail::model_defines(c);
+        detail::Defines d = detail::model_defines(c);
+        d.push_back({"SAMPLES_BLOCK_SHIFT", "5"}); // optimizer.comp draws the samples (sampling.glsl)
+        return d;
     }
     fs::path dir_;
     std::string old_;

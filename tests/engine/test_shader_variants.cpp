@@ -46,9 +46,21 @@ bool has(const Defines& d, const std::string& key) {
     return false;
 }
 
+// A kernel that draws its samples (no EXPLICIT_SAMPLES) in the order the trainer gives it
+// (sampling.glsl; the trainer's sampling_defines).
+Defines with_sampling(Defines d) {
+    if (!has(d, "EXPLICIT_SAMPLES")) d.push_back({"SAMPLES_BLOCK_SHIFT", "10"});
+    return d;
+}
+
+detail::CompileResult compile(const detail::KernelRequest& r) {
+    return detail::compile_shader(r.shader, with_sampling(r.defines));
+}
+
 void expect_valid(const std::string& shader, const ModelConfig& config, const Defines& extra) {
     Defines d = detail::model_defines(config);
     d.insert(d.end(), extra.begin(), extra.end());
+    d = with_sampling(d);
     // The training step reads a one-part RGBA8 image unless the variant says otherwise.
     if (shader == "train_step.comp" && !has(d, "EXPLICIT_SAMPLES") && !has(d, "IMAGE_PARTS")) {
         const Defines one = image(6);
@@ -242,7 +254,7 @@ TEST(ShaderVariants, LocalGradientSumKernelsValidate) {
         for (bool explicit_samples : {true, false}) {
             detail::KernelRequest r = detail::train_kernel_request(c, t, explicit_samples, {});
             detail::CompileResult compiled;
-            ASSERT_NO_THROW(compiled = detail::compile_shader(r.shader, r.defines)) << "shared tile";
+            ASSERT_NO_THROW(compiled = compile(r)) << "shared tile";
             EXPECT_EQ(validate(compiled.spirv), "") << "shared tile";
         }
     }
@@ -272,7 +284,7 @@ TEST(ShaderVariants, DeferredGradientSumKernelsValidate) {
                                                        detail::deferred_sums_kernel_request(c, *t, explicit_samples)}) {
                     SCOPED_TRACE(r.shader + (explicit_samples ? ", explicit samples" : ""));
                     detail::CompileResult compiled;
-                    ASSERT_NO_THROW(compiled = detail::compile_shader(r.shader, r.defines));
+                    ASSERT_NO_THROW(compiled = compile(r));
                     EXPECT_EQ(validate(compiled.spirv), "");
                 }
             }
@@ -321,7 +333,7 @@ TEST(ShaderVariants, WeightsInMemoryRequestBindsTheFp16Copy) {
             }
         }
         detail::CompileResult compiled;
-        ASSERT_NO_THROW(compiled = detail::compile_shader(r.shader, r.defines));
+        ASSERT_NO_THROW(compiled = compile(r));
         EXPECT_EQ(validate(compiled.spirv), "");
     }
 }

@@ -1,37 +1,13 @@
-// Training on the GPU: the sampler, determinism, loss going down, state handling. Synthetic images
+// Training on the GPU: determinism, loss going down, state handling. Synthetic images
 // only (the real-photo convergence test lives in test_convergence.cpp).
 #include "fieldflow/engine/testing.hpp"
 #include "test_support.hpp"
 
 #include <cmath>
-#include <set>
 #include <utility>
 
 namespace ff::engine {
 namespace {
-
-TEST(Sampler, SameSeedSameSamplesAndInRange) {
-    const uint32_t w = 37, h = 23, batch = 5000;
-    auto a = testing::sample_indices(test::device(), 7, 3, batch, w, h);
-    auto b = testing::sample_indices(test::device(), 7, 3, batch, w, h);
-    auto other_step = testing::sample_indices(test::device(), 7, 4, batch, w, h);
-    auto other_seed = testing::sample_indices(test::device(), 8, 3, batch, w, h);
-    auto high_seed = testing::sample_indices(test::device(), 7ull | (1ull << 40), 3, batch, w, h);
-    ASSERT_EQ(a.size(), batch);
-    EXPECT_EQ(a, b);
-    EXPECT_NE(a, other_step);
-    EXPECT_NE(a, other_seed);
-    EXPECT_NE(a, high_seed);
-    for (uint32_t i : a) ASSERT_LT(i, w * h);
-    // Roughly uniform: every quarter of the image gets 25% +- 3% of the samples, and most pixels
-    // are hit (5000 draws over 851 pixels leave ~0.3% unhit).
-    size_t quarters[4] = {0, 0, 0, 0};
-    for (uint32_t i : a) quarters[(i % w) * 2 / w + 2 * ((i / w) * 2 / h)]++;
-    for (size_t q : quarters) EXPECT_NEAR(double(q) / batch, 0.25, 0.03);
-    std::set<uint32_t> distinct(a.begin(), a.end());
-    EXPECT_GT(distinct.size(), w * h * 95 / 100);
-    test::expect_validation_clean(test::device().validation_messages().size());
-}
 
 TEST(Training, LossDecreasesAndStateIsConsistent) {
     size_t messages = test::device().validation_messages().size();

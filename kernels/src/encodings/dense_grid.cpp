@@ -17,6 +17,7 @@ uint32_t gradient_inputs(const ModelConfig& c) { return c.grid_channels; }
 uint64_t cells(const ModelConfig& c) { return uint64_t(c.grid_width) * c.grid_height; }
 uint32_t cell_features(const ModelConfig& c) { return c.grid_channels; }
 uint32_t cells_read(const ModelConfig&) { return 4; } // bilinear: the 4 nearest cells
+uint32_t cells_across(const ModelConfig& c) { return c.grid_width; }
 
 void validate(const ModelConfig& c, std::ostringstream& e) {
     if (c.grid_width < 2 || c.grid_height < 2)
@@ -112,7 +113,7 @@ extern const EncodingDescriptor kDenseGridEncoding = {
     input_width, gradient_inputs, cells, cell_features, cells_read, validate, initialise, defines,
     describe, write_grid_keys, read_grid_keys, reference_encode, reference_backward, group_cells,
     kLazyDenseAdamRatio, nullptr, /*parameters_in_records=*/true, /*visits_read_beside_claim=*/true,
-    /*lazy_adam_ratio_on_cpu=*/kLazyDenseAdamRatioOnCpu,
+    /*lazy_adam_ratio_on_cpu=*/kLazyDenseAdamRatioOnCpu, cells_across,
 };
 
 } // namespace ff::engine::detail

@@ -49,6 +49,10 @@ uint64_t cells(const ModelConfig& c) {
 }
 uint32_t cell_features(const ModelConfig& c) { return c.encoding.hash.features; }
 uint32_t cells_read(const ModelConfig& c) { return 4 * c.encoding.hash.levels; } // bilinear, per level
+uint32_t cells_across(const ModelConfig& c) {
+    const std::vector<HashLevel> levels = hash_levels(c.encoding.hash);
+    return levels.empty() ? 0u : levels.back().resolution;
+}
 
 uint64_t group_cells(const ModelConfig& c, uint64_t row) { // the row's level's rows
     for (const HashLevel& level : hash_levels(c.encoding.hash))
@@ -185,7 +189,7 @@ extern const EncodingDescriptor kHashGridEncoding = {
     describe, write_header, read_header, reference_encode, reference_backward, group_cells,
     kLazyHashAdamRatio,
     group_inputs, /*parameters_in_records=*/false, /*visits_read_beside_claim=*/false,
-    /*lazy_adam_ratio_on_cpu=*/kLazyHashAdamRatioOnCpu,
+    /*lazy_adam_ratio_on_cpu=*/kLazyHashAdamRatioOnCpu, cells_across,
 };
 
 } // namespace ff::engine::detail

@@ -45,8 +45,10 @@ struct SummedCells {
 SummedCells gradient_sum_cells(const Device& device, const Model& model, uint32_t samples, uint32_t max_groups = 0,
                                GradientSums sums = {});
 
-// The pixel index (y * width + x) each of `batch` samples draws at training step `step`.
-std::vector<uint32_t> sample_indices(const Device& device, uint64_t seed, uint32_t step,
+// The pixel index (y * width + x) each of `batch` samples draws at training step `step` when
+// `config` trains on a width x height image (the order of the samples depends on the encoding's
+// cells: kernels/shaders/sampling.glsl).
+std::vector<uint32_t> sample_indices(const Device& device, const ModelConfig& config, uint64_t seed, uint32_t step,
                                      uint32_t batch, uint32_t width, uint32_t height);
 
 // Samples per workgroup and whether weights live in shared memory, for this model on this device.
