@@ -1,6 +1,7 @@
 // The training samples (kernels/shaders/sampling.glsl): drawn alike for the same seed and step,
 // stratified over the image, and ordered so that a subgroup's samples lie a few cells apart.
 #include "fieldflow/engine/testing.hpp"
+#include "encodings/encoding.hpp"
 #include "sampling.hpp"
 #include "test_support.hpp"
 
@@ -104,6 +105,23 @@ TEST(Sampler, BlocksPutASubgroupsSamplesThreeCellsApart) {
     EXPECT_EQ(detail::sample_block_shift(1u << 20, 751, 563, 0), 5u); // no cells
     EXPECT_EQ(detail::sample_block_shift(0, 751, 563, 188), 5u);
     EXPECT_EQ(detail::sample_block_shift(0xffffffffu, 4, 4, 4), 30u); // the largest blocks
+}
+
+// The spacing counts cells of the dense grid, or of a hash grid's levels' geometric mean (the
+// 16 levels of 16-818 cells a side: 114); the coords encoding has none.
+TEST(Sampler, SpacingCountsTheEncodingsCells) {
+    const ModelConfig grid = test::default_config(188, 141);
+    EXPECT_EQ(detail::encoding_of(grid).cells_across(grid), 188u);
+    ModelConfig hash;
+    hash.encoding.kind = EncodingKind::hash_grid;
+    hash.grid_width = hash.grid_height = 0;
+    hash.encoding.hash.levels = 16;
+    hash.encoding.hash.base_resolution = 16;
+    hash.encoding.hash.per_level_scale = 1.3f;
+    EXPECT_EQ(detail::encoding_of(hash).cells_across(hash), 114u);
+    EXPECT_EQ(detail::sampling_defines(hash, 1u << 20, 751, 563),
+              (detail::Defines{{"SAMPLES_BLOCK_SHIFT", "11"}, {"SAMPLES_BATCH_LOG2", "20"}}));
+    EXPECT_EQ(detail::encoding_of(test::siren_test_config()).cells_across, nullptr);
 }
 
 TEST(Sampler, EnvironmentSwitchesAreChecked) {

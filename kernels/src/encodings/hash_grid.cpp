@@ -49,9 +49,17 @@ uint64_t cells(const ModelConfig& c) {
 }
 uint32_t cell_features(const ModelConfig& c) { return c.encoding.hash.features; }
 uint32_t cells_read(const ModelConfig& c) { return 4 * c.encoding.hash.levels; } // bilinear, per level
+// The levels' geometric mean: a subgroup's samples a few of the finest level's cells apart still
+// share the coarse levels' cells, and a few of the coarsest apart share little in the cache. On
+// the H200 the 16-level model (resolutions 16-818) trained with its samples 3 cells of the mean
+// (114) apart at 2^18 / 2^20 / 2^22 in 235.6 / 790.4 / 3,071 us/step, 3 of the finest apart in
+// 256.7 / 868.1 / 3,243, at 2^20 4 of the coarsest apart in 821.4 (bench/RESULTS.md, session 28).
 uint32_t cells_across(const ModelConfig& c) {
     const std::vector<HashLevel> levels = hash_levels(c.encoding.hash);
-    return levels.empty() ? 0u : levels.back().resolution;
+    if (levels.empty()) return 0;
+    double log_sum = 0;
+    for (const HashLevel& level : levels) log_sum += std::log(double(std::max(level.resolution, 1u)));
+    return uint32_t(std::lround(std::exp(log_sum / double(levels.size()))));
 }
 
 uint64_t group_cells(const ModelConfig& c, uint64_t row) { // the row's level's rows
