@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace ff::engine {
 namespace {
@@ -55,11 +56,32 @@ TrainerState trained(const ModelConfig& config, TrainOptions o, GridAdam adam, b
     return t.state();
 }
 
+// The median over the encoding's parameters of |a - b|: where a run amplifies rounding in a few
+// cells, the bulk of them still shows whether every skipped step was taken.
+double median_parameter_difference(const TrainerState& a, const TrainerState& b) {
+    std::vector<double> d(a.model.encoding_params.size());
+    for (size_t i = 0; i < d.size(); ++i)
+        d[i] = std::abs(double(a.model.encoding_params[i]) - double(b.model.encoding_params[i]));
+    std::nth_element(d.begin(), d.begin() + d.size() / 2, d.end());
+    return d[d.size() / 2];
+}
+
+// How the lazy runs are held to the eager one: every value to rounding, or, where the run itself
+// amplifies rounding (`bulk`), the median parameter to rounding and the worst value 20 times
+// closer than the control's worst. With epsilon near sqrt(v) a cell whose gradient hovers near
+// zero turns a rounding-level difference into moves of a learning rate: two eager runs whose grid
+// rates differed by one ulp ended 0.0083 apart (seed 7), as far as the lazy run from the eager
+// one; over seeds 1, 4 and 7, samples stratified or independent, the worst lazy run ended 0.039
+// from its eager one (seed 4, independent) while every median stayed at 4e-8-2e-7 (sparse
+// Adam's: 0.11).
+enum class Agreement { every_value, bulk };
+
 // On the portable kernels everywhere: lazy == eager is a property of the optimizer, which both
 // kernel paths share. On the tensor-core path fp16 activations turn the rounding-level differences
 // of the atomics' order into ~0.16 after 400 steps of batch 16 (measured on the H100), with the
 // old and the new training kernel alike, which would hide what this test is for.
-void expect_lazy_equals_eager(const ModelConfig& config, const TrainOptions& o) {
+void expect_lazy_equals_eager(const ModelConfig& config, const TrainOptions& o,
+                              Agreement agreement = Agreement::every_value) {
     size_t messages = test::portable_device().validation_messages().size();
     const TrainerState eager = trained(config, o, GridAdam::dense, true, false);
     const TrainerState sparse = trained(config, o, GridAdam::sparse, false, false);
@@ -71,10 +93,16 @@ void expect_lazy_equals_eager(const ModelConfig& config, const TrainOptions& o) 
         // eager runs agree to rounding only (Training.SameSeedSameResult); the control, sparse
         // Adam, must be far further away, or the test could not tell the two forms apart.
         const double lazy_diff = state_difference(lazy, eager), read_diff = state_difference(lazy_read, eager);
-        EXPECT_LT(lazy_diff, test::portable_tolerances().same_seed);
-        EXPECT_LT(read_diff, test::portable_tolerances().same_seed);
         const double control = state_difference(sparse, eager);
         const double margin = 20;
+        if (agreement == Agreement::every_value) {
+            EXPECT_LT(lazy_diff, test::portable_tolerances().same_seed);
+            EXPECT_LT(read_diff, test::portable_tolerances().same_seed);
+        } else {
+            EXPECT_LT(median_parameter_difference(lazy, eager), 1e-5);
+            EXPECT_LT(median_parameter_difference(lazy_read, eager), 1e-5);
+            EXPECT_GT(median_parameter_difference(sparse, eager), 1e-2) << "the control's bulk moves";
+        }
         EXPECT_GT(control, margin * std::max({lazy_diff, read_diff, 1e-5}))
             << "sparse " << control << " vs lazy " << lazy_diff << " / " << read_diff;
     }
@@ -107,7 +135,7 @@ TEST(EncodingAdam, LazyDenseEqualsEagerWhereEpsilonIsNotNegligible) {
     // in closed form (encoding_adam.glsl), for most cells.
     TrainOptions o = small_batches();
     o.epsilon = 1e-6f;
-    expect_lazy_equals_eager(test::default_config(64, 48), o);
+    expect_lazy_equals_eager(test::default_config(64, 48), o, Agreement::bulk);
 }
 
 TEST(EncodingAdam, LazyDenseEqualsEagerOnAHashGrid) {
