@@ -340,9 +340,17 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         d.push_back({"CM_BIAS_FRAGMENTS", tiling.bias_fragments ? "1" : "0"});
     }
     // Each subgroup loads its next tile's inputs while it trains on the current one
-    // (train_step.comp). FIELDFLOW_TRAIN_PREFETCH=0 turns that off (measurements).
-    if (const std::optional<bool> prefetch = env_switch("FIELDFLOW_TRAIN_PREFETCH"); prefetch && tiling.coopmat)
-        d.push_back({"CM_PREFETCH", *prefetch ? "1" : "0"});
+    // (train_step.comp), but for shared tiles in three parts or more: their six subgroups hide one
+    // another's loads, which the stratified samples (sampling.glsl) mostly find in the cache, and
+    // the registers the next tile's inputs would hold cost more (on the H200 the lake model at 2^20
+    // 194.4 against 200.7 us/step, at 2^22 725.5 against 757.1, 188 registers a lane against 211;
+    // in two parts prefetching stays ahead: 2^18 59.5 against 61.5, 2^14 12.6 against 12.8;
+    // bench/RESULTS.md, session 28). FIELDFLOW_TRAIN_PREFETCH=0|1 overrides (measurements).
+    if (tiling.coopmat) {
+        bool prefetch = !(tiling.shared_tile_rows && tiling.shared_tile_parts >= 3);
+        if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_PREFETCH")) prefetch = *forced;
+        if (!prefetch) d.push_back({"CM_PREFETCH", "0"});
+    }
     // FIELDFLOW_TRAIN_ABLATE=part[,part...] leaves parts of the tensor-core step out, to measure
     // what each costs (bench/README.md); the step then does not train.
     if (const char* env = std::getenv("FIELDFLOW_TRAIN_ABLATE"); env && *env && tiling.coopmat) {

@@ -260,6 +260,22 @@ TEST(ShaderVariants, LocalGradientSumKernelsValidate) {
     }
 }
 
+// The shared tiles in three parts train without loading the next tile ahead; in two, and a tile a
+// subgroup, with it (train_step.comp's CM_PREFETCH, 1 unless defined).
+TEST(ShaderVariants, ThreePartTilesTrainWithoutPrefetch) {
+    const ModelConfig lake = test::default_config(200, 137);
+    const uint32_t many = 32 * 192 * 132;
+    detail::TrainTiling three = *detail::choose_shared_tile(lake, 48 * 1024, 1024, true, many, 132);
+    ASSERT_EQ(three.shared_tile_parts, 3u);
+    EXPECT_TRUE(has(detail::train_kernel_request(lake, three, false, {}).defines, "CM_PREFETCH"));
+    detail::CompileResult compiled;
+    ASSERT_NO_THROW(compiled = compile(detail::train_kernel_request(lake, three, false, {})));
+    EXPECT_EQ(validate(compiled.spirv), "");
+    detail::TrainTiling two = *detail::choose_shared_tile(lake, 48 * 1024, 1024, true, many - 1, 132);
+    ASSERT_EQ(two.shared_tile_parts, 2u);
+    EXPECT_FALSE(has(detail::train_kernel_request(lake, two, false, {}).defines, "CM_PREFETCH"));
+}
+
 // Deferred gradient sums (ENC_DEFERRED_GROUPS): the step's three kernel bodies writing the deferred
 // inputs (portable, a tile a subgroup, shared tiles) and the summing pass in two sets, on hash
 // grids of 1, 2 and 4 features a cell, with drawn and with explicit samples.
