@@ -354,8 +354,9 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
     // step waits on its subgroups' latency rather than on the cache, and on the H200 the lake model
     // trained at 2^20 in 200.5 against 203.1 us/step, at 2^21 385.2 against 393.1, at 2^22 756.6
     // against 772.5, but at 2^18 (10 tiles each) in 61.5 against 59.2 and at 2^14 14.3 against 12.6
-    // (bench/RESULTS.md, session 28). FIELDFLOW_TRAIN_ROW_SPLIT=n: n subgroups a column block
-    // (measurements).
+    // (bench/RESULTS.md, session 28); 194.3 and 726.6 without loading the next tile ahead, which
+    // the three parts leave out (gpu_model.cpp). FIELDFLOW_TRAIN_ROW_SPLIT=n: n subgroups a column
+    // block (measurements).
     auto shared_bytes = [&](uint32_t rows, uint32_t subgroups) {
         // Mirrors mlp_coopmat_split.glsl's shared block: the tile's fp16 slices (row stride
         // rows + 8), the bias sums' 16 x 16 fp16 selectors and a float per subgroup.
