@@ -15,8 +15,8 @@ Prints one JSON line per mode with us/step, total seconds, PSNR of the full-imag
 quantised, as saved), and the render time.
 
 To compare the two implementations step by step, `--init PREFIX` starts from the engine's initial
-weights (either model) and `--sampler pcg` draws the engine's samples (its counter-based hash,
-rng.glsl), both from the files `ff-engine-bench --save-init PREFIX` writes (with `--seeds`, '{seed}'
+weights (either model) and `--sampler pcg` draws the engine's samples (its stratified order and
+counter-based hash, sampling.glsl and rng.glsl), both from the files `ff-engine-bench --save-init PREFIX` writes (with `--seeds`, '{seed}'
 in PREFIX stands for each run's seed): the two then differ only in their arithmetic, and a
 comparison over seeds is paired. `--trace-steps K` prints the loss of each of the first K steps and
 `--report-every N` every N steps after that.
@@ -30,6 +30,8 @@ import cv2
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+from engine_sampler import MASK32, hash_cells_across, sample_block_shift, sample_stratum, training_pixels
 
 
 class Field(torch.nn.Module):
@@ -125,37 +127,26 @@ def init_like_engine(layers, hidden_bias):
         torch.nn.init.constant_(layer.bias, 0.0 if last else hidden_bias)
 
 
-MASK32 = 0xFFFFFFFF
-
-
-def pcg4d(x, y, z, w):
-    """rng.glsl's rng_hash4 on int64 tensors holding uint32 values (products wrap mod 2^64 and are
-    masked back to 32 bits, which is exactly uint32 arithmetic)."""
-    v = [(c * 1664525 + 1013904223) & MASK32 for c in (x, y, z, w)]
-    for _ in range(2):
-        v[0] = (v[0] + v[1] * v[3]) & MASK32
-        v[1] = (v[1] + v[2] * v[0]) & MASK32
-        v[2] = (v[2] + v[0] * v[1]) & MASK32
-        v[3] = (v[3] + v[1] * v[2]) & MASK32
-        if _ == 0:
-            v = [c ^ (c >> 16) for c in v]
-    return v
+def cells_across(model):
+    """The encoding's cells across the image (the engine's cells_across): the dense grid's width,
+    the hash grid's levels' geometric-mean resolution."""
+    if isinstance(model, HashField):
+        return hash_cells_across(model.res.tolist())
+    return int(model.grid_size[0].item())
 
 
 class PcgSampler:
-    """The engine's sampler: pixel index of sample i at step s = rng_index(seed, s, i, count)."""
+    """The engine's sampler (engine_sampler.py): sample i at step s of `batch` over `count` pixels."""
 
-    def __init__(self, seed, batch, count, device):
+    def __init__(self, seed, batch, count, block_shift, device):
         self.ids = torch.arange(batch, device=device, dtype=torch.int64)
-        self.lo = torch.full_like(self.ids, seed & MASK32)
-        self.hi = torch.full_like(self.ids, ((seed >> 32) ^ 0x9E3779B9) & MASK32)
+        self.stratum = sample_stratum(self.ids, batch, block_shift)
         self.step = torch.zeros((), device=device, dtype=torch.int64)  # set before each step
-        self.count = count
+        self.seed, self.count, self.batch = seed, count, batch
 
     def __call__(self):
-        h = pcg4d(self.ids, self.step.expand_as(self.ids), self.lo, self.hi)
-        r = h[0] ^ (h[2] >> 7)
-        return (r * self.count) >> 32
+        return training_pixels(self.seed, self.step.expand_as(self.ids), self.ids, self.stratum,
+                               self.batch, self.count)
 
 
 def load_engine_init(model, prefix):
@@ -215,7 +206,8 @@ def train(mode, image, args):
         load_engine_init(model, args.init)
     sampler = None
     if args.sampler == "pcg":
-        sampler = PcgSampler(args.seed, args.batch, w * h, dev)
+        shift = sample_block_shift(args.batch, w, h, cells_across(model))
+        sampler = PcgSampler(args.seed, args.batch, w * h, shift, dev)
         if args.init:  # the same indices as the engine's, or stop
             want = torch.from_numpy(np.fromfile(args.init + ".idx.u32", dtype=np.uint32).astype(np.int64))
             for step in range(2):
