@@ -365,8 +365,10 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
     };
     uint32_t parts = 1;
     if (c.hidden_width == 32) {
-        const bool many_tiles = batch > 0 && workgroups > 0 && uint64_t(batch) >= 32ull * 192 * workgroups;
-        parts = many_tiles && shared_bytes(192, 6) <= max_shared ? 3 : 2;
+        const uint32_t three_part_rows = 2 * c.hidden_width * 3; // six subgroups' samples
+        const bool many_tiles =
+            batch > 0 && workgroups > 0 && uint64_t(batch) >= 32ull * three_part_rows * workgroups;
+        parts = many_tiles && shared_bytes(three_part_rows, three_part_rows / 32) <= max_shared ? 3 : 2;
     }
     if (const std::optional<uint32_t> forced = env_count("FIELDFLOW_TRAIN_ROW_SPLIT", 1, 8)) parts = *forced;
     const uint32_t invocations = 2 * c.hidden_width * parts; // hidden_width / 16 subgroups of 32 a part

@@ -102,9 +102,9 @@ struct EncodingDescriptor {
     // lazy_adam_ratio on a CPU driver (lavapipe), where the visits cost more next to the eager
     // pass than on a GPU; 0: lazy_adam_ratio.
     double lazy_adam_ratio_on_cpu = 0;
-    // Cells across the image's width at the encoding's finest resolution (the dense grid's width,
-    // a hash grid's finest level): how far apart the samples a subgroup takes at once must lie
-    // not to add to the same cells (sampling.cpp); nullptr where it has no cells.
+    // Cells across the image's width that set how far apart the samples a subgroup takes at once
+    // must lie (sampling.cpp): the dense grid's width, a hash grid's levels' geometric-mean
+    // resolution; nullptr where it has no cells.
     uint32_t (*cells_across)(const ModelConfig&) = nullptr;
 
     uint64_t parameter_count(const ModelConfig& c) const { return cells(c) * cell_features(c); }
