@@ -115,6 +115,17 @@
 #error "a subgroup's row blocks (CM_ROWS / 16 / CM_ROW_SPLIT) must be a multiple of the row group"
 #endif
 
+// Measurements (FIELDFLOW_TRAIN_ABLATE; the step then does not train): ABLATE_TILE_LOADS has the
+// wide phases (the hidden matrices' forward, input-gradient and weight-gradient products) load
+// their tile operand once a row block and use it for every K block (the products stay, their tile
+// loads go); ABLATE_TILE_BARRIERS leaves out the workgroup barriers between a tile's phases (the
+// subgroups then read what others have not yet written).
+#ifdef ABLATE_TILE_BARRIERS
+#define cm_tile_barrier()
+#else
+#define cm_tile_barrier() barrier()
+#endif
+
 // The selectors follow the slices directly: a matrix load's rows must be 16-byte aligned (after
 // the losses of one or two subgroups they were not, and the tensor cores read garbage).
 shared CmShared {
@@ -357,12 +368,21 @@ void cm_forward_hidden(int l) {
     [[dont_unroll]] for (uint rb0 = 0; rb0 < CM_ROW_BLOCKS; rb0 += CM_ROW_GROUP) {
         CM_F acc[CM_ROW_GROUP];
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) acc[g] = bias;
+#ifdef ABLATE_TILE_LOADS
+        CM_H a0[CM_ROW_GROUP];
+        [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g)
+            coopMatLoadNV(a0[g], s_slice, CM_SLICE(SLICE_COL(l)) + CM_RB(rb0 + g) * 16, RS, true);
+#endif
         [[unroll]] for (uint kb = 0; kb < IN_PAD_L(l) / 16; ++kb) {
             const CM_H w = cm_w_columns(l, kb);
             [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
+#ifdef ABLATE_TILE_LOADS
+                acc[g] = coopMatMulAddNV(a0[g], w, acc[g]);
+#else
                 CM_H a;
                 coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + CM_RB(rb0 + g) * 16, RS, true);
                 acc[g] = coopMatMulAddNV(a, w, acc[g]);
+#endif
             }
         }
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
@@ -412,7 +432,7 @@ void cm_forward_output() {
 // have put their inputs. Leaves each sample's output in cm_out and d act / d z in cm_dact_out.
 void cm_forward() {
 #if CM_ENDS_BY_COLUMNS
-    barrier(); // every sample subgroup's inputs are in
+    cm_tile_barrier(); // every sample subgroup's inputs are in
     cm_forward_hidden(0);
 #else
     if (CM_HOLDS_SAMPLES) {
@@ -420,10 +440,10 @@ void cm_forward() {
         cm_forward_first();
     }
 #endif
-    barrier();
+    cm_tile_barrier();
     [[unroll]] for (int l = 1; l < LAYERS; ++l) {
         cm_forward_hidden(l);
-        barrier();
+        cm_tile_barrier();
     }
     if (CM_HOLDS_SAMPLES) cm_forward_output();
 }
@@ -586,7 +606,15 @@ void cm_output_backward() {
 
 // Columns: adds this subgroup's blocks (CM_COL, ib < blocks) of matrix l < LAYERS's weight gradient
 // (delta^T X_l over its row blocks) to SUMS[at + ib], and its bias columns' sums.
-#ifndef ABLATE_WEIGHT_GRADIENTS
+#if !defined(ABLATE_WEIGHT_GRADIENTS) && defined(ABLATE_TILE_LOADS)
+#define CM_ADD_WEIGHT_SUMS(a, l, rb, blocks, SUMS, at)                                                 \
+    {                                                                                                  \
+        CM_H b;                                                                                        \
+        coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l)) + (rb) * 16, RS, true);                       \
+        [[unroll]] for (uint ib = 0; ib < (blocks); ++ib)                                              \
+            SUMS[(at) + ib] = coopMatMulAddNV(a, b, SUMS[(at) + ib]);                                  \
+    }
+#elif !defined(ABLATE_WEIGHT_GRADIENTS)
 #define CM_ADD_WEIGHT_SUMS(a, l, rb, blocks, SUMS, at)                                                 \
     [[unroll]] for (uint ib = 0; ib < (blocks); ++ib) {                                                \
         CM_H b;                                                                                        \
@@ -634,12 +662,21 @@ void cm_input_gradients(int l) {
     [[dont_unroll]] for (uint rb0 = 0; rb0 < CM_ROW_BLOCKS; rb0 += CM_ROW_GROUP) {
         CM_F acc[CM_ROW_GROUP];
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) acc[g] = CM_F(0.0);
+#ifdef ABLATE_TILE_LOADS
+        CM_H a0[CM_ROW_GROUP];
+        [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g)
+            coopMatLoadNV(a0[g], s_slice, CM_SLICE(SLICE_COL(l + 1)) + CM_RB(rb0 + g) * 16, RS, true);
+#endif
         [[unroll]] for (uint ob = 0; ob < CM_COLUMN_BLOCKS; ++ob) {
             const CM_H w = cm_w_hidden_back(l, ob);
             [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
+#ifdef ABLATE_TILE_LOADS
+                acc[g] = coopMatMulAddNV(a0[g], w, acc[g]);
+#else
                 CM_H a;
                 coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + ob * 16) + CM_RB(rb0 + g) * 16, RS, true); // delta
                 acc[g] = coopMatMulAddNV(a, w, acc[g]);
+#endif
             }
         }
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g)
@@ -719,7 +756,7 @@ void cm_encoding_input_gradients_columns() {
 // it. Returns (sample subgroups) this sample's dLoss/d(encoding input), fp32, unscaled.
 void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
 #if CM_ENDS_BY_COLUMNS
-    barrier(); // every sample subgroup's deltas are in
+    cm_tile_barrier(); // every sample subgroup's deltas are in
     cm_output_backward_columns();
 #else
     if (CM_HOLDS_SAMPLES) {
@@ -727,19 +764,19 @@ void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
         cm_output_backward();
     }
 #endif
-    barrier();
+    cm_tile_barrier();
     [[unroll]] for (int l = LAYERS - 1; l >= 1; --l) {
         cm_weight_gradients_hidden(l);
-        barrier(); // slice l is read by every subgroup's weight gradients before it is overwritten
+        cm_tile_barrier(); // slice l is read by every subgroup's weight gradients before it is overwritten
         cm_input_gradients(l);
-        barrier();
+        cm_tile_barrier();
     }
     cm_weight_gradients_first();
-    barrier(); // ... and slice 0 by matrix 0's
+    cm_tile_barrier(); // ... and slice 0 by matrix 0's
     [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = 0.0;
 #if CM_ENDS_BY_COLUMNS
     cm_encoding_input_gradients_columns();
-    barrier();
+    cm_tile_barrier();
 #else
     if (CM_HOLDS_SAMPLES) {
         cm_encoding_input_gradients();

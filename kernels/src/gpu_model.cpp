@@ -352,11 +352,12 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         if (!prefetch) d.push_back({"CM_PREFETCH", "0"});
     }
     // FIELDFLOW_TRAIN_ABLATE=part[,part...] leaves parts of the tensor-core step out, to measure
-    // what each costs (bench/README.md); the step then does not train.
+    // what each costs (bench/README.md); the step then does not train. '+' joins parts too (for
+    // bench/gpu/run.sh's settings, which ',' separates).
     if (const char* env = std::getenv("FIELDFLOW_TRAIN_ABLATE"); env && *env && tiling.coopmat) {
         std::string rest = env;
         while (!rest.empty()) {
-            const size_t comma = rest.find(',');
+            const size_t comma = rest.find_first_of(",+");
             const std::string part = rest.substr(0, comma);
             rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
             if (part == "backward") d.push_back({"ABLATE_BACKWARD", "1"});
@@ -366,9 +367,11 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
             else if (part == "mlp") d.push_back({"ABLATE_MLP", "1"});
             else if (part == "gradient_rows") d.push_back({"ABLATE_GRADIENT_ROWS", "1"});
             else if (part == "weight_gradients") d.push_back({"ABLATE_WEIGHT_GRADIENTS", "1"});
+            else if (part == "tile_loads") d.push_back({"ABLATE_TILE_LOADS", "1"});       // shared tiles
+            else if (part == "tile_barriers") d.push_back({"ABLATE_TILE_BARRIERS", "1"}); // shared tiles
             else throw EngineError("FIELDFLOW_TRAIN_ABLATE: unknown part '" + part +
                                    "' (backward, encoding_backward, bias, inputs, mlp, gradient_rows, "
-                                   "weight_gradients)");
+                                   "weight_gradients, tile_loads, tile_barriers)");
         }
     }
     uint32_t bindings = 9; // explicit samples: uv, target and output after the step's 6 buffers

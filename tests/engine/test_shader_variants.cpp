@@ -221,6 +221,18 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
         expect_valid("train_step.comp", configs()[0], d);
     }
     expect_valid("train_step.comp", configs()[0], all);
+    // The shared tile's own measurement parts (width 128's kernel), each and together.
+    const Defines wide = {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                          {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"},
+                          {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"}};
+    Defines both = wide;
+    for (const char* part : {"ABLATE_TILE_LOADS", "ABLATE_TILE_BARRIERS"}) {
+        Defines d = wide;
+        d.push_back({part, "1"});
+        both.push_back({part, "1"});
+        expect_valid("train_step.comp", configs()[2], d);
+    }
+    expect_valid("train_step.comp", configs()[2], both);
 }
 
 // The fixed-point gradient forms (ENC_GRAD_FIXED, on devices with 64-bit integer atomics): the
