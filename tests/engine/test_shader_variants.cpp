@@ -340,6 +340,34 @@ TEST(ShaderVariants, GradientSumsStayInRegistersUpTo28Fragments) {
     EXPECT_TRUE(in_registers(test::default_config(200, 137)));
 }
 
+// FIELDFLOW_TRAIN_ABLATE's parts, joined by ',' or '+', each become their define; an unknown part
+// stops the request with its name (the switch is read only for tensor-core tilings).
+TEST(ShaderVariants, AblatedPartsBecomeDefinesAndUnknownOnesAreNamed) {
+    ModelConfig c = test::default_config(200, 137);
+    c.hidden_width = 128;
+    const detail::TrainTiling tiling = detail::choose_coopmat_tiling(c, 48 * 1024, 1024);
+    ASSERT_TRUE(tiling.coopmat);
+    {
+        test::ScopedEnv ablate("FIELDFLOW_TRAIN_ABLATE", "tile_loads+tile_barriers,bias");
+        const detail::KernelRequest r = detail::train_kernel_request(c, tiling, false, {});
+        EXPECT_TRUE(has(r.defines, "ABLATE_TILE_LOADS"));
+        EXPECT_TRUE(has(r.defines, "ABLATE_TILE_BARRIERS"));
+        EXPECT_TRUE(has(r.defines, "ABLATE_BIAS"));
+        EXPECT_FALSE(has(r.defines, "ABLATE_MLP"));
+    }
+    {
+        test::ScopedEnv ablate("FIELDFLOW_TRAIN_ABLATE", "tile_loads+tile_loadz");
+        try {
+            detail::train_kernel_request(c, tiling, false, {});
+            ADD_FAILURE() << "an unknown part was accepted";
+        } catch (const EngineError& e) {
+            EXPECT_NE(std::string(e.what()).find("unknown part 'tile_loadz'"), std::string::npos) << e.what();
+        }
+    }
+    test::ScopedEnv none("FIELDFLOW_TRAIN_ABLATE", nullptr);
+    EXPECT_FALSE(has(detail::train_kernel_request(c, tiling, false, {}).defines, "ABLATE_TILE_LOADS"));
+}
+
 // The training kernel's request for an MLP whose weights are read from memory names the binding
 // of the fp16 copy after its other buffers, and compiles without a shared copy of the weights.
 TEST(ShaderVariants, WeightsInMemoryRequestBindsTheFp16Copy) {
