@@ -1,11 +1,13 @@
 // The engine's measurement switches read from the environment: on/off ones (FIELDFLOW_TRAIN_PREFETCH,
-// FIELDFLOW_READ_BESIDE_CLAIM, ...) and counts (FIELDFLOW_TRAIN_GROUPS, FIELDFLOW_VISIT_PARTS).
+// FIELDFLOW_READ_BESIDE_CLAIM, ...), counts (FIELDFLOW_TRAIN_GROUPS, FIELDFLOW_VISIT_PARTS) and
+// named choices (FIELDFLOW_KERNEL_PATH, FIELDFLOW_SAMPLES, ...).
 #pragma once
 
 #include "fieldflow/engine/engine.hpp"
 
 #include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -38,6 +40,21 @@ inline std::optional<uint32_t> env_count(const char* name, uint32_t lo, uint32_t
         throw EngineError(std::string(name) + "='" + value + "' must be " + std::to_string(lo) + ".." +
                           std::to_string(hi));
     return uint32_t(v);
+}
+
+// Unset or empty: no say (nullopt); one of `choices`: that choice; anything else is an error naming
+// the variable and the choices it takes ("must be a, b or c").
+inline std::optional<std::string> env_choice(const char* name, std::initializer_list<const char*> choices) {
+    const char* value = std::getenv(name);
+    if (!value || !*value) return std::nullopt;
+    std::string listed;
+    size_t i = 0;
+    for (const char* choice : choices) {
+        if (std::string(choice) == value) return std::string(value);
+        listed.append(i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ").append(choice);
+        ++i;
+    }
+    throw EngineError(std::string(name) + "='" + value + "' must be " + listed);
 }
 
 } // namespace ff::engine::detail

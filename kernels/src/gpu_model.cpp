@@ -128,10 +128,7 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
     // fp16 activations and deltas they learn the same image as the fp32 portable kernels to within
     // 0.1 dB, 1.6-4.2x faster (omega 30, widths 16-64, leuvenA and graf1; bench/RESULTS.md).
     // FIELDFLOW_SIREN_PATH=portable keeps them on the portable kernels (measurements).
-    const char* siren_path = std::getenv("FIELDFLOW_SIREN_PATH");
-    if (siren_path && *siren_path && std::string(siren_path) != "portable" && std::string(siren_path) != "coopmat")
-        throw EngineError(std::string("FIELDFLOW_SIREN_PATH='") + siren_path + "' must be portable or coopmat");
-    const bool siren_portable = siren_path && std::string(siren_path) == "portable";
+    const bool siren_portable = env_choice("FIELDFLOW_SIREN_PATH", {"portable", "coopmat"}) == "portable";
     const bool scaled_sine = config.first_omega != 1.0f || config.hidden_omega != 1.0f;
     std::string reason;
     if (device.coopmat() && scaled_sine && siren_portable) {
@@ -329,12 +326,8 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         // the subgroup's partial row. FIELDFLOW_TRAIN_GRADS=registers|memory overrides
         // (measurements).
         bool registers = weight_blocks(mlp_layout(config)) <= 28;
-        if (const char* env = std::getenv("FIELDFLOW_TRAIN_GRADS"); env && *env) {
-            const std::string v = env;
-            if (v != "registers" && v != "memory")
-                throw EngineError("FIELDFLOW_TRAIN_GRADS='" + v + "' must be registers or memory");
-            registers = v == "registers";
-        }
+        if (const std::optional<std::string> v = env_choice("FIELDFLOW_TRAIN_GRADS", {"registers", "memory"}))
+            registers = *v == "registers";
         d.push_back({"CM_GRADS_IN_REGISTERS", registers ? "1" : "0"});
         d.push_back({"CM_WEIGHT_FRAGMENTS", tiling.weight_fragments ? "1" : "0"});
         d.push_back({"CM_BIAS_FRAGMENTS", tiling.bias_fragments ? "1" : "0"});
@@ -403,12 +396,8 @@ void check_render_size(uint32_t width, uint32_t height) {
 // (bench/RESULTS.md).
 TrainTiling render_tiling(const DeviceImpl& device, const ModelConfig& config) {
     TrainTiling tiling = train_tiling_for(device, config);
-    if (const char* env = std::getenv("FIELDFLOW_RENDER_PATH"); env && *env && tiling.coopmat) {
-        std::string v = env;
-        if (v != "portable" && v != "coopmat")
-            throw EngineError("FIELDFLOW_RENDER_PATH='" + v + "' must be portable or coopmat");
-        if (v == "portable") tiling.coopmat = false;
-    }
+    if (tiling.coopmat && env_choice("FIELDFLOW_RENDER_PATH", {"portable", "coopmat"}) == "portable")
+        tiling.coopmat = false;
     return tiling;
 }
 } // namespace

@@ -261,8 +261,7 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     // (2.6 tiles each) the lake model lost, 32.6 against 29.4; five subgroups the same way lost
     // everywhere (bench/RESULTS.md, session 10). So: from 8 tiles a subgroup.
     constexpr uint32_t kSixSubgroups = 192;
-    const char* weights_env = std::getenv("FIELDFLOW_TRAIN_WEIGHTS");
-    if (!overridden && !(weights_env && *weights_env) && shared_blocks && weight_blocks(L) <= 8 &&
+    if (!overridden && !env_given("FIELDFLOW_TRAIN_WEIGHTS") && shared_blocks && weight_blocks(L) <= 8 &&
         c.hidden_activation == Activation::relu && workgroups > 0 &&
         uint64_t(batch) >= 8ull * kSixSubgroups * workgroups && kSixSubgroups <= max_invocations &&
         bytes(kSixSubgroups, false) <= max_shared) {
@@ -282,12 +281,8 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     // bench/RESULTS.md). FIELDFLOW_TRAIN_WEIGHTS=shared|memory forces a form (measurements).
     std::vector<bool> places = {true, false};
     if (c.hidden_width >= 64) places = {false};
-    if (weights_env && *weights_env) {
-        const std::string v = weights_env;
-        if (v == "memory") places = {false};
-        else if (v == "shared") places = {true, false};
-        else throw EngineError("FIELDFLOW_TRAIN_WEIGHTS='" + v + "' must be shared or memory");
-    }
+    if (const std::optional<std::string> v = env_choice("FIELDFLOW_TRAIN_WEIGHTS", {"shared", "memory"}))
+        places = *v == "memory" ? std::vector<bool>{false} : std::vector<bool>{true, false};
     for (bool weights : places)
         for (uint32_t tile : tiles)
             if (tile <= max_invocations && bytes(tile, weights) <= max_shared) {

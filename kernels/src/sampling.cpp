@@ -34,12 +34,8 @@ uint32_t sample_block_shift(uint32_t batch, uint32_t width, uint32_t height, uin
 }
 
 Defines sampling_defines(const ModelConfig& config, uint32_t batch, uint32_t width, uint32_t height) {
-    if (const char* env = std::getenv("FIELDFLOW_SAMPLES"); env && *env) {
-        const std::string v = env;
-        if (v != "independent" && v != "stratified")
-            throw EngineError("FIELDFLOW_SAMPLES='" + v + "' must be independent or stratified");
-        if (v == "independent") return {{"SAMPLES_INDEPENDENT", "1"}};
-    }
+    if (env_choice("FIELDFLOW_SAMPLES", {"independent", "stratified"}) == "independent")
+        return {{"SAMPLES_INDEPENDENT", "1"}};
     const EncodingDescriptor& encoding = encoding_of(config);
     uint32_t shift = sample_block_shift(batch, width, height, encoding.cells_across ? encoding.cells_across(config) : 0);
     if (const std::optional<uint32_t> forced = env_count("FIELDFLOW_SAMPLES_BLOCK", kLaneShift, kMaxShift)) shift = *forced;

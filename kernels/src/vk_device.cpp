@@ -639,10 +639,7 @@ namespace {
 // FIELDFLOW_KERNEL_PATH: "portable" forces the portable kernels, "coopmat" requires the tensor-core
 // path (an error where the device lacks it), "auto" or unset takes the best the device offers.
 bool want_coopmat(const DeviceInfo& info, bool force_portable) {
-    std::string env;
-    if (const char* e = std::getenv("FIELDFLOW_KERNEL_PATH")) env = e;
-    if (!env.empty() && env != "auto" && env != "portable" && env != "coopmat")
-        throw EngineError("FIELDFLOW_KERNEL_PATH='" + env + "' must be auto, portable or coopmat");
+    const std::string env = detail::env_choice("FIELDFLOW_KERNEL_PATH", {"auto", "portable", "coopmat"}).value_or("");
     if (force_portable || env == "portable") return false;
     if (env == "coopmat" && !info.cooperative_matrix)
         throw EngineError("FIELDFLOW_KERNEL_PATH=coopmat, but device '" + info.name +

@@ -1,6 +1,7 @@
 // Device selection, error reporting and validation plumbing.
 #include "test_support.hpp"
 #include "model_layout.hpp"
+#include "env_switch.hpp"
 #include "vk_device.hpp"
 
 #include <cstdlib>
@@ -513,7 +514,39 @@ TEST(ModelConfig, TensorCoreTilingSwitchesRefuseBadValues) {
         EXPECT_EQ(t->shared_tile_rows, 64u);
     }
     test::ScopedEnv e("FIELDFLOW_TRAIN_WEIGHTS", "registers");
-    EXPECT_THROW(detail::choose_coopmat_tiling(lake, 48 * 1024, 1024), EngineError);
+    try {
+        detail::choose_coopmat_tiling(lake, 48 * 1024, 1024);
+        ADD_FAILURE() << "FIELDFLOW_TRAIN_WEIGHTS=registers was accepted";
+    } catch (const EngineError& err) {
+        EXPECT_STREQ(err.what(), "FIELDFLOW_TRAIN_WEIGHTS='registers' must be shared or memory");
+    }
+}
+
+// A switch among named choices: unset or empty says nothing, a choice is itself, anything else is
+// an error that lists every choice.
+TEST(ModelConfig, NamedChoiceSwitchesListWhatTheyTake) {
+    const char* name = "FIELDFLOW_TEST_CHOICE";
+    {
+        test::ScopedEnv unset(name, nullptr);
+        EXPECT_EQ(detail::env_choice(name, {"auto", "portable", "coopmat"}), std::nullopt);
+    }
+    {
+        test::ScopedEnv empty(name, "");
+        EXPECT_EQ(detail::env_choice(name, {"auto", "portable", "coopmat"}), std::nullopt);
+    }
+    test::ScopedEnv set(name, "portable");
+    EXPECT_EQ(detail::env_choice(name, {"auto", "portable", "coopmat"}), "portable");
+    struct Case { std::initializer_list<const char*> choices; const char* message; };
+    for (const Case& c : {Case{{"auto", "coopmat"}, "FIELDFLOW_TEST_CHOICE='portable' must be auto or coopmat"},
+                          Case{{"a", "b", "c"}, "FIELDFLOW_TEST_CHOICE='portable' must be a, b or c"},
+                          Case{{"Portable"}, "FIELDFLOW_TEST_CHOICE='portable' must be Portable"}}) {
+        try {
+            detail::env_choice(name, c.choices);
+            ADD_FAILURE() << "accepted: " << c.message;
+        } catch (const EngineError& err) {
+            EXPECT_STREQ(err.what(), c.message);
+        }
+    }
 }
 
 TEST(ModelConfig, InitialModelIsDeterministicAndPadded) {

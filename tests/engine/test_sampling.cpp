@@ -126,18 +126,29 @@ TEST(Sampler, SpacingCountsTheEncodingsCells) {
 
 TEST(Sampler, EnvironmentSwitchesAreChecked) {
     const ModelConfig c = test::default_config();
-    ::setenv("FIELDFLOW_SAMPLES", "sorted", 1);
-    EXPECT_THROW(detail::sampling_defines(c, 4096, 64, 64), EngineError);
-    ::setenv("FIELDFLOW_SAMPLES", "independent", 1);
-    EXPECT_EQ(detail::sampling_defines(c, 4096, 64, 64), (detail::Defines{{"SAMPLES_INDEPENDENT", "1"}}));
-    ::unsetenv("FIELDFLOW_SAMPLES");
-    ::setenv("FIELDFLOW_SAMPLES_BLOCK", "4", 1);
-    EXPECT_THROW(detail::sampling_defines(c, 4096, 64, 64), EngineError);
-    ::setenv("FIELDFLOW_SAMPLES_BLOCK", "7", 1);
+    test::ScopedEnv no_block("FIELDFLOW_SAMPLES_BLOCK", nullptr);
+    {
+        test::ScopedEnv samples("FIELDFLOW_SAMPLES", "sorted");
+        try {
+            detail::sampling_defines(c, 4096, 64, 64);
+            ADD_FAILURE() << "FIELDFLOW_SAMPLES=sorted was accepted";
+        } catch (const EngineError& e) {
+            EXPECT_STREQ(e.what(), "FIELDFLOW_SAMPLES='sorted' must be independent or stratified");
+        }
+    }
+    {
+        test::ScopedEnv samples("FIELDFLOW_SAMPLES", "independent");
+        EXPECT_EQ(detail::sampling_defines(c, 4096, 64, 64), (detail::Defines{{"SAMPLES_INDEPENDENT", "1"}}));
+    }
+    test::ScopedEnv samples("FIELDFLOW_SAMPLES", nullptr);
+    {
+        test::ScopedEnv block("FIELDFLOW_SAMPLES_BLOCK", "4");
+        EXPECT_THROW(detail::sampling_defines(c, 4096, 64, 64), EngineError);
+    }
+    test::ScopedEnv block("FIELDFLOW_SAMPLES_BLOCK", "7");
     EXPECT_EQ(detail::sampling_defines(c, 4000, 64, 64), (detail::Defines{{"SAMPLES_BLOCK_SHIFT", "7"}}));
     EXPECT_EQ(detail::sampling_defines(c, 4096, 64, 64),
               (detail::Defines{{"SAMPLES_BLOCK_SHIFT", "7"}, {"SAMPLES_BATCH_LOG2", "12"}}));
-    ::unsetenv("FIELDFLOW_SAMPLES_BLOCK");
 }
 
 } // namespace
