@@ -14,7 +14,7 @@
 // 16-row blocks to hide a product's latency behind. Here a subgroup keeps only its own blocks'
 // weights and sums, works on CM_ROWS / 16 row blocks at once in the middle, and every
 // sub-partition of the multiprocessor has a subgroup. The price is a workgroup barrier where a
-// phase reads what other subgroups wrote: 3 * LAYERS of them a tile.
+// phase reads what other subgroups wrote: 2 * LAYERS of them a tile.
 //
 // Shared memory holds the tile feature-major as in mlp_coopmat.glsl (column c of the tile is
 // s_slice[c * RS + row]): slice 0 the encoding's outputs (IN_PAD), slices 1..LAYERS the hidden
@@ -25,9 +25,11 @@
 //   rows: the last matrix, fp32 through the subgroup's own rows of the delta slice; activation,
 //     loss and deltas per sample; the last matrix's weight-gradient sums over its own rows and its
 //     input gradients (ReLU's derivative read from the output they overwrite) over slice LAYERS |
-//   columns: for l = LAYERS-1 down to 1, the weight gradients (delta^T X_l) of the owned blocks |
-//     then the input-gradient block s of every row over slice l |
-//   columns: matrix 0's weight gradients |
+//   columns: for l = LAYERS-1 down to 1 (| between them), the input-gradient block s of every row
+//     over slice l and the weight gradients of input block s (X_l^T delta), each delta block
+//     loaded once for both products; the blocks of slice l a subgroup reads and writes are its
+//     own, so none waits for another; then matrix 0's weight gradients over the subgroup's own
+//     block of its deltas |
 //   rows: the encoding's input gradients over slice 0, read back per sample.
 // The fp16 weights come from the copy in device memory (binding CM_WEIGHTS_BINDING), held in
 // registers for the step where CM_WEIGHT_FRAGMENTS (the blocks a subgroup's products use; the
@@ -116,9 +118,8 @@
 #endif
 
 // Measurements (FIELDFLOW_TRAIN_ABLATE; the step then does not train): ABLATE_TILE_LOADS has the
-// wide phases (the hidden matrices' forward, input-gradient and weight-gradient products) load
-// their tile operand once a row block and use it for every K block (the products stay, their tile
-// loads go); ABLATE_TILE_BARRIERS leaves out the workgroup barriers between a tile's phases (the
+// wide phases (the hidden matrices' forward products and their backward phases) load their tile
+// operand once a row block and use it for every K block (the products stay, their tile loads go); ABLATE_TILE_BARRIERS leaves out the workgroup barriers between a tile's phases (the
 // subgroups then read what others have not yet written).
 #ifdef ABLATE_TILE_BARRIERS
 #define cm_tile_barrier()
@@ -456,7 +457,7 @@ CM_F8 cm_grad_first[1];                                   // matrix 0's (CM_COL,
 #else
 CM_F cm_grad_first[CM_IB0];                               // matrix 0's (CM_COL, ib)
 #endif
-CM_F cm_grad_hidden[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (CM_COL, ib) at (l - 1) * blocks + ib
+CM_F cm_grad_hidden[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (ob, CM_COL)^T at (l - 1) * blocks + ob
 #if CM_ENDS_BY_COLUMNS
 #define CM_LAST_SUM_BLOCKS 1 // the last matrix's (0, CM_COL), over the subgroup's row blocks
 #else
@@ -604,81 +605,72 @@ void cm_output_backward() {
 #endif
 }
 
-// Columns: adds this subgroup's blocks (CM_COL, ib < blocks) of matrix l < LAYERS's weight gradient
-// (delta^T X_l over its row blocks) to SUMS[at + ib], and its bias columns' sums.
-#if !defined(ABLATE_WEIGHT_GRADIENTS) && defined(ABLATE_TILE_LOADS)
-#define CM_ADD_WEIGHT_SUMS(a, l, rb, blocks, SUMS, at)                                                 \
-    {                                                                                                  \
-        CM_H b;                                                                                        \
-        coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l)) + (rb) * 16, RS, true);                       \
-        [[unroll]] for (uint ib = 0; ib < (blocks); ++ib)                                              \
-            SUMS[(at) + ib] = coopMatMulAddNV(a, b, SUMS[(at) + ib]);                                  \
-    }
-#elif !defined(ABLATE_WEIGHT_GRADIENTS)
-#define CM_ADD_WEIGHT_SUMS(a, l, rb, blocks, SUMS, at)                                                 \
-    [[unroll]] for (uint ib = 0; ib < (blocks); ++ib) {                                                \
-        CM_H b;                                                                                        \
-        coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l) + ib * 16) + (rb) * 16, RS, true);              \
-        SUMS[(at) + ib] = coopMatMulAddNV(a, b, SUMS[(at) + ib]);                                      \
-    }
-#else
-#define CM_ADD_WEIGHT_SUMS(a, l, rb, blocks, SUMS, at)
-#endif
-#define CM_COLUMN_WEIGHT_SUMS(l, blocks, SUMS, at)                                                     \
-    [[unroll]] for (uint i0 = 0; i0 < CM_ROW_BLOCKS; ++i0) {                                           \
-        const uint rb = CM_RB(i0);                                                                     \
-        CM_H a;                                                                                        \
-        coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL((l) + 1) + CM_COL * 16) + rb * 16, RS, false);      \
-        CM_ADD_BIAS_SUMS(a, l)                                                                         \
-        CM_ADD_WEIGHT_SUMS(a, l, rb, blocks, SUMS, at)                                                 \
-    }
-
+// Columns: matrix 0's weight-gradient blocks (CM_COL, ib) over the subgroup's row blocks
+// (delta^T X_0) and its bias sums of output block CM_COL. With hidden matrices, that block of the
+// deltas is the subgroup's own (cm_backward_hidden has just written it).
 void cm_weight_gradients_first() {
-#if CM_NARROW_IN
     [[unroll]] for (uint i0 = 0; i0 < CM_ROW_BLOCKS; ++i0) {
         const uint rb = CM_RB(i0);
         CM_H a;
         coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(1) + CM_COL * 16) + rb * 16, RS, false); // delta^T
         CM_ADD_BIAS_SUMS(a, 0)
 #ifndef ABLATE_WEIGHT_GRADIENTS
+#if CM_NARROW_IN
         CM_H8 x;
         coopMatLoadNV(x, s_slice, CM_SLICE(0) + rb * 16, RS, true); // the 8 inputs
         cm_grad_first[0] = coopMatMulAddNV(a, x, cm_grad_first[0]);
+#else
+        [[unroll]] for (uint ib = 0; ib < CM_IB0; ++ib) {
+            CM_H x;
+            coopMatLoadNV(x, s_slice, CM_SLICE(ib * 16) + rb * 16, RS, true); // X_0
+            cm_grad_first[ib] = coopMatMulAddNV(a, x, cm_grad_first[ib]);
+        }
+#endif
 #endif
     }
-#else
-    CM_COLUMN_WEIGHT_SUMS(0, CM_IB0, cm_grad_first, 0)
-#endif
 }
 
-void cm_weight_gradients_hidden(int l) {
-    CM_COLUMN_WEIGHT_SUMS(l, CM_COLUMN_BLOCKS, cm_grad_hidden, (l - 1) * CM_COLUMN_BLOCKS)
-}
-
-// Columns: dLoss/d(input of hidden matrix 1 <= l < LAYERS) for this subgroup's input block of its
-// row blocks, over slice l (every subgroup's weight gradients taken); ReLU's derivative from the
-// output it overwrites makes it matrix l - 1's delta.
-void cm_input_gradients(int l) {
+// Columns, one phase a hidden matrix 1 <= l < LAYERS: the input gradients of block CM_COL of the
+// subgroup's rows over slice l (delta W_l; ReLU's derivative from the output they overwrite makes
+// them matrix l - 1's deltas) and the transposed weight gradients of input block CM_COL
+// (X_l^T delta: block (ob, CM_COL) for every output block ob), each delta block loaded once for
+// both products (A of the one, B of the other). Every block of slice l a subgroup reads here or
+// writes is its own, so the sums need no workgroup barrier before the overwrite; and matrix l's
+// bias sums of output block CM_COL.
+void cm_backward_hidden(int l) {
     [[dont_unroll]] for (uint rb0 = 0; rb0 < CM_ROW_BLOCKS; rb0 += CM_ROW_GROUP) {
         CM_F acc[CM_ROW_GROUP];
-        [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) acc[g] = CM_F(0.0);
+        CM_H xt[CM_ROW_GROUP]; // X_l^T: the owned input block by 16 samples
+        [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
+            const uint rb = CM_RB(rb0 + g);
+            acc[g] = CM_F(0.0);
+            coopMatLoadNV(xt[g], s_slice, CM_SLICE(SLICE_COL(l) + CM_COL * 16) + rb * 16, RS, false);
+            CM_H a;
+            coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + CM_COL * 16) + rb * 16, RS, false); // delta^T
+            CM_ADD_BIAS_SUMS(a, l)
+        }
 #ifdef ABLATE_TILE_LOADS
-        CM_H a0[CM_ROW_GROUP];
+        CM_H d0[CM_ROW_GROUP];
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g)
-            coopMatLoadNV(a0[g], s_slice, CM_SLICE(SLICE_COL(l + 1)) + CM_RB(rb0 + g) * 16, RS, true);
+            coopMatLoadNV(d0[g], s_slice, CM_SLICE(SLICE_COL(l + 1)) + CM_RB(rb0 + g) * 16, RS, true);
 #endif
         [[unroll]] for (uint ob = 0; ob < CM_COLUMN_BLOCKS; ++ob) {
             const CM_H w = cm_w_hidden_back(l, ob);
             [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
 #ifdef ABLATE_TILE_LOADS
-                acc[g] = coopMatMulAddNV(a0[g], w, acc[g]);
+                const CM_H d = d0[g];
 #else
-                CM_H a;
-                coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + ob * 16) + CM_RB(rb0 + g) * 16, RS, true); // delta
-                acc[g] = coopMatMulAddNV(a, w, acc[g]);
+                CM_H d;
+                coopMatLoadNV(d, s_slice, CM_SLICE(SLICE_COL(l + 1) + ob * 16) + CM_RB(rb0 + g) * 16, RS, true);
+#endif
+                acc[g] = coopMatMulAddNV(d, w, acc[g]);
+#ifndef ABLATE_WEIGHT_GRADIENTS
+                cm_grad_hidden[(l - 1) * CM_COLUMN_BLOCKS + ob] =
+                    coopMatMulAddNV(xt[g], d, cm_grad_hidden[(l - 1) * CM_COLUMN_BLOCKS + ob]);
 #endif
             }
         }
+        subgroupBarrier(); // X_l^T is read (in another lane order) before it is overwritten
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g)
             cm_store_relu_masked(acc[g], CM_SLICE(SLICE_COL(l) + CM_COL * 16) + CM_RB(rb0 + g) * 16);
     }
@@ -766,11 +758,11 @@ void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
 #endif
     cm_tile_barrier();
     [[unroll]] for (int l = LAYERS - 1; l >= 1; --l) {
-        cm_weight_gradients_hidden(l);
-        cm_tile_barrier(); // slice l is read by every subgroup's weight gradients before it is overwritten
-        cm_input_gradients(l);
-        cm_tile_barrier();
+        cm_backward_hidden(l);
+        if (l > 1) cm_tile_barrier(); // matrix l - 1's phase reads every block of slice l
     }
+    // Matrix 0's sums read only the subgroup's own block of its deltas, just written.
+    if (LAYERS > 1) subgroupBarrier();
     cm_weight_gradients_first();
     cm_tile_barrier(); // ... and slice 0 by matrix 0's
     [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = 0.0;
@@ -811,10 +803,11 @@ void cm_write_gradients(float scale) {
     [[unroll]] for (uint ib = 0; ib < CM_IB0; ++ib)
         coopMatStoreNV(cm_grad_first[ib] * scale, mlp_partials, cm_grad_row + CM_BLOCK_AT(0, CM_COL, ib), IN_PAD, false);
 #endif
+    // The hidden matrices' blocks (ob, CM_COL), held transposed.
     [[unroll]] for (int l = 1; l < LAYERS; ++l)
-        [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib)
-            coopMatStoreNV(cm_grad_hidden[(l - 1) * CM_COLUMN_BLOCKS + ib] * scale, mlp_partials,
-                           cm_grad_row + CM_BLOCK_AT(l, CM_COL, ib), HIDDEN, false);
+        [[unroll]] for (uint ob = 0; ob < CM_COLUMN_BLOCKS; ++ob)
+            coopMatStoreNV(cm_grad_hidden[(l - 1) * CM_COLUMN_BLOCKS + ob] * scale, mlp_partials,
+                           cm_grad_row + CM_BLOCK_AT(l, ob, CM_COL), HIDDEN, true);
     const int l = LAYERS;
 #if CM_ENDS_BY_COLUMNS
     coopMatStoreNV(cm_grad_last[0] * scale, mlp_partials, cm_grad_row + CM_BLOCK_AT(l, 0, CM_COL), IN_PAD_L(l), false);
