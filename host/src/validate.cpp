@@ -388,9 +388,12 @@ std::optional<Graph> validate_graph(const GraphAst& ast, const Variables& vars,
     return graph;
 }
 
-std::optional<Graph> load_graph_text(const std::string& text, const VarOverrides& sets,
-                                     const OpRegistry& registry, Diagnostics& diags) {
-    GraphAst ast = parse_graph_text(text, diags);
+namespace {
+
+// A parsed graph's variables resolved and the graph validated. Validation runs after a parse error
+// too, reporting what it can, but only a cleanly parsed graph is returned.
+std::optional<Graph> resolve_and_validate(const GraphAst& ast, const VarOverrides& sets,
+                                          const OpRegistry& registry, Diagnostics& diags) {
     Variables vars = Variables::resolve(ast, sets, diags);
     const bool parsed = diags.empty();
     auto graph = validate_graph(ast, vars, registry, diags);
@@ -398,14 +401,16 @@ std::optional<Graph> load_graph_text(const std::string& text, const VarOverrides
     return graph;
 }
 
+} // namespace
+
+std::optional<Graph> load_graph_text(const std::string& text, const VarOverrides& sets,
+                                     const OpRegistry& registry, Diagnostics& diags) {
+    return resolve_and_validate(parse_graph_text(text, diags), sets, registry, diags);
+}
+
 std::optional<Graph> load_graph(const std::string& path, const VarOverrides& sets,
                                 const OpRegistry& registry, Diagnostics& diags) {
-    GraphAst ast = parse_graph_file(path, diags);
-    Variables vars = Variables::resolve(ast, sets, diags);
-    const bool parsed = diags.empty();
-    auto graph = validate_graph(ast, vars, registry, diags);
-    if (!parsed) return std::nullopt;
-    return graph;
+    return resolve_and_validate(parse_graph_file(path, diags), sets, registry, diags);
 }
 
 } // namespace fieldflow::host
