@@ -2,9 +2,10 @@
 // workgroup's subgroups share one tile of CM_ROWS samples. The narrow ends of the MLP (the first
 // matrix's forward product, the last matrix's products) are taken by rows: each sample subgroup
 // (the first CM_ROWS / 32) its own 32 samples, which needs no other subgroup's work and so no
-// workgroup barrier. The wide middle is taken by columns: subgroup s owns output block
-// s % (HIDDEN / 16) (columns 16s..16s+15) of the hidden matrices after the first, and of every
-// hidden matrix's weight gradient, for all the tile's rows or, with CM_ROW_SPLIT parts, for part
+// workgroup barrier. The wide middle is taken by columns: subgroup s owns block s % (HIDDEN / 16)
+// (columns 16s..16s+15) of the hidden matrices' outputs after the first and of the first
+// matrix's weight gradient, and input block s % (HIDDEN / 16) of the hidden matrices' input and
+// weight gradients after the first, for all the tile's rows or, with CM_ROW_SPLIT parts, for part
 // s / (HIDDEN / 16) of them.
 //
 // Why not mlp_coopmat.glsl's tiles of one subgroup each: a subgroup that takes a 64-wide MLP
