@@ -120,7 +120,8 @@
 
 // Measurements (FIELDFLOW_TRAIN_ABLATE; the step then does not train): ABLATE_TILE_LOADS has the
 // wide phases (the hidden matrices' forward products and their backward phases) load their tile
-// operand once a row block and use it for every K block (the products stay, their tile loads go); ABLATE_TILE_BARRIERS leaves out the workgroup barriers between a tile's phases (the
+// operand once a row block and use it for every K block (the products stay, their tile loads
+// go); ABLATE_TILE_BARRIERS leaves out the workgroup barriers between a tile's phases (the
 // subgroups then read what others have not yet written).
 #ifdef ABLATE_TILE_BARRIERS
 #define cm_tile_barrier()
