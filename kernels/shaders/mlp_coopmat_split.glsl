@@ -63,6 +63,12 @@
 #ifndef CM_ENDS_BY_COLUMNS
 #define CM_ENDS_BY_COLUMNS 0
 #endif
+// CM_ENC_INPUTS_BY_ROWS: with the ends by columns, the encoding's input gradients still by rows:
+// each sample subgroup its own, so no workgroup barrier follows them (one a tile fewer; the host
+// takes it with CM_HALF_SUMS, whose registers it needs).
+#ifndef CM_ENC_INPUTS_BY_ROWS
+#define CM_ENC_INPUTS_BY_ROWS 0
+#endif
 #if TILE != 2 * HIDDEN * CM_ROW_SPLIT || (CM_ROWS % 32) != 0 || CM_ROWS > TILE
 #error "the shared-tile MLP runs CM_ROW_SPLIT * HIDDEN / 16 subgroups (TILE = 2 * HIDDEN * CM_ROW_SPLIT) on CM_ROWS <= TILE samples, a multiple of 32"
 #endif
@@ -94,6 +100,20 @@
 #define CM_HK8 fcoopmatNV<16, gl_ScopeSubgroup, 8, 8> // 8 x 8: B of 16x8x8
 #define CM_F8 fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> // 16 x 8 accumulator
 #define CM_LOSS_SCALE FP16_DELTA_SCALE
+// CM_HALF_SUMS: the wide phases' activation and input-gradient products (hidden width terms each,
+// stored as fp16 anyway) summed in fp16 accumulators, as tiny-cuda-nn's fully fused MLP sums
+// them: half the registers of fp32 ones, which width 128's phases are short of. The weight
+// gradients (summed over the step), the MLP's ends and the encoding's input gradients stay fp32.
+#ifndef CM_HALF_SUMS
+#define CM_HALF_SUMS 0
+#endif
+#if CM_HALF_SUMS
+#define CM_ACC CM_H
+#define CM_ACC_ZERO float16_t(0.0)
+#else
+#define CM_ACC CM_F
+#define CM_ACC_ZERO 0.0
+#endif
 
 #define WT 32                          // samples per sample subgroup
 #define CM_COLUMN_BLOCKS (HIDDEN / 16)
@@ -366,10 +386,11 @@ CM_H cm_w_columns(int l, uint kb) {
 // Columns: hidden matrix l >= 1 (or 0, CM_ENDS_BY_COLUMNS), output block CM_COL of the subgroup's
 // row blocks, bias and ReLU on the accumulator, into slice l + 1.
 void cm_forward_hidden(int l) {
-    CM_F bias;
-    coopMatLoadNV(bias, mlp_params, B_OFF(l) + CM_COL * 16, 0, false);
+    CM_F bias32;
+    coopMatLoadNV(bias32, mlp_params, B_OFF(l) + CM_COL * 16, 0, false);
+    const CM_ACC bias = CM_ACC(bias32);
     [[dont_unroll]] for (uint rb0 = 0; rb0 < CM_ROW_BLOCKS; rb0 += CM_ROW_GROUP) {
-        CM_F acc[CM_ROW_GROUP];
+        CM_ACC acc[CM_ROW_GROUP];
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) acc[g] = bias;
 #ifdef ABLATE_TILE_LOADS
         CM_H a0[CM_ROW_GROUP];
@@ -389,7 +410,7 @@ void cm_forward_hidden(int l) {
             }
         }
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
-            for (int i = 0; i < acc[g].length(); ++i) acc[g][i] = max(acc[g][i], 0.0);
+            for (int i = 0; i < acc[g].length(); ++i) acc[g][i] = max(acc[g][i], CM_ACC_ZERO);
             coopMatStoreNV(CM_H(acc[g]), s_slice, CM_SLICE(SLICE_COL(l + 1) + CM_COL * 16) + CM_RB(rb0 + g) * 16, RS, true);
         }
     }
@@ -530,11 +551,11 @@ void cm_put_output_delta(float delta[OUT_PAD]) {
         s_slice[CM_SLICE(SLICE_COL(LAYERS + 1) + o) + CM_ROW] = float16_t(delta[o] * CM_LOSS_SCALE);
 }
 
-// Stores a block of input gradients `acc` over the activations it belongs to (the block at `at`),
+// Stores a block of input gradients `dx` over the activations it belongs to (the block at `at`),
 // zero where the activation was not positive: ReLU's derivative read from the output it
 // overwrites, which makes it the previous matrix's deltas.
-void cm_store_relu_masked(CM_F acc, uint at) {
-    CM_H dx = CM_H(acc), y;
+void cm_store_relu_masked(CM_H dx, uint at) {
+    CM_H y;
     coopMatLoadNV(y, s_slice, at, RS, true);
     for (int i = 0; i < dx.length(); ++i) dx[i] = y[i] > float16_t(0.0) ? dx[i] : float16_t(0.0);
     coopMatStoreNV(dx, s_slice, at, RS, true);
@@ -601,7 +622,7 @@ void cm_output_backward() {
         [[unroll]] for (uint ib = 0; ib < CM_COLUMN_BLOCKS; ++ib) {
             CM_F acc = CM_F(0.0);
             acc = coopMatMulAddNV(a, cm_w_last_back(ib), acc);
-            cm_store_relu_masked(acc, CM_SLICE(SLICE_COL(l) + ib * 16) + r0);
+            cm_store_relu_masked(CM_H(acc), CM_SLICE(SLICE_COL(l) + ib * 16) + r0);
         }
     }
 #endif
@@ -641,11 +662,11 @@ void cm_weight_gradients_first() {
 // bias sums of output block CM_COL.
 void cm_backward_hidden(int l) {
     [[dont_unroll]] for (uint rb0 = 0; rb0 < CM_ROW_BLOCKS; rb0 += CM_ROW_GROUP) {
-        CM_F acc[CM_ROW_GROUP];
+        CM_ACC acc[CM_ROW_GROUP];
         CM_H xt[CM_ROW_GROUP]; // X_l^T: the owned input block by 16 samples
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
             const uint rb = CM_RB(rb0 + g);
-            acc[g] = CM_F(0.0);
+            acc[g] = CM_ACC(0.0);
             coopMatLoadNV(xt[g], s_slice, CM_SLICE(SLICE_COL(l) + CM_COL * 16) + rb * 16, RS, false);
             CM_H a;
             coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + CM_COL * 16) + rb * 16, RS, false); // delta^T
@@ -674,7 +695,7 @@ void cm_backward_hidden(int l) {
         }
         subgroupBarrier(); // X_l^T is read (in another lane order) before it is overwritten
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g)
-            cm_store_relu_masked(acc[g], CM_SLICE(SLICE_COL(l) + CM_COL * 16) + CM_RB(rb0 + g) * 16);
+            cm_store_relu_masked(CM_H(acc[g]), CM_SLICE(SLICE_COL(l) + CM_COL * 16) + CM_RB(rb0 + g) * 16);
     }
 }
 
@@ -733,7 +754,7 @@ void cm_output_backward_columns() {
             coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1)) + rb * 16, RS, true); // delta
             CM_F acc = CM_F(0.0);
             acc = coopMatMulAddNV(a, w, acc);
-            cm_store_relu_masked(acc, CM_SLICE(SLICE_COL(l) + CM_COL * 16) + rb * 16);
+            cm_store_relu_masked(CM_H(acc), CM_SLICE(SLICE_COL(l) + CM_COL * 16) + rb * 16);
         }
     }
 }
@@ -768,7 +789,7 @@ void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
     cm_weight_gradients_first();
     cm_tile_barrier(); // ... and slice 0 by matrix 0's
     [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = 0.0;
-#if CM_ENDS_BY_COLUMNS
+#if CM_ENDS_BY_COLUMNS && !CM_ENC_INPUTS_BY_ROWS
     cm_encoding_input_gradients_columns();
     cm_tile_barrier();
 #else

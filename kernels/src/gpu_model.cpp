@@ -314,6 +314,8 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         d.push_back({"CM_FIRST_WEIGHT_FRAGMENTS", tiling.first_weight_fragments ? "1" : "0"});
         d.push_back({"CM_ENDS_BY_COLUMNS", tiling.ends_by_columns ? "1" : "0"});
         d.push_back({"CM_NARROW_ENDS", tiling.narrow_ends ? "1" : "0"});
+        d.push_back({"CM_HALF_SUMS", tiling.half_sums ? "1" : "0"});
+        d.push_back({"CM_ENC_INPUTS_BY_ROWS", tiling.encoding_inputs_by_rows ? "1" : "0"});
         // FIELDFLOW_TRAIN_ROW_GROUP=n: row blocks a product phase takes at once (measurements).
         if (const std::optional<uint32_t> group = env_count("FIELDFLOW_TRAIN_ROW_GROUP", 1, 16))
             d.push_back({"CM_ROW_GROUP", std::to_string(*group)});
@@ -338,9 +340,12 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
     // the registers the next tile's inputs would hold cost more (on the H200 the lake model at 2^20
     // 194.4 against 200.7 us/step, at 2^22 725.5 against 757.1, 188 registers a lane against 211;
     // in two parts prefetching stays ahead: 2^18 59.5 against 61.5, 2^14 12.6 against 12.8;
-    // bench/RESULTS.md, session 28). FIELDFLOW_TRAIN_PREFETCH=0|1 overrides (measurements).
+    // bench/RESULTS.md, session 28). Nor for tiles whose ends are by columns (width 128), where
+    // the registers go to the products: with its fp16 sums at 2^20 869 against 885 us/step, at
+    // 2^18 236.4 against 240.0, at 2^14 34.3 against 34.2 (session 31).
+    // FIELDFLOW_TRAIN_PREFETCH=0|1 overrides (measurements).
     if (tiling.coopmat) {
-        bool prefetch = !(tiling.shared_tile_rows && tiling.shared_tile_parts >= 3);
+        bool prefetch = !(tiling.shared_tile_rows && (tiling.shared_tile_parts >= 3 || tiling.ends_by_columns));
         if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_PREFETCH")) prefetch = *forced;
         if (!prefetch) d.push_back({"CM_PREFETCH", "0"});
     }

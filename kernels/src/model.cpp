@@ -416,6 +416,14 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // too. FIELDFLOW_TRAIN_ENDS_BY_COLUMNS=0|1 overrides (measurements).
         t.ends_by_columns = rows / 32 < invocations / 32;
         if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_ENDS_BY_COLUMNS")) t.ends_by_columns = *forced;
+        // There, the wide phases' sums in fp16 accumulators (16 registers a lane fewer in each
+        // phase) with the encoding's input gradients by rows (one workgroup barrier a tile fewer):
+        // width 128 on the H200 at 2^20 885 against 914 us/step, at 2^18 240.5 against 249.1, at
+        // 2^14 34.2 against 34.4; either alone 894 and 935 at 2^20 (bench/RESULTS.md, session 31).
+        // FIELDFLOW_TRAIN_HALF_SUMS=0|1 and FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS=0|1 override
+        // (measurements).
+        t.half_sums = env_switch("FIELDFLOW_TRAIN_HALF_SUMS").value_or(t.ends_by_columns);
+        t.encoding_inputs_by_rows = t.ends_by_columns && env_switch("FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS").value_or(true);
         return t;
     }
     return std::nullopt;

@@ -66,6 +66,11 @@ struct TrainTiling {
     // columns too (mlp_coopmat_split.glsl's CM_ENDS_BY_COLUMNS), where the tile's sample subgroups
     // are fewer than its subgroups.
     bool ends_by_columns = false;
+    // With ends_by_columns: the wide phases' activation and input-gradient products summed in fp16
+    // (mlp_coopmat_split.glsl's CM_HALF_SUMS) and the encoding's input gradients by rows
+    // (CM_ENC_INPUTS_BY_ROWS).
+    bool half_sums = false;
+    bool encoding_inputs_by_rows = false;
     // With shared_tile_rows: the MLP's narrow ends (at most 8 inputs or outputs) in 8-wide blocks
     // (mlp_coopmat_split.glsl's CM_NARROW_ENDS), where the device has the 16x8 shapes.
     bool narrow_ends = false;

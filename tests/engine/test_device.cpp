@@ -307,6 +307,13 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_TRUE(t->weight_fragments);
     EXPECT_FALSE(t->first_weight_fragments);
     EXPECT_TRUE(t->ends_by_columns) << "2 sample subgroups of 8";
+    EXPECT_TRUE(t->half_sums && t->encoding_inputs_by_rows);
+    {
+        test::ScopedEnv half("FIELDFLOW_TRAIN_HALF_SUMS", "0");
+        test::ScopedEnv rows("FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS", "0");
+        t = detail::choose_shared_tile(widest, shared, invocations, true);
+        EXPECT_FALSE(t->half_sums || t->encoding_inputs_by_rows);
+    }
     // ... where the batch gives each of the workgroups two tiles: loaded on fewer.
     EXPECT_TRUE(detail::choose_shared_tile(widest, shared, invocations, true, 2 * 64 * 132, 132)->weight_fragments);
     EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true, 2 * 64 * 132 - 1, 132)->weight_fragments);
@@ -322,6 +329,7 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_EQ(t->rows_per_group(), 2u);
     EXPECT_TRUE(t->weight_fragments && t->first_weight_fragments);
     EXPECT_FALSE(t->ends_by_columns);
+    EXPECT_FALSE(t->half_sums || t->encoding_inputs_by_rows) << "fp32 sums where the ends are by rows";
     {
         test::ScopedEnv ends("FIELDFLOW_TRAIN_ENDS_BY_COLUMNS", "1");
         EXPECT_TRUE(detail::choose_shared_tile(lake, shared, invocations, true)->ends_by_columns);

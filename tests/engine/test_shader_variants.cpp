@@ -174,6 +174,20 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                      {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                       {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", held},
                       {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"}});
+    // The wide phases summed in fp16 alone: width 64 by rows, width 128 by columns.
+    expect_valid("train_step.comp", configs()[1],
+                 {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                  {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"},
+                  {"CM_HALF_SUMS", "1"}});
+    expect_valid("train_step.comp", configs()[2],
+                 {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                  {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"},
+                  {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"}, {"CM_HALF_SUMS", "1"}});
+    // Width 128's encoding input gradients by rows with its other ends by columns, fp32 sums.
+    expect_valid("train_step.comp", configs()[2],
+                 {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                  {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"},
+                  {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"}, {"CM_ENC_INPUTS_BY_ROWS", "1"}});
     // Two subgroups a column block, each taking half the tile's rows.
     for (size_t c : {1u, 3u})
         expect_valid("train_step.comp", configs()[c],
@@ -221,10 +235,12 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
         expect_valid("train_step.comp", configs()[0], d);
     }
     expect_valid("train_step.comp", configs()[0], all);
-    // The shared tile's own measurement parts (width 128's kernel), each and together.
+    // The shared tile's own measurement parts (width 128's kernel as the engine builds it), each and
+    // together.
     const Defines wide = {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                           {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"},
-                          {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"}};
+                          {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"}, {"CM_HALF_SUMS", "1"},
+                          {"CM_ENC_INPUTS_BY_ROWS", "1"}};
     Defines both = wide;
     for (const char* part : {"ABLATE_TILE_LOADS", "ABLATE_TILE_BARRIERS"}) {
         Defines d = wide;
@@ -272,8 +288,9 @@ TEST(ShaderVariants, LocalGradientSumKernelsValidate) {
     }
 }
 
-// The shared tiles in three parts train without loading the next tile ahead; in two, and a tile a
-// subgroup, with it (train_step.comp's CM_PREFETCH, 1 unless defined).
+// The shared tiles in three parts, and those whose ends are by columns (width 128), train without
+// loading the next tile ahead; in two, and a tile a subgroup, with it (train_step.comp's
+// CM_PREFETCH, 1 unless defined).
 TEST(ShaderVariants, ThreePartTilesTrainWithoutPrefetch) {
     const ModelConfig lake = test::default_config(200, 137);
     const uint32_t many = 32 * 192 * 132;
@@ -286,6 +303,11 @@ TEST(ShaderVariants, ThreePartTilesTrainWithoutPrefetch) {
     detail::TrainTiling two = *detail::choose_shared_tile(lake, 48 * 1024, 1024, true, many - 1, 132);
     ASSERT_EQ(two.shared_tile_parts, 2u);
     EXPECT_FALSE(has(detail::train_kernel_request(lake, two, false, {}).defines, "CM_PREFETCH"));
+    ModelConfig widest = lake;
+    widest.hidden_width = 128;
+    detail::TrainTiling columns = *detail::choose_shared_tile(widest, 48 * 1024, 1024, true, many, 132);
+    ASSERT_TRUE(columns.ends_by_columns);
+    EXPECT_TRUE(has(detail::train_kernel_request(widest, columns, false, {}).defines, "CM_PREFETCH"));
 }
 
 // Deferred gradient sums (ENC_DEFERRED_GROUPS): the step's three kernel bodies writing the deferred
