@@ -521,6 +521,13 @@ TEST(ModelConfig, TensorCoreTilingSwitchesRefuseBadValues) {
         ASSERT_TRUE(t.has_value());
         EXPECT_EQ(t->shared_tile_rows, 64u);
     }
+    // Width 128's fp16 sums and encoding input gradients by rows: 0 or 1.
+    ModelConfig widest = lake;
+    widest.hidden_width = 128;
+    for (const char* name : {"FIELDFLOW_TRAIN_HALF_SUMS", "FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS"}) {
+        test::ScopedEnv e(name, "yes");
+        EXPECT_THROW(detail::choose_shared_tile(widest, 48 * 1024, 1024, true), EngineError) << name;
+    }
     test::ScopedEnv e("FIELDFLOW_TRAIN_WEIGHTS", "registers");
     try {
         detail::choose_coopmat_tiling(lake, 48 * 1024, 1024);
