@@ -168,26 +168,22 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                               {"CM_WEIGHT_FRAGMENTS", held}, {"CM_FIRST_WEIGHT_FRAGMENTS", first},
                               {"CM_NARROW_ENDS", "1"}});
             }
-    // Width 128 with its ends by columns: only the last matrix's forward product narrow.
+    // Width 128 with its ends by columns: only the last matrix's forward product narrow; blocks
+    // held or loaded; its wide phases' sums fp16 or fp32, its encoding's input gradients by rows
+    // or by columns (the engine takes fp16 and rows).
     for (const char* held : {"0", "1"})
-        expect_valid("train_step.comp", configs()[2],
-                     {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
-                      {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", held},
-                      {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"}});
-    // The wide phases summed in fp16 alone: width 64 by rows, width 128 by columns.
+        for (const char* half : {"0", "1"})
+            for (const char* rows : {"0", "1"})
+                expect_valid("train_step.comp", configs()[2],
+                             {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                              {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", held},
+                              {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"}, {"CM_HALF_SUMS", half},
+                              {"CM_ENC_INPUTS_BY_ROWS", rows}});
+    // The wide phases summed in fp16 where the ends are by rows (width 64).
     expect_valid("train_step.comp", configs()[1],
                  {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                   {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"},
                   {"CM_HALF_SUMS", "1"}});
-    expect_valid("train_step.comp", configs()[2],
-                 {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
-                  {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"},
-                  {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"}, {"CM_HALF_SUMS", "1"}});
-    // Width 128's encoding input gradients by rows with its other ends by columns, fp32 sums.
-    expect_valid("train_step.comp", configs()[2],
-                 {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
-                  {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"},
-                  {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"}, {"CM_ENC_INPUTS_BY_ROWS", "1"}});
     // Two subgroups a column block, each taking half the tile's rows.
     for (size_t c : {1u, 3u})
         expect_valid("train_step.comp", configs()[c],
