@@ -423,18 +423,25 @@ void cm_forward_hidden(int l) {
 void cm_forward_output() {
     const int l = LAYERS;
     const uint out_at = (CM_SLICE(SLICE_COL(LAYERS + 1)) + CM_SUB * WT) / 2u; // floats; column stride RS / 2
-    [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
 #if CM_NARROW_LAST_FORWARD
-        CM_F8 acc = CM_F8(0.0);
+    CM_F8 acc[WT / 16];
+    [[unroll]] for (uint h = 0; h < WT / 16; ++h) acc[h] = CM_F8(0.0);
 #else
-        CM_F acc = CM_F(0.0);
+    CM_F acc[WT / 16];
+    [[unroll]] for (uint h = 0; h < WT / 16; ++h) acc[h] = CM_F(0.0);
 #endif
-        [[unroll]] for (uint kb = 0; kb < HIDDEN / 16; ++kb) {
+    // Both row blocks' sums side by side: two chains of products, where one block after the other
+    // made one of twice the length (the H200 at 2^20: width 128 836 against 866 us/step, width 64
+    // 328 against 335, the lake model 186.6 against 189.1, the same bits; bench/RESULTS.md,
+    // session 31).
+    [[unroll]] for (uint kb = 0; kb < HIDDEN / 16; ++kb)
+        [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
             CM_H a;
             coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + CM_SUB * WT + h * 16, RS, true);
-            acc = coopMatMulAddNV(a, cm_w_last(kb), acc);
+            acc[h] = coopMatMulAddNV(a, cm_w_last(kb), acc[h]);
         }
-        coopMatStoreNV(acc, s_out, out_at, RS / 2, true);
+    [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
+        coopMatStoreNV(acc[h], s_out, out_at, RS / 2, true);
         subgroupBarrier();
         if ((CM_LANE >> 4) == h)
             [[unroll]] for (int o = 0; o < OUT_DIM; ++o) cm_z_out[o] = s_out[out_at + o * (RS / 2) + (CM_LANE & 15u)];
@@ -722,9 +729,35 @@ void cm_encoding_input_block(uint r0, uint ib) {
 
 // Rows: this sample subgroup's dLoss/d(encoding inputs) (the first CM_ENC_BLOCKS blocks) over slice
 // 0.
+// Its two row blocks side by side (as in cm_forward_output), each weight block loaded once for both.
 void cm_encoding_input_gradients() {
-    [[unroll]] for (uint h = 0; h < WT / 16; ++h)
-        [[unroll]] for (uint ib = 0; ib < CM_ENC_BLOCKS; ++ib) cm_encoding_input_block(CM_SUB * WT + h * 16, ib);
+    [[unroll]] for (uint ib = 0; ib < CM_ENC_BLOCKS; ++ib) {
+#if CM_NARROW_IN
+        CM_F8 acc[WT / 16];
+        [[unroll]] for (uint h = 0; h < WT / 16; ++h) acc[h] = CM_F8(0.0);
+#else
+        CM_F acc[WT / 16];
+        [[unroll]] for (uint h = 0; h < WT / 16; ++h) acc[h] = CM_F(0.0);
+#endif
+        [[unroll]] for (uint ob = 0; ob < CM_COLUMN_BLOCKS; ++ob) {
+#if CM_NARROW_IN
+            const CM_H8 w = cm_load_first_back8(ob);
+#else
+            const CM_H w = cm_load_block(0, ob, ib);
+#endif
+            [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
+                CM_H a;
+                coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(1) + ob * 16) + CM_SUB * WT + h * 16, RS, true); // delta_0
+                acc[h] = coopMatMulAddNV(a, w, acc[h]);
+            }
+        }
+        [[unroll]] for (uint h = 0; h < WT / 16; ++h)
+#if CM_NARROW_IN
+            coopMatStoreNV(CM_H8(acc[h]), s_slice, CM_SLICE(0) + CM_SUB * WT + h * 16, RS, true);
+#else
+            coopMatStoreNV(CM_H(acc[h]), s_slice, CM_SLICE(ib * 16) + CM_SUB * WT + h * 16, RS, true);
+#endif
+    }
 }
 
 #if CM_ENDS_BY_COLUMNS
