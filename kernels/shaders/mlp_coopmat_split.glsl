@@ -728,8 +728,8 @@ void cm_encoding_input_block(uint r0, uint ib) {
 }
 
 // Rows: this sample subgroup's dLoss/d(encoding inputs) (the first CM_ENC_BLOCKS blocks) over slice
-// 0.
-// Its two row blocks side by side (as in cm_forward_output), each weight block loaded once for both.
+// 0, its two row blocks side by side (as in cm_forward_output), each weight block loaded once for
+// both.
 void cm_encoding_input_gradients() {
     [[unroll]] for (uint ib = 0; ib < CM_ENC_BLOCKS; ++ib) {
 #if CM_NARROW_IN
