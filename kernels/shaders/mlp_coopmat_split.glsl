@@ -213,13 +213,26 @@ CM_H8 cm_load_first_back8(uint ob) {
     coopMatLoadNV(b, mlp_w16, CM_BLOCK_AT(0, ob, 0), IN_PAD, false);
     return b;
 }
-// The last matrix's forward block kb as W^T, 8 or 16 outputs wide.
+// The last matrix's forward block kb as W^T, 8 or 16 outputs wide, and its sums' fragment.
 #if CM_NARROW_LAST_FORWARD
 #define CM_LAST_FORWARD_BLOCK CM_H8
+#define CM_LAST_FORWARD_SUM CM_F8
 #define cm_load_last_forward(kb) cm_load_last_t8(kb)
 #else
 #define CM_LAST_FORWARD_BLOCK CM_H
+#define CM_LAST_FORWARD_SUM CM_F
 #define cm_load_last_forward(kb) cm_load_block_t(LAYERS, 0, kb)
+#endif
+// The encoding's input gradients delta_0 W_0 of input block ib: their sums' fragment, as fp16, and
+// the first matrix's block (ob, ib) as W; over its 8 inputs where narrow (ib is then 0).
+#if CM_NARROW_IN
+#define CM_ENC_INPUT_SUM CM_F8
+#define CM_ENC_INPUT_H CM_H8
+#define cm_load_first_back(ob, ib) cm_load_first_back8(ob)
+#else
+#define CM_ENC_INPUT_SUM CM_F
+#define CM_ENC_INPUT_H CM_H
+#define cm_load_first_back(ob, ib) cm_load_block(0, ob, ib)
 #endif
 
 #ifndef CM_WEIGHT_FRAGMENTS
@@ -423,13 +436,8 @@ void cm_forward_hidden(int l) {
 void cm_forward_output() {
     const int l = LAYERS;
     const uint out_at = (CM_SLICE(SLICE_COL(LAYERS + 1)) + CM_SUB * WT) / 2u; // floats; column stride RS / 2
-#if CM_NARROW_LAST_FORWARD
-    CM_F8 acc[WT / 16];
-    [[unroll]] for (uint h = 0; h < WT / 16; ++h) acc[h] = CM_F8(0.0);
-#else
-    CM_F acc[WT / 16];
-    [[unroll]] for (uint h = 0; h < WT / 16; ++h) acc[h] = CM_F(0.0);
-#endif
+    CM_LAST_FORWARD_SUM acc[WT / 16];
+    [[unroll]] for (uint h = 0; h < WT / 16; ++h) acc[h] = CM_LAST_FORWARD_SUM(0.0);
     // Both row blocks' sums side by side: two chains of products, where one block after the other
     // made one of twice the length (the H200 at 2^20: width 128 836 against 866 us/step, width 64
     // 328 against 335, the lake model 186.6 against 189.1, the same bits; bench/RESULTS.md,
@@ -708,23 +716,13 @@ void cm_backward_hidden(int l) {
 
 // Input block ib of the 16 rows from r0: delta_0 W_0 over slice 0, W_0's blocks from memory.
 void cm_encoding_input_block(uint r0, uint ib) {
-#if CM_NARROW_IN
-    CM_F8 acc = CM_F8(0.0); // the 8 inputs (ib is 0)
+    CM_ENC_INPUT_SUM acc = CM_ENC_INPUT_SUM(0.0);
     [[unroll]] for (uint ob = 0; ob < CM_COLUMN_BLOCKS; ++ob) {
         CM_H a;
         coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(1) + ob * 16) + r0, RS, true); // delta_0
-        acc = coopMatMulAddNV(a, cm_load_first_back8(ob), acc);
+        acc = coopMatMulAddNV(a, cm_load_first_back(ob, ib), acc);
     }
-    coopMatStoreNV(CM_H8(acc), s_slice, CM_SLICE(0) + r0, RS, true);
-#else
-    CM_F acc = CM_F(0.0);
-    [[unroll]] for (uint ob = 0; ob < CM_COLUMN_BLOCKS; ++ob) {
-        CM_H a;
-        coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(1) + ob * 16) + r0, RS, true); // delta_0
-        acc = coopMatMulAddNV(a, cm_load_block(0, ob, ib), acc);
-    }
-    coopMatStoreNV(CM_H(acc), s_slice, CM_SLICE(ib * 16) + r0, RS, true);
-#endif
+    coopMatStoreNV(CM_ENC_INPUT_H(acc), s_slice, CM_SLICE(ib * 16) + r0, RS, true);
 }
 
 // Rows: this sample subgroup's dLoss/d(encoding inputs) (the first CM_ENC_BLOCKS blocks) over slice
@@ -732,19 +730,10 @@ void cm_encoding_input_block(uint r0, uint ib) {
 // both.
 void cm_encoding_input_gradients() {
     [[unroll]] for (uint ib = 0; ib < CM_ENC_BLOCKS; ++ib) {
-#if CM_NARROW_IN
-        CM_F8 acc[WT / 16];
-        [[unroll]] for (uint h = 0; h < WT / 16; ++h) acc[h] = CM_F8(0.0);
-#else
-        CM_F acc[WT / 16];
-        [[unroll]] for (uint h = 0; h < WT / 16; ++h) acc[h] = CM_F(0.0);
-#endif
+        CM_ENC_INPUT_SUM acc[WT / 16];
+        [[unroll]] for (uint h = 0; h < WT / 16; ++h) acc[h] = CM_ENC_INPUT_SUM(0.0);
         [[unroll]] for (uint ob = 0; ob < CM_COLUMN_BLOCKS; ++ob) {
-#if CM_NARROW_IN
-            const CM_H8 w = cm_load_first_back8(ob);
-#else
-            const CM_H w = cm_load_block(0, ob, ib);
-#endif
+            const CM_ENC_INPUT_H w = cm_load_first_back(ob, ib);
             [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
                 CM_H a;
                 coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(1) + ob * 16) + CM_SUB * WT + h * 16, RS, true); // delta_0
@@ -752,11 +741,7 @@ void cm_encoding_input_gradients() {
             }
         }
         [[unroll]] for (uint h = 0; h < WT / 16; ++h)
-#if CM_NARROW_IN
-            coopMatStoreNV(CM_H8(acc[h]), s_slice, CM_SLICE(0) + CM_SUB * WT + h * 16, RS, true);
-#else
-            coopMatStoreNV(CM_H(acc[h]), s_slice, CM_SLICE(ib * 16) + CM_SUB * WT + h * 16, RS, true);
-#endif
+            coopMatStoreNV(CM_ENC_INPUT_H(acc[h]), s_slice, CM_SLICE(ib * 16) + CM_SUB * WT + h * 16, RS, true);
     }
 }
 
