@@ -69,6 +69,43 @@
 #ifndef CM_ENC_INPUTS_BY_ROWS
 #define CM_ENC_INPUTS_BY_ROWS 0
 #endif
+// CM_SPREAD_ENCODING (train_step.comp: every invocation takes a share of the encoding's backward
+// pass, for sample CM_ENC_ROW) and CM_STAGE_INPUTS (below): the encoding's input gradients go over
+// slice 2 instead of slice 0, which every read of has passed by then (matrix 1's outputs, or with
+// one hidden layer the delta slice), and which the next tile writes only after its first
+// barriers; so the next tile's inputs may go into slice 0 while other subgroups still read the
+// gradients.
+#ifndef CM_SPREAD_ENCODING
+#define CM_SPREAD_ENCODING 0
+#endif
+#ifndef CM_STAGE_INPUTS
+#define CM_STAGE_INPUTS 0
+#endif
+#if CM_SPREAD_ENCODING && !CM_ENDS_BY_COLUMNS
+#error "the encoding's backward pass spreads over the workgroup where the ends are by columns"
+#endif
+#if CM_SPREAD_ENCODING || CM_STAGE_INPUTS
+#if (LAYERS >= 2 && IN_PAD > HIDDEN) || (LAYERS < 2 && IN_PAD > OUT_PAD) // its blocks: at most IN_PAD wide
+#error "the encoding's input gradients do not fit slice 2"
+#endif
+#define CM_DX_COL SLICE_COL(2)
+#else
+#define CM_DX_COL 0
+#endif
+#if CM_SPREAD_ENCODING
+#define CM_ENC_ROW (gl_LocalInvocationIndex % uint(CM_ROWS)) // the sample whose gradients it takes
+#else
+#define CM_ENC_ROW CM_ROW
+#endif
+// CM_STAGE_INPUTS (the host's TrainTiling::stage_inputs; with the ends by columns, where the
+// sample subgroups are at most half the subgroups): the next tile's encoded inputs are worked out
+// by the subgroups after the sample ones (train_step.comp) while the sample subgroups take the
+// last matrix's forward product, and left in a staging slice that every invocation copies into
+// slice 0 at the next tile's start. The encoding's parameter loads then wait behind that product
+// instead of ahead of the tile.
+#if CM_STAGE_INPUTS && !CM_ENDS_BY_COLUMNS
+#error "the next tile's inputs are staged where the ends are by columns"
+#endif
 #if TILE != 2 * HIDDEN * CM_ROW_SPLIT || (CM_ROWS % 32) != 0 || CM_ROWS > TILE
 #error "the shared-tile MLP runs CM_ROW_SPLIT * HIDDEN / 16 subgroups (TILE = 2 * HIDDEN * CM_ROW_SPLIT) on CM_ROWS <= TILE samples, a multiple of 32"
 #endif
@@ -125,6 +162,9 @@
 #define SLICE_COLS (IN_PAD + LAYERS * HIDDEN + OUT_PAD)
 #define CM_SLICE(c) (uint(c) * RS)     // column c's first row
 #define CM_ENC_BLOCKS ((ENC_GRAD_DIM + 15) / 16)
+#if CM_STAGE_INPUTS && CM_COLUMN_BLOCKS * CM_ROW_SPLIT < 2 * CM_SAMPLE_SUBGROUPS
+#error "staging the next tile's inputs takes as many subgroups again as the sample subgroups"
+#endif
 // Row blocks a phase's products take at once: independent accumulators that hide each other's
 // latency.
 #ifndef CM_ROW_GROUP
@@ -155,6 +195,9 @@ shared CmShared {
     float16_t s_slice[SLICE_COLS * RS];
     float16_t s_bias_select[16 * 16]; // row l: 1 in column l (cm_bias_selector)
     float s_loss_sub[CM_SUBGROUPS];
+#if CM_STAGE_INPUTS
+    float16_t s_stage[IN_PAD * RS]; // the next tile's inputs, feature-major as slice 0
+#endif
 #ifdef CM_SHARED_EXTRA
     CM_SHARED_EXTRA // the including kernel's own shared memory (every shared variable is in a block)
 #endif
@@ -349,6 +392,24 @@ void cm_put_input(float x[IN_PAD]) {
     [[unroll]] for (int i = 0; i < IN_PAD; ++i) s_slice[CM_SLICE(i) + CM_ROW] = float16_t(x[i]);
 }
 
+// The subgroups that stage the next tile's inputs (CM_STAGE_INPUTS), and the sample each takes.
+#define CM_STAGES (CM_STAGE_INPUTS != 0 && CM_SUB >= CM_SAMPLE_SUBGROUPS && CM_SUB < 2 * CM_SAMPLE_SUBGROUPS)
+#define CM_STAGE_ROW ((CM_SUB - CM_SAMPLE_SUBGROUPS) * WT + CM_LANE)
+#if CM_STAGE_INPUTS
+// Staging subgroups only (CM_STAGES).
+void cm_put_staged_input(float x[IN_PAD]) {
+    [[unroll]] for (int i = 0; i < IN_PAD; ++i) s_stage[CM_SLICE(i) + CM_STAGE_ROW] = float16_t(x[i]);
+}
+// Every invocation, at a tile's start: the staged inputs into slice 0 (the tile before has read
+// its own: its last reads of slice 0, matrix 0's weight gradients, precede a workgroup barrier).
+void cm_take_staged_inputs() {
+    for (uint e = gl_LocalInvocationIndex; e < uint(IN_PAD * CM_ROWS); e += TILE) {
+        const uint at = CM_SLICE(e / uint(CM_ROWS)) + e % uint(CM_ROWS);
+        s_slice[at] = s_stage[at];
+    }
+}
+#endif
+
 // Rows: matrix 0 for the subgroup's own samples, bias and ReLU on the accumulator (the bias enters
 // as its starting value, a stride-0 load repeating the bias row), into slice 1.
 void cm_forward_first() {
@@ -468,8 +529,10 @@ void cm_forward_output() {
 }
 
 // Every invocation of the workgroup calls this (uniform control flow); the sample subgroups must
-// have put their inputs. Leaves each sample's output in cm_out and d act / d z in cm_dact_out.
-void cm_forward() {
+// have put their inputs (or every invocation taken the staged ones). The forward pass up to the
+// last matrix's product, which the sample subgroups then take (cm_forward_output) before any
+// other subgroup passes a workgroup barrier.
+void cm_forward_hidden_layers() {
 #if CM_ENDS_BY_COLUMNS
     cm_tile_barrier(); // every sample subgroup's inputs are in
     cm_forward_hidden(0);
@@ -484,6 +547,11 @@ void cm_forward() {
         cm_forward_hidden(l);
         cm_tile_barrier();
     }
+}
+
+// The whole forward pass: leaves each sample's output in cm_out and d act / d z in cm_dact_out.
+void cm_forward() {
+    cm_forward_hidden_layers();
     if (CM_HOLDS_SAMPLES) cm_forward_output();
 }
 
@@ -722,7 +790,7 @@ void cm_encoding_input_block(uint r0, uint ib) {
         coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(1) + ob * 16) + r0, RS, true); // delta_0
         acc = coopMatMulAddNV(a, cm_load_first_back(ob, ib), acc);
     }
-    coopMatStoreNV(CM_ENC_INPUT_H(acc), s_slice, CM_SLICE(ib * 16) + r0, RS, true);
+    coopMatStoreNV(CM_ENC_INPUT_H(acc), s_slice, CM_SLICE(CM_DX_COL + ib * 16) + r0, RS, true);
 }
 
 // Rows: this sample subgroup's dLoss/d(encoding inputs) (the first CM_ENC_BLOCKS blocks) over slice
@@ -741,7 +809,7 @@ void cm_encoding_input_gradients() {
             }
         }
         [[unroll]] for (uint h = 0; h < WT / 16; ++h)
-            coopMatStoreNV(CM_ENC_INPUT_H(acc[h]), s_slice, CM_SLICE(ib * 16) + CM_SUB * WT + h * 16, RS, true);
+            coopMatStoreNV(CM_ENC_INPUT_H(acc[h]), s_slice, CM_SLICE(CM_DX_COL + ib * 16) + CM_SUB * WT + h * 16, RS, true);
     }
 }
 
@@ -786,7 +854,8 @@ void cm_encoding_input_gradients_columns() {
 #endif
 
 // Backward over the tile after the sample subgroups' cm_put_output_delta; every invocation calls
-// it. Returns (sample subgroups) this sample's dLoss/d(encoding input), fp32, unscaled.
+// it. Returns (sample subgroups; with CM_SPREAD_ENCODING every invocation, for sample
+// CM_ENC_ROW) that sample's dLoss/d(encoding input), fp32, unscaled.
 void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
 #if CM_ENDS_BY_COLUMNS
     cm_tile_barrier(); // every sample subgroup's deltas are in
@@ -810,14 +879,17 @@ void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
 #if CM_ENDS_BY_COLUMNS && !CM_ENC_INPUTS_BY_ROWS
     cm_encoding_input_gradients_columns();
     cm_tile_barrier();
+#elif CM_SPREAD_ENCODING
+    if (CM_HOLDS_SAMPLES) cm_encoding_input_gradients();
+    cm_tile_barrier(); // every invocation reads a sample subgroup's rows
 #else
     if (CM_HOLDS_SAMPLES) {
         cm_encoding_input_gradients();
         subgroupBarrier();
     }
 #endif
-    if (CM_HOLDS_SAMPLES)
-        [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = float(s_slice[CM_SLICE(c) + CM_ROW]) * grad_scale;
+    if (CM_SPREAD_ENCODING != 0 || CM_HOLDS_SAMPLES)
+        [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = float(s_slice[CM_SLICE(CM_DX_COL + c) + CM_ENC_ROW]) * grad_scale;
 }
 
 // Where the subgroups leave their sums at the step's end (floats over the slices, free then): the

@@ -122,7 +122,31 @@ void enc_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
     for (int f = 0; f < ENC_CELL_FEATURES; ++f) atomicAdd(enc_state[ENC_GRAD_AT(cell, f)], g[f]);
 #endif
 }
+// CM_SPREAD_ENCODING (the host's TrainTiling::spread_encoding: shared tiles with fewer sample
+// subgroups than subgroups, width 128's): a tile's encoding backward pass dealt out over every
+// invocation of the workgroup, not only its sample subgroups': invocation i takes sample
+// i % CM_ROWS and, of the cell gradients the encoding adds for it (its calls of ENC_CELL_GRAD, in
+// their order), every ENC_SHARES-th from the (i / CM_ROWS)-th on. The dense grid's four corners
+// then take four invocations, where one took them all while six subgroups of eight waited.
+// Fixed-point sums are the same in any order: so are the gradients, bit for bit.
+#ifndef CM_SPREAD_ENCODING
+#define CM_SPREAD_ENCODING 0
+#endif
+#if CM_SPREAD_ENCODING
+#if !defined(CM_SPLIT) || !CM_SPLIT || (TILE % CM_ROWS) != 0
+#error "the encoding's backward pass spreads over shared tiles (CM_SPLIT) with TILE a multiple of CM_ROWS"
+#endif
+#define ENC_SHARES (uint(TILE) / uint(CM_ROWS))
+#define ENC_SHARE (gl_LocalInvocationIndex / uint(CM_ROWS))
+uint enc_visits; // the sample's cell gradients visited so far (train_tile sets it to 0)
+void enc_cell_grad_share(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
+    if (enc_visits % ENC_SHARES == ENC_SHARE) enc_cell_grad(cell, group, g);
+    ++enc_visits;
+}
+#define ENC_CELL_GRAD(cell, group, g) enc_cell_grad_share(cell, group, g)
+#else
 #define ENC_CELL_GRAD(cell, group, g) enc_cell_grad(cell, group, g)
+#endif
 // encoding_hash_grid.glsl's level loops unrolled where the MLP leaves registers to spare: the
 // hash grid with a 32-wide MLP trained 3% faster on the H100 (2^14 31.9 against 32.9 us/step,
 // 2^20 1,190 against 1,229), with a 64-wide one 5% slower (1,343 against 1,276 at 2^20: its
@@ -196,6 +220,18 @@ void sample_finish(SampleFetch f, out float target[OUT_PAD]) {
 #endif
 }
 
+// Sample s's uv alone (no image read): the samples are drawn by counter, so any invocation can
+// draw any of them again. With ABLATE_INPUTS, the measurement's uv (train_tile).
+vec2 drawn_uv(uint s) {
+#ifdef ABLATE_INPUTS
+    return vec2(float(s & 1023u), float(s >> 10)) / 1024.0;
+#elif defined(EXPLICIT_SAMPLES)
+    return sample_uv[s];
+#else
+    return pixel_uv(training_pixel(pc.step, s));
+#endif
+}
+
 // Sample s of this step: its uv and target (zero past OUT_DIM).
 void training_sample(uint s, out vec2 uv, out float target[OUT_PAD]) {
     const SampleFetch f = sample_fetch(s);
@@ -206,6 +242,9 @@ void training_sample(uint s, out vec2 uv, out float target[OUT_PAD]) {
 
 #if COOPMAT
 #define CM_TRAINING
+#ifndef CM_STAGE_INPUTS
+#define CM_STAGE_INPUTS 0
+#endif
 #ifndef CM_SPLIT
 #define CM_SPLIT 0
 #endif
@@ -237,33 +276,71 @@ struct TileFetch {
     EncFetch enc;
 };
 
+// (With CM_STAGE_INPUTS the encoding's part is the staging subgroups', below: enc is unset; but
+// the measurement without the MLP takes its inputs' own encoding.)
+#if !CM_STAGE_INPUTS || defined(ABLATE_MLP)
+#define CM_ENCODES_OWN_INPUTS 1
+#else
+#define CM_ENCODES_OWN_INPUTS 0
+#endif
 TileFetch tile_fetch(uint tile) {
     const uint s = tile * CM_TILE_SAMPLES + CM_ROW;
     TileFetch t;
     t.drawn = sample_fetch(CM_HOLDS_SAMPLES && s < pc.batch ? s : 0u);
+#if CM_ENCODES_OWN_INPUTS
     t.enc = encode_fetch(t.drawn.uv);
+#endif
     return t;
 }
+
+// The measurement's inputs (ABLATE_INPUTS): no encoding reads, terms of uv.
+void ablated_inputs(vec2 uv, out float x[IN_PAD]) {
+    [[unroll]] for (int i = 0; i < IN_PAD; ++i) x[i] = i < IN_DIM ? sin(uv.x * float(i + 1)) : 0.0;
+}
+
+#if CM_STAGE_INPUTS
+// Staging subgroups (CM_STAGES): their sample of `tile`, encoded, into the staging slice (outside
+// the batch sample 0's, as the sample subgroups take it).
+void stage_tile_inputs(uint tile) {
+    const uint s = tile * CM_TILE_SAMPLES + CM_STAGE_ROW;
+    const vec2 uv = drawn_uv(s < pc.batch ? s : 0u);
+    float x[IN_PAD];
+#ifdef ABLATE_INPUTS
+    ablated_inputs(uv, x);
+#else
+    encode(uv, x);
+#endif
+    cm_put_staged_input(x);
+}
+#endif
 
 // One tile (of 32 samples for this subgroup, or shared by the workgroup's subgroups: a
 // workgroup-uniform call), from its fetched inputs. Invocations that hold no sample of a shared
 // tile (CM_HOLDS_SAMPLES false) take part in its products only.
-void train_tile(uint tile, TileFetch fetched, inout float loss) {
+// `more`: the worker has a tile after this one (whose inputs CM_STAGE_INPUTS stages during it).
+void train_tile(uint tile, TileFetch fetched, bool more, inout float loss) {
     const uint s = tile * CM_TILE_SAMPLES + CM_ROW;
     const bool in_batch = CM_HOLDS_SAMPLES && s < pc.batch;
     vec2 uv = fetched.drawn.uv;
     float target[OUT_PAD];
     float x[IN_PAD];
 #ifdef ABLATE_INPUTS // no image or encoding reads: uv from the sample index
-    uv = vec2(float(s & 1023u), float(s >> 10)) / 1024.0;
+    uv = drawn_uv(s);
     [[unroll]] for (int o = 0; o < OUT_PAD; ++o) target[o] = 0.25;
-    [[unroll]] for (int i = 0; i < IN_PAD; ++i) x[i] = i < IN_DIM ? sin(uv.x * float(i + 1)) : 0.0;
+    ablated_inputs(uv, x);
 #else
     sample_finish(fetched.drawn, target);
+#if CM_ENCODES_OWN_INPUTS
     encode_finish(uv, fetched.enc, x);
+#endif
 #endif
 #ifdef ABLATE_MLP // no products: the outputs and the encoding's gradient straight from the inputs
     [[unroll]] for (int o = 0; o < OUT_PAD; ++o) { cm_out[o] = x[o % IN_PAD]; cm_dact_out[o] = 1.0; }
+#elif CM_STAGE_INPUTS
+    cm_take_staged_inputs();
+    cm_forward_hidden_layers();
+    if (CM_HOLDS_SAMPLES) cm_forward_output();
+    else if (CM_STAGES && more) stage_tile_inputs(tile + 1u); // beside the output product
 #else
     if (CM_HOLDS_SAMPLES) cm_put_input(x);
     cm_forward();
@@ -294,37 +371,50 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
     cm_backward(LOSS_SCALE / CM_LOSS_SCALE, dx);
 #endif
 #ifndef ABLATE_ENCODING_BACKWARD
+#if CM_SPREAD_ENCODING
+    // dx is sample CM_ENC_ROW's (cm_backward), whose uv this invocation draws again.
+    const uint es = tile * CM_TILE_SAMPLES + CM_ENC_ROW;
+    if (es < pc.batch) {
+        if (ENC_SHARE == 0u) enc_defer(es, dx);
+        enc_visits = 0u;
+        encode_backward(drawn_uv(es), dx);
+    }
+#else
     if (in_batch) {
         enc_defer(s, dx);
         encode_backward(uv, dx);
     }
 #endif
 #endif
+#endif
 }
 
 void main() {
-    enc_local_clear();
-    cm_load_weights();
-    barrier();
-    cm_load_weight_fragments();
     const uint tiles = (pc.batch + CM_TILE_SAMPLES - 1) / CM_TILE_SAMPLES;
 #if CM_SPLIT
     const uint workers = gl_NumWorkGroups.x, me = gl_WorkGroupID.x;
 #else
     const uint workers = gl_NumWorkGroups.x * CM_WARPS, me = gl_WorkGroupID.x * CM_WARPS + gl_SubgroupID;
 #endif
+    const uvec2 mine = tile_range(me, workers, tiles);
+    enc_local_clear();
+    cm_load_weights();
+#if CM_STAGE_INPUTS
+    if (CM_STAGES && mine.x < mine.y) stage_tile_inputs(mine.x); // the first tile's, before the barrier
+#endif
+    barrier();
+    cm_load_weight_fragments();
     cm_grad_begin(me);
     float loss = 0.0;
-    const uvec2 mine = tile_range(me, workers, tiles);
 #if CM_PREFETCH
     TileFetch next = tile_fetch(mine.x);
     for (uint tile = mine.x; tile < mine.y; ++tile) {
         const TileFetch current = next;
         if (tile + 1u < mine.y) next = tile_fetch(tile + 1u);
-        train_tile(tile, current, loss);
+        train_tile(tile, current, tile + 1u < mine.y, loss);
     }
 #else
-    for (uint tile = mine.x; tile < mine.y; ++tile) train_tile(tile, tile_fetch(tile), loss);
+    for (uint tile = mine.x; tile < mine.y; ++tile) train_tile(tile, tile_fetch(tile), tile + 1u < mine.y, loss);
 #endif
     // The worker's row and loss partial are the optimizer's to sum: adding a workgroup's rows
     // here first, one parameter at a time, cost more than the optimizer reading them all (width 64

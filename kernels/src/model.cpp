@@ -424,6 +424,26 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // (measurements).
         t.half_sums = env_switch("FIELDFLOW_TRAIN_HALF_SUMS").value_or(t.ends_by_columns);
         t.encoding_inputs_by_rows = t.ends_by_columns && env_switch("FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS").value_or(true);
+        // The encoding's backward pass over every invocation (four to a sample at width 128)
+        // rather than the sample subgroups': with the inputs staged (below) it lost, one barrier
+        // a tile more for fewer atomics a lane (the H200 at 2^20 801.6 against 787.2 us/step,
+        // alone 819.0 against 831.8 for neither; bench/RESULTS.md, session 32).
+        // FIELDFLOW_TRAIN_SPREAD_ENCODING=1 takes it (measurements). It needs slice 2 to hold the
+        // encoding's input gradients (mlp_coopmat_split.glsl).
+        const uint32_t dx_room = c.hidden_layers >= 2 ? c.hidden_width : 16;
+        t.spread_encoding = t.ends_by_columns && invocations % rows == 0 && c.padded_input_width() <= dx_room &&
+                            env_switch("FIELDFLOW_TRAIN_SPREAD_ENCODING").value_or(false);
+        // The next tile's inputs encoded by the subgroups after the sample ones, which wait for
+        // the last matrix's forward product anyway, into a staging slice beside the tile (where
+        // it fits): the H200 at 2^20 787.2 against 831.8 us/step, at 2^22 3,070 against 3,250, at
+        // 2^18 215.4 against 226.9, at 2^14 33.73 against 33.42 (session 32).
+        // FIELDFLOW_TRAIN_STAGE_INPUTS=0|1 overrides (measurements).
+        // (Its encoding input gradients then go over slice 2 as well: the spread pass's room.)
+        const uint32_t stage_bytes = 2u * c.padded_input_width() * (rows + 8);
+        t.stage_inputs = t.ends_by_columns && invocations / 32 >= 2 * (rows / 32) && c.padded_input_width() <= dx_room &&
+                         bytes + stage_bytes <= max_shared &&
+                         env_switch("FIELDFLOW_TRAIN_STAGE_INPUTS").value_or(true);
+        if (t.stage_inputs) t.shared_bytes += stage_bytes;
         return t;
     }
     return std::nullopt;

@@ -307,12 +307,37 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_TRUE(t->weight_fragments);
     EXPECT_FALSE(t->first_weight_fragments);
     EXPECT_TRUE(t->ends_by_columns) << "2 sample subgroups of 8";
-    EXPECT_TRUE(t->half_sums && t->encoding_inputs_by_rows);
+    EXPECT_TRUE(t->half_sums && t->encoding_inputs_by_rows && t->stage_inputs);
+    EXPECT_FALSE(t->spread_encoding);
+    // 288 slices of 72 halves, the selectors, 8 subgroups' losses; the staging slice (16 x 72).
+    EXPECT_EQ(t->shared_bytes, 42016u + 2304u);
     {
         test::ScopedEnv half("FIELDFLOW_TRAIN_HALF_SUMS", "0");
         test::ScopedEnv rows("FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS", "0");
+        test::ScopedEnv spread("FIELDFLOW_TRAIN_SPREAD_ENCODING", "1");
+        test::ScopedEnv stage("FIELDFLOW_TRAIN_STAGE_INPUTS", "0");
         t = detail::choose_shared_tile(widest, shared, invocations, true);
-        EXPECT_FALSE(t->half_sums || t->encoding_inputs_by_rows);
+        EXPECT_FALSE(t->half_sums || t->encoding_inputs_by_rows || t->stage_inputs);
+        EXPECT_TRUE(t->spread_encoding);
+        EXPECT_EQ(t->shared_bytes, 42016u);
+    }
+    EXPECT_FALSE(detail::choose_shared_tile(widest, 42016 + 2303, invocations, true)->stage_inputs)
+        << "no room for the staging slice";
+    // One hidden layer: the encoding's input gradients (16 padded inputs) fit the delta slice,
+    // 32 (a 16-level hash grid's) do not: neither form there.
+    {
+        test::ScopedEnv spread("FIELDFLOW_TRAIN_SPREAD_ENCODING", "1");
+        ModelConfig single = widest;
+        single.hidden_layers = 1;
+        EXPECT_TRUE(detail::choose_shared_tile(single, shared, invocations, true)->spread_encoding);
+        EXPECT_TRUE(detail::choose_shared_tile(single, shared, invocations, true)->stage_inputs);
+        ModelConfig single_hash = test::hash64_test_config();
+        single_hash.hidden_width = 128;
+        single_hash.hidden_layers = 1;
+        ASSERT_EQ(single_hash.padded_input_width(), 32u);
+        t = detail::choose_shared_tile(single_hash, shared, invocations, true);
+        ASSERT_TRUE(t.has_value() && t->ends_by_columns);
+        EXPECT_FALSE(t->spread_encoding || t->stage_inputs);
     }
     // ... where the batch gives each of the workgroups two tiles: loaded on fewer.
     EXPECT_TRUE(detail::choose_shared_tile(widest, shared, invocations, true, 2 * 64 * 132, 132)->weight_fragments);
@@ -329,7 +354,8 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_EQ(t->rows_per_group(), 2u);
     EXPECT_TRUE(t->weight_fragments && t->first_weight_fragments);
     EXPECT_FALSE(t->ends_by_columns);
-    EXPECT_FALSE(t->half_sums || t->encoding_inputs_by_rows) << "fp32 sums where the ends are by rows";
+    EXPECT_FALSE(t->half_sums || t->encoding_inputs_by_rows || t->spread_encoding || t->stage_inputs)
+        << "fp32 sums where the ends are by rows";
     {
         test::ScopedEnv ends("FIELDFLOW_TRAIN_ENDS_BY_COLUMNS", "1");
         EXPECT_TRUE(detail::choose_shared_tile(lake, shared, invocations, true)->ends_by_columns);
@@ -521,10 +547,12 @@ TEST(ModelConfig, TensorCoreTilingSwitchesRefuseBadValues) {
         ASSERT_TRUE(t.has_value());
         EXPECT_EQ(t->shared_tile_rows, 64u);
     }
-    // Width 128's fp16 sums and encoding input gradients by rows: 0 or 1.
+    // Width 128's fp16 sums, encoding input gradients by rows, spread backward pass and staged
+    // inputs: 0 or 1.
     ModelConfig widest = lake;
     widest.hidden_width = 128;
-    for (const char* name : {"FIELDFLOW_TRAIN_HALF_SUMS", "FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS"}) {
+    for (const char* name : {"FIELDFLOW_TRAIN_HALF_SUMS", "FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS", "FIELDFLOW_TRAIN_SPREAD_ENCODING",
+                             "FIELDFLOW_TRAIN_STAGE_INPUTS"}) {
         test::ScopedEnv e(name, "yes");
         EXPECT_THROW(detail::choose_shared_tile(widest, 48 * 1024, 1024, true), EngineError) << name;
     }

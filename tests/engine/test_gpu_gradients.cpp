@@ -367,6 +367,52 @@ TEST(GpuGradients, NarrowEndsMatchReference) {
     }
 }
 
+// Width 128's tiles (2 sample subgroups of 8) deal the encoding's backward pass out over every
+// invocation (train_step.comp's CM_SPREAD_ENCODING) and have the next tile's inputs encoded by
+// the subgroups that hold no sample (CM_STAGE_INPUTS). Each alone and both, on the dense grid and
+// on a hash grid, the encoding's input gradients by rows and by columns, a batch that ends inside
+// a tile and workgroups of many tiles: the gradients are the same bit for bit as the sample
+// subgroups' own encoding gives (fixed-point sums), and match the reference.
+TEST(GpuGradients, SpreadEncodingAndStagedInputsAreTheSameBitForBit) {
+    Device& dev = test::device();
+    ModelConfig grid = test::default_config();
+    grid.hidden_width = 128;
+    ModelConfig hash = test::hash_test_config();
+    hash.hidden_width = 128;
+    uint32_t seed = 500;
+    for (const ModelConfig* config : {&grid, &hash})
+        for (const char* rows : {"1", "0"}) {
+            SCOPED_TRACE(std::string(config == &grid ? "dense grid" : "hash grid") +
+                         ", FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS=" + rows);
+            test::ScopedEnv by_rows("FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS", rows);
+            seed += 10;
+            const Model model = test::random_model(*config, seed);
+            test::Samples s = test::random_samples(1500, config->output_dims, seed + 1);
+            cluster(s, 40);
+            const uint32_t groups = 2;
+            testing::ForwardBackward own;
+            {
+                test::ScopedEnv spread("FIELDFLOW_TRAIN_SPREAD_ENCODING", "0");
+                test::ScopedEnv stage("FIELDFLOW_TRAIN_STAGE_INPUTS", "0");
+                own = testing::forward_backward(dev, model, s.uv, s.targets, groups);
+            }
+            const std::pair<const char*, const char*> forms[] = {{"1", "1"}, {"1", "0"}, {"0", "1"}};
+            for (const auto& [spread_on, stage_on] : forms) {
+                SCOPED_TRACE(std::string("FIELDFLOW_TRAIN_SPREAD_ENCODING=") + spread_on +
+                             " FIELDFLOW_TRAIN_STAGE_INPUTS=" + stage_on);
+                test::ScopedEnv spread("FIELDFLOW_TRAIN_SPREAD_ENCODING", spread_on);
+                test::ScopedEnv stage("FIELDFLOW_TRAIN_STAGE_INPUTS", stage_on);
+                const testing::ForwardBackward other = testing::forward_backward(dev, model, s.uv, s.targets, groups);
+                EXPECT_EQ(floats_differing(other.grad_encoding, own.grad_encoding), 0u)
+                    << "of " << own.grad_encoding.size() << " encoding gradients";
+                EXPECT_EQ(other.grad_mlp, own.grad_mlp);
+                EXPECT_EQ(other.outputs, own.outputs);
+                EXPECT_EQ(other.loss, own.loss);
+            }
+            check_gradients(*config, 1100, seed + 2, groups);
+        }
+}
+
 // Width 128 and a 5-layer SIREN: on the tensor cores their fp16 weights do not fit shared memory
 // beside a tile, so the products read them from the device-memory copy (width 128 on shared tiles
 // of 64 samples, its blocks loaded per phase); few groups make each accumulate many tiles.
