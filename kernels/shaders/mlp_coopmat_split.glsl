@@ -69,42 +69,44 @@
 #ifndef CM_ENC_INPUTS_BY_ROWS
 #define CM_ENC_INPUTS_BY_ROWS 0
 #endif
-// CM_SPREAD_ENCODING (train_step.comp: every invocation takes a share of the encoding's backward
-// pass, for sample CM_ENC_ROW) and CM_STAGE_INPUTS (below): the encoding's input gradients go over
-// slice 2 instead of slice 0, which every read of has passed by then (matrix 1's outputs, or with
-// one hidden layer the delta slice), and which the next tile writes only after its first
-// barriers; so the next tile's inputs may go into slice 0 while other subgroups still read the
-// gradients.
-#ifndef CM_SPREAD_ENCODING
-#define CM_SPREAD_ENCODING 0
-#endif
-#ifndef CM_STAGE_INPUTS
-#define CM_STAGE_INPUTS 0
-#endif
-#if CM_SPREAD_ENCODING && !CM_ENDS_BY_COLUMNS
-#error "the encoding's backward pass spreads over the workgroup where the ends are by columns"
-#endif
-#if CM_SPREAD_ENCODING || CM_STAGE_INPUTS
-#if (LAYERS >= 2 && IN_PAD > HIDDEN) || (LAYERS < 2 && IN_PAD > OUT_PAD) // its blocks: at most IN_PAD wide
-#error "the encoding's input gradients do not fit slice 2"
-#endif
-#define CM_DX_COL SLICE_COL(2)
-#else
-#define CM_DX_COL 0
-#endif
-#if CM_SPREAD_ENCODING
-#define CM_ENC_ROW (gl_LocalInvocationIndex % uint(CM_ROWS)) // the sample whose gradients it takes
-#else
-#define CM_ENC_ROW CM_ROW
-#endif
 // CM_STAGE_INPUTS (the host's TrainTiling::stage_inputs; with the ends by columns, where the
 // sample subgroups are at most half the subgroups): the next tile's encoded inputs are worked out
 // by the subgroups after the sample ones (train_step.comp) while the sample subgroups take the
 // last matrix's forward product, and left in a staging slice that every invocation copies into
 // slice 0 at the next tile's start. The encoding's parameter loads then wait behind that product
-// instead of ahead of the tile.
+// instead of ahead of the tile. The encoding's input gradients then go over slice 2 instead of
+// slice 0: every read of it has passed by then (matrix 1's outputs, or with one hidden layer the
+// delta slice) and the next tile writes it only after its first barriers, while the copy into
+// slice 0 may come before the sample subgroups are done.
+// CM_LATE_ENCODING (TrainTiling::late_encoding; with CM_STAGE_INPUTS, where the subgroups after
+// the staging ones hold whole shares of the tile's samples): the encoding's backward pass of a
+// tile is theirs too, during the next tile's last forward product (train_step.comp), from the
+// input gradients the sample subgroups leave in IN_PAD columns of their own after the slices
+// (CM_DX_COL), which nothing else writes.
+#ifndef CM_STAGE_INPUTS
+#define CM_STAGE_INPUTS 0
+#endif
+#ifndef CM_LATE_ENCODING
+#define CM_LATE_ENCODING 0
+#endif
 #if CM_STAGE_INPUTS && !CM_ENDS_BY_COLUMNS
 #error "the next tile's inputs are staged where the ends are by columns"
+#endif
+#if CM_LATE_ENCODING && !CM_STAGE_INPUTS
+#error "the late encoding backward pass takes the staged inputs' subgroups' order (CM_STAGE_INPUTS)"
+#endif
+#if CM_LATE_ENCODING
+#define CM_DX_COLUMNS IN_PAD // the encoding's input-gradient blocks: at most IN_PAD wide
+#define CM_DX_COL SLICE_COLS
+#elif CM_STAGE_INPUTS
+#if (LAYERS >= 2 && IN_PAD > HIDDEN) || (LAYERS < 2 && IN_PAD > OUT_PAD)
+#error "the encoding's input gradients do not fit slice 2"
+#endif
+#define CM_DX_COLUMNS 0
+#define CM_DX_COL SLICE_COL(2)
+#else
+#define CM_DX_COLUMNS 0
+#define CM_DX_COL 0
 #endif
 #if TILE != 2 * HIDDEN * CM_ROW_SPLIT || (CM_ROWS % 32) != 0 || CM_ROWS > TILE
 #error "the shared-tile MLP runs CM_ROW_SPLIT * HIDDEN / 16 subgroups (TILE = 2 * HIDDEN * CM_ROW_SPLIT) on CM_ROWS <= TILE samples, a multiple of 32"
@@ -165,6 +167,9 @@
 #if CM_STAGE_INPUTS && CM_COLUMN_BLOCKS * CM_ROW_SPLIT < 2 * CM_SAMPLE_SUBGROUPS
 #error "staging the next tile's inputs takes as many subgroups again as the sample subgroups"
 #endif
+#if CM_LATE_ENCODING && (TILE <= 2 * CM_ROWS || (TILE % CM_ROWS) != 0)
+#error "the late encoding backward pass takes whole shares of the tile's samples after the staging subgroups"
+#endif
 // Row blocks a phase's products take at once: independent accumulators that hide each other's
 // latency.
 #ifndef CM_ROW_GROUP
@@ -192,7 +197,7 @@
 // The selectors follow the slices directly: a matrix load's rows must be 16-byte aligned (after
 // the losses of one or two subgroups they were not, and the tensor cores read garbage).
 shared CmShared {
-    float16_t s_slice[SLICE_COLS * RS];
+    float16_t s_slice[(SLICE_COLS + CM_DX_COLUMNS) * RS];
     float16_t s_bias_select[16 * 16]; // row l: 1 in column l (cm_bias_selector)
     float s_loss_sub[CM_SUBGROUPS];
 #if CM_STAGE_INPUTS
@@ -400,6 +405,15 @@ void cm_put_input(float x[IN_PAD]) {
 void cm_put_staged_input(float x[IN_PAD]) {
     [[unroll]] for (int i = 0; i < IN_PAD; ++i) s_stage[CM_SLICE(i) + CM_STAGE_ROW] = float16_t(x[i]);
 }
+#if CM_LATE_ENCODING
+// The subgroups after the staging ones (train_step.comp deals them the samples' shares).
+#define CM_LATES (CM_SUB >= 2 * CM_SAMPLE_SUBGROUPS)
+// Late subgroups, before the tile after it passes its first workgroup barrier of the backward
+// pass: the input gradients the sample subgroups left for a tile's sample `row`, fp32, unscaled.
+void cm_late_input_gradients(uint row, float grad_scale, out float dx[ENC_GRAD_DIM]) {
+    [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = float(s_slice[CM_SLICE(CM_DX_COL + c) + row]) * grad_scale;
+}
+#endif
 // Every invocation, at a tile's start: the staged inputs into slice 0 (the tile before has read
 // its own: its last reads of slice 0, matrix 0's weight gradients, precede a workgroup barrier).
 void cm_take_staged_inputs() {
@@ -854,8 +868,8 @@ void cm_encoding_input_gradients_columns() {
 #endif
 
 // Backward over the tile after the sample subgroups' cm_put_output_delta; every invocation calls
-// it. Returns (sample subgroups; with CM_SPREAD_ENCODING every invocation, for sample
-// CM_ENC_ROW) that sample's dLoss/d(encoding input), fp32, unscaled.
+// it. Returns (sample subgroups; with CM_LATE_ENCODING none: cm_late_input_gradients) this
+// sample's dLoss/d(encoding input), fp32, unscaled.
 void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
 #if CM_ENDS_BY_COLUMNS
     cm_tile_barrier(); // every sample subgroup's deltas are in
@@ -878,18 +892,21 @@ void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
     [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = 0.0;
 #if CM_ENDS_BY_COLUMNS && !CM_ENC_INPUTS_BY_ROWS
     cm_encoding_input_gradients_columns();
+#if !CM_LATE_ENCODING // late, they are read past the next tile's barriers
     cm_tile_barrier();
-#elif CM_SPREAD_ENCODING
-    if (CM_HOLDS_SAMPLES) cm_encoding_input_gradients();
-    cm_tile_barrier(); // every invocation reads a sample subgroup's rows
+#endif
+#elif CM_LATE_ENCODING
+    if (CM_HOLDS_SAMPLES) cm_encoding_input_gradients(); // read by the late subgroups, past barriers
 #else
     if (CM_HOLDS_SAMPLES) {
         cm_encoding_input_gradients();
         subgroupBarrier();
     }
 #endif
-    if (CM_SPREAD_ENCODING != 0 || CM_HOLDS_SAMPLES)
-        [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = float(s_slice[CM_SLICE(CM_DX_COL + c) + CM_ENC_ROW]) * grad_scale;
+#if !CM_LATE_ENCODING
+    if (CM_HOLDS_SAMPLES)
+        [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = float(s_slice[CM_SLICE(CM_DX_COL + c) + CM_ROW]) * grad_scale;
+#endif
 }
 
 // Where the subgroups leave their sums at the step's end (floats over the slices, free then): the

@@ -122,25 +122,33 @@ void enc_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
     for (int f = 0; f < ENC_CELL_FEATURES; ++f) atomicAdd(enc_state[ENC_GRAD_AT(cell, f)], g[f]);
 #endif
 }
-// CM_SPREAD_ENCODING (the host's TrainTiling::spread_encoding: shared tiles with fewer sample
-// subgroups than subgroups, width 128's): a tile's encoding backward pass dealt out over every
-// invocation of the workgroup, not only its sample subgroups': invocation i takes sample
-// i % CM_ROWS and, of the cell gradients the encoding adds for it (its calls of ENC_CELL_GRAD, in
-// their order), every ENC_SHARES-th from the (i / CM_ROWS)-th on. The dense grid's four corners
-// then take four invocations, where one took them all while six subgroups of eight waited.
-// Fixed-point sums are the same in any order: so are the gradients, bit for bit.
-#ifndef CM_SPREAD_ENCODING
-#define CM_SPREAD_ENCODING 0
+// CM_LATE_ENCODING (the host's TrainTiling::late_encoding; mlp_coopmat_split.glsl): a tile's
+// encoding backward pass is taken by the subgroups that neither hold samples nor stage the next
+// tile's, while the next tile's sample subgroups take its last forward product; the tile's
+// sample i by invocations CM_ROWS * (2 + k) + i, k < CM_LATE_SHARES, each adding of the cell
+// gradients the encoding adds for it (its calls of ENC_CELL_GRAD, in their order) every
+// CM_LATE_SHARES-th from the k-th on: width 128's two shares a sample, the dense grid's corners
+// two an invocation, where the sample subgroups took all four at the tile's end while six
+// subgroups of eight waited. Fixed-point sums are the same in any order: so are the gradients,
+// bit for bit. (The measurement without the MLP takes its own.)
+#ifndef CM_LATE_ENCODING
+#define CM_LATE_ENCODING 0
 #endif
-#if CM_SPREAD_ENCODING
-#if !defined(CM_SPLIT) || !CM_SPLIT || (TILE % CM_ROWS) != 0
-#error "the encoding's backward pass spreads over shared tiles (CM_SPLIT) with TILE a multiple of CM_ROWS"
+#if CM_LATE_ENCODING && !defined(ABLATE_MLP)
+#define CM_LATE_BACKWARD 1
+#else
+#define CM_LATE_BACKWARD 0
 #endif
-#define ENC_SHARES (uint(TILE) / uint(CM_ROWS))
-#define ENC_SHARE (gl_LocalInvocationIndex / uint(CM_ROWS))
-uint enc_visits; // the sample's cell gradients visited so far (train_tile sets it to 0)
+#if CM_LATE_BACKWARD
+#if !defined(CM_SPLIT) || !CM_SPLIT
+#error "the late encoding backward pass takes shared tiles (CM_SPLIT)"
+#endif
+#define CM_LATE_SHARES (uint(TILE) / uint(CM_ROWS) - 2u)
+#define CM_LATE_SHARE (gl_LocalInvocationIndex / uint(CM_ROWS) - 2u)
+#define CM_LATE_ROW (gl_LocalInvocationIndex % uint(CM_ROWS))
+uint enc_visits; // the sample's cell gradients visited so far (late_encoding_backward sets it to 0)
 void enc_cell_grad_share(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
-    if (enc_visits % ENC_SHARES == ENC_SHARE) enc_cell_grad(cell, group, g);
+    if (enc_visits % CM_LATE_SHARES == CM_LATE_SHARE) enc_cell_grad(cell, group, g);
     ++enc_visits;
 }
 #define ENC_CELL_GRAD(cell, group, g) enc_cell_grad_share(cell, group, g)
@@ -298,6 +306,24 @@ void ablated_inputs(vec2 uv, out float x[IN_PAD]) {
     [[unroll]] for (int i = 0; i < IN_PAD; ++i) x[i] = i < IN_DIM ? sin(uv.x * float(i + 1)) : 0.0;
 }
 
+#if CM_LATE_BACKWARD && !defined(ABLATE_BACKWARD) && !defined(ABLATE_ENCODING_BACKWARD)
+// Late subgroups (CM_LATES): their share of the encoding's backward pass of `tile`'s sample
+// CM_LATE_ROW, from the input gradients the tile's sample subgroups left (and, by share 0, its
+// deferred inputs).
+void late_encoding_backward(uint tile) {
+    const uint s = tile * CM_TILE_SAMPLES + CM_LATE_ROW;
+    if (s >= pc.batch) return;
+    float dx[ENC_GRAD_DIM];
+    cm_late_input_gradients(CM_LATE_ROW, LOSS_SCALE / CM_LOSS_SCALE, dx);
+    if (CM_LATE_SHARE == 0u) enc_defer(s, dx);
+    enc_visits = 0u;
+    encode_backward(drawn_uv(s), dx);
+}
+#define CM_LATE_TAKES 1
+#else
+#define CM_LATE_TAKES 0
+#endif
+
 #if CM_STAGE_INPUTS
 // Staging subgroups (CM_STAGES): their sample of `tile`, encoded, into the staging slice (outside
 // the batch sample 0's, as the sample subgroups take it).
@@ -317,8 +343,13 @@ void stage_tile_inputs(uint tile) {
 // One tile (of 32 samples for this subgroup, or shared by the workgroup's subgroups: a
 // workgroup-uniform call), from its fetched inputs. Invocations that hold no sample of a shared
 // tile (CM_HOLDS_SAMPLES false) take part in its products only.
-// `more`: the worker has a tile after this one (whose inputs CM_STAGE_INPUTS stages during it).
-void train_tile(uint tile, TileFetch fetched, bool more, inout float loss) {
+#if CM_STAGE_INPUTS
+// The worker's tiles [x, y) (main): CM_STAGE_INPUTS stages the next one's inputs during a tile,
+// CM_LATE_ENCODING takes the encoding backward pass of the one before.
+uvec2 worker_tiles;
+#endif
+
+void train_tile(uint tile, TileFetch fetched, inout float loss) {
     const uint s = tile * CM_TILE_SAMPLES + CM_ROW;
     const bool in_batch = CM_HOLDS_SAMPLES && s < pc.batch;
     vec2 uv = fetched.drawn.uv;
@@ -339,8 +370,14 @@ void train_tile(uint tile, TileFetch fetched, bool more, inout float loss) {
 #elif CM_STAGE_INPUTS
     cm_take_staged_inputs();
     cm_forward_hidden_layers();
+    // Beside the last product: the next tile's inputs, the tile before's encoding backward pass.
     if (CM_HOLDS_SAMPLES) cm_forward_output();
-    else if (CM_STAGES && more) stage_tile_inputs(tile + 1u); // beside the output product
+    else if (CM_STAGES) {
+        if (tile + 1u < worker_tiles.y) stage_tile_inputs(tile + 1u);
+    }
+#if CM_LATE_TAKES
+    else if (tile > worker_tiles.x) late_encoding_backward(tile - 1u);
+#endif
 #else
     if (CM_HOLDS_SAMPLES) cm_put_input(x);
     cm_forward();
@@ -370,51 +407,49 @@ void train_tile(uint tile, TileFetch fetched, bool more, inout float loss) {
 #else
     cm_backward(LOSS_SCALE / CM_LOSS_SCALE, dx);
 #endif
-#ifndef ABLATE_ENCODING_BACKWARD
-#if CM_SPREAD_ENCODING
-    // dx is sample CM_ENC_ROW's (cm_backward), whose uv this invocation draws again.
-    const uint es = tile * CM_TILE_SAMPLES + CM_ENC_ROW;
-    if (es < pc.batch) {
-        if (ENC_SHARE == 0u) enc_defer(es, dx);
-        enc_visits = 0u;
-        encode_backward(drawn_uv(es), dx);
-    }
-#else
+#if !defined(ABLATE_ENCODING_BACKWARD) && !CM_LATE_BACKWARD
     if (in_batch) {
         enc_defer(s, dx);
         encode_backward(uv, dx);
     }
 #endif
 #endif
-#endif
 }
 
 void main() {
+    enc_local_clear();
+    cm_load_weights();
+#if CM_STAGE_INPUTS // the first tile's inputs, before the barrier (CM_SPLIT: a worker a workgroup)
+    const uvec2 first = tile_range(gl_WorkGroupID.x, gl_NumWorkGroups.x, (pc.batch + CM_TILE_SAMPLES - 1) / CM_TILE_SAMPLES);
+    if (CM_STAGES && first.x < first.y) stage_tile_inputs(first.x);
+#endif
+    barrier();
+    cm_load_weight_fragments();
     const uint tiles = (pc.batch + CM_TILE_SAMPLES - 1) / CM_TILE_SAMPLES;
 #if CM_SPLIT
     const uint workers = gl_NumWorkGroups.x, me = gl_WorkGroupID.x;
 #else
     const uint workers = gl_NumWorkGroups.x * CM_WARPS, me = gl_WorkGroupID.x * CM_WARPS + gl_SubgroupID;
 #endif
-    const uvec2 mine = tile_range(me, workers, tiles);
-    enc_local_clear();
-    cm_load_weights();
-#if CM_STAGE_INPUTS
-    if (CM_STAGES && mine.x < mine.y) stage_tile_inputs(mine.x); // the first tile's, before the barrier
-#endif
-    barrier();
-    cm_load_weight_fragments();
     cm_grad_begin(me);
     float loss = 0.0;
+    const uvec2 mine = tile_range(me, workers, tiles);
+#if CM_STAGE_INPUTS
+    worker_tiles = mine;
+#endif
 #if CM_PREFETCH
     TileFetch next = tile_fetch(mine.x);
     for (uint tile = mine.x; tile < mine.y; ++tile) {
         const TileFetch current = next;
         if (tile + 1u < mine.y) next = tile_fetch(tile + 1u);
-        train_tile(tile, current, tile + 1u < mine.y, loss);
+        train_tile(tile, current, loss);
     }
 #else
-    for (uint tile = mine.x; tile < mine.y; ++tile) train_tile(tile, tile_fetch(tile), tile + 1u < mine.y, loss);
+    for (uint tile = mine.x; tile < mine.y; ++tile) train_tile(tile, tile_fetch(tile), loss);
+#endif
+#if CM_LATE_TAKES
+    barrier(); // the last tile's input gradients are in
+    if (CM_LATES && mine.x < mine.y) late_encoding_backward(mine.y - 1u);
 #endif
     // The worker's row and loss partial are the optimizer's to sum: adding a workgroup's rows
     // here first, one parameter at a time, cost more than the optimizer reading them all (width 64

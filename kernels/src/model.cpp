@@ -417,33 +417,38 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         t.ends_by_columns = rows / 32 < invocations / 32;
         if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_ENDS_BY_COLUMNS")) t.ends_by_columns = *forced;
         // There, the wide phases' sums in fp16 accumulators (16 registers a lane fewer in each
-        // phase) with the encoding's input gradients by rows (one workgroup barrier a tile fewer):
-        // width 128 on the H200 at 2^20 885 against 914 us/step, at 2^18 240.5 against 249.1, at
-        // 2^14 34.2 against 34.4; either alone 894 and 935 at 2^20 (bench/RESULTS.md, session 31).
-        // FIELDFLOW_TRAIN_HALF_SUMS=0|1 and FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS=0|1 override
-        // (measurements).
+        // phase) with the encoding's input gradients by rows (one workgroup barrier a tile fewer;
+        // below): width 128 on the H200 at 2^20 885 against 914 us/step, at 2^18 240.5 against
+        // 249.1, at 2^14 34.2 against 34.4; either alone 894 and 935 at 2^20 (bench/RESULTS.md,
+        // session 31). FIELDFLOW_TRAIN_HALF_SUMS=0|1 overrides (measurements).
         t.half_sums = env_switch("FIELDFLOW_TRAIN_HALF_SUMS").value_or(t.ends_by_columns);
-        t.encoding_inputs_by_rows = t.ends_by_columns && env_switch("FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS").value_or(true);
-        // The encoding's backward pass over every invocation (four to a sample at width 128)
-        // rather than the sample subgroups': with the inputs staged (below) it lost, one barrier
-        // a tile more for fewer atomics a lane (the H200 at 2^20 801.6 against 787.2 us/step,
-        // alone 819.0 against 831.8 for neither; bench/RESULTS.md, session 32).
-        // FIELDFLOW_TRAIN_SPREAD_ENCODING=1 takes it (measurements). It needs slice 2 to hold the
-        // encoding's input gradients (mlp_coopmat_split.glsl).
-        const uint32_t dx_room = c.hidden_layers >= 2 ? c.hidden_width : 16;
-        t.spread_encoding = t.ends_by_columns && invocations % rows == 0 && c.padded_input_width() <= dx_room &&
-                            env_switch("FIELDFLOW_TRAIN_SPREAD_ENCODING").value_or(false);
         // The next tile's inputs encoded by the subgroups after the sample ones, which wait for
         // the last matrix's forward product anyway, into a staging slice beside the tile (where
         // it fits): the H200 at 2^20 787.2 against 831.8 us/step, at 2^22 3,070 against 3,250, at
-        // 2^18 215.4 against 226.9, at 2^14 33.73 against 33.42 (session 32).
-        // FIELDFLOW_TRAIN_STAGE_INPUTS=0|1 overrides (measurements).
-        // (Its encoding input gradients then go over slice 2 as well: the spread pass's room.)
-        const uint32_t stage_bytes = 2u * c.padded_input_width() * (rows + 8);
-        t.stage_inputs = t.ends_by_columns && invocations / 32 >= 2 * (rows / 32) && c.padded_input_width() <= dx_room &&
-                         bytes + stage_bytes <= max_shared &&
+        // 2^18 215.4 against 226.9, at 2^14 33.73 against 33.42 (bench/RESULTS.md, session 32).
+        // The encoding's input gradients then go over slice 2 (mlp_coopmat_split.glsl), which
+        // must hold them. FIELDFLOW_TRAIN_STAGE_INPUTS=0|1 overrides (measurements).
+        const uint32_t subgroups = invocations / 32, sample_subgroups = rows / 32, in_pad = c.padded_input_width();
+        const uint32_t slice_bytes = 2u * in_pad * (rows + 8); // IN_PAD columns of the tile
+        t.stage_inputs = t.ends_by_columns && subgroups >= 2 * sample_subgroups &&
+                         in_pad <= (c.hidden_layers >= 2 ? c.hidden_width : 16) && bytes + slice_bytes <= max_shared &&
                          env_switch("FIELDFLOW_TRAIN_STAGE_INPUTS").value_or(true);
-        if (t.stage_inputs) t.shared_bytes += stage_bytes;
+        if (t.stage_inputs) t.shared_bytes += slice_bytes;
+        // ... and a tile's encoding backward pass taken by the subgroups after those during the
+        // next tile's last forward product, from input gradients kept in IN_PAD columns of their
+        // own (where they hold whole shares of the samples and the columns fit).
+        // FIELDFLOW_TRAIN_LATE_ENCODING=0|1 overrides (measurements).
+        t.late_encoding = t.stage_inputs && invocations > 2 * rows && invocations % rows == 0 &&
+                          t.shared_bytes + slice_bytes <= max_shared &&
+                          env_switch("FIELDFLOW_TRAIN_LATE_ENCODING").value_or(true);
+        if (t.late_encoding) t.shared_bytes += slice_bytes;
+        // The encoding's input gradients by rows where the sample subgroups read them at once
+        // (one workgroup barrier a tile fewer); late, by columns, as every subgroup's row block
+        // and with no barrier either (the H200 at 2^20 778.7 against 783.4 us/step, alike at 2^14:
+        // 33.36 against 33.34; session 32). FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS=0|1 overrides
+        // (measurements).
+        t.encoding_inputs_by_rows =
+            t.ends_by_columns && env_switch("FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS").value_or(!t.late_encoding);
         return t;
     }
     return std::nullopt;

@@ -71,13 +71,14 @@ struct TrainTiling {
     // (CM_ENC_INPUTS_BY_ROWS).
     bool half_sums = false;
     bool encoding_inputs_by_rows = false;
-    // With ends_by_columns: a tile's encoding backward pass dealt out over every invocation
-    // (train_step.comp's CM_SPREAD_ENCODING), not only the sample subgroups'.
-    bool spread_encoding = false;
     // With ends_by_columns: the next tile's inputs encoded by the subgroups after the sample ones
     // while those take the last matrix's forward product (mlp_coopmat_split.glsl's
     // CM_STAGE_INPUTS; its staging slice is in shared_bytes).
     bool stage_inputs = false;
+    // With stage_inputs: a tile's encoding backward pass taken by the subgroups after the staging
+    // ones during the next tile's last forward product (train_step.comp's CM_LATE_ENCODING; the
+    // input gradients' columns it keeps are in shared_bytes).
+    bool late_encoding = false;
     // With shared_tile_rows: the MLP's narrow ends (at most 8 inputs or outputs) in 8-wide blocks
     // (mlp_coopmat_split.glsl's CM_NARROW_ENDS), where the device has the 16x8 shapes.
     bool narrow_ends = false;

@@ -307,38 +307,49 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_TRUE(t->weight_fragments);
     EXPECT_FALSE(t->first_weight_fragments);
     EXPECT_TRUE(t->ends_by_columns) << "2 sample subgroups of 8";
-    EXPECT_TRUE(t->half_sums && t->encoding_inputs_by_rows && t->stage_inputs);
-    EXPECT_FALSE(t->spread_encoding);
-    // 288 slices of 72 halves, the selectors, 8 subgroups' losses; the staging slice (16 x 72).
-    EXPECT_EQ(t->shared_bytes, 42016u + 2304u);
+    EXPECT_TRUE(t->half_sums && t->stage_inputs && t->late_encoding);
+    EXPECT_FALSE(t->encoding_inputs_by_rows) << "late, by columns";
+    // 288 slices of 72 halves, the selectors, 8 subgroups' losses; the staging slice and the
+    // input gradients' columns (16 x 72 halves each).
+    EXPECT_EQ(t->shared_bytes, 42016u + 2304u + 2304u);
     {
         test::ScopedEnv half("FIELDFLOW_TRAIN_HALF_SUMS", "0");
         test::ScopedEnv rows("FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS", "0");
-        test::ScopedEnv spread("FIELDFLOW_TRAIN_SPREAD_ENCODING", "1");
         test::ScopedEnv stage("FIELDFLOW_TRAIN_STAGE_INPUTS", "0");
         t = detail::choose_shared_tile(widest, shared, invocations, true);
-        EXPECT_FALSE(t->half_sums || t->encoding_inputs_by_rows || t->stage_inputs);
-        EXPECT_TRUE(t->spread_encoding);
+        EXPECT_FALSE(t->half_sums || t->encoding_inputs_by_rows || t->stage_inputs || t->late_encoding)
+            << "the late pass takes the staged inputs' order";
         EXPECT_EQ(t->shared_bytes, 42016u);
+    }
+    {
+        test::ScopedEnv late("FIELDFLOW_TRAIN_LATE_ENCODING", "0");
+        t = detail::choose_shared_tile(widest, shared, invocations, true);
+        EXPECT_TRUE(t->stage_inputs && t->encoding_inputs_by_rows);
+        EXPECT_FALSE(t->late_encoding);
+        EXPECT_EQ(t->shared_bytes, 42016u + 2304u);
     }
     EXPECT_FALSE(detail::choose_shared_tile(widest, 42016 + 2303, invocations, true)->stage_inputs)
         << "no room for the staging slice";
-    // One hidden layer: the encoding's input gradients (16 padded inputs) fit the delta slice,
-    // 32 (a 16-level hash grid's) do not: neither form there.
-    {
-        test::ScopedEnv spread("FIELDFLOW_TRAIN_SPREAD_ENCODING", "1");
-        ModelConfig single = widest;
-        single.hidden_layers = 1;
-        EXPECT_TRUE(detail::choose_shared_tile(single, shared, invocations, true)->spread_encoding);
-        EXPECT_TRUE(detail::choose_shared_tile(single, shared, invocations, true)->stage_inputs);
-        ModelConfig single_hash = test::hash64_test_config();
-        single_hash.hidden_width = 128;
-        single_hash.hidden_layers = 1;
-        ASSERT_EQ(single_hash.padded_input_width(), 32u);
-        t = detail::choose_shared_tile(single_hash, shared, invocations, true);
-        ASSERT_TRUE(t.has_value() && t->ends_by_columns);
-        EXPECT_FALSE(t->spread_encoding || t->stage_inputs);
-    }
+    t = detail::choose_shared_tile(widest, 42016 + 2304 + 2303, invocations, true);
+    EXPECT_TRUE(t->stage_inputs);
+    EXPECT_FALSE(t->late_encoding) << "no room for the input gradients' columns";
+    // One hidden layer: 128-sample tiles, 4 sample subgroups of 8, staged (the encoding's 16
+    // padded inputs' gradients fit the delta slice) but none left for the late pass; 32 inputs
+    // (a 16-level hash grid's) do not fit: neither form there.
+    ModelConfig single = widest;
+    single.hidden_layers = 1;
+    t = detail::choose_shared_tile(single, shared, invocations, true);
+    ASSERT_TRUE(t.has_value());
+    EXPECT_EQ(t->shared_tile_rows, 128u);
+    EXPECT_TRUE(t->ends_by_columns && t->stage_inputs);
+    EXPECT_FALSE(t->late_encoding);
+    ModelConfig single_hash = test::hash64_test_config();
+    single_hash.hidden_width = 128;
+    single_hash.hidden_layers = 1;
+    ASSERT_EQ(single_hash.padded_input_width(), 32u);
+    t = detail::choose_shared_tile(single_hash, shared, invocations, true);
+    ASSERT_TRUE(t.has_value() && t->ends_by_columns);
+    EXPECT_FALSE(t->stage_inputs || t->late_encoding);
     // ... where the batch gives each of the workgroups two tiles: loaded on fewer.
     EXPECT_TRUE(detail::choose_shared_tile(widest, shared, invocations, true, 2 * 64 * 132, 132)->weight_fragments);
     EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true, 2 * 64 * 132 - 1, 132)->weight_fragments);
@@ -354,7 +365,7 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_EQ(t->rows_per_group(), 2u);
     EXPECT_TRUE(t->weight_fragments && t->first_weight_fragments);
     EXPECT_FALSE(t->ends_by_columns);
-    EXPECT_FALSE(t->half_sums || t->encoding_inputs_by_rows || t->spread_encoding || t->stage_inputs)
+    EXPECT_FALSE(t->half_sums || t->encoding_inputs_by_rows || t->stage_inputs || t->late_encoding)
         << "fp32 sums where the ends are by rows";
     {
         test::ScopedEnv ends("FIELDFLOW_TRAIN_ENDS_BY_COLUMNS", "1");
@@ -547,12 +558,12 @@ TEST(ModelConfig, TensorCoreTilingSwitchesRefuseBadValues) {
         ASSERT_TRUE(t.has_value());
         EXPECT_EQ(t->shared_tile_rows, 64u);
     }
-    // Width 128's fp16 sums, encoding input gradients by rows, spread backward pass and staged
-    // inputs: 0 or 1.
+    // Width 128's fp16 sums, encoding input gradients by rows, staged inputs and late encoding
+    // backward pass: 0 or 1.
     ModelConfig widest = lake;
     widest.hidden_width = 128;
-    for (const char* name : {"FIELDFLOW_TRAIN_HALF_SUMS", "FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS", "FIELDFLOW_TRAIN_SPREAD_ENCODING",
-                             "FIELDFLOW_TRAIN_STAGE_INPUTS"}) {
+    for (const char* name : {"FIELDFLOW_TRAIN_HALF_SUMS", "FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS", "FIELDFLOW_TRAIN_STAGE_INPUTS",
+                             "FIELDFLOW_TRAIN_LATE_ENCODING"}) {
         test::ScopedEnv e(name, "yes");
         EXPECT_THROW(detail::choose_shared_tile(widest, 48 * 1024, 1024, true), EngineError) << name;
     }

@@ -367,13 +367,14 @@ TEST(GpuGradients, NarrowEndsMatchReference) {
     }
 }
 
-// Width 128's tiles (2 sample subgroups of 8) deal the encoding's backward pass out over every
-// invocation (train_step.comp's CM_SPREAD_ENCODING) and have the next tile's inputs encoded by
-// the subgroups that hold no sample (CM_STAGE_INPUTS). Each alone and both, on the dense grid and
-// on a hash grid, the encoding's input gradients by rows and by columns, a batch that ends inside
-// a tile and workgroups of many tiles: the gradients are the same bit for bit as the sample
+// Width 128's tiles (2 sample subgroups of 8) have the next tile's inputs encoded by two of the
+// subgroups that hold no sample (mlp_coopmat_split.glsl's CM_STAGE_INPUTS) and the encoding's
+// backward pass taken by the other four during the next tile (train_step.comp's
+// CM_LATE_ENCODING). Staged, staged and late, on the dense grid and on a hash grid, the encoding's
+// input gradients by rows and by columns, a batch that ends inside a tile, workgroups of many
+// tiles, of one and of none: the outputs and gradients are the same bit for bit as the sample
 // subgroups' own encoding gives (fixed-point sums), and match the reference.
-TEST(GpuGradients, SpreadEncodingAndStagedInputsAreTheSameBitForBit) {
+TEST(GpuGradients, StagedInputsAndLateEncodingAreTheSameBitForBit) {
     Device& dev = test::device();
     ModelConfig grid = test::default_config();
     grid.hidden_width = 128;
@@ -389,27 +390,25 @@ TEST(GpuGradients, SpreadEncodingAndStagedInputsAreTheSameBitForBit) {
             const Model model = test::random_model(*config, seed);
             test::Samples s = test::random_samples(1500, config->output_dims, seed + 1);
             cluster(s, 40);
-            const uint32_t groups = 2;
-            testing::ForwardBackward own;
-            {
-                test::ScopedEnv spread("FIELDFLOW_TRAIN_SPREAD_ENCODING", "0");
-                test::ScopedEnv stage("FIELDFLOW_TRAIN_STAGE_INPUTS", "0");
-                own = testing::forward_backward(dev, model, s.uv, s.targets, groups);
+            for (uint32_t groups : {2u, 0u}) { // 12 tiles each; the engine's count: one or none
+                SCOPED_TRACE("groups " + std::to_string(groups));
+                testing::ForwardBackward own;
+                {
+                    test::ScopedEnv stage("FIELDFLOW_TRAIN_STAGE_INPUTS", "0");
+                    own = testing::forward_backward(dev, model, s.uv, s.targets, groups);
+                }
+                for (const char* late_on : {"1", "0"}) {
+                    SCOPED_TRACE(std::string("staged, FIELDFLOW_TRAIN_LATE_ENCODING=") + late_on);
+                    test::ScopedEnv late("FIELDFLOW_TRAIN_LATE_ENCODING", late_on);
+                    const testing::ForwardBackward other = testing::forward_backward(dev, model, s.uv, s.targets, groups);
+                    EXPECT_EQ(floats_differing(other.grad_encoding, own.grad_encoding), 0u)
+                        << "of " << own.grad_encoding.size() << " encoding gradients";
+                    EXPECT_EQ(other.grad_mlp, own.grad_mlp);
+                    EXPECT_EQ(other.outputs, own.outputs);
+                    EXPECT_EQ(other.loss, own.loss);
+                }
             }
-            const std::pair<const char*, const char*> forms[] = {{"1", "1"}, {"1", "0"}, {"0", "1"}};
-            for (const auto& [spread_on, stage_on] : forms) {
-                SCOPED_TRACE(std::string("FIELDFLOW_TRAIN_SPREAD_ENCODING=") + spread_on +
-                             " FIELDFLOW_TRAIN_STAGE_INPUTS=" + stage_on);
-                test::ScopedEnv spread("FIELDFLOW_TRAIN_SPREAD_ENCODING", spread_on);
-                test::ScopedEnv stage("FIELDFLOW_TRAIN_STAGE_INPUTS", stage_on);
-                const testing::ForwardBackward other = testing::forward_backward(dev, model, s.uv, s.targets, groups);
-                EXPECT_EQ(floats_differing(other.grad_encoding, own.grad_encoding), 0u)
-                    << "of " << own.grad_encoding.size() << " encoding gradients";
-                EXPECT_EQ(other.grad_mlp, own.grad_mlp);
-                EXPECT_EQ(other.outputs, own.outputs);
-                EXPECT_EQ(other.loss, own.loss);
-            }
-            check_gradients(*config, 1100, seed + 2, groups);
+            check_gradients(*config, 1100, seed + 2, 2);
         }
 }
 

@@ -170,7 +170,7 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
             }
     // Width 128 with its ends by columns: only the last matrix's forward product narrow; blocks
     // held or loaded; its wide phases' sums fp16 or fp32, its encoding's input gradients by rows
-    // or by columns (the engine takes fp16 and rows).
+    // or by columns (the engine takes fp16, and by columns with its late encoding pass, below).
     for (const char* held : {"0", "1"})
         for (const char* half : {"0", "1"})
             for (const char* rows : {"0", "1"})
@@ -179,28 +179,37 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                               {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", held},
                               {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"}, {"CM_HALF_SUMS", half},
                               {"CM_ENC_INPUTS_BY_ROWS", rows}});
-    // ... with the encoding's backward pass spread over the workgroup and the next tile's inputs
-    // staged (the engine's form), each alone too, on the dense grid and on a hash grid (its 32
-    // inputs' gradients, local sums of its coarse cells); the measurement parts with them.
+    // ... with the next tile's inputs staged and the encoding's backward pass late (the engine's
+    // form), staged alone too, on the dense grid and on a hash grid (its 32 inputs' gradients,
+    // local sums of its coarse cells); the measurement parts with them.
     ModelConfig widest_hash = configs()[3];
     widest_hash.hidden_width = 128;
-    const std::pair<const char*, const char*> forms[] = {{"1", "1"}, {"1", "0"}, {"0", "1"}};
     for (const ModelConfig& c : {configs()[2], widest_hash})
-        for (const auto& [spread, stage] : forms)
+        for (const char* late : {"1", "0"})
             for (const char* rows : {"0", "1"})
                 for (const char* local : {"0", "35"})
                     expect_valid("train_step.comp", c,
                                  {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                                   {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"},
                                   {"CM_WEIGHT_FRAGMENTS", "1"}, {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"},
-                                  {"CM_HALF_SUMS", "1"}, {"CM_ENC_INPUTS_BY_ROWS", rows}, {"CM_SPREAD_ENCODING", spread},
-                                  {"CM_STAGE_INPUTS", stage}, {"ENC_GRAD_FIXED", "1"}, {"ENC_LOCAL_CELLS", local}});
+                                  {"CM_HALF_SUMS", "1"}, {"CM_ENC_INPUTS_BY_ROWS", rows}, {"CM_STAGE_INPUTS", "1"},
+                                  {"CM_LATE_ENCODING", late}, {"ENC_GRAD_FIXED", "1"}, {"ENC_LOCAL_CELLS", local}});
+    // Width 128 of one hidden layer (128-sample tiles: staged, not late) and of three, as the
+    // engine chooses them.
+    for (uint32_t layers : {1u, 3u}) {
+        ModelConfig c = configs()[2];
+        c.hidden_layers = layers;
+        const detail::TrainTiling t = *detail::choose_shared_tile(c, 48 * 1024, 1024, true);
+        EXPECT_TRUE(t.stage_inputs) << layers << " layers";
+        const detail::CompileResult compiled = compile(detail::train_kernel_request(c, t, false, {}));
+        EXPECT_EQ(validate(compiled.spirv), "") << layers << " layers";
+    }
     for (const char* part : {"ABLATE_INPUTS", "ABLATE_MLP", "ABLATE_ENCODING_BACKWARD", "ABLATE_BACKWARD"})
         expect_valid("train_step.comp", configs()[2],
                      {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                       {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"},
                       {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"}, {"CM_HALF_SUMS", "1"},
-                      {"CM_ENC_INPUTS_BY_ROWS", "1"}, {"CM_SPREAD_ENCODING", "1"}, {"CM_STAGE_INPUTS", "1"}, {part, "1"}});
+                      {"CM_ENC_INPUTS_BY_ROWS", "1"}, {"CM_STAGE_INPUTS", "1"}, {"CM_LATE_ENCODING", "1"}, {part, "1"}});
     // The wide phases summed in fp16 where the ends are by rows (width 64).
     expect_valid("train_step.comp", configs()[1],
                  {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
