@@ -32,6 +32,7 @@
 //     own, so none waits for another; then matrix 0's weight gradients over the subgroup's own
 //     block of its deltas |
 //   rows: the encoding's input gradients over slice 0, read back per sample.
+// (CM_ENDS_BY_COLUMNS, CM_STAGE_INPUTS and CM_LATE_ENCODING, below, change the ends: width 128's.)
 // The fp16 weights come from the copy in device memory (binding CM_WEIGHTS_BINDING), held in
 // registers for the step where CM_WEIGHT_FRAGMENTS (the blocks a subgroup's products use; the
 // first matrix's only with CM_FIRST_WEIGHT_FRAGMENTS), else loaded per phase; matrix 0's

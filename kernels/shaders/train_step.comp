@@ -340,15 +340,15 @@ void stage_tile_inputs(uint tile) {
 }
 #endif
 
-// One tile (of 32 samples for this subgroup, or shared by the workgroup's subgroups: a
-// workgroup-uniform call), from its fetched inputs. Invocations that hold no sample of a shared
-// tile (CM_HOLDS_SAMPLES false) take part in its products only.
 #if CM_STAGE_INPUTS
 // The worker's tiles [x, y) (main): CM_STAGE_INPUTS stages the next one's inputs during a tile,
 // CM_LATE_ENCODING takes the encoding backward pass of the one before.
 uvec2 worker_tiles;
 #endif
 
+// One tile (of 32 samples for this subgroup, or shared by the workgroup's subgroups: a
+// workgroup-uniform call), from its fetched inputs. Invocations that hold no sample of a shared
+// tile (CM_HOLDS_SAMPLES false) take part in its products only.
 void train_tile(uint tile, TileFetch fetched, inout float loss) {
     const uint s = tile * CM_TILE_SAMPLES + CM_ROW;
     const bool in_batch = CM_HOLDS_SAMPLES && s < pc.batch;
