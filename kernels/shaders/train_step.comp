@@ -130,11 +130,12 @@ void enc_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
 // CM_LATE_SHARES-th from the k-th on: width 128's two shares a sample, the dense grid's corners
 // two an invocation, where the sample subgroups took all four at the tile's end while six
 // subgroups of eight waited. Fixed-point sums are the same in any order: so are the gradients,
-// bit for bit. (The measurement without the MLP takes its own.)
+// bit for bit. (The measurements without the MLP take their own; those without the encoding's
+// backward pass, none.)
 #ifndef CM_LATE_ENCODING
 #define CM_LATE_ENCODING 0
 #endif
-#if CM_LATE_ENCODING && !defined(ABLATE_MLP)
+#if CM_LATE_ENCODING && !defined(ABLATE_MLP) && !defined(ABLATE_BACKWARD) && !defined(ABLATE_ENCODING_BACKWARD)
 #define CM_LATE_BACKWARD 1
 #else
 #define CM_LATE_BACKWARD 0
@@ -306,7 +307,7 @@ void ablated_inputs(vec2 uv, out float x[IN_PAD]) {
     [[unroll]] for (int i = 0; i < IN_PAD; ++i) x[i] = i < IN_DIM ? sin(uv.x * float(i + 1)) : 0.0;
 }
 
-#if CM_LATE_BACKWARD && !defined(ABLATE_BACKWARD) && !defined(ABLATE_ENCODING_BACKWARD)
+#if CM_LATE_BACKWARD
 // Late subgroups (CM_LATES): their share of the encoding's backward pass of `tile`'s sample
 // CM_LATE_ROW, from the input gradients the tile's sample subgroups left (and, by share 0, its
 // deferred inputs).
@@ -319,9 +320,6 @@ void late_encoding_backward(uint tile) {
     enc_visits = 0u;
     encode_backward(drawn_uv(s), dx);
 }
-#define CM_LATE_TAKES 1
-#else
-#define CM_LATE_TAKES 0
 #endif
 
 #if CM_STAGE_INPUTS
@@ -375,7 +373,7 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
     else if (CM_STAGES) {
         if (tile + 1u < worker_tiles.y) stage_tile_inputs(tile + 1u);
     }
-#if CM_LATE_TAKES
+#if CM_LATE_BACKWARD
     else if (tile > worker_tiles.x) late_encoding_backward(tile - 1u);
 #endif
 #else
@@ -447,7 +445,7 @@ void main() {
 #else
     for (uint tile = mine.x; tile < mine.y; ++tile) train_tile(tile, tile_fetch(tile), loss);
 #endif
-#if CM_LATE_TAKES
+#if CM_LATE_BACKWARD
     barrier(); // the last tile's input gradients are in
     if (CM_LATES && mine.x < mine.y) late_encoding_backward(mine.y - 1u);
 #endif
