@@ -109,6 +109,27 @@
 #define CM_DX_COLUMNS 0
 #define CM_DX_COL 0
 #endif
+// CM_STAGE_PINGPONG (default with CM_STAGE_INPUTS): the staged inputs are not copied into slice 0
+// at each tile's start; the encoding's outputs take two sets of IN_PAD columns instead, the
+// tile's by its parity (CM_X0_COL: slice 0 or the staging columns), and the staging subgroups
+// write the other set. Nothing then writes the tile's inputs after its first barrier, so matrix
+// 0's weight gradients, which read them, may run past the barrier after them (below).
+#ifndef CM_STAGE_PINGPONG
+#define CM_STAGE_PINGPONG CM_STAGE_INPUTS
+#endif
+#if CM_STAGE_PINGPONG && !CM_STAGE_INPUTS
+#error "the staged inputs' two sets of columns take CM_STAGE_INPUTS"
+#endif
+#if CM_STAGE_PINGPONG
+#define CM_STAGE_COLUMNS IN_PAD
+#define CM_STAGE_COL (SLICE_COLS + CM_DX_COLUMNS)
+#define CM_X0_COL_OF(tile) (((tile) & 1u) != 0u ? uint(CM_STAGE_COL) : 0u)
+uint cm_x0_col; // the tile's encoding outputs' first column (cm_begin_tile)
+#define CM_X0_COL cm_x0_col
+#else
+#define CM_STAGE_COLUMNS 0
+#define CM_X0_COL 0
+#endif
 #if TILE != 2 * HIDDEN * CM_ROW_SPLIT || (CM_ROWS % 32) != 0 || CM_ROWS > TILE
 #error "the shared-tile MLP runs CM_ROW_SPLIT * HIDDEN / 16 subgroups (TILE = 2 * HIDDEN * CM_ROW_SPLIT) on CM_ROWS <= TILE samples, a multiple of 32"
 #endif
@@ -161,7 +182,7 @@
 #define CM_SAMPLE_SUBGROUPS (CM_ROWS / WT)
 #define CM_ROW_BLOCKS (CM_ROWS / (16 * CM_ROW_SPLIT)) // a subgroup's share of the tile's row blocks
 #define RS (CM_ROWS + 8)               // slice stride in halves: 16-byte aligned columns, conflict-free loads
-#define SLICE_COL(l) ((l) == 0 ? 0 : IN_PAD + ((l) - 1) * HIDDEN)
+#define SLICE_COL(l) ((l) == 0 ? CM_X0_COL : IN_PAD + ((l) - 1) * HIDDEN)
 #define SLICE_COLS (IN_PAD + LAYERS * HIDDEN + OUT_PAD)
 #define CM_SLICE(c) (uint(c) * RS)     // column c's first row
 #define CM_ENC_BLOCKS ((ENC_GRAD_DIM + 15) / 16)
@@ -170,6 +191,20 @@
 #endif
 #if CM_LATE_ENCODING && (TILE <= 2 * CM_ROWS || (TILE % CM_ROWS) != 0)
 #error "the late encoding backward pass takes whole shares of the tile's samples after the staging subgroups"
+#endif
+// CM_CHAINS: independent sums that the short phases every other subgroup waits on (the last
+// matrix's forward product, a block of the encoding's input gradients) split their K blocks
+// over, added at the end: with the ends by columns two, chains of HIDDEN / 32 products where one
+// was HIDDEN / 16 long.
+#ifndef CM_CHAINS
+#if CM_ENDS_BY_COLUMNS && CM_COLUMN_BLOCKS >= 2
+#define CM_CHAINS 2
+#else
+#define CM_CHAINS 1
+#endif
+#endif
+#if CM_CHAINS < 1 || CM_CHAINS > CM_COLUMN_BLOCKS
+#error "CM_CHAINS: from 1 to the hidden width's blocks"
 #endif
 // Row blocks a phase's products take at once: independent accumulators that hide each other's
 // latency.
@@ -198,10 +233,10 @@
 // The selectors follow the slices directly: a matrix load's rows must be 16-byte aligned (after
 // the losses of one or two subgroups they were not, and the tensor cores read garbage).
 shared CmShared {
-    float16_t s_slice[(SLICE_COLS + CM_DX_COLUMNS) * RS];
+    float16_t s_slice[(SLICE_COLS + CM_DX_COLUMNS + CM_STAGE_COLUMNS) * RS];
     float16_t s_bias_select[16 * 16]; // row l: 1 in column l (cm_bias_selector)
     float s_loss_sub[CM_SUBGROUPS];
-#if CM_STAGE_INPUTS
+#if CM_STAGE_INPUTS && !CM_STAGE_PINGPONG
     float16_t s_stage[IN_PAD * RS]; // the next tile's inputs, feature-major as slice 0
 #endif
 #ifdef CM_SHARED_EXTRA
@@ -297,6 +332,17 @@ CM_H8 cm_load_first_back8(uint ob) {
 // output block (rows), hidden matrix l's (CM_COL, kb) (columns), the last matrix's (0, kb) (rows);
 // input gradients (W), hidden matrix l's (ob, CM_COL) (columns), the last matrix's (0, ib) (rows).
 #define CM_IB0 (IN_PAD / 16)
+// CM_OWN_BLOCKS (default with the ends by columns and the blocks held): of the first matrix's
+// forward blocks and the last matrix's input-gradient blocks a subgroup holds only those of its
+// own column block, all that its column phases use, where it held the last matrix's whole row
+// and took block CM_COL of it (no constant index: the array went to local memory, 288 bytes a
+// lane) and loaded the first matrix's block for every tile.
+#ifndef CM_OWN_BLOCKS
+#define CM_OWN_BLOCKS (CM_ENDS_BY_COLUMNS && CM_WEIGHT_FRAGMENTS)
+#endif
+#if CM_OWN_BLOCKS && !(CM_ENDS_BY_COLUMNS && CM_WEIGHT_FRAGMENTS)
+#error "a subgroup holds its own blocks alone where the ends are by columns and the blocks are held"
+#endif
 #define CM_HIDDEN_MATRICES (LAYERS > 1 ? LAYERS - 1 : 1) // matrices 1..LAYERS-1 (arrays of at least one)
 // Each kind in an array of its own with constant bounds, so every index is a constant once the
 // loops are unrolled (an array indexed otherwise lands in local memory).
@@ -315,7 +361,10 @@ CM_H8 cm_wlast[CM_COLUMN_BLOCKS];                      // (0, kb), 8 outputs
 #else
 CM_H cm_wlast[CM_COLUMN_BLOCKS];                       // (0, kb)
 #endif
-#if CM_NARROW_OUT
+#if CM_OWN_BLOCKS
+CM_H cm_wlast_back_own;                                // (0, CM_COL)
+CM_H cm_wfirst_own[CM_IB0];                            // matrix 0's (CM_COL, kb), as W^T
+#elif CM_NARROW_OUT
 CM_HK8 cm_wlast_back[CM_COLUMN_BLOCKS * 2];            // (0, 2 ib + j), 8 x 8
 #else
 CM_H cm_wlast_back[CM_COLUMN_BLOCKS];                  // (0, ib)
@@ -342,9 +391,14 @@ void cm_load_weight_fragments() {
             cm_whidden[(l - 1) * CM_COLUMN_BLOCKS + i] = cm_load_block_t(l, CM_COL, i);
             cm_whidden_back[(l - 1) * CM_COLUMN_BLOCKS + i] = cm_load_block(l, i, CM_COL);
         }
+#if CM_OWN_BLOCKS
+    cm_wlast_back_own = cm_load_block(LAYERS, 0, CM_COL);
+    [[unroll]] for (uint kb = 0; kb < CM_IB0; ++kb) cm_wfirst_own[kb] = cm_load_block_t(0, CM_COL, kb);
+#endif
     [[unroll]] for (uint i = 0; i < CM_COLUMN_BLOCKS; ++i) {
         cm_wlast[i] = cm_load_last_forward(i);
-#if CM_NARROW_OUT
+#if CM_OWN_BLOCKS
+#elif CM_NARROW_OUT
         [[unroll]] for (uint j = 0; j < 2; ++j) cm_wlast_back[i * 2 + j] = cm_load_last_back8(i, j);
 #else
         cm_wlast_back[i] = cm_load_block(LAYERS, 0, i);
@@ -387,7 +441,12 @@ CM_H cm_w_hidden_back(int l, uint ob) {
 }
 // The last matrix's block (0, i): as W^T (forward), as W (input gradients).
 CM_LAST_FORWARD_BLOCK cm_w_last(uint kb) { return CM_HELD_OR_LOADED(cm_wlast[kb], cm_load_last_forward(kb)); }
-#if CM_NARROW_OUT
+// With the ends by columns, only the subgroup's own block (0, CM_COL).
+#if CM_OWN_BLOCKS
+CM_H cm_w_last_back_own() { return cm_wlast_back_own; }
+#elif CM_ENDS_BY_COLUMNS
+CM_H cm_w_last_back_own() { return cm_load_block(LAYERS, 0, CM_COL); }
+#elif CM_NARROW_OUT
 CM_HK8 cm_w_last_back8(uint ib, uint j) { return CM_HELD_OR_LOADED(cm_wlast_back[ib * 2 + j], cm_load_last_back8(ib, j)); }
 #else
 CM_H cm_w_last_back(uint ib) { return CM_HELD_OR_LOADED(cm_wlast_back[ib], cm_load_block(LAYERS, 0, ib)); }
@@ -402,9 +461,13 @@ void cm_put_input(float x[IN_PAD]) {
 #define CM_STAGES (CM_STAGE_INPUTS != 0 && CM_SUB >= CM_SAMPLE_SUBGROUPS && CM_SUB < 2 * CM_SAMPLE_SUBGROUPS)
 #define CM_STAGE_ROW ((CM_SUB - CM_SAMPLE_SUBGROUPS) * WT + CM_LANE)
 #if CM_STAGE_INPUTS
-// Staging subgroups only (CM_STAGES).
-void cm_put_staged_input(float x[IN_PAD]) {
+// Staging subgroups only (CM_STAGES): their sample's inputs of `tile`.
+void cm_put_staged_input(uint tile, float x[IN_PAD]) {
+#if CM_STAGE_PINGPONG
+    [[unroll]] for (int i = 0; i < IN_PAD; ++i) s_slice[CM_SLICE(CM_X0_COL_OF(tile) + i) + CM_STAGE_ROW] = float16_t(x[i]);
+#else
     [[unroll]] for (int i = 0; i < IN_PAD; ++i) s_stage[CM_SLICE(i) + CM_STAGE_ROW] = float16_t(x[i]);
+#endif
 }
 #if CM_LATE_ENCODING
 // The subgroups after the staging ones (train_step.comp deals them the samples' shares).
@@ -415,13 +478,18 @@ void cm_late_input_gradients(uint row, float grad_scale, out float dx[ENC_GRAD_D
     [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = float(s_slice[CM_SLICE(CM_DX_COL + c) + row]) * grad_scale;
 }
 #endif
-// Every invocation, at a tile's start: the staged inputs into slice 0 (the tile before has read
-// its own: its last reads of slice 0, matrix 0's weight gradients, precede a workgroup barrier).
-void cm_take_staged_inputs() {
+// Every invocation, at `tile`'s start: the staged inputs into slice 0 (the tile before has read
+// its own: its last reads of slice 0, matrix 0's weight gradients, precede a workgroup barrier),
+// or with CM_STAGE_PINGPONG the tile's set of columns chosen.
+void cm_take_staged_inputs(uint tile) {
+#if CM_STAGE_PINGPONG
+    cm_x0_col = CM_X0_COL_OF(tile);
+#else
     for (uint e = gl_LocalInvocationIndex; e < uint(IN_PAD * CM_ROWS); e += TILE) {
         const uint at = CM_SLICE(e / uint(CM_ROWS)) + e % uint(CM_ROWS);
         s_slice[at] = s_stage[at];
     }
+#endif
 }
 #endif
 
@@ -431,7 +499,7 @@ void cm_forward_first() {
 #if CM_NARROW_IN
     // Each 16-column output block as two 8-wide ones over the 8 inputs.
     CM_H8 x[WT / 16];
-    [[unroll]] for (uint h = 0; h < WT / 16; ++h) coopMatLoadNV(x[h], s_slice, CM_SLICE(0) + CM_SUB * WT + h * 16, RS, true);
+    [[unroll]] for (uint h = 0; h < WT / 16; ++h) coopMatLoadNV(x[h], s_slice, CM_SLICE(CM_X0_COL) + CM_SUB * WT + h * 16, RS, true);
     [[unroll]] for (uint nb = 0; nb < CM_COLUMN_BLOCKS; ++nb)
         [[unroll]] for (uint j = 0; j < 2; ++j) {
             const uint n0 = nb * 16 + j * 8; // the 8 outputs' first
@@ -453,7 +521,7 @@ void cm_forward_first() {
             const CM_H w = cm_w_first(nb, kb);
             [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
                 CM_H a;
-                coopMatLoadNV(a, s_slice, CM_SLICE(kb * 16) + CM_SUB * WT + h * 16, RS, true);
+                coopMatLoadNV(a, s_slice, CM_SLICE(CM_X0_COL + kb * 16) + CM_SUB * WT + h * 16, RS, true);
                 acc[h] = coopMatMulAddNV(a, w, acc[h]);
             }
         }
@@ -468,7 +536,11 @@ void cm_forward_first() {
 // Block kb of output block CM_COL of matrix l, as W^T: the hidden matrices' (held or loaded), or
 // the first matrix's (CM_ENDS_BY_COLUMNS), loaded.
 CM_H cm_w_columns(int l, uint kb) {
+#if CM_OWN_BLOCKS
+    if (l == 0) return cm_wfirst_own[kb];
+#else
     if (l == 0) return cm_load_block_t(0, CM_COL, kb);
+#endif
     return cm_w_hidden(max(l, 1), kb);
 }
 
@@ -512,8 +584,8 @@ void cm_forward_hidden(int l) {
 void cm_forward_output() {
     const int l = LAYERS;
     const uint out_at = (CM_SLICE(SLICE_COL(LAYERS + 1)) + CM_SUB * WT) / 2u; // floats; column stride RS / 2
-    CM_LAST_FORWARD_SUM acc[WT / 16];
-    [[unroll]] for (uint h = 0; h < WT / 16; ++h) acc[h] = CM_LAST_FORWARD_SUM(0.0);
+    CM_LAST_FORWARD_SUM acc[WT / 16 * CM_CHAINS]; // row block h's chain c at h * CM_CHAINS + c
+    [[unroll]] for (uint h = 0; h < WT / 16 * CM_CHAINS; ++h) acc[h] = CM_LAST_FORWARD_SUM(0.0);
     // Both row blocks' sums side by side: two chains of products, where one block after the other
     // made one of twice the length (the H200 at 2^20: width 128 836 against 866 us/step, width 64
     // 328 against 335, the lake model 186.6 against 189.1, the same bits; bench/RESULTS.md,
@@ -522,10 +594,14 @@ void cm_forward_output() {
         [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
             CM_H a;
             coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + CM_SUB * WT + h * 16, RS, true);
-            acc[h] = coopMatMulAddNV(a, cm_w_last(kb), acc[h]);
+            acc[h * CM_CHAINS + kb % CM_CHAINS] = coopMatMulAddNV(a, cm_w_last(kb), acc[h * CM_CHAINS + kb % CM_CHAINS]);
         }
     [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
-        coopMatStoreNV(acc[h], s_out, out_at, RS / 2, true);
+#if CM_CHAINS > 1
+        [[unroll]] for (uint c = 1; c < CM_CHAINS; ++c) // element by element (see cm_write_gradients)
+            for (int i = 0; i < acc[h * CM_CHAINS].length(); ++i) acc[h * CM_CHAINS][i] += acc[h * CM_CHAINS + c][i];
+#endif
+        coopMatStoreNV(acc[h * CM_CHAINS], s_out, out_at, RS / 2, true);
         subgroupBarrier();
         if ((CM_LANE >> 4) == h)
             [[unroll]] for (int o = 0; o < OUT_DIM; ++o) cm_z_out[o] = s_out[out_at + o * (RS / 2) + (CM_LANE & 15u)];
@@ -666,6 +742,7 @@ void cm_store_relu_masked8(CM_F8 acc, uint at) {
     coopMatStoreNV(dx, s_slice, at, RS, true);
 }
 
+#if !CM_ENDS_BY_COLUMNS
 // Rows: the last matrix's weight-gradient sums and bias sums over this sample subgroup's own
 // samples, then their input gradients over slice LAYERS (ReLU's derivative read from the output
 // they overwrite): matrix LAYERS - 1's deltas.
@@ -725,6 +802,7 @@ void cm_output_backward() {
     }
 #endif
 }
+#endif
 
 // Columns: matrix 0's weight-gradient blocks (CM_COL, ib) over the subgroup's row blocks
 // (delta^T X_0) and its bias sums of output block CM_COL. With hidden matrices, that block of the
@@ -738,12 +816,12 @@ void cm_weight_gradients_first() {
 #ifndef ABLATE_WEIGHT_GRADIENTS
 #if CM_NARROW_IN
         CM_H8 x;
-        coopMatLoadNV(x, s_slice, CM_SLICE(0) + rb * 16, RS, true); // the 8 inputs
+        coopMatLoadNV(x, s_slice, CM_SLICE(CM_X0_COL) + rb * 16, RS, true); // the 8 inputs
         cm_grad_first[0] = coopMatMulAddNV(a, x, cm_grad_first[0]);
 #else
         [[unroll]] for (uint ib = 0; ib < CM_IB0; ++ib) {
             CM_H x;
-            coopMatLoadNV(x, s_slice, CM_SLICE(ib * 16) + rb * 16, RS, true); // X_0
+            coopMatLoadNV(x, s_slice, CM_SLICE(CM_X0_COL + ib * 16) + rb * 16, RS, true); // X_0
             cm_grad_first[ib] = coopMatMulAddNV(a, x, cm_grad_first[ib]);
         }
 #endif
@@ -799,13 +877,18 @@ void cm_backward_hidden(int l) {
 
 // Input block ib of the 16 rows from r0: delta_0 W_0 over slice 0, W_0's blocks from memory.
 void cm_encoding_input_block(uint r0, uint ib) {
-    CM_ENC_INPUT_SUM acc = CM_ENC_INPUT_SUM(0.0);
+    CM_ENC_INPUT_SUM acc[CM_CHAINS];
+    [[unroll]] for (uint c = 0; c < CM_CHAINS; ++c) acc[c] = CM_ENC_INPUT_SUM(0.0);
     [[unroll]] for (uint ob = 0; ob < CM_COLUMN_BLOCKS; ++ob) {
         CM_H a;
         coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(1) + ob * 16) + r0, RS, true); // delta_0
-        acc = coopMatMulAddNV(a, cm_load_first_back(ob, ib), acc);
+        acc[ob % CM_CHAINS] = coopMatMulAddNV(a, cm_load_first_back(ob, ib), acc[ob % CM_CHAINS]);
     }
-    coopMatStoreNV(CM_ENC_INPUT_H(acc), s_slice, CM_SLICE(CM_DX_COL + ib * 16) + r0, RS, true);
+#if CM_CHAINS > 1
+    [[unroll]] for (uint c = 1; c < CM_CHAINS; ++c)
+        for (int i = 0; i < acc[0].length(); ++i) acc[0][i] += acc[c][i];
+#endif
+    coopMatStoreNV(CM_ENC_INPUT_H(acc[0]), s_slice, CM_SLICE(CM_DX_COL + ib * 16) + r0, RS, true);
 }
 
 // Rows: this sample subgroup's dLoss/d(encoding inputs) (the first CM_ENC_BLOCKS blocks) over slice
@@ -829,6 +912,23 @@ void cm_encoding_input_gradients() {
 }
 
 #if CM_ENDS_BY_COLUMNS
+// The column block whose subgroup adds the last matrix's bias sums over its i-th row block: with
+// CM_SPREAD_LAST_BIAS (default where one part's row blocks are at most its column blocks) block
+// i, so that the row blocks' sums are dealt out one a subgroup, where column block 0 took them all
+// while the others waited at the barrier after; else block 0.
+#ifndef CM_SPREAD_LAST_BIAS
+#define CM_SPREAD_LAST_BIAS (CM_ROW_SPLIT == 1 && CM_ROW_BLOCKS <= CM_COLUMN_BLOCKS)
+#endif
+#if CM_SPREAD_LAST_BIAS && !(CM_ROW_SPLIT == 1 && CM_ROW_BLOCKS <= CM_COLUMN_BLOCKS)
+#error "the last matrix's bias sums are dealt out over one part's row blocks, one a column block"
+#endif
+#if CM_SPREAD_LAST_BIAS
+#define CM_LAST_BIAS_COL(i) (i)
+#define CM_LAST_BIAS_SUBGROUPS CM_ROW_BLOCKS
+#else
+#define CM_LAST_BIAS_COL(i) 0u
+#define CM_LAST_BIAS_SUBGROUPS 1
+#endif
 // Columns: the last matrix's weight-gradient block (0, CM_COL) over the subgroup's row blocks
 // (column block 0 also the bias sums), then the input-gradient block CM_COL of those rows over
 // slice LAYERS (ReLU's derivative from the output it overwrites). Block CM_COL of slice LAYERS is
@@ -839,7 +939,7 @@ void cm_output_backward_columns() {
         const uint rb = CM_RB(i0);
         CM_H a;
         coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1)) + rb * 16, RS, false); // delta^T
-        if (CM_COL == 0u) { CM_ADD_BIAS_SUMS(a, l) }
+        if (CM_COL == CM_LAST_BIAS_COL(i0)) { CM_ADD_BIAS_SUMS(a, l) }
 #ifndef ABLATE_WEIGHT_GRADIENTS
         CM_H b;
         coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l) + CM_COL * 16) + rb * 16, RS, true); // X_l
@@ -847,7 +947,7 @@ void cm_output_backward_columns() {
 #endif
     }
     subgroupBarrier();
-    const CM_H w = cm_w_last_back(CM_COL);
+    const CM_H w = cm_w_last_back_own();
     [[dont_unroll]] for (uint rb0 = 0; rb0 < CM_ROW_BLOCKS; rb0 += CM_ROW_GROUP) {
         [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
             const uint rb = CM_RB(rb0 + g);
@@ -866,6 +966,37 @@ void cm_encoding_input_gradients_columns() {
     const uint blocks = (CM_ROWS / 16) * CM_ENC_BLOCKS;
     for (uint p = CM_SUB; p < blocks; p += CM_SUBGROUPS) cm_encoding_input_block(p / CM_ENC_BLOCKS * 16, p % CM_ENC_BLOCKS);
 }
+
+// CM_FIRST_GRADS_LATE (default with CM_STAGE_PINGPONG, the encoding's input gradients by columns
+// and at most a block of them a subgroup): matrix 0's weight gradients after the barrier that
+// follows matrix 1's backward phase, in one stretch of code with the subgroup's block of the
+// encoding's input gradients: two independent chains of products, where one waited for the other
+// and a barrier between them. The tile's inputs they read are no one's to overwrite before the
+// next tile's first barriers (CM_STAGE_PINGPONG).
+#define CM_FIRST_GRADS_LATE_FITS (CM_STAGE_PINGPONG && !CM_ENC_INPUTS_BY_ROWS && (CM_ROWS / 16) * CM_ENC_BLOCKS <= CM_SUBGROUPS)
+#ifndef CM_FIRST_GRADS_LATE
+#define CM_FIRST_GRADS_LATE CM_FIRST_GRADS_LATE_FITS
+#endif
+#if CM_FIRST_GRADS_LATE && !CM_FIRST_GRADS_LATE_FITS
+#error "matrix 0's weight gradients go past the barrier with staged inputs in two sets and at most one input-gradient block a subgroup"
+#endif
+#if CM_FIRST_GRADS_LATE
+void cm_encoding_inputs_and_first_grads() {
+    const uint p = CM_SUB;
+    if (p < (CM_ROWS / 16) * CM_ENC_BLOCKS) {
+        cm_encoding_input_block(p / CM_ENC_BLOCKS * 16, p % CM_ENC_BLOCKS);
+        cm_weight_gradients_first();
+    } else {
+        cm_weight_gradients_first();
+    }
+}
+#endif
+#else
+#if defined(CM_FIRST_GRADS_LATE) && CM_FIRST_GRADS_LATE
+#error "matrix 0's weight gradients go past the barrier where the ends are by columns"
+#endif
+#undef CM_FIRST_GRADS_LATE
+#define CM_FIRST_GRADS_LATE 0
 #endif
 
 // Backward over the tile after the sample subgroups' cm_put_output_delta; every invocation calls
@@ -886,13 +1017,21 @@ void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
         cm_backward_hidden(l);
         if (l > 1) cm_tile_barrier(); // matrix l - 1's phase reads every block of slice l
     }
+#if CM_FIRST_GRADS_LATE
+    cm_tile_barrier(); // every block of matrix 0's deltas is in
+    [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = 0.0;
+    cm_encoding_inputs_and_first_grads();
+#else
     // Matrix 0's sums read only the subgroup's own block of its deltas, just written.
     if (LAYERS > 1) subgroupBarrier();
     cm_weight_gradients_first();
     cm_tile_barrier(); // ... and slice 0 by matrix 0's
     [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = 0.0;
+#endif
 #if CM_ENDS_BY_COLUMNS && !CM_ENC_INPUTS_BY_ROWS
+#if !CM_FIRST_GRADS_LATE
     cm_encoding_input_gradients_columns();
+#endif
 #if !CM_LATE_ENCODING // late, they are read past the next tile's barriers
     cm_tile_barrier();
 #endif
@@ -948,10 +1087,14 @@ void cm_write_gradients(float scale) {
     coopMatStoreNV(cm_bias_sums, s_out, bias_at, 16, false);
 #if CM_ENDS_BY_COLUMNS
     barrier();
-    [[unroll]] for (int m = 0; m < MATRICES; ++m)
-        if (CM_LANE < 16u && (m < LAYERS || CM_COL == 0u))
-            mlp_partials[cm_grad_row + B_OFF(m) + (m < LAYERS ? CM_COL * 16 : 0u) + CM_LANE] =
-                s_out[bias_at + CM_LANE * 16 + m] * scale;
+    [[unroll]] for (int m = 0; m < LAYERS; ++m)
+        if (CM_LANE < 16u) mlp_partials[cm_grad_row + B_OFF(m) + CM_COL * 16 + CM_LANE] = s_out[bias_at + CM_LANE * 16 + m] * scale;
+    if (CM_LANE < 16u && CM_COL == 0u) {
+        // The last matrix's, from the subgroups of the part's first column blocks in order.
+        float bias = s_out[bias_at + CM_LANE * 16 + LAYERS];
+        [[unroll]] for (uint c = 1; c < CM_LAST_BIAS_SUBGROUPS; ++c) bias += s_out[bias_at + c * 256 + CM_LANE * 16 + LAYERS];
+        mlp_partials[cm_grad_row + B_OFF(LAYERS) + CM_LANE] = bias * scale;
+    }
 #else
     if (CM_HOLDS_SAMPLES) {
         const uint at = CM_SUB * CM_LAST_SUMS;

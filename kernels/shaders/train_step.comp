@@ -334,7 +334,7 @@ void stage_tile_inputs(uint tile) {
 #else
     encode(uv, x);
 #endif
-    cm_put_staged_input(x);
+    cm_put_staged_input(tile, x);
 }
 #endif
 
@@ -366,7 +366,7 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
 #ifdef ABLATE_MLP // no products: the outputs and the encoding's gradient straight from the inputs
     [[unroll]] for (int o = 0; o < OUT_PAD; ++o) { cm_out[o] = x[o % IN_PAD]; cm_dact_out[o] = 1.0; }
 #elif CM_STAGE_INPUTS
-    cm_take_staged_inputs();
+    cm_take_staged_inputs(tile);
     cm_forward_hidden_layers();
     // Beside the last product: the next tile's inputs, the tile before's encoding backward pass.
     if (CM_HOLDS_SAMPLES) cm_forward_output();

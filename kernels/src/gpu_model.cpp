@@ -374,6 +374,17 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
                                    "weight_gradients, tile_loads, tile_barriers)");
         }
     }
+    // FIELDFLOW_TRAIN_DEFINES=NAME[+NAME...]: kernel switches set to 1 (measurements of variants).
+    if (const char* env = std::getenv("FIELDFLOW_TRAIN_DEFINES"); env && *env && tiling.coopmat) {
+        std::string rest = env;
+        while (!rest.empty()) {
+            const size_t plus = rest.find('+');
+            const std::string name = rest.substr(0, plus);
+            rest = plus == std::string::npos ? "" : rest.substr(plus + 1);
+            const size_t eq = name.find('=');
+            if (!name.empty()) d.push_back({name.substr(0, eq), eq == std::string::npos ? "1" : name.substr(eq + 1)});
+        }
+    }
     uint32_t bindings = 9; // explicit samples: uv, target and output after the step's 6 buffers
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     else bindings = image.add_defines(d, 6); // the image after the model's and the step's buffers

@@ -417,6 +417,60 @@ TEST(ShaderVariants, AblatedPartsBecomeDefinesAndUnknownOnesAreNamed) {
     EXPECT_FALSE(has(detail::train_kernel_request(c, tiling, false, {}).defines, "ABLATE_TILE_LOADS"));
 }
 
+// FIELDFLOW_TRAIN_DEFINES sets the training kernel's switches for measurements ('+' between
+// them, "=value" or 1); width 128's scheduling switches (mlp_coopmat_split.glsl) compile and
+// validate each turned off, and one that cannot hold where it is asked for is an error.
+TEST(ShaderVariants, TrainDefinesReachTheKernelAndWidth128SwitchesCompileEitherWay) {
+    ModelConfig c = test::default_config(200, 137);
+    c.hidden_width = 128;
+    const detail::TrainTiling tiling = detail::choose_shared_tile(c, 48 * 1024, 1024, true).value();
+    ASSERT_TRUE(tiling.stage_inputs && tiling.late_encoding);
+    {
+        test::ScopedEnv defines("FIELDFLOW_TRAIN_DEFINES", "CM_CHAINS=1+CM_OWN_BLOCKS=0+CM_SPREAD_LAST_BIAS");
+        const detail::KernelRequest r = detail::train_kernel_request(c, tiling, false, {});
+        const auto value = [&](const std::string& key) {
+            for (const auto& [k, v] : r.defines)
+                if (k == key) return v;
+            return std::string("(missing)");
+        };
+        EXPECT_EQ(value("CM_CHAINS"), "1");
+        EXPECT_EQ(value("CM_OWN_BLOCKS"), "0");
+        EXPECT_EQ(value("CM_SPREAD_LAST_BIAS"), "1");
+    }
+    for (const char* off : {"CM_CHAINS=1", "CM_OWN_BLOCKS=0", "CM_SPREAD_LAST_BIAS=0", "CM_FIRST_GRADS_LATE=0",
+                            "CM_STAGE_PINGPONG=0+CM_FIRST_GRADS_LATE=0"}) {
+        SCOPED_TRACE(off);
+        test::ScopedEnv defines("FIELDFLOW_TRAIN_DEFINES", off);
+        const detail::KernelRequest r = detail::train_kernel_request(c, tiling, false, {});
+        detail::CompileResult compiled;
+        ASSERT_NO_THROW(compiled = compile(r));
+        EXPECT_EQ(validate(compiled.spirv), "");
+    }
+    // Staged inputs in one set of columns leave matrix 0's gradients no room past the barrier.
+    test::ScopedEnv defines("FIELDFLOW_TRAIN_DEFINES", "CM_STAGE_PINGPONG=0+CM_FIRST_GRADS_LATE=1");
+    EXPECT_THROW(compile(detail::train_kernel_request(c, tiling, false, {})), std::exception);
+}
+
+// The MLP's ends by columns in every shape GpuGradients.SharedTilesOfEveryShapeMatchReference
+// trains (widths 16 and 32, one part and two; explicit samples), with the defaults that follow
+// from them (mlp_coopmat_split.glsl: two chains, a subgroup's own blocks).
+TEST(ShaderVariants, EndsByColumnsCompileAtEveryWidth) {
+    test::ScopedEnv shared("FIELDFLOW_TRAIN_SHARED_TILE", "1");
+    test::ScopedEnv columns("FIELDFLOW_TRAIN_ENDS_BY_COLUMNS", "1");
+    for (uint32_t width : {16u, 32u})
+        for (const char* parts : {"1", "2"}) {
+            SCOPED_TRACE("width " + std::to_string(width) + ", parts " + parts);
+            test::ScopedEnv split("FIELDFLOW_TRAIN_ROW_SPLIT", parts);
+            ModelConfig c = test::default_config(200, 137);
+            c.hidden_width = width;
+            const std::optional<detail::TrainTiling> tiling = detail::choose_shared_tile(c, 48 * 1024, 1024, true);
+            ASSERT_TRUE(tiling && tiling->ends_by_columns);
+            detail::CompileResult compiled;
+            ASSERT_NO_THROW(compiled = compile(detail::train_kernel_request(c, *tiling, true, {})));
+            EXPECT_EQ(validate(compiled.spirv), "");
+        }
+}
+
 // The training kernel's request for an MLP whose weights are read from memory names the binding
 // of the fp16 copy after its other buffers, and compiles without a shared copy of the weights.
 TEST(ShaderVariants, WeightsInMemoryRequestBindsTheFp16Copy) {
