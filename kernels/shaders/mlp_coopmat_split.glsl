@@ -73,8 +73,8 @@
 // CM_STAGE_INPUTS (the host's TrainTiling::stage_inputs; with the ends by columns, where the
 // sample subgroups are at most half the subgroups): the next tile's encoded inputs are worked out
 // by the subgroups after the sample ones (train_step.comp) while the sample subgroups take the
-// last matrix's forward product, and left in a staging slice that every invocation copies into
-// slice 0 at the next tile's start. The encoding's parameter loads then wait behind that product
+// last matrix's forward product, and left in a staging slice: the next tile's set of its inputs'
+// columns (CM_STAGE_PINGPONG, below), or copied into slice 0 at its start. The encoding's parameter loads then wait behind that product
 // instead of ahead of the tile. The encoding's input gradients then go over slice 2 instead of
 // slice 0: every read of it has passed by then (matrix 1's outputs, or with one hidden layer the
 // delta slice) and the next tile writes it only after its first barriers, while the copy into
