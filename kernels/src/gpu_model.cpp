@@ -300,6 +300,20 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
     return std::max(1u, std::min(div_up(batch, tiling.tile_samples()), cap));
 }
 
+namespace {
+// The non-empty parts of environment variable `name`, split at any of `separators`.
+std::vector<std::string> env_list(const char* name, const char* separators) {
+    std::vector<std::string> parts;
+    const char* env = std::getenv(name);
+    for (std::string rest = env ? env : ""; !rest.empty();) {
+        const size_t cut = rest.find_first_of(separators);
+        if (cut != 0) parts.push_back(rest.substr(0, cut));
+        rest = cut == std::string::npos ? "" : rest.substr(cut + 1);
+    }
+    return parts;
+}
+} // namespace
+
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
                                    const TargetImageLayout& image) {
     Defines d = model_defines(config);
@@ -354,12 +368,8 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
     // FIELDFLOW_TRAIN_ABLATE=part[,part...] leaves parts of the tensor-core step out, to measure
     // what each costs (bench/README.md); the step then does not train. '+' joins parts too (for
     // bench/gpu/run.sh's settings, which ',' separates).
-    if (const char* env = std::getenv("FIELDFLOW_TRAIN_ABLATE"); env && *env && tiling.coopmat) {
-        std::string rest = env;
-        while (!rest.empty()) {
-            const size_t comma = rest.find_first_of(",+");
-            const std::string part = rest.substr(0, comma);
-            rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    if (tiling.coopmat)
+        for (const std::string& part : env_list("FIELDFLOW_TRAIN_ABLATE", ",+")) {
             if (part == "backward") d.push_back({"ABLATE_BACKWARD", "1"});
             else if (part == "encoding_backward") d.push_back({"ABLATE_ENCODING_BACKWARD", "1"});
             else if (part == "bias") d.push_back({"ABLATE_BIAS", "1"});
@@ -373,18 +383,13 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
                                    "' (backward, encoding_backward, bias, inputs, mlp, gradient_rows, "
                                    "weight_gradients, tile_loads, tile_barriers)");
         }
-    }
-    // FIELDFLOW_TRAIN_DEFINES=NAME[+NAME...]: kernel switches set to 1 (measurements of variants).
-    if (const char* env = std::getenv("FIELDFLOW_TRAIN_DEFINES"); env && *env && tiling.coopmat) {
-        std::string rest = env;
-        while (!rest.empty()) {
-            const size_t plus = rest.find('+');
-            const std::string name = rest.substr(0, plus);
-            rest = plus == std::string::npos ? "" : rest.substr(plus + 1);
-            const size_t eq = name.find('=');
-            if (!name.empty()) d.push_back({name.substr(0, eq), eq == std::string::npos ? "1" : name.substr(eq + 1)});
+    // FIELDFLOW_TRAIN_DEFINES=NAME[=value][+...]: the tensor-core step's switches (a name alone: 1),
+    // to measure its variants (docs/engine.md).
+    if (tiling.coopmat)
+        for (const std::string& define : env_list("FIELDFLOW_TRAIN_DEFINES", "+")) {
+            const size_t eq = define.find('=');
+            d.push_back({define.substr(0, eq), eq == std::string::npos ? "1" : define.substr(eq + 1)});
         }
-    }
     uint32_t bindings = 9; // explicit samples: uv, target and output after the step's 6 buffers
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     else bindings = image.add_defines(d, 6); // the image after the model's and the step's buffers
