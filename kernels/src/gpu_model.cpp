@@ -366,7 +366,7 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         if (!prefetch) d.push_back({"CM_PREFETCH", "0"});
     }
     // FIELDFLOW_TRAIN_ABLATE=part[,part...] leaves parts of the tensor-core step out, to measure
-    // what each costs (bench/README.md); the step then does not train. '+' joins parts too (for
+    // what each costs (docs/engine.md); the step then does not train. '+' joins parts too (for
     // bench/gpu/run.sh's settings, which ',' separates).
     if (tiling.coopmat)
         for (const std::string& part : env_list("FIELDFLOW_TRAIN_ABLATE", ",+")) {
