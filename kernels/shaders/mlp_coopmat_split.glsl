@@ -74,8 +74,8 @@
 // sample subgroups are at most half the subgroups): the next tile's encoded inputs are worked out
 // by the subgroups after the sample ones (train_step.comp) while the sample subgroups take the
 // last matrix's forward product, and left in a staging slice: the next tile's set of its inputs'
-// columns (CM_STAGE_PINGPONG, below), or copied into slice 0 at its start. The encoding's parameter loads then wait behind that product
-// instead of ahead of the tile. The encoding's input gradients then go over slice 2 instead of
+// columns (CM_STAGE_PINGPONG, below), or copied into slice 0 at its start. The encoding's
+// parameter loads then wait behind that product instead of ahead of the tile. The encoding's input gradients then go over slice 2 instead of
 // slice 0: every read of it has passed by then (matrix 1's outputs, or with one hidden layer the
 // delta slice) and the next tile writes it only after its first barriers, while the copy into
 // slice 0 may come before the sample subgroups are done.
@@ -124,7 +124,7 @@
 #define CM_STAGE_COLUMNS IN_PAD
 #define CM_STAGE_COL (SLICE_COLS + CM_DX_COLUMNS)
 #define CM_X0_COL_OF(tile) (((tile) & 1u) != 0u ? uint(CM_STAGE_COL) : 0u)
-uint cm_x0_col; // the tile's encoding outputs' first column (cm_begin_tile)
+uint cm_x0_col; // the tile's encoding outputs' first column (cm_take_staged_inputs sets it)
 #define CM_X0_COL cm_x0_col
 #else
 #define CM_STAGE_COLUMNS 0
@@ -334,9 +334,10 @@ CM_H8 cm_load_first_back8(uint ob) {
 #define CM_IB0 (IN_PAD / 16)
 // CM_OWN_BLOCKS (default with the ends by columns and the blocks held): of the first matrix's
 // forward blocks and the last matrix's input-gradient blocks a subgroup holds only those of its
-// own column block, all that its column phases use, where it held the last matrix's whole row
-// and took block CM_COL of it (no constant index: the array went to local memory, 288 bytes a
-// lane) and loaded the first matrix's block for every tile.
+// own column block, all that its column phases use. Without it, it holds the last matrix's whole
+// row and takes block CM_COL of it (no constant index) and loads the first matrix's block for
+// every tile: on the H200 width 128's kernel then took 288 bytes of local memory a lane, with it
+// none (bench/RESULTS.md, session 33).
 #ifndef CM_OWN_BLOCKS
 #define CM_OWN_BLOCKS (CM_ENDS_BY_COLUMNS && CM_WEIGHT_FRAGMENTS)
 #endif
@@ -441,15 +442,16 @@ CM_H cm_w_hidden_back(int l, uint ob) {
 }
 // The last matrix's block (0, i): as W^T (forward), as W (input gradients).
 CM_LAST_FORWARD_BLOCK cm_w_last(uint kb) { return CM_HELD_OR_LOADED(cm_wlast[kb], cm_load_last_forward(kb)); }
-// With the ends by columns, only the subgroup's own block (0, CM_COL).
+// With the ends by columns, only the subgroup's own block (0, CM_COL) is used.
 #if CM_OWN_BLOCKS
 CM_H cm_w_last_back_own() { return cm_wlast_back_own; }
-#elif CM_ENDS_BY_COLUMNS
-CM_H cm_w_last_back_own() { return cm_load_block(LAYERS, 0, CM_COL); }
 #elif CM_NARROW_OUT
 CM_HK8 cm_w_last_back8(uint ib, uint j) { return CM_HELD_OR_LOADED(cm_wlast_back[ib * 2 + j], cm_load_last_back8(ib, j)); }
 #else
 CM_H cm_w_last_back(uint ib) { return CM_HELD_OR_LOADED(cm_wlast_back[ib], cm_load_block(LAYERS, 0, ib)); }
+#endif
+#if CM_ENDS_BY_COLUMNS && !CM_OWN_BLOCKS
+CM_H cm_w_last_back_own() { return cm_w_last_back(CM_COL); }
 #endif
 
 // Sample subgroups only.
@@ -534,7 +536,7 @@ void cm_forward_first() {
 }
 
 // Block kb of output block CM_COL of matrix l, as W^T: the hidden matrices' (held or loaded), or
-// the first matrix's (CM_ENDS_BY_COLUMNS), loaded.
+// the first matrix's (CM_ENDS_BY_COLUMNS): held with CM_OWN_BLOCKS, else loaded.
 CM_H cm_w_columns(int l, uint kb) {
 #if CM_OWN_BLOCKS
     if (l == 0) return cm_wfirst_own[kb];
@@ -930,9 +932,10 @@ void cm_encoding_input_gradients() {
 #define CM_LAST_BIAS_SUBGROUPS 1
 #endif
 // Columns: the last matrix's weight-gradient block (0, CM_COL) over the subgroup's row blocks
-// (column block 0 also the bias sums), then the input-gradient block CM_COL of those rows over
-// slice LAYERS (ReLU's derivative from the output it overwrites). Block CM_COL of slice LAYERS is
-// this subgroup's alone in this phase: it reads it before it overwrites it, with no barrier.
+// (and the bias sums of those CM_LAST_BIAS_COL gives it), then the input-gradient block CM_COL
+// of those rows over slice LAYERS (ReLU's derivative from the output it overwrites). Block CM_COL
+// of slice LAYERS is this subgroup's alone in this phase: it reads it before it overwrites it,
+// with no barrier.
 void cm_output_backward_columns() {
     const int l = LAYERS;
     [[unroll]] for (uint i0 = 0; i0 < CM_ROW_BLOCKS; ++i0) {
@@ -981,6 +984,7 @@ void cm_encoding_input_gradients_columns() {
 #error "matrix 0's weight gradients go past the barrier with staged inputs in two sets and at most one input-gradient block a subgroup"
 #endif
 #if CM_FIRST_GRADS_LATE
+// (matrix 0's sums in each branch, so that they share one stretch of code with the block's.)
 void cm_encoding_inputs_and_first_grads() {
     const uint p = CM_SUB;
     if (p < (CM_ROWS / 16) * CM_ENC_BLOCKS) {
