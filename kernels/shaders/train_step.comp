@@ -257,10 +257,37 @@ void training_sample(uint s, out vec2 uv, out float target[OUT_PAD]) {
 #ifndef CM_SPLIT
 #define CM_SPLIT 0
 #endif
-#if CM_SPLIT
-#if ENC_LOCAL_CELLS
-#define CM_SHARED_EXTRA uint s_enc_local[ENC_LOCAL_WORDS]; // the local gradient sums
+// CM_STAGE_TARGETS (the host's TrainTiling::stage_targets; with CM_STAGE_INPUTS): the staging
+// subgroups fetch the next tile's samples whole, their targets' image reads beside the encoding's
+// reads, and leave the targets in shared memory, where the sample subgroups read them after the
+// tile's last forward product. Otherwise every subgroup draws a sample and waits on its image
+// read at the tile's start, before the first product, while no other work is in flight.
+#ifndef CM_STAGE_TARGETS
+#define CM_STAGE_TARGETS 0
 #endif
+#if CM_STAGE_TARGETS && !CM_STAGE_INPUTS
+#error "staged targets (CM_STAGE_TARGETS) are the staging subgroups' (CM_STAGE_INPUTS)"
+#endif
+// (The measurements without the inputs or the MLP take none: their tiles take their own.)
+#if CM_STAGE_TARGETS && !defined(ABLATE_INPUTS) && !defined(ABLATE_MLP)
+#define CM_STAGED_TARGETS 1
+#else
+#define CM_STAGED_TARGETS 0
+#endif
+#if CM_SPLIT
+// The kernel's own shared memory: the local gradient sums; CM_STAGE_TARGETS's targets, in two
+// sets of a tile's by tile parity.
+#if ENC_LOCAL_CELLS
+#define CM_SHARED_LOCAL_SUMS uint s_enc_local[ENC_LOCAL_WORDS];
+#else
+#define CM_SHARED_LOCAL_SUMS
+#endif
+#if CM_STAGED_TARGETS
+#define CM_SHARED_TARGETS float s_target[2 * OUT_DIM * CM_ROWS];
+#else
+#define CM_SHARED_TARGETS
+#endif
+#define CM_SHARED_EXTRA CM_SHARED_LOCAL_SUMS CM_SHARED_TARGETS
 #include "mlp_coopmat_split.glsl" // one tile a workgroup, its subgroups owning output columns
 #else
 #include "mlp_coopmat.glsl"       // one tile a subgroup
@@ -295,7 +322,11 @@ struct TileFetch {
 TileFetch tile_fetch(uint tile) {
     const uint s = tile * CM_TILE_SAMPLES + CM_ROW;
     TileFetch t;
+#if CM_STAGED_TARGETS // the staging subgroups fetched the tile's samples (stage_tile_inputs)
+    t.drawn.uv = vec2(0.0);
+#else
     t.drawn = sample_fetch(CM_HOLDS_SAMPLES && s < pc.batch ? s : 0u);
+#endif
 #if CM_ENCODES_OWN_INPUTS
     t.enc = encode_fetch(t.drawn.uv);
 #endif
@@ -322,12 +353,32 @@ void late_encoding_backward(uint tile) {
 }
 #endif
 
+#if CM_STAGED_TARGETS
+// Output o of row `row`'s target in `tile`'s set: output-major, so a subgroup's lanes take
+// consecutive words.
+#define CM_TARGET_AT(tile, o, row) ((((tile) & 1u) * uint(OUT_DIM) + uint(o)) * uint(CM_ROWS) + (row))
+// Staging subgroups: their sample's target of `tile`.
+void cm_put_staged_target(uint tile, float target[OUT_PAD]) {
+    [[unroll]] for (int o = 0; o < OUT_DIM; ++o) s_target[CM_TARGET_AT(tile, o, CM_STAGE_ROW)] = target[o];
+}
+// Sample subgroups: their sample's target of `tile`, as the staging subgroups left it.
+void cm_staged_target(uint tile, out float target[OUT_PAD]) {
+    [[unroll]] for (int o = 0; o < OUT_PAD; ++o) target[o] = o < OUT_DIM ? s_target[CM_TARGET_AT(tile, o, CM_ROW)] : 0.0;
+}
+#endif
+
 #if CM_STAGE_INPUTS
 // Staging subgroups (CM_STAGES): their sample of `tile`, encoded, into the staging slice (outside
-// the batch sample 0's, as the sample subgroups take it).
+// the batch sample 0's, as the sample subgroups take it); with CM_STAGE_TARGETS its target too,
+// whose image read is in flight beside the encoding's.
 void stage_tile_inputs(uint tile) {
     const uint s = tile * CM_TILE_SAMPLES + CM_STAGE_ROW;
+#if CM_STAGED_TARGETS
+    const SampleFetch fetched = sample_fetch(s < pc.batch ? s : 0u);
+    const vec2 uv = fetched.uv;
+#else
     const vec2 uv = drawn_uv(s < pc.batch ? s : 0u);
+#endif
     float x[IN_PAD];
 #ifdef ABLATE_INPUTS
     ablated_inputs(uv, x);
@@ -335,6 +386,11 @@ void stage_tile_inputs(uint tile) {
     encode(uv, x);
 #endif
     cm_put_staged_input(tile, x);
+#if CM_STAGED_TARGETS
+    float target[OUT_PAD];
+    sample_finish(fetched, target);
+    cm_put_staged_target(tile, target);
+#endif
 }
 #endif
 
@@ -357,6 +413,8 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
     uv = drawn_uv(s);
     [[unroll]] for (int o = 0; o < OUT_PAD; ++o) target[o] = 0.25;
     ablated_inputs(uv, x);
+#elif CM_STAGED_TARGETS // read after the last forward product, below
+    [[unroll]] for (int o = 0; o < OUT_PAD; ++o) target[o] = 0.0;
 #else
     sample_finish(fetched.drawn, target);
 #if CM_ENCODES_OWN_INPUTS
@@ -369,8 +427,12 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
     cm_take_staged_inputs(tile);
     cm_forward_hidden_layers();
     // Beside the last product: the next tile's inputs, the tile before's encoding backward pass.
-    if (CM_HOLDS_SAMPLES) cm_forward_output();
-    else if (CM_STAGES) {
+    if (CM_HOLDS_SAMPLES) {
+        cm_forward_output();
+#if CM_STAGED_TARGETS
+        cm_staged_target(tile, target);
+#endif
+    } else if (CM_STAGES) {
         if (tile + 1u < worker_tiles.y) stage_tile_inputs(tile + 1u);
     }
 #if CM_LATE_BACKWARD
@@ -408,6 +470,9 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
 #if !defined(ABLATE_ENCODING_BACKWARD) && !CM_LATE_BACKWARD
     if (in_batch) {
         enc_defer(s, dx);
+#if CM_STAGED_TARGETS
+        uv = drawn_uv(s); // drawn again here: no register held it through the tile
+#endif
         encode_backward(uv, dx);
     }
 #endif

@@ -390,14 +390,13 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // The weight blocks a subgroup's products use, held for the step (width 64 on the dense
         // grid: 20 blocks, 80 registers a lane, beside 9 fragments of gradient sums), or loaded
         // for each phase of a tile: held, width 64 at 2^20 trained in 419 against 505 us/step;
-        // width 128 (36 blocks) at 2^20 in 987.5 against 1,325, at 2^22 3,800 against 5,175, at
-        // 2^16 87.2 against 98.8 and alike at 2^14 (38.0), but at 2^10 and 2^12, where a workgroup
-        // has one tile or none, 28.5 and 25.5 against 27.0 and 23.5 (bench/RESULTS.md, session 16).
-        // So width 128 holds them where the batch gives every workgroup two tiles (or is not
-        // given). FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS=0|1 overrides (measurements).
-        t.weight_fragments = c.hidden_width <= 64 || batch == 0 || workgroups == 0 ||
-                             uint64_t(batch) >= 2ull * rows * workgroups;
-        if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS")) t.weight_fragments = *forced;
+        // width 128 (36 blocks) at 2^20 in 987.5 against 1,325, at 2^22 3,800 against 5,175
+        // (bench/RESULTS.md, session 16). Width 128 once loaded them where a workgroup has fewer
+        // than two tiles (2^10 and 2^12 then trained faster so); on today's kernel holding them is
+        // faster there too: the H200 at 2^10 21.9 against 22.7 us/step, 2^12 20.9 against 21.4,
+        // 2^14 29.9 against 32.8 (session 34). FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS=0|1 overrides
+        // (measurements).
+        t.weight_fragments = env_switch("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS").value_or(true);
         // What a subgroup holds for the step, in registers a lane: the weight blocks (4 each: the
         // first matrix's column blocks x input blocks, the hidden and last matrices' blocks for
         // both directions) and the sums (8 a fragment: the owned blocks of every matrix, the
@@ -443,6 +442,14 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
                           t.shared_bytes + slice_bytes <= max_shared &&
                           env_switch("FIELDFLOW_TRAIN_LATE_ENCODING").value_or(true);
         if (t.late_encoding) t.shared_bytes += slice_bytes;
+        // ... and the next tile's targets fetched by the staging subgroups beside its encoding's
+        // reads, two sets of a tile's (the tile's and the next's) in shared memory where they fit:
+        // otherwise every subgroup draws a sample and waits on its image read at each tile's start.
+        // FIELDFLOW_TRAIN_STAGE_TARGETS=0|1 overrides (measurements).
+        const uint32_t target_bytes = 2u * rows * 4u * c.output_dims; // fp32
+        t.stage_targets = t.stage_inputs && t.shared_bytes + target_bytes <= max_shared &&
+                          env_switch("FIELDFLOW_TRAIN_STAGE_TARGETS").value_or(true);
+        if (t.stage_targets) t.shared_bytes += target_bytes;
         // The encoding's input gradients by rows where the sample subgroups read them at once
         // (one workgroup barrier a tile fewer); late, by columns, as every subgroup's row block
         // and with no barrier either (the H200 at 2^20 778.7 against 783.4 us/step, alike at 2^14:

@@ -915,7 +915,7 @@ void DeviceImpl::print_pipeline_stats(VkPipeline pipeline, const std::string& sh
         if (k == "TILE" || k == "HIDDEN" || k == "COOPMAT" || k == "CM_GRADS_IN_REGISTERS" || k == "CM_SPLIT" ||
             k == "CM_ROWS" || k == "CM_WEIGHT_FRAGMENTS" || k == "CM_FIRST_WEIGHT_FRAGMENTS" ||
             k == "CM_ENDS_BY_COLUMNS" || k == "CM_NARROW_ENDS" || k == "CM_HALF_SUMS" || k == "CM_ENC_INPUTS_BY_ROWS" ||
-            k == "CM_STAGE_INPUTS" || k == "CM_LATE_ENCODING")
+            k == "CM_STAGE_INPUTS" || k == "CM_LATE_ENCODING" || k == "CM_STAGE_TARGETS")
             line += " " + k + "=" + v;
     VkPipelineInfoKHR pi{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
     pi.pipeline = pipeline;

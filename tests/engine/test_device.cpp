@@ -309,16 +309,27 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_TRUE(t->ends_by_columns) << "2 sample subgroups of 8";
     EXPECT_TRUE(t->half_sums && t->stage_inputs && t->late_encoding);
     EXPECT_FALSE(t->encoding_inputs_by_rows) << "late, by columns";
+    EXPECT_TRUE(t->stage_targets);
     // 288 slices of 72 halves, the selectors, 8 subgroups' losses; the staging slice and the
-    // input gradients' columns (16 x 72 halves each).
+    // input gradients' columns (16 x 72 halves each); two tiles' targets (64 samples of 3 fp32
+    // outputs).
+    EXPECT_EQ(t->shared_bytes, 42016u + 2304u + 2304u + 1536u);
+    t = detail::choose_shared_tile(widest, 42016 + 2304 + 2304 + 1535, invocations, true);
+    EXPECT_TRUE(t->late_encoding);
+    EXPECT_FALSE(t->stage_targets) << "no room for the targets";
     EXPECT_EQ(t->shared_bytes, 42016u + 2304u + 2304u);
+    {
+        test::ScopedEnv targets("FIELDFLOW_TRAIN_STAGE_TARGETS", "0");
+        EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true)->stage_targets);
+    }
     {
         test::ScopedEnv half("FIELDFLOW_TRAIN_HALF_SUMS", "0");
         test::ScopedEnv rows("FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS", "0");
         test::ScopedEnv stage("FIELDFLOW_TRAIN_STAGE_INPUTS", "0");
         t = detail::choose_shared_tile(widest, shared, invocations, true);
-        EXPECT_FALSE(t->half_sums || t->encoding_inputs_by_rows || t->stage_inputs || t->late_encoding)
-            << "the late pass takes the staged inputs' order";
+        EXPECT_FALSE(t->half_sums || t->encoding_inputs_by_rows || t->stage_inputs || t->late_encoding ||
+                     t->stage_targets)
+            << "the late pass and the targets take the staged inputs' order";
         EXPECT_EQ(t->shared_bytes, 42016u);
     }
     {
@@ -326,7 +337,8 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
         t = detail::choose_shared_tile(widest, shared, invocations, true);
         EXPECT_TRUE(t->stage_inputs && t->encoding_inputs_by_rows);
         EXPECT_FALSE(t->late_encoding);
-        EXPECT_EQ(t->shared_bytes, 42016u + 2304u);
+        EXPECT_TRUE(t->stage_targets);
+        EXPECT_EQ(t->shared_bytes, 42016u + 2304u + 1536u);
     }
     EXPECT_FALSE(detail::choose_shared_tile(widest, 42016 + 2303, invocations, true)->stage_inputs)
         << "no room for the staging slice";
@@ -350,11 +362,13 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     t = detail::choose_shared_tile(single_hash, shared, invocations, true);
     ASSERT_TRUE(t.has_value() && t->ends_by_columns);
     EXPECT_FALSE(t->stage_inputs || t->late_encoding);
-    // ... where the batch gives each of the workgroups two tiles: loaded on fewer.
-    EXPECT_TRUE(detail::choose_shared_tile(widest, shared, invocations, true, 2 * 64 * 132, 132)->weight_fragments);
-    EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true, 2 * 64 * 132 - 1, 132)->weight_fragments);
-    EXPECT_TRUE(detail::choose_shared_tile(wide, shared, invocations, true, 1024, 132)->weight_fragments)
-        << "width 64 holds them at any batch";
+    // Widths 64 and 128 hold their weight blocks at any batch, a tile a workgroup or less too.
+    EXPECT_TRUE(detail::choose_shared_tile(widest, shared, invocations, true, 1024, 132)->weight_fragments);
+    EXPECT_TRUE(detail::choose_shared_tile(wide, shared, invocations, true, 1024, 132)->weight_fragments);
+    {
+        test::ScopedEnv loaded("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS", "0");
+        EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true, 1u << 20, 132)->weight_fragments);
+    }
     // The lake model (width 32) in two parts; not width 16, sine layers, devices without explicit
     // layouts or too few invocations.
     t = detail::choose_shared_tile(lake, shared, invocations, true);
@@ -558,12 +572,12 @@ TEST(ModelConfig, TensorCoreTilingSwitchesRefuseBadValues) {
         ASSERT_TRUE(t.has_value());
         EXPECT_EQ(t->shared_tile_rows, 64u);
     }
-    // Width 128's fp16 sums, encoding input gradients by rows, staged inputs and late encoding
-    // backward pass: 0 or 1.
+    // Width 128's fp16 sums, encoding input gradients by rows, staged inputs, late encoding
+    // backward pass and staged targets: 0 or 1.
     ModelConfig widest = lake;
     widest.hidden_width = 128;
     for (const char* name : {"FIELDFLOW_TRAIN_HALF_SUMS", "FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS", "FIELDFLOW_TRAIN_STAGE_INPUTS",
-                             "FIELDFLOW_TRAIN_LATE_ENCODING"}) {
+                             "FIELDFLOW_TRAIN_LATE_ENCODING", "FIELDFLOW_TRAIN_STAGE_TARGETS"}) {
         test::ScopedEnv e(name, "yes");
         EXPECT_THROW(detail::choose_shared_tile(widest, 48 * 1024, 1024, true), EngineError) << name;
     }

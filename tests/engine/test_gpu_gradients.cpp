@@ -368,12 +368,13 @@ TEST(GpuGradients, NarrowEndsMatchReference) {
 }
 
 // Width 128's tiles (2 sample subgroups of 8) have the next tile's inputs encoded by two of the
-// subgroups that hold no sample (mlp_coopmat_split.glsl's CM_STAGE_INPUTS) and the encoding's
-// backward pass taken by the other four during the next tile (train_step.comp's
-// CM_LATE_ENCODING). Staged, staged and late, on the dense grid and on a hash grid, the encoding's
-// input gradients by rows and by columns, a batch that ends inside a tile, workgroups of many
-// tiles, of one and of none: the outputs and gradients are the same bit for bit as the sample
-// subgroups' own encoding gives (fixed-point sums), and match the reference.
+// subgroups that hold no sample (mlp_coopmat_split.glsl's CM_STAGE_INPUTS), its targets fetched by
+// them too where they fit (train_step.comp's CM_STAGE_TARGETS: the dense grid's), and the
+// encoding's backward pass taken by the other four during the next tile (CM_LATE_ENCODING).
+// Staged, staged and late, with the targets staged and not, on the dense grid and on a hash grid,
+// the encoding's input gradients by rows and by columns, a batch that ends inside a tile,
+// workgroups of many tiles, of one and of none: the outputs and gradients are the same bit for bit
+// as the sample subgroups' own encoding gives (fixed-point sums), and match the reference.
 TEST(GpuGradients, StagedInputsAndLateEncodingAreTheSameBitForBit) {
     Device& dev = test::device();
     ModelConfig grid = test::default_config();
@@ -397,16 +398,19 @@ TEST(GpuGradients, StagedInputsAndLateEncodingAreTheSameBitForBit) {
                     test::ScopedEnv stage("FIELDFLOW_TRAIN_STAGE_INPUTS", "0");
                     own = testing::forward_backward(dev, model, s.uv, s.targets, groups);
                 }
-                for (const char* late_on : {"1", "0"}) {
-                    SCOPED_TRACE(std::string("staged, FIELDFLOW_TRAIN_LATE_ENCODING=") + late_on);
-                    test::ScopedEnv late("FIELDFLOW_TRAIN_LATE_ENCODING", late_on);
-                    const testing::ForwardBackward other = testing::forward_backward(dev, model, s.uv, s.targets, groups);
-                    EXPECT_EQ(floats_differing(other.grad_encoding, own.grad_encoding), 0u)
-                        << "of " << own.grad_encoding.size() << " encoding gradients";
-                    EXPECT_EQ(other.grad_mlp, own.grad_mlp);
-                    EXPECT_EQ(other.outputs, own.outputs);
-                    EXPECT_EQ(other.loss, own.loss);
-                }
+                for (const char* late_on : {"1", "0"})
+                    for (const char* targets_on : {"1", "0"}) {
+                        SCOPED_TRACE(std::string("staged, FIELDFLOW_TRAIN_LATE_ENCODING=") + late_on +
+                                     ", FIELDFLOW_TRAIN_STAGE_TARGETS=" + targets_on);
+                        test::ScopedEnv late("FIELDFLOW_TRAIN_LATE_ENCODING", late_on);
+                        test::ScopedEnv targets("FIELDFLOW_TRAIN_STAGE_TARGETS", targets_on);
+                        const testing::ForwardBackward other = testing::forward_backward(dev, model, s.uv, s.targets, groups);
+                        EXPECT_EQ(floats_differing(other.grad_encoding, own.grad_encoding), 0u)
+                            << "of " << own.grad_encoding.size() << " encoding gradients";
+                        EXPECT_EQ(other.grad_mlp, own.grad_mlp);
+                        EXPECT_EQ(other.outputs, own.outputs);
+                        EXPECT_EQ(other.loss, own.loss);
+                    }
             }
             check_gradients(*config, 1100, seed + 2, 2);
         }
@@ -414,7 +418,8 @@ TEST(GpuGradients, StagedInputsAndLateEncodingAreTheSameBitForBit) {
 
 // Width 128 and a 5-layer SIREN: on the tensor cores their fp16 weights do not fit shared memory
 // beside a tile, so the products read them from the device-memory copy (width 128 on shared tiles
-// of 64 samples, its blocks loaded per phase); few groups make each accumulate many tiles.
+// of 64 samples, its blocks held for the step or loaded for each phase); few groups make each
+// accumulate many tiles.
 TEST(GpuGradients, WeightsReadFromMemoryMatchReference) {
     ModelConfig wide = test::default_config();
     wide.hidden_width = 128;

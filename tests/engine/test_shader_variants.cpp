@@ -451,6 +451,28 @@ TEST(ShaderVariants, TrainDefinesReachTheKernelAndWidth128SwitchesCompileEitherW
     EXPECT_THROW(compile(detail::train_kernel_request(c, tiling, false, {})), std::exception);
 }
 
+// Width 128's targets fetched by its staging subgroups (CM_STAGE_TARGETS) from each source a
+// sample's target has: explicit samples' floats, an RGBA8 image's word, an RGBA16 image's two.
+TEST(ShaderVariants, StagedTargetsCompileInEverySampleForm) {
+    ModelConfig c = test::default_config(200, 137);
+    c.hidden_width = 128;
+    const detail::TrainTiling tiling = detail::choose_shared_tile(c, 48 * 1024, 1024, true).value();
+    ASSERT_TRUE(tiling.stage_targets);
+    for (int form = 0; form < 3; ++form) {
+        SCOPED_TRACE(form == 0 ? "explicit samples" : form == 1 ? "RGBA8" : "RGBA16");
+        detail::TargetImageLayout image;
+        image.rgba16 = form == 2;
+        image.words = 1000;
+        const detail::KernelRequest r = detail::train_kernel_request(c, tiling, form == 0, image);
+        size_t on = 0;
+        for (const auto& [k, v] : r.defines) on += k == "CM_STAGE_TARGETS" && v == "1";
+        EXPECT_EQ(on, 1u);
+        detail::CompileResult compiled;
+        ASSERT_NO_THROW(compiled = compile(r));
+        EXPECT_EQ(validate(compiled.spirv), "");
+    }
+}
+
 // The MLP's ends by columns in every shape GpuGradients.SharedTilesOfEveryShapeMatchReference
 // trains (widths 16 and 32, one part and two; explicit samples), with the defaults that follow
 // from them (mlp_coopmat_split.glsl: two chains, a subgroup's own blocks).
