@@ -282,8 +282,32 @@ void training_sample(uint s, out vec2 uv, out float target[OUT_PAD]) {
 #else
 #define CM_SHARED_LOCAL_SUMS
 #endif
+// CM_STAGE_PIXELS (with staged targets from an image): the staging subgroups draw each sample's
+// pixel a tile ahead of fetching it, while their reads are in flight, into shared memory (four
+// tiles' sets, by tile & 3), where they and the late subgroups take it instead of drawing it.
+#if CM_STAGED_TARGETS && !defined(EXPLICIT_SAMPLES)
+#ifndef CM_STAGE_PIXELS
+#define CM_STAGE_PIXELS 1
+#endif
+#else
+#undef CM_STAGE_PIXELS
+#define CM_STAGE_PIXELS 0
+#endif
 #if CM_STAGED_TARGETS
-#define CM_SHARED_TARGETS float s_target[2 * OUT_DIM * CM_ROWS];
+// A sample's target as SampleFetch holds it: explicit samples' floats, an image's words.
+#ifdef EXPLICIT_SAMPLES
+#define CM_TARGET_WORDS OUT_DIM
+#elif defined(IMAGE_RGBA16)
+#define CM_TARGET_WORDS 2
+#else
+#define CM_TARGET_WORDS 1
+#endif
+#if CM_STAGE_PIXELS
+#define CM_SHARED_TARGETS uint s_target[2 * CM_TARGET_WORDS * CM_ROWS]; uint s_pixel[4 * CM_ROWS];
+#define CM_PIXEL_AT(tile, row) (((tile) & 3u) * uint(CM_ROWS) + (row))
+#else
+#define CM_SHARED_TARGETS uint s_target[2 * CM_TARGET_WORDS * CM_ROWS];
+#endif
 #else
 #define CM_SHARED_TARGETS
 #endif
@@ -349,21 +373,44 @@ void late_encoding_backward(uint tile) {
     cm_late_input_gradients(CM_LATE_ROW, LOSS_SCALE / CM_LOSS_SCALE, dx);
     if (CM_LATE_SHARE == 0u) enc_defer(s, dx);
     enc_visits = 0u;
+#if CM_STAGE_PIXELS
+    encode_backward(pixel_uv(s_pixel[CM_PIXEL_AT(tile, CM_LATE_ROW)]), dx);
+#else
     encode_backward(drawn_uv(s), dx);
+#endif
 }
 #endif
 
 #if CM_STAGED_TARGETS
-// Output o of row `row`'s target in `tile`'s set: output-major, so a subgroup's lanes take
+// Word w of row `row`'s target in `tile`'s set: word-major, so a subgroup's lanes take
 // consecutive words.
-#define CM_TARGET_AT(tile, o, row) ((((tile) & 1u) * uint(OUT_DIM) + uint(o)) * uint(CM_ROWS) + (row))
-// Staging subgroups: their sample's target of `tile`.
-void cm_put_staged_target(uint tile, float target[OUT_PAD]) {
-    [[unroll]] for (int o = 0; o < OUT_DIM; ++o) s_target[CM_TARGET_AT(tile, o, CM_STAGE_ROW)] = target[o];
+#define CM_TARGET_AT(tile, w, row) ((((tile) & 1u) * uint(CM_TARGET_WORDS) + uint(w)) * uint(CM_ROWS) + (row))
+// Staging subgroups: their sample's target of `tile` as fetched.
+void cm_put_staged_target(uint tile, SampleFetch f) {
+#ifdef EXPLICIT_SAMPLES
+    [[unroll]] for (int o = 0; o < OUT_DIM; ++o) s_target[CM_TARGET_AT(tile, o, CM_STAGE_ROW)] = floatBitsToUint(f.target[o]);
+#else
+    [[unroll]] for (int w = 0; w < CM_TARGET_WORDS; ++w) s_target[CM_TARGET_AT(tile, w, CM_STAGE_ROW)] = f.target[w];
+#endif
 }
 // Sample subgroups: their sample's target of `tile`, as the staging subgroups left it.
 void cm_staged_target(uint tile, out float target[OUT_PAD]) {
-    [[unroll]] for (int o = 0; o < OUT_PAD; ++o) target[o] = o < OUT_DIM ? s_target[CM_TARGET_AT(tile, o, CM_ROW)] : 0.0;
+    SampleFetch f;
+    f.uv = vec2(0.0); // sample_finish takes the target alone
+#ifdef EXPLICIT_SAMPLES
+    [[unroll]] for (int o = 0; o < OUT_DIM; ++o) f.target[o] = uintBitsToFloat(s_target[CM_TARGET_AT(tile, o, CM_ROW)]);
+#else
+    f.target = uvec2(0u);
+    [[unroll]] for (int w = 0; w < CM_TARGET_WORDS; ++w) f.target[w] = s_target[CM_TARGET_AT(tile, w, CM_ROW)];
+#endif
+    sample_finish(f, target);
+}
+#endif
+#if CM_STAGE_PIXELS
+// Staging subgroups: the pixel of their sample of `tile` (outside the batch sample 0's).
+void cm_draw_pixel(uint tile) {
+    const uint s = tile * CM_TILE_SAMPLES + CM_STAGE_ROW;
+    s_pixel[CM_PIXEL_AT(tile, CM_STAGE_ROW)] = training_pixel(pc.step, s < pc.batch ? s : 0u);
 }
 #endif
 
@@ -373,7 +420,14 @@ void cm_staged_target(uint tile, out float target[OUT_PAD]) {
 // whose image read is in flight beside the encoding's.
 void stage_tile_inputs(uint tile) {
     const uint s = tile * CM_TILE_SAMPLES + CM_STAGE_ROW;
-#if CM_STAGED_TARGETS
+#if CM_STAGE_PIXELS
+    const uint pixel = s_pixel[CM_PIXEL_AT(tile, CM_STAGE_ROW)];
+    SampleFetch fetched;
+    fetched.uv = pixel_uv(pixel);
+    fetched.target = target_words(pixel);
+    const vec2 uv = fetched.uv;
+    cm_draw_pixel(tile + 1u); // while the reads are in flight
+#elif CM_STAGED_TARGETS
     const SampleFetch fetched = sample_fetch(s < pc.batch ? s : 0u);
     const vec2 uv = fetched.uv;
 #else
@@ -387,9 +441,7 @@ void stage_tile_inputs(uint tile) {
 #endif
     cm_put_staged_input(tile, x);
 #if CM_STAGED_TARGETS
-    float target[OUT_PAD];
-    sample_finish(fetched, target);
-    cm_put_staged_target(tile, target);
+    cm_put_staged_target(tile, fetched);
 #endif
 }
 #endif
@@ -484,6 +536,9 @@ void main() {
     cm_load_weights();
 #if CM_STAGE_INPUTS // the first tile's inputs, before the barrier (CM_SPLIT: a worker a workgroup)
     const uvec2 first = tile_range(gl_WorkGroupID.x, gl_NumWorkGroups.x, (pc.batch + CM_TILE_SAMPLES - 1) / CM_TILE_SAMPLES);
+#if CM_STAGE_PIXELS
+    if (CM_STAGES && first.x < first.y) cm_draw_pixel(first.x);
+#endif
     if (CM_STAGES && first.x < first.y) stage_tile_inputs(first.x);
 #endif
     barrier();

@@ -446,7 +446,9 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // reads, two sets of a tile's (the tile's and the next's) in shared memory where they fit:
         // otherwise every subgroup draws a sample and waits on its image read at each tile's start.
         // FIELDFLOW_TRAIN_STAGE_TARGETS=0|1 overrides (measurements).
-        const uint32_t target_bytes = 2u * rows * 4u * c.output_dims; // fp32
+        // Two tiles' targets (explicit samples' fp32 outputs, or an image's words: two for
+        // RGBA16) and, from an image, four tiles' pixels.
+        const uint32_t target_bytes = rows * std::max(2u * 4u * c.output_dims, 2u * 8u + 4u * 4u);
         t.stage_targets = t.stage_inputs && t.shared_bytes + target_bytes <= max_shared &&
                           env_switch("FIELDFLOW_TRAIN_STAGE_TARGETS").value_or(true);
         if (t.stage_targets) t.shared_bytes += target_bytes;

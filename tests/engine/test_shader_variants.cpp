@@ -452,14 +452,16 @@ TEST(ShaderVariants, TrainDefinesReachTheKernelAndWidth128SwitchesCompileEitherW
 }
 
 // Width 128's targets fetched by its staging subgroups (CM_STAGE_TARGETS) from each source a
-// sample's target has: explicit samples' floats, an RGBA8 image's word, an RGBA16 image's two.
+// sample's target has: explicit samples' floats, an RGBA8 image's word, an RGBA16 image's two;
+// from an image with its pixels drawn a tile ahead (CM_STAGE_PIXELS) and without.
 TEST(ShaderVariants, StagedTargetsCompileInEverySampleForm) {
     ModelConfig c = test::default_config(200, 137);
     c.hidden_width = 128;
     const detail::TrainTiling tiling = detail::choose_shared_tile(c, 48 * 1024, 1024, true).value();
     ASSERT_TRUE(tiling.stage_targets);
-    for (int form = 0; form < 3; ++form) {
-        SCOPED_TRACE(form == 0 ? "explicit samples" : form == 1 ? "RGBA8" : "RGBA16");
+    for (int form = 0; form < 4; ++form) {
+        SCOPED_TRACE(form == 0 ? "explicit samples" : form == 1 ? "RGBA8" : form == 2 ? "RGBA16" : "RGBA8, pixels drawn apart");
+        test::ScopedEnv pixels("FIELDFLOW_TRAIN_DEFINES", form == 3 ? "CM_STAGE_PIXELS=0" : nullptr);
         detail::TargetImageLayout image;
         image.rgba16 = form == 2;
         image.words = 1000;

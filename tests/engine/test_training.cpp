@@ -269,7 +269,8 @@ TEST(Training, BadInputsAreClearErrors) {
 }
 
 // Width 128's targets fetched by its staging subgroups a tile ahead (train_step.comp's
-// CM_STAGE_TARGETS) train the same model as each tile fetching its own, with the weight blocks
+// CM_STAGE_TARGETS), from pixels they drew a tile before that (CM_STAGE_PIXELS), which the late
+// subgroups take too, train the same model as each tile fetching its own, with the weight blocks
 // held for the step and loaded for each phase (fixed-point encoding gradients; on the portable
 // kernels the switch takes no part): from a 16-bit image bit for bit, as from explicit samples
 // (GpuGradients.StagedInputsAndLateEncodingAreTheSameBitForBit). From an 8-bit image they differ
