@@ -276,7 +276,7 @@ void training_sample(uint s, out vec2 uv, out float target[OUT_PAD]) {
 #endif
 #if CM_SPLIT
 // The kernel's own shared memory: the local gradient sums; CM_STAGE_TARGETS's targets, in two
-// sets of a tile's by tile parity.
+// sets of a tile's by tile parity, and CM_STAGE_PIXELS's pixels.
 #if ENC_LOCAL_CELLS
 #define CM_SHARED_LOCAL_SUMS uint s_enc_local[ENC_LOCAL_WORDS];
 #else

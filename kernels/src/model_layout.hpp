@@ -81,8 +81,8 @@ struct TrainTiling {
     bool late_encoding = false;
     // With stage_inputs: the next tile's targets fetched by the staging subgroups too, beside its
     // encoding's reads, and left in shared memory for the sample subgroups (train_step.comp's
-    // CM_STAGE_TARGETS; its two sets of targets are in shared_bytes), instead of every subgroup
-    // waiting on a sample's image read at each tile's start.
+    // CM_STAGE_TARGETS, with CM_STAGE_PIXELS; the targets' and pixels' sets are in shared_bytes),
+    // instead of every subgroup waiting on a sample's image read at each tile's start.
     bool stage_targets = false;
     // With shared_tile_rows: the MLP's narrow ends (at most 8 inputs or outputs) in 8-wide blocks
     // (mlp_coopmat_split.glsl's CM_NARROW_ENDS), where the device has the 16x8 shapes.
