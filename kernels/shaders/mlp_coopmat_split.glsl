@@ -109,6 +109,12 @@
 #define CM_DX_COLUMNS 0
 #define CM_DX_COL 0
 #endif
+// The encoding's input gradients of the tile's sample `row` as the products left them (CM_DX_COL),
+// fp32, unscaled, into the float array `dx`: the sample subgroups' own (cm_backward), or the late
+// subgroups' (cm_late_input_gradients).
+#define CM_READ_INPUT_GRADIENTS(row, grad_scale, dx) \
+    [[unroll]] for (int c_ = 0; c_ < ENC_GRAD_DIM; ++c_) dx[c_] = float(s_slice[CM_SLICE(CM_DX_COL + c_) + (row)]) * (grad_scale);
+
 // CM_STAGE_PINGPONG (default with CM_STAGE_INPUTS): the staged inputs are not copied into slice 0
 // at each tile's start; the encoding's outputs take two sets of IN_PAD columns instead, the
 // tile's by its parity (CM_X0_COL: slice 0 or the staging columns), and the staging subgroups
@@ -205,6 +211,15 @@ uint cm_x0_col; // the tile's encoding outputs' first column (cm_take_staged_inp
 #endif
 #if CM_CHAINS < 1 || CM_CHAINS > CM_COLUMN_BLOCKS
 #error "CM_CHAINS: from 1 to the hidden width's blocks"
+#endif
+// Chains at..at + CM_CHAINS - 1 of the sums `acc` added into chain `at`, element by element
+// (see cm_write_gradients).
+#if CM_CHAINS > 1
+#define CM_ADD_CHAINS(acc, at) \
+    [[unroll]] for (uint c_ = 1; c_ < CM_CHAINS; ++c_) \
+        for (int i_ = 0; i_ < acc[at].length(); ++i_) acc[at][i_] += acc[(at) + c_][i_];
+#else
+#define CM_ADD_CHAINS(acc, at)
 #endif
 // Row blocks a phase's products take at once: independent accumulators that hide each other's
 // latency.
@@ -477,7 +492,7 @@ void cm_put_staged_input(uint tile, float x[IN_PAD]) {
 // Late subgroups, before the tile after it passes its first workgroup barrier of the backward
 // pass: the input gradients the sample subgroups left for a tile's sample `row`, fp32, unscaled.
 void cm_late_input_gradients(uint row, float grad_scale, out float dx[ENC_GRAD_DIM]) {
-    [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = float(s_slice[CM_SLICE(CM_DX_COL + c) + row]) * grad_scale;
+    CM_READ_INPUT_GRADIENTS(row, grad_scale, dx)
 }
 #endif
 // Every invocation, at `tile`'s start: the staged inputs into slice 0 (the tile before has read
@@ -599,10 +614,7 @@ void cm_forward_output() {
             acc[h * CM_CHAINS + kb % CM_CHAINS] = coopMatMulAddNV(a, cm_w_last(kb), acc[h * CM_CHAINS + kb % CM_CHAINS]);
         }
     [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
-#if CM_CHAINS > 1
-        [[unroll]] for (uint c = 1; c < CM_CHAINS; ++c) // element by element (see cm_write_gradients)
-            for (int i = 0; i < acc[h * CM_CHAINS].length(); ++i) acc[h * CM_CHAINS][i] += acc[h * CM_CHAINS + c][i];
-#endif
+        CM_ADD_CHAINS(acc, h * CM_CHAINS)
         coopMatStoreNV(acc[h * CM_CHAINS], s_out, out_at, RS / 2, true);
         subgroupBarrier();
         if ((CM_LANE >> 4) == h)
@@ -886,10 +898,7 @@ void cm_encoding_input_block(uint r0, uint ib) {
         coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(1) + ob * 16) + r0, RS, true); // delta_0
         acc[ob % CM_CHAINS] = coopMatMulAddNV(a, cm_load_first_back(ob, ib), acc[ob % CM_CHAINS]);
     }
-#if CM_CHAINS > 1
-    [[unroll]] for (uint c = 1; c < CM_CHAINS; ++c)
-        for (int i = 0; i < acc[0].length(); ++i) acc[0][i] += acc[c][i];
-#endif
+    CM_ADD_CHAINS(acc, 0)
     coopMatStoreNV(CM_ENC_INPUT_H(acc[0]), s_slice, CM_SLICE(CM_DX_COL + ib * 16) + r0, RS, true);
 }
 
@@ -1048,8 +1057,7 @@ void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
     }
 #endif
 #if !CM_LATE_ENCODING
-    if (CM_HOLDS_SAMPLES)
-        [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = float(s_slice[CM_SLICE(CM_DX_COL + c) + CM_ROW]) * grad_scale;
+    if (CM_HOLDS_SAMPLES) { CM_READ_INPUT_GRADIENTS(CM_ROW, grad_scale, dx) }
 #endif
 }
 
