@@ -75,10 +75,11 @@
 // by the subgroups after the sample ones (train_step.comp) while the sample subgroups take the
 // last matrix's forward product, and left in a staging slice: the next tile's set of its inputs'
 // columns (CM_STAGE_PINGPONG, below), or copied into slice 0 at its start. The encoding's
-// parameter loads then wait behind that product instead of ahead of the tile. The encoding's input gradients then go over slice 2 instead of
-// slice 0: every read of it has passed by then (matrix 1's outputs, or with one hidden layer the
-// delta slice) and the next tile writes it only after its first barriers, while the copy into
-// slice 0 may come before the sample subgroups are done.
+// parameter loads then wait behind that product instead of ahead of the tile. The encoding's
+// input gradients then go over slice 2 instead of slice 0: every read of it has passed by then
+// (matrix 1's outputs, or with one hidden layer the delta slice) and the next tile writes it only
+// after its first barriers, while the copy into slice 0 may come before the sample subgroups are
+// done.
 // CM_LATE_ENCODING (TrainTiling::late_encoding; with CM_STAGE_INPUTS, where the subgroups after
 // the staging ones hold whole shares of the tile's samples): the encoding's backward pass of a
 // tile is theirs too, during the next tile's last forward product (train_step.comp), from the

@@ -46,6 +46,13 @@ bool has(const Defines& d, const std::string& key) {
     return false;
 }
 
+// The value `key` is defined to in `d`, "(missing)" where it is not defined.
+std::string define_value(const Defines& d, const std::string& key) {
+    for (const auto& [k, v] : d)
+        if (k == key) return v;
+    return "(missing)";
+}
+
 // A kernel that draws its samples (no EXPLICIT_SAMPLES) in the order the trainer gives it
 // (sampling.glsl; the trainer's sampling_defines).
 Defines with_sampling(Defines d) {
@@ -55,6 +62,13 @@ Defines with_sampling(Defines d) {
 
 detail::CompileResult compile(const detail::KernelRequest& r) {
     return detail::compile_shader(r.shader, with_sampling(r.defines));
+}
+
+// The kernel `r` asks for compiles and validates (`where` names it in a failure).
+void expect_request_valid(const detail::KernelRequest& r, const std::string& where = "") {
+    detail::CompileResult compiled;
+    ASSERT_NO_THROW(compiled = compile(r)) << where;
+    EXPECT_EQ(validate(compiled.spirv), "") << where;
 }
 
 void expect_valid(const std::string& shader, const ModelConfig& config, const Defines& extra) {
@@ -308,9 +322,7 @@ TEST(ShaderVariants, LocalGradientSumKernelsValidate) {
         t.local_gradient_cells = 35;
         for (bool explicit_samples : {true, false}) {
             detail::KernelRequest r = detail::train_kernel_request(c, t, explicit_samples, {});
-            detail::CompileResult compiled;
-            ASSERT_NO_THROW(compiled = compile(r)) << "shared tile";
-            EXPECT_EQ(validate(compiled.spirv), "") << "shared tile";
+            expect_request_valid(r, "shared tile");
         }
     }
 }
@@ -324,9 +336,7 @@ TEST(ShaderVariants, ThreePartTilesTrainWithoutPrefetch) {
     detail::TrainTiling three = *detail::choose_shared_tile(lake, 48 * 1024, 1024, true, many, 132);
     ASSERT_EQ(three.shared_tile_parts, 3u);
     EXPECT_TRUE(has(detail::train_kernel_request(lake, three, false, {}).defines, "CM_PREFETCH"));
-    detail::CompileResult compiled;
-    ASSERT_NO_THROW(compiled = compile(detail::train_kernel_request(lake, three, false, {})));
-    EXPECT_EQ(validate(compiled.spirv), "");
+    expect_request_valid(detail::train_kernel_request(lake, three, false, {}));
     detail::TrainTiling two = *detail::choose_shared_tile(lake, 48 * 1024, 1024, true, many - 1, 132);
     ASSERT_EQ(two.shared_tile_parts, 2u);
     EXPECT_FALSE(has(detail::train_kernel_request(lake, two, false, {}).defines, "CM_PREFETCH"));
@@ -360,9 +370,7 @@ TEST(ShaderVariants, DeferredGradientSumKernelsValidate) {
                 for (const detail::KernelRequest& r : {detail::train_kernel_request(c, *t, explicit_samples, {}),
                                                        detail::deferred_sums_kernel_request(c, *t, explicit_samples)}) {
                     SCOPED_TRACE(r.shader + (explicit_samples ? ", explicit samples" : ""));
-                    detail::CompileResult compiled;
-                    ASSERT_NO_THROW(compiled = compile(r));
-                    EXPECT_EQ(validate(compiled.spirv), "");
+                    expect_request_valid(r);
                 }
             }
         }
@@ -428,23 +436,16 @@ TEST(ShaderVariants, TrainDefinesReachTheKernelAndWidth128SwitchesCompileEitherW
     {
         test::ScopedEnv defines("FIELDFLOW_TRAIN_DEFINES", "CM_CHAINS=1+CM_OWN_BLOCKS=0+CM_SPREAD_LAST_BIAS");
         const detail::KernelRequest r = detail::train_kernel_request(c, tiling, false, {});
-        const auto value = [&](const std::string& key) {
-            for (const auto& [k, v] : r.defines)
-                if (k == key) return v;
-            return std::string("(missing)");
-        };
-        EXPECT_EQ(value("CM_CHAINS"), "1");
-        EXPECT_EQ(value("CM_OWN_BLOCKS"), "0");
-        EXPECT_EQ(value("CM_SPREAD_LAST_BIAS"), "1");
+        EXPECT_EQ(define_value(r.defines, "CM_CHAINS"), "1");
+        EXPECT_EQ(define_value(r.defines, "CM_OWN_BLOCKS"), "0");
+        EXPECT_EQ(define_value(r.defines, "CM_SPREAD_LAST_BIAS"), "1");
     }
     for (const char* off : {"CM_CHAINS=1", "CM_OWN_BLOCKS=0", "CM_SPREAD_LAST_BIAS=0", "CM_FIRST_GRADS_LATE=0",
                             "CM_STAGE_PINGPONG=0+CM_FIRST_GRADS_LATE=0"}) {
         SCOPED_TRACE(off);
         test::ScopedEnv defines("FIELDFLOW_TRAIN_DEFINES", off);
         const detail::KernelRequest r = detail::train_kernel_request(c, tiling, false, {});
-        detail::CompileResult compiled;
-        ASSERT_NO_THROW(compiled = compile(r));
-        EXPECT_EQ(validate(compiled.spirv), "");
+        expect_request_valid(r);
     }
     // Staged inputs in one set of columns leave matrix 0's gradients no room past the barrier.
     test::ScopedEnv defines("FIELDFLOW_TRAIN_DEFINES", "CM_STAGE_PINGPONG=0+CM_FIRST_GRADS_LATE=1");
@@ -466,12 +467,8 @@ TEST(ShaderVariants, StagedTargetsCompileInEverySampleForm) {
         image.rgba16 = form == 2;
         image.words = 1000;
         const detail::KernelRequest r = detail::train_kernel_request(c, tiling, form == 0, image);
-        size_t on = 0;
-        for (const auto& [k, v] : r.defines) on += k == "CM_STAGE_TARGETS" && v == "1";
-        EXPECT_EQ(on, 1u);
-        detail::CompileResult compiled;
-        ASSERT_NO_THROW(compiled = compile(r));
-        EXPECT_EQ(validate(compiled.spirv), "");
+        EXPECT_EQ(define_value(r.defines, "CM_STAGE_TARGETS"), "1");
+        expect_request_valid(r);
     }
 }
 
@@ -489,9 +486,7 @@ TEST(ShaderVariants, EndsByColumnsCompileAtEveryWidth) {
             c.hidden_width = width;
             const std::optional<detail::TrainTiling> tiling = detail::choose_shared_tile(c, 48 * 1024, 1024, true);
             ASSERT_TRUE(tiling && tiling->ends_by_columns);
-            detail::CompileResult compiled;
-            ASSERT_NO_THROW(compiled = compile(detail::train_kernel_request(c, *tiling, true, {})));
-            EXPECT_EQ(validate(compiled.spirv), "");
+            expect_request_valid(detail::train_kernel_request(c, *tiling, true, {}));
         }
 }
 
@@ -515,9 +510,7 @@ TEST(ShaderVariants, WeightsInMemoryRequestBindsTheFp16Copy) {
                 EXPECT_EQ(v, "0");
             }
         }
-        detail::CompileResult compiled;
-        ASSERT_NO_THROW(compiled = compile(r));
-        EXPECT_EQ(validate(compiled.spirv), "");
+        expect_request_valid(r);
     }
 }
 
