@@ -205,17 +205,25 @@ struct SampleFetch {
 #endif
 };
 
-SampleFetch sample_fetch(uint s) {
+#ifndef EXPLICIT_SAMPLES
+// The sample drawn at `pixel`.
+SampleFetch pixel_fetch(uint pixel) {
     SampleFetch f;
-#ifdef EXPLICIT_SAMPLES
-    f.uv = sample_uv[s];
-    for (int o = 0; o < OUT_DIM; ++o) f.target[o] = sample_target[s * OUT_DIM + o];
-#else
-    const uint pixel = training_pixel(pc.step, s);
     f.uv = pixel_uv(pixel);
     f.target = target_words(pixel);
-#endif
     return f;
+}
+#endif
+
+SampleFetch sample_fetch(uint s) {
+#ifdef EXPLICIT_SAMPLES
+    SampleFetch f;
+    f.uv = sample_uv[s];
+    for (int o = 0; o < OUT_DIM; ++o) f.target[o] = sample_target[s * OUT_DIM + o];
+    return f;
+#else
+    return pixel_fetch(training_pixel(pc.step, s));
+#endif
 }
 
 // The fetched sample's target, zero past OUT_DIM.
@@ -421,10 +429,7 @@ void cm_draw_pixel(uint tile) {
 void stage_tile_inputs(uint tile) {
     const uint s = tile * CM_TILE_SAMPLES + CM_STAGE_ROW;
 #if CM_STAGE_PIXELS
-    const uint pixel = s_pixel[CM_PIXEL_AT(tile, CM_STAGE_ROW)];
-    SampleFetch fetched;
-    fetched.uv = pixel_uv(pixel);
-    fetched.target = target_words(pixel);
+    const SampleFetch fetched = pixel_fetch(s_pixel[CM_PIXEL_AT(tile, CM_STAGE_ROW)]);
     const vec2 uv = fetched.uv;
     cm_draw_pixel(tile + 1u); // while the reads are in flight
 #elif CM_STAGED_TARGETS
