@@ -48,9 +48,8 @@
 #define GRID_ADAM 2
 #endif
 
-// PARAMS_PER_GROUP comes from the Trainer, which sizes the dispatch by it (kOptimizerParamsPerGroup,
-// 8: with 32 row slices a slice sums 16 of the 512 rows the lake model's tensor-core step leaves at
-// 2^14); the default serves stand-alone compiles.
+// PARAMS_PER_GROUP comes from the Trainer, which sizes the dispatch by it (gpu_model.hpp's
+// optimizer_params_per_group: more for larger MLPs); the default serves stand-alone compiles.
 #ifndef PARAMS_PER_GROUP
 #define PARAMS_PER_GROUP 8
 #endif

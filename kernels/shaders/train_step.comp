@@ -370,6 +370,29 @@ void ablated_inputs(vec2 uv, out float x[IN_PAD]) {
     [[unroll]] for (int i = 0; i < IN_PAD; ++i) x[i] = i < IN_DIM ? sin(uv.x * float(i + 1)) : 0.0;
 }
 
+#if CM_STAGE_PIXELS
+// A staged pixel's word: its column and row, 16 bits each, where the image allows (SAMPLES_XY16,
+// the host's sampling_defines), so that its readers take its uv and its index without an integer
+// division, which the drawing subgroups do while their reads are in flight; else its index.
+#ifdef SAMPLES_XY16
+uint cm_pixel_word(uint pixel) { return ((pixel / pc.width) << 16u) | (pixel % pc.width); }
+vec2 cm_pixel_uv(uint word) { // pixel_uv's arithmetic
+    const uint px = word & 0xffffu, py = word >> 16u;
+    return (vec2(px, py) + 0.5) / vec2(pc.width, pc.height);
+}
+SampleFetch cm_pixel_fetch(uint word) {
+    SampleFetch f;
+    f.uv = cm_pixel_uv(word);
+    f.target = target_words((word >> 16u) * pc.width + (word & 0xffffu));
+    return f;
+}
+#else
+uint cm_pixel_word(uint pixel) { return pixel; }
+vec2 cm_pixel_uv(uint word) { return pixel_uv(word); }
+SampleFetch cm_pixel_fetch(uint word) { return pixel_fetch(word); }
+#endif
+#endif
+
 #if CM_LATE_BACKWARD
 // Late subgroups (CM_LATES): their share of the encoding's backward pass of `tile`'s sample
 // CM_LATE_ROW, from the input gradients the tile's sample subgroups left (and, by share 0, its
@@ -382,7 +405,7 @@ void late_encoding_backward(uint tile) {
     if (CM_LATE_SHARE == 0u) enc_defer(s, dx);
     enc_visits = 0u;
 #if CM_STAGE_PIXELS
-    encode_backward(pixel_uv(s_pixel[CM_PIXEL_AT(tile, CM_LATE_ROW)]), dx);
+    encode_backward(cm_pixel_uv(s_pixel[CM_PIXEL_AT(tile, CM_LATE_ROW)]), dx);
 #else
     encode_backward(drawn_uv(s), dx);
 #endif
@@ -418,7 +441,7 @@ void cm_staged_target(uint tile, out float target[OUT_PAD]) {
 // Staging subgroups: the pixel of their sample of `tile` (outside the batch sample 0's).
 void cm_draw_pixel(uint tile) {
     const uint s = tile * CM_TILE_SAMPLES + CM_STAGE_ROW;
-    s_pixel[CM_PIXEL_AT(tile, CM_STAGE_ROW)] = training_pixel(pc.step, s < pc.batch ? s : 0u);
+    s_pixel[CM_PIXEL_AT(tile, CM_STAGE_ROW)] = cm_pixel_word(training_pixel(pc.step, s < pc.batch ? s : 0u));
 }
 #endif
 
@@ -429,7 +452,7 @@ void cm_draw_pixel(uint tile) {
 void stage_tile_inputs(uint tile) {
     const uint s = tile * CM_TILE_SAMPLES + CM_STAGE_ROW;
 #if CM_STAGE_PIXELS
-    const SampleFetch fetched = pixel_fetch(s_pixel[CM_PIXEL_AT(tile, CM_STAGE_ROW)]);
+    const SampleFetch fetched = cm_pixel_fetch(s_pixel[CM_PIXEL_AT(tile, CM_STAGE_ROW)]);
     const vec2 uv = fetched.uv;
     cm_draw_pixel(tile + 1u); // while the reads are in flight
 #elif CM_STAGED_TARGETS

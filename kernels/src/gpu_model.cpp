@@ -279,6 +279,13 @@ uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups) {
     return groups * tiling.rows_per_group();
 }
 
+uint32_t optimizer_params_per_group(uint32_t mlp_params, uint32_t multiprocessors) {
+    if (multiprocessors == 0) return 8;
+    uint32_t n = 4;
+    while (n < 32 && div_up(mlp_params, 2 * n) >= 2 * multiprocessors) n *= 2;
+    return n;
+}
+
 uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, uint32_t batch,
                            uint32_t mlp_floats) {
     // Portable kernels: enough workgroups to fill the device several times over; more only add

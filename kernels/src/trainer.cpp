@@ -17,10 +17,6 @@ namespace {
 // Workgroups of 256 that the optimizer's encoding part and the settle pass loop with: enough to
 // fill a large GPU, and within every device's maxComputeWorkGroupCount (65,535).
 constexpr uint32_t kMaxEncodingGroups = 1024;
-// MLP parameters per workgroup of optimizer.comp: its PARAMS_PER_GROUP, passed as a define, so the
-// dispatch and the kernel cannot disagree. 8 (32 row slices) was the fastest for the lake model
-// on the H100 against 2, 4, 16 and 32 (bench/RESULTS.md).
-constexpr uint32_t kOptimizerParamsPerGroup = 8;
 // The first run of a train() call is short and each next one 4x longer, up to
 // kTrainerStepsPerSubmit: the device idles only while the first is recorded. A caller training in
 // calls of 1,000 steps, like the Train node, otherwise left it idle for the whole recording of each
@@ -130,6 +126,7 @@ private:
     uint32_t groups_ = 0, cells_ = 0;
     uint32_t grid_adam_ = 0;         // optimizer.comp's GRID_ADAM: 0 sparse, 1 eager dense, 2 lazy dense
     uint32_t visit_parts_ = 1;       // optimizer.comp's VISIT_PARTS: invocations per sample finding its cells
+    uint32_t optimizer_params_per_group_ = 8; // optimizer.comp's PARAMS_PER_GROUP (optimizer_params_per_group)
     uint32_t catch_up_limit_ = 0;
     uint32_t catch_up_last_ = 0;     // the last entry of catch_up_sums_
     uint32_t settled_step_ = 0;      // the step every cell was last brought to
@@ -288,7 +285,15 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
     optimizer_defines.emplace_back("ENC_GRAD_FIXED", tiling_.fixed_point_gradients ? "1" : "0");
     optimizer_defines.emplace_back("MLP_FP16_COPY", fp16_copy ? "1" : "0");
-    optimizer_defines.emplace_back("PARAMS_PER_GROUP", std::to_string(kOptimizerParamsPerGroup));
+    // Passed as a define, so that the dispatch and the kernel cannot disagree.
+    // FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP=2^k overrides (measurements).
+    optimizer_params_per_group_ = optimizer_params_per_group(model_.layout.total, dev_.info().multiprocessors);
+    if (const std::optional<uint32_t> n = env_count("FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP", 1, 256)) {
+        if ((*n & (*n - 1)) != 0)
+            throw EngineError("FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP='" + std::to_string(*n) + "' must be a power of two");
+        optimizer_params_per_group_ = *n;
+    }
+    optimizer_defines.emplace_back("PARAMS_PER_GROUP", std::to_string(optimizer_params_per_group_));
     use_state_layout(optimizer_defines, state_layout_);
     // Invocations per sample where the optimizer finds a step's cells from its samples: one per
     // cell a sample reads, up to 16 (the hash grid's 64 cells then take 4 each).
@@ -394,7 +399,7 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     const uint32_t sample_groups =
         cells_ == 0 ? 0u : uint32_t(std::min<uint64_t>(div_up(uint64_t(options_.batch) * visit_parts_, 256), kMaxEncodingGroups));
     pc.encoding_groups = grid_adam_ == 1 ? std::min(div_up(cells_, 256), 65535u) : sample_groups;
-    optimizer_set_.dispatch(cb, pc, div_up(model_.layout.total, kOptimizerParamsPerGroup) + pc.encoding_groups);
+    optimizer_set_.dispatch(cb, pc, div_up(model_.layout.total, optimizer_params_per_group_) + pc.encoding_groups);
     compute_barrier(cb);
     if (timer) timer->stamp(cb, ++first);
     ++step_;

@@ -1,5 +1,6 @@
 // Device selection, error reporting and validation plumbing.
 #include "test_support.hpp"
+#include "gpu_model.hpp"
 #include "model_layout.hpp"
 #include "env_switch.hpp"
 #include "vk_device.hpp"
@@ -421,6 +422,29 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     ASSERT_TRUE(t.has_value());
     EXPECT_EQ(t->tile, 64u);
     EXPECT_EQ(t->shared_tile_rows, 64u);
+}
+
+// The optimizer's MLP workgroups (optimizer_params_per_group): the most parameters each that keep
+// two a multiprocessor, from 4 to 32; the measured best for each model on the H200's 132.
+TEST(ModelConfig, OptimizerGroupsGrowWithTheMlp) {
+    auto params = [](ModelConfig c, uint32_t width) {
+        c.hidden_width = width;
+        return detail::mlp_layout(c).total;
+    };
+    ModelConfig hash = test::hash_test_config();
+    hash.encoding.hash.levels = 16; // 32 inputs, as issue 13's models
+    const ModelConfig dense = test::default_config();
+    EXPECT_EQ(params(dense, 32), 2128u);
+    EXPECT_EQ(params(hash, 64), 7312u);
+    EXPECT_EQ(detail::optimizer_params_per_group(params(dense, 32), 132), 8u);   // the lake model
+    EXPECT_EQ(detail::optimizer_params_per_group(params(dense, 64), 132), 16u);
+    EXPECT_EQ(detail::optimizer_params_per_group(params(hash, 64), 132), 16u);
+    EXPECT_EQ(detail::optimizer_params_per_group(params(dense, 128), 132), 32u);
+    EXPECT_EQ(detail::optimizer_params_per_group(params(hash, 128), 132), 32u);
+    EXPECT_EQ(detail::optimizer_params_per_group(1u << 20, 132), 32u); // at least 8 slices
+    EXPECT_EQ(detail::optimizer_params_per_group(params(dense, 16), 132), 4u);
+    EXPECT_EQ(detail::optimizer_params_per_group(100, 132), 4u); // at most 64 slices
+    EXPECT_EQ(detail::optimizer_params_per_group(params(dense, 128), 0), 8u); // multiprocessors unknown
 }
 
 // Local gradient sums (choose_local_gradient_cells): whole hash levels from the coarsest, those a

@@ -120,7 +120,7 @@ TEST(Sampler, SpacingCountsTheEncodingsCells) {
     hash.encoding.hash.per_level_scale = 1.3f;
     EXPECT_EQ(detail::encoding_of(hash).cells_across(hash), 114u);
     EXPECT_EQ(detail::sampling_defines(hash, 1u << 20, 751, 563),
-              (detail::Defines{{"SAMPLES_BLOCK_SHIFT", "11"}, {"SAMPLES_BATCH_LOG2", "20"}}));
+              (detail::Defines{{"SAMPLES_BLOCK_SHIFT", "11"}, {"SAMPLES_BATCH_LOG2", "20"}, {"SAMPLES_XY16", "1"}}));
     EXPECT_EQ(detail::encoding_of(test::siren_test_config()).cells_across, nullptr);
 }
 
@@ -138,7 +138,8 @@ TEST(Sampler, EnvironmentSwitchesAreChecked) {
     }
     {
         test::ScopedEnv samples("FIELDFLOW_SAMPLES", "independent");
-        EXPECT_EQ(detail::sampling_defines(c, 4096, 64, 64), (detail::Defines{{"SAMPLES_INDEPENDENT", "1"}}));
+        EXPECT_EQ(detail::sampling_defines(c, 4096, 64, 64),
+                  (detail::Defines{{"SAMPLES_INDEPENDENT", "1"}, {"SAMPLES_XY16", "1"}}));
     }
     test::ScopedEnv samples("FIELDFLOW_SAMPLES", nullptr);
     {
@@ -146,9 +147,33 @@ TEST(Sampler, EnvironmentSwitchesAreChecked) {
         EXPECT_THROW(detail::sampling_defines(c, 4096, 64, 64), EngineError);
     }
     test::ScopedEnv block("FIELDFLOW_SAMPLES_BLOCK", "7");
-    EXPECT_EQ(detail::sampling_defines(c, 4000, 64, 64), (detail::Defines{{"SAMPLES_BLOCK_SHIFT", "7"}}));
+    EXPECT_EQ(detail::sampling_defines(c, 4000, 64, 64),
+              (detail::Defines{{"SAMPLES_BLOCK_SHIFT", "7"}, {"SAMPLES_XY16", "1"}}));
     EXPECT_EQ(detail::sampling_defines(c, 4096, 64, 64),
-              (detail::Defines{{"SAMPLES_BLOCK_SHIFT", "7"}, {"SAMPLES_BATCH_LOG2", "12"}}));
+              (detail::Defines{{"SAMPLES_BLOCK_SHIFT", "7"}, {"SAMPLES_BATCH_LOG2", "12"}, {"SAMPLES_XY16", "1"}}));
+    {
+        test::ScopedEnv xy("FIELDFLOW_SAMPLES_XY16", "0");
+        EXPECT_EQ(detail::sampling_defines(c, 4000, 64, 64), (detail::Defines{{"SAMPLES_BLOCK_SHIFT", "7"}}));
+    }
+    {
+        test::ScopedEnv xy("FIELDFLOW_SAMPLES_XY16", "yes");
+        EXPECT_THROW(detail::sampling_defines(c, 4000, 64, 64), EngineError);
+    }
+}
+
+// A pixel's column and row fit 16 bits each up to 65,536 pixels a side (train_step.comp's staged
+// pixels take them so); a wider or taller image's pixels are staged by index.
+TEST(Sampler, ColumnAndRowTakeSixteenBitsUpTo65536) {
+    const ModelConfig c = test::default_config();
+    auto xy16 = [&](uint32_t w, uint32_t h) {
+        for (const auto& [name, value] : detail::sampling_defines(c, 4000, w, h))
+            if (name == "SAMPLES_XY16") return true;
+        return false;
+    };
+    EXPECT_TRUE(xy16(65536, 65536));
+    EXPECT_TRUE(xy16(1, 1));
+    EXPECT_FALSE(xy16(65537, 100));
+    EXPECT_FALSE(xy16(100, 65537));
 }
 
 } // namespace

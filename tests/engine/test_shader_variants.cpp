@@ -454,20 +454,24 @@ TEST(ShaderVariants, TrainDefinesReachTheKernelAndWidth128SwitchesCompileEitherW
 
 // Width 128's targets fetched by its staging subgroups (CM_STAGE_TARGETS) from each source a
 // sample's target has: explicit samples' floats, an RGBA8 image's word, an RGBA16 image's two;
-// from an image with its pixels drawn a tile ahead (CM_STAGE_PIXELS) and without.
+// from an image with its pixels drawn a tile ahead (CM_STAGE_PIXELS), staged as column and row
+// (SAMPLES_XY16) or as index, and without.
 TEST(ShaderVariants, StagedTargetsCompileInEverySampleForm) {
     ModelConfig c = test::default_config(200, 137);
     c.hidden_width = 128;
     const detail::TrainTiling tiling = detail::choose_shared_tile(c, 48 * 1024, 1024, true).value();
     ASSERT_TRUE(tiling.stage_targets);
-    for (int form = 0; form < 4; ++form) {
-        SCOPED_TRACE(form == 0 ? "explicit samples" : form == 1 ? "RGBA8" : form == 2 ? "RGBA16" : "RGBA8, pixels drawn apart");
+    const char* forms[] = {"explicit samples", "RGBA8", "RGBA16", "RGBA8, pixels drawn apart",
+                           "RGBA8, pixels staged by index (no SAMPLES_XY16)"};
+    for (int form = 0; form < 5; ++form) {
+        SCOPED_TRACE(forms[form]);
         test::ScopedEnv pixels("FIELDFLOW_TRAIN_DEFINES", form == 3 ? "CM_STAGE_PIXELS=0" : nullptr);
         detail::TargetImageLayout image;
         image.rgba16 = form == 2;
         image.words = 1000;
-        const detail::KernelRequest r = detail::train_kernel_request(c, tiling, form == 0, image);
+        detail::KernelRequest r = detail::train_kernel_request(c, tiling, form == 0, image);
         EXPECT_EQ(define_value(r.defines, "CM_STAGE_TARGETS"), "1");
+        if (form != 4) r.defines.push_back({"SAMPLES_XY16", "1"}); // sampling_defines: a 200x137 image
         expect_request_valid(r);
     }
 }

@@ -279,7 +279,8 @@ TEST(Training, BadInputsAreClearErrors) {
 // unpacking beside the error's subtraction explains (marking that subtraction `precise` changed
 // the kernel that fetches its own targets, not the staged one): there they must agree to rounding.
 // Each target read from the neighbouring sample's place set them 0.25 and 0.94 apart, and the
-// other tile's set gave a loss that was not finite.
+// other tile's set gave a loss that was not finite. The staged pixels as column and row
+// (SAMPLES_XY16) and as index train the same model bit for bit.
 TEST(Training, StagedTargetsTrainTheSameModel) {
     Device& device = test::device();
     size_t messages = device.validation_messages().size();
@@ -303,6 +304,15 @@ TEST(Training, StagedTargetsTrainTheSameModel) {
             };
             const auto [staged_loss, staged] = train("1");
             const auto [own_loss, own] = train("0");
+            {
+                // The staged pixels as indices (a division by the width where they are read)
+                // instead of as column and row: the same arithmetic.
+                test::ScopedEnv xy("FIELDFLOW_SAMPLES_XY16", "0");
+                const auto [index_loss, by_index] = train("1");
+                EXPECT_EQ(index_loss, staged_loss);
+                EXPECT_EQ(by_index.mlp, staged.mlp);
+                EXPECT_EQ(by_index.encoding_params, staged.encoding_params);
+            }
             if (bits == 16) {
                 EXPECT_EQ(staged_loss, own_loss);
                 EXPECT_EQ(staged.mlp, own.mlp);
@@ -313,6 +323,37 @@ TEST(Training, StagedTargetsTrainTheSameModel) {
                 EXPECT_LT(test::relative_difference(staged.encoding_params, own.encoding_params), 2e-4);
             }
         }
+    test::expect_validation_clean(messages, device);
+}
+
+// The optimizer's MLP part sums the partial rows in 256 / n slices of n parameters a workgroup (n
+// from the MLP's size: optimizer_params_per_group); every n steps the same model, to the rounding
+// of the sums' order. A dispatch sized for another n than the kernel's would leave parameters
+// unstepped or step them twice.
+TEST(Training, OptimizerSlicesTrainTheSameModel) {
+    Device& device = test::device();
+    size_t messages = device.validation_messages().size();
+    ModelConfig c = test::default_config(12, 10);
+    TrainOptions o;
+    o.batch = 700;
+    o.steps = 5;
+    o.seed = 3;
+    const ImageData img = test::synthetic_image(36, 28);
+    auto train = [&](const char* per_group) {
+        test::ScopedEnv n("FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP", per_group);
+        Trainer t(device, c, o, img);
+        const float loss = t.train(o.steps);
+        return std::make_pair(loss, t.model());
+    };
+    const auto [loss8, model8] = train("8");
+    for (const char* per_group : {"1", "4", "32", "256"}) {
+        SCOPED_TRACE(std::string("FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP=") + per_group);
+        const auto [loss, model] = train(per_group);
+        EXPECT_NEAR(loss, loss8, 1e-5 * loss8);
+        EXPECT_LT(test::relative_difference(model.mlp, model8.mlp), 1e-5);
+        EXPECT_LT(test::relative_difference(model.encoding_params, model8.encoding_params), 1e-5);
+    }
+    EXPECT_THROW(train("12"), EngineError);
     test::expect_validation_clean(messages, device);
 }
 
