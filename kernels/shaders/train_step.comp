@@ -559,9 +559,22 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
 #endif
 }
 
+// CM_EARLY_FRAGMENTS (the host's TrainTiling::early_fragments; shared tiles, whose weight blocks
+// come from memory): a subgroup's held blocks loaded before the first tile's inputs are staged,
+// their reads in flight beside those, rather than after the barrier that follows.
+#ifndef CM_EARLY_FRAGMENTS
+#define CM_EARLY_FRAGMENTS 0
+#endif
+#if CM_EARLY_FRAGMENTS && !CM_SPLIT
+#error "CM_EARLY_FRAGMENTS takes the shared tiles' kernel (CM_SPLIT), whose weights are in memory"
+#endif
+
 void main() {
     enc_local_clear();
     cm_load_weights();
+#if CM_EARLY_FRAGMENTS
+    cm_load_weight_fragments();
+#endif
 #if CM_STAGE_INPUTS // the first tile's inputs, before the barrier (CM_SPLIT: a worker a workgroup)
     const uvec2 first = tile_range(gl_WorkGroupID.x, gl_NumWorkGroups.x, (pc.batch + CM_TILE_SAMPLES - 1) / CM_TILE_SAMPLES);
 #if CM_STAGE_PIXELS
@@ -570,7 +583,9 @@ void main() {
     if (CM_STAGES && first.x < first.y) stage_tile_inputs(first.x);
 #endif
     barrier();
+#if !CM_EARLY_FRAGMENTS
     cm_load_weight_fragments();
+#endif
     const uint tiles = (pc.batch + CM_TILE_SAMPLES - 1) / CM_TILE_SAMPLES;
 #if CM_SPLIT
     const uint workers = gl_NumWorkGroups.x, me = gl_WorkGroupID.x;

@@ -340,6 +340,7 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         d.push_back({"CM_STAGE_INPUTS", tiling.stage_inputs ? "1" : "0"});
         d.push_back({"CM_LATE_ENCODING", tiling.late_encoding ? "1" : "0"});
         d.push_back({"CM_STAGE_TARGETS", tiling.stage_targets ? "1" : "0"});
+        d.push_back({"CM_EARLY_FRAGMENTS", tiling.early_fragments ? "1" : "0"});
         // FIELDFLOW_TRAIN_ROW_GROUP=n: row blocks a product phase takes at once (measurements).
         if (const std::optional<uint32_t> group = env_count("FIELDFLOW_TRAIN_ROW_GROUP", 1, 16))
             d.push_back({"CM_ROW_GROUP", std::to_string(*group)});

@@ -84,6 +84,10 @@ struct TrainTiling {
     // CM_STAGE_TARGETS, with CM_STAGE_PIXELS; the targets' and pixels' sets are in shared_bytes),
     // instead of every subgroup waiting on a sample's image read at each tile's start.
     bool stage_targets = false;
+    // With ends_by_columns: each subgroup's held weight blocks loaded before the first tile's
+    // inputs are staged, beside those reads, rather than after the barrier that follows
+    // (train_step.comp's CM_EARLY_FRAGMENTS).
+    bool early_fragments = false;
     // With shared_tile_rows: the MLP's narrow ends (at most 8 inputs or outputs) in 8-wide blocks
     // (mlp_coopmat_split.glsl's CM_NARROW_ENDS), where the device has the 16x8 shapes.
     bool narrow_ends = false;

@@ -283,6 +283,7 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_TRUE(t->coopmat && t->weights_in_memory() && t->shared_blocks && t->weight_fragments);
     EXPECT_TRUE(t->first_weight_fragments) << "160 registers of held fragments";
     EXPECT_FALSE(t->ends_by_columns) << "every subgroup holds samples";
+    EXPECT_FALSE(t->early_fragments) << "measured alike or slower there";
     // The hash model's 32 inputs: 176 columns, 48,400 bytes, the same tile; 48,399 bytes: 64 rows.
     // Its first matrix's 8 blocks would take the held fragments to 184 registers: loaded.
     const ModelConfig hash = test::hash64_test_config();
@@ -311,6 +312,7 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_TRUE(t->half_sums && t->stage_inputs && t->late_encoding);
     EXPECT_FALSE(t->encoding_inputs_by_rows) << "late, by columns";
     EXPECT_TRUE(t->stage_targets);
+    EXPECT_TRUE(t->early_fragments);
     // 288 slices of 72 halves, the selectors, 8 subgroups' losses; the staging slice and the
     // input gradients' columns (16 x 72 halves each); two tiles' targets and four tiles' pixels
     // (64 samples: the most of 3 fp32 outputs, or 2 + 2 words of RGBA16 and 4 pixels).
@@ -322,6 +324,14 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     {
         test::ScopedEnv targets("FIELDFLOW_TRAIN_STAGE_TARGETS", "0");
         EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true)->stage_targets);
+    }
+    {
+        test::ScopedEnv early("FIELDFLOW_TRAIN_EARLY_FRAGMENTS", "0");
+        EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true)->early_fragments);
+        test::ScopedEnv loaded("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS", "0");
+        test::ScopedEnv unset("FIELDFLOW_TRAIN_EARLY_FRAGMENTS", nullptr);
+        EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true)->early_fragments)
+            << "no blocks held";
     }
     {
         test::ScopedEnv half("FIELDFLOW_TRAIN_HALF_SUMS", "0");

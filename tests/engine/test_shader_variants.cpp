@@ -471,6 +471,7 @@ TEST(ShaderVariants, StagedTargetsCompileInEverySampleForm) {
         image.words = 1000;
         detail::KernelRequest r = detail::train_kernel_request(c, tiling, form == 0, image);
         EXPECT_EQ(define_value(r.defines, "CM_STAGE_TARGETS"), "1");
+        EXPECT_EQ(define_value(r.defines, "CM_EARLY_FRAGMENTS"), "1");
         if (form != 4) r.defines.push_back({"SAMPLES_XY16", "1"}); // sampling_defines: a 200x137 image
         expect_request_valid(r);
     }
