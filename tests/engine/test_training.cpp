@@ -9,6 +9,15 @@
 namespace ff::engine {
 namespace {
 
+// A trainer's loss and model after o.steps steps with environment variable `name` set to `value`.
+std::pair<float, Model> train_with_env(Device& device, const ModelConfig& c, const TrainOptions& o,
+                                       const ImageData& img, const char* name, const char* value) {
+    test::ScopedEnv env(name, value);
+    Trainer t(device, c, o, img);
+    const float loss = t.train(o.steps);
+    return {loss, t.model()};
+}
+
 TEST(Training, LossDecreasesAndStateIsConsistent) {
     size_t messages = test::device().validation_messages().size();
     ImageData img = test::synthetic_image(48, 40);
@@ -297,10 +306,7 @@ TEST(Training, StagedTargetsTrainTheSameModel) {
             ImageData img = test::synthetic_image(50, 40);
             img.source_bits = bits;
             auto train = [&](const char* staged) {
-                test::ScopedEnv targets("FIELDFLOW_TRAIN_STAGE_TARGETS", staged);
-                Trainer t(device, c, o, img);
-                const float loss = t.train(o.steps);
-                return std::make_pair(loss, t.model());
+                return train_with_env(device, c, o, img, "FIELDFLOW_TRAIN_STAGE_TARGETS", staged);
             };
             const auto [staged_loss, staged] = train("1");
             const auto [own_loss, own] = train("0");
@@ -340,10 +346,7 @@ TEST(Training, OptimizerSlicesTrainTheSameModel) {
     o.seed = 3;
     const ImageData img = test::synthetic_image(36, 28);
     auto train = [&](const char* per_group) {
-        test::ScopedEnv n("FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP", per_group);
-        Trainer t(device, c, o, img);
-        const float loss = t.train(o.steps);
-        return std::make_pair(loss, t.model());
+        return train_with_env(device, c, o, img, "FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP", per_group);
     };
     const auto [loss8, model8] = train("8");
     for (const char* per_group : {"1", "4", "32", "256"}) {
