@@ -457,7 +457,8 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // 2^20 711.4 against 712.0 us/step, 2^18 193.4 against 193.8, 2^14 27.0 against 27.4; the
         // lake model's layout alike or slower (2^18 57.95 against 57.80; session 35).
         // FIELDFLOW_TRAIN_EARLY_FRAGMENTS=0|1 overrides (measurements).
-        t.early_fragments = env_switch("FIELDFLOW_TRAIN_EARLY_FRAGMENTS").value_or(t.ends_by_columns && t.weight_fragments);
+        t.early_fragments =
+            env_switch("FIELDFLOW_TRAIN_EARLY_FRAGMENTS").value_or(t.ends_by_columns && t.weight_fragments);
         // The encoding's input gradients by rows where the sample subgroups read them at once
         // (one workgroup barrier a tile fewer); late, by columns, as every subgroup's row block
         // and with no barrier either (the H200 at 2^20 778.7 against 783.4 us/step, alike at 2^14:

@@ -37,8 +37,11 @@ Defines sampling_defines(const ModelConfig& config, uint32_t batch, uint32_t wid
     // A pixel's column and row fit 16 bits each (train_step.comp's staged pixels).
     // FIELDFLOW_SAMPLES_XY16=0 leaves them out (measurements).
     const bool xy16 = width <= 65536 && height <= 65536 && env_switch("FIELDFLOW_SAMPLES_XY16").value_or(true);
-    if (env_choice("FIELDFLOW_SAMPLES", {"independent", "stratified"}) == "independent")
-        return xy16 ? Defines{{"SAMPLES_INDEPENDENT", "1"}, {"SAMPLES_XY16", "1"}} : Defines{{"SAMPLES_INDEPENDENT", "1"}};
+    if (env_choice("FIELDFLOW_SAMPLES", {"independent", "stratified"}) == "independent") {
+        Defines d = {{"SAMPLES_INDEPENDENT", "1"}};
+        if (xy16) d.push_back({"SAMPLES_XY16", "1"});
+        return d;
+    }
     const EncodingDescriptor& encoding = encoding_of(config);
     uint32_t shift = sample_block_shift(batch, width, height, encoding.cells_across ? encoding.cells_across(config) : 0);
     if (const std::optional<uint32_t> forced = env_count("FIELDFLOW_SAMPLES_BLOCK", kLaneShift, kMaxShift)) shift = *forced;

@@ -290,7 +290,8 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     optimizer_params_per_group_ = optimizer_params_per_group(model_.layout.total, dev_.info().multiprocessors);
     if (const std::optional<uint32_t> n = env_count("FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP", 1, 256)) {
         if ((*n & (*n - 1)) != 0)
-            throw EngineError("FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP='" + std::to_string(*n) + "' must be a power of two");
+            throw EngineError("FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP='" + std::to_string(*n) +
+                              "' must be a power of two");
         optimizer_params_per_group_ = *n;
     }
     optimizer_defines.emplace_back("PARAMS_PER_GROUP", std::to_string(optimizer_params_per_group_));
