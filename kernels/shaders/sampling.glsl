@@ -78,9 +78,12 @@ uint training_pixel(uint step, uint s) {
 #error "SAMPLES_BLOCK_SHIFT or SAMPLES_INDEPENDENT (the host's sampling_defines) must be defined"
 #endif
 
+// The uv of the pixel in column px, row py (pixel centres; train_step.comp's staged pixels too).
+#define COLUMN_ROW_UV(px, py) ((vec2(px, py) + 0.5) / vec2(pc.width, pc.height))
+
 vec2 pixel_uv(uint pixel) {
     const uint px = pixel % pc.width, py = pixel / pc.width;
-    return (vec2(px, py) + 0.5) / vec2(pc.width, pc.height);
+    return COLUMN_ROW_UV(px, py);
 }
 
 #endif

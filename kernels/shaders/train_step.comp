@@ -376,9 +376,9 @@ void ablated_inputs(vec2 uv, out float x[IN_PAD]) {
 // division, which the drawing subgroups do while their reads are in flight; else its index.
 #ifdef SAMPLES_XY16
 uint cm_pixel_word(uint pixel) { return ((pixel / pc.width) << 16u) | (pixel % pc.width); }
-vec2 cm_pixel_uv(uint word) { // pixel_uv's arithmetic
+vec2 cm_pixel_uv(uint word) {
     const uint px = word & 0xffffu, py = word >> 16u;
-    return (vec2(px, py) + 0.5) / vec2(pc.width, pc.height);
+    return COLUMN_ROW_UV(px, py);
 }
 SampleFetch cm_pixel_fetch(uint word) {
     SampleFetch f;
