@@ -37,16 +37,16 @@ Defines sampling_defines(const ModelConfig& config, uint32_t batch, uint32_t wid
     // A pixel's column and row fit 16 bits each (train_step.comp's staged pixels).
     // FIELDFLOW_SAMPLES_XY16=0 leaves them out (measurements).
     const bool xy16 = width <= 65536 && height <= 65536 && env_switch("FIELDFLOW_SAMPLES_XY16").value_or(true);
+    Defines d;
     if (env_choice("FIELDFLOW_SAMPLES", {"independent", "stratified"}) == "independent") {
-        Defines d = {{"SAMPLES_INDEPENDENT", "1"}};
-        if (xy16) d.push_back({"SAMPLES_XY16", "1"});
-        return d;
+        d = {{"SAMPLES_INDEPENDENT", "1"}};
+    } else {
+        const EncodingDescriptor& encoding = encoding_of(config);
+        uint32_t shift = sample_block_shift(batch, width, height, encoding.cells_across ? encoding.cells_across(config) : 0);
+        if (const std::optional<uint32_t> forced = env_count("FIELDFLOW_SAMPLES_BLOCK", kLaneShift, kMaxShift)) shift = *forced;
+        d = {{"SAMPLES_BLOCK_SHIFT", std::to_string(shift)}};
+        if (batch && std::has_single_bit(batch)) d.push_back({"SAMPLES_BATCH_LOG2", std::to_string(std::countr_zero(batch))});
     }
-    const EncodingDescriptor& encoding = encoding_of(config);
-    uint32_t shift = sample_block_shift(batch, width, height, encoding.cells_across ? encoding.cells_across(config) : 0);
-    if (const std::optional<uint32_t> forced = env_count("FIELDFLOW_SAMPLES_BLOCK", kLaneShift, kMaxShift)) shift = *forced;
-    Defines d = {{"SAMPLES_BLOCK_SHIFT", std::to_string(shift)}};
-    if (batch && std::has_single_bit(batch)) d.push_back({"SAMPLES_BATCH_LOG2", std::to_string(std::countr_zero(batch))});
     if (xy16) d.push_back({"SAMPLES_XY16", "1"});
     return d;
 }

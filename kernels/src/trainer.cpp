@@ -8,6 +8,7 @@
 #include "sampling.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -289,7 +290,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     // FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP=2^k overrides (measurements).
     optimizer_params_per_group_ = optimizer_params_per_group(model_.layout.total, dev_.info().multiprocessors);
     if (const std::optional<uint32_t> n = env_count("FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP", 1, 256)) {
-        if ((*n & (*n - 1)) != 0)
+        if (!std::has_single_bit(*n))
             throw EngineError("FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP='" + std::to_string(*n) +
                               "' must be a power of two");
         optimizer_params_per_group_ = *n;
@@ -394,9 +395,9 @@ void TrainerImpl::record_step(VkCommandBuffer cb, uint32_t slot, GpuTimer* timer
     pc.count = partial_rows(tiling_, groups_);
     pc.lr = options_.lr_mlp * scale;
     pc.lr_grid = options_.lr_grid * scale;
-    // optimizer.comp: 8 MLP parameters per workgroup, then workgroups of 256 for the encoding:
-    // one invocation per cell (eager: as many workgroups as one dispatch may have), or
-    // visit_parts_ invocations per sample of this step (or, lazy, of the next), looping.
+    // optimizer.comp: optimizer_params_per_group_ MLP parameters per workgroup, then workgroups of
+    // 256 for the encoding: one invocation per cell (eager: as many workgroups as one dispatch may
+    // have), or visit_parts_ invocations per sample of this step (or, lazy, of the next), looping.
     const uint32_t sample_groups =
         cells_ == 0 ? 0u : uint32_t(std::min<uint64_t>(div_up(uint64_t(options_.batch) * visit_parts_, 256), kMaxEncodingGroups));
     pc.encoding_groups = grid_adam_ == 1 ? std::min(div_up(cells_, 256), 65535u) : sample_groups;
