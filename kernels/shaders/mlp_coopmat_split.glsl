@@ -156,6 +156,19 @@ uint cm_x0_col; // the tile's encoding outputs' first column (cm_take_staged_inp
 #define CM_NARROW_OUT (CM_NARROW_ENDS && !CM_ENDS_BY_COLUMNS && OUT_DIM <= 8 && MATRICES <= 8)
 #define CM_NARROW_IN (CM_NARROW_ENDS && !CM_ENDS_BY_COLUMNS && IN_DIM <= 8)
 #define CM_NARROW_LAST_FORWARD (CM_NARROW_ENDS && OUT_DIM <= 8)
+// CM_NARROW_BIAS: the bias sums' fragment 16 outputs x 8 matrices (a column a matrix), its
+// products 16x8x16: with the narrow ends by rows, and with the ends by columns wherever the model
+// has at most 8 matrices. There it frees 4 registers a lane and halves those products: width 128
+// on the H200 at 2^20 690.6 against 717.0 us/step, at 2^18 187.3 against 194.3, the same sums
+// (bench/RESULTS.md, session 37). FIELDFLOW_TRAIN_DEFINES=CM_NARROW_BIAS=0 keeps the 16-column
+// fragment (measurements).
+#define CM_NARROW_BIAS_FITS (CM_NARROW_ENDS && MATRICES <= 8)
+#ifndef CM_NARROW_BIAS
+#define CM_NARROW_BIAS (CM_NARROW_OUT || (CM_ENDS_BY_COLUMNS && CM_NARROW_BIAS_FITS))
+#endif
+#if CM_NARROW_BIAS && !CM_NARROW_BIAS_FITS
+#error "the bias sums' 8-column fragment takes the 16x8 shapes (CM_NARROW_ENDS) and at most 8 matrices"
+#endif
 #if CM_NARROW_IN && IN_PAD != 16
 #error "the narrow first matrix writes its padding inputs 8..15 as zeros: IN_PAD must be 16"
 #endif
@@ -686,7 +699,7 @@ CM_F cm_grad_last[CM_LAST_SUM_BLOCKS];
 // elsewhere, adds each output's sum over the samples into column l: one product a row block,
 // where lanes summing columns of halves one by one had taken 10% of the lake model's step and 16%
 // of width 64's at 2^20 (FIELDFLOW_TRAIN_ABLATE=bias, bench/RESULTS.md).
-#if CM_NARROW_OUT
+#if CM_NARROW_BIAS
 CM_F8 cm_bias_sums; // at most 8 matrices: 8 columns
 #else
 CM_F cm_bias_sums;
@@ -697,7 +710,7 @@ uint cm_grad_row;             // the row of mlp_partials of the workgroup's part
 #endif
 
 // S_l: its rows all row l of s_bias_select (a stride-0 load).
-#if CM_NARROW_OUT
+#if CM_NARROW_BIAS
 CM_H8 cm_bias_selector(int l) {
     CM_H8 s;
 #else
@@ -726,9 +739,12 @@ void cm_grad_begin(uint group) {
     [[unroll]] for (int f = 0; f < CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS; ++f) cm_grad_hidden[f] = CM_F(0.0);
 #if CM_NARROW_OUT
     [[unroll]] for (int f = 0; f < CM_LAST_SUM_BLOCKS; ++f) cm_grad_last[f] = CM_F8(0.0);
-    cm_bias_sums = CM_F8(0.0);
 #else
     [[unroll]] for (int f = 0; f < CM_LAST_SUM_BLOCKS; ++f) cm_grad_last[f] = CM_F(0.0);
+#endif
+#if CM_NARROW_BIAS
+    cm_bias_sums = CM_F8(0.0);
+#else
     cm_bias_sums = CM_F(0.0);
 #endif
 }

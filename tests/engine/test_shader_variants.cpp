@@ -495,6 +495,28 @@ TEST(ShaderVariants, EndsByColumnsCompileAtEveryWidth) {
         }
 }
 
+// Width 128's ends by columns with the 16x8 shapes keep the bias sums in an 8-column fragment
+// (mlp_coopmat_split.glsl's CM_NARROW_BIAS): the default, and the 16-column one it replaced, both
+// compile and validate and differ; asked for without the narrow shapes it is an error.
+TEST(ShaderVariants, Width128BiasSumsAreNarrowWithTheNarrowShapes) {
+    ModelConfig c = test::default_config(200, 137);
+    c.hidden_width = 128;
+    detail::TrainTiling tiling = detail::choose_shared_tile(c, 48 * 1024, 1024, true, 1u << 20, 132).value();
+    ASSERT_TRUE(tiling.ends_by_columns);
+    tiling.narrow_ends = true;
+    const std::vector<uint32_t> narrow = compile(detail::train_kernel_request(c, tiling, false, {})).spirv;
+    EXPECT_EQ(validate(narrow), "");
+    {
+        test::ScopedEnv defines("FIELDFLOW_TRAIN_DEFINES", "CM_NARROW_BIAS=0");
+        const std::vector<uint32_t> wide = compile(detail::train_kernel_request(c, tiling, false, {})).spirv;
+        EXPECT_EQ(validate(wide), "");
+        EXPECT_NE(narrow, wide);
+    }
+    tiling.narrow_ends = false;
+    test::ScopedEnv defines("FIELDFLOW_TRAIN_DEFINES", "CM_NARROW_BIAS=1");
+    EXPECT_THROW(compile(detail::train_kernel_request(c, tiling, false, {})), std::exception);
+}
+
 // The training kernel's request for an MLP whose weights are read from memory names the binding
 // of the fp16 copy after its other buffers, and compiles without a shared copy of the weights.
 TEST(ShaderVariants, WeightsInMemoryRequestBindsTheFp16Copy) {
