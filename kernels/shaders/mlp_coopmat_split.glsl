@@ -957,35 +957,36 @@ void cm_encoding_input_gradients() {
 #define CM_LAST_BIAS_COL(i) 0u
 #define CM_LAST_BIAS_SUBGROUPS 1
 #endif
-// Columns: the last matrix's weight-gradient block (0, CM_COL) over the subgroup's row blocks
-// (and the bias sums of those CM_LAST_BIAS_COL gives it), then the input-gradient block CM_COL
-// of those rows over slice LAYERS (ReLU's derivative from the output it overwrites). Block CM_COL
-// of slice LAYERS is this subgroup's alone in this phase: it reads it before it overwrites it,
-// with no barrier.
+// Columns: the input-gradient block CM_COL of the subgroup's row blocks over slice LAYERS (ReLU's
+// derivative from the output it overwrites: matrix LAYERS - 1's deltas), then the last matrix's
+// weight-gradient block (0, CM_COL) over those rows (and the bias sums of those CM_LAST_BIAS_COL
+// gives it). Block CM_COL of slice LAYERS is this subgroup's alone in this phase, read once
+// before it is overwritten, with no workgroup barrier: the same blocks give the mask and the
+// sums' operand (on the H200 width 128 at 2^20 682.0 against 684.5 us/step, 2^18 184.7 against
+// 186.0, where the mask and the sums each loaded it; bench/RESULTS.md, session 37).
 void cm_output_backward_columns() {
     const int l = LAYERS;
+    CM_H x[CM_ROW_BLOCKS]; // X_l: the owned input block by 16 samples
+    [[unroll]] for (uint i0 = 0; i0 < CM_ROW_BLOCKS; ++i0)
+        coopMatLoadNV(x[i0], s_slice, CM_SLICE(SLICE_COL(l) + CM_COL * 16) + CM_RB(i0) * 16, RS, true);
+    subgroupBarrier(); // X_l is read (in another lane order) before it is overwritten
+    const CM_H w = cm_w_last_back_own();
+    [[unroll]] for (uint i0 = 0; i0 < CM_ROW_BLOCKS; ++i0) {
+        const uint rb = CM_RB(i0);
+        CM_H a;
+        coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1)) + rb * 16, RS, true); // delta
+        CM_H dx = CM_H(coopMatMulAddNV(a, w, CM_F(0.0)));
+        for (int i = 0; i < dx.length(); ++i) dx[i] = x[i0][i] > float16_t(0.0) ? dx[i] : float16_t(0.0);
+        coopMatStoreNV(dx, s_slice, CM_SLICE(SLICE_COL(l) + CM_COL * 16) + rb * 16, RS, true);
+    }
     [[unroll]] for (uint i0 = 0; i0 < CM_ROW_BLOCKS; ++i0) {
         const uint rb = CM_RB(i0);
         CM_H a;
         coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1)) + rb * 16, RS, false); // delta^T
         if (CM_COL == CM_LAST_BIAS_COL(i0)) { CM_ADD_BIAS_SUMS(a, l) }
 #ifndef ABLATE_WEIGHT_GRADIENTS
-        CM_H b;
-        coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l) + CM_COL * 16) + rb * 16, RS, true); // X_l
-        cm_grad_last[0] = coopMatMulAddNV(a, b, cm_grad_last[0]);
+        cm_grad_last[0] = coopMatMulAddNV(a, x[i0], cm_grad_last[0]);
 #endif
-    }
-    subgroupBarrier();
-    const CM_H w = cm_w_last_back_own();
-    [[dont_unroll]] for (uint rb0 = 0; rb0 < CM_ROW_BLOCKS; rb0 += CM_ROW_GROUP) {
-        [[unroll]] for (uint g = 0; g < CM_ROW_GROUP; ++g) {
-            const uint rb = CM_RB(rb0 + g);
-            CM_H a;
-            coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1)) + rb * 16, RS, true); // delta
-            CM_F acc = CM_F(0.0);
-            acc = coopMatMulAddNV(a, w, acc);
-            cm_store_relu_masked(CM_H(acc), CM_SLICE(SLICE_COL(l) + CM_COL * 16) + rb * 16);
-        }
     }
 }
 
