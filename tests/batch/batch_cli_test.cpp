@@ -551,6 +551,47 @@ TEST(BatchCli, NeverDeletesOrReplacesTheUsersFiles) {
     EXPECT_TRUE(contains(r.text, "holds the results of a batch of")) << r.text;
 }
 
+// A rerun (without --resume) replaces the image folders it wrote, but only the files it wrote
+// there: a note and a folder the user put beside the results stay, byte for byte, and the batch
+// names them.
+TEST(BatchCli, RerunKeepsTheUsersFilesInAnImageFolder) {
+    TempDir dir;
+    const fs::path in = dir / "in", out = dir / "out";
+    fs::create_directories(in);
+    write_crop(in / "a.png", 1);
+    const std::string command = "batch " + std::string(FF_BASELINE_GRAPH) + " --input " + q(in) +
+                                " --output " + q(out) + " --no-cache";
+    Output r = fieldflow(command);
+    ASSERT_EQ(r.code, 0) << r.text;
+    write_text(out / "a" / "my_notes.txt", "my notes on this photo\n");
+    fs::create_directories(out / "a" / "mydir");
+    write_text(out / "a" / "mydir" / "draft.txt", "a draft\n");
+    write_crop(out / "a" / "mydir" / "edit.png", 7);
+    const auto mine = snapshot(out / "a" / "mydir");
+    const std::string notes = read_text(out / "a" / "my_notes.txt");
+
+    r = fieldflow(command);
+    ASSERT_EQ(r.code, 0) << r.text;
+    EXPECT_EQ(read_text(out / "a" / "my_notes.txt"), notes);
+    ASSERT_TRUE(fs::is_directory(out / "a" / "mydir")) << r.text;
+    EXPECT_EQ(snapshot(out / "a" / "mydir"), mine);
+    EXPECT_TRUE(fs::exists(out / "a" / "metrics.json"));
+    EXPECT_TRUE(contains(r.text, "kept")) << r.text;
+    EXPECT_TRUE(contains(r.text, "my_notes.txt")) << r.text;
+    EXPECT_TRUE(contains(r.text, "mydir")) << r.text;
+    EXPECT_TRUE(partial_is_empty(out));
+
+    // A file of the user's with the name of one of the results is not replaced either: that
+    // image fails, saying so, and everything in its folder stays as it was.
+    fs::remove(out / "a" / "bilinear.png");
+    write_text(out / "a" / "bilinear.png", "my own picture, not the batch's\n");
+    const auto before = snapshot(out / "a");
+    r = fieldflow(command);
+    EXPECT_EQ(r.code, 1) << r.text;
+    EXPECT_TRUE(contains(r.text, "bilinear.png")) << r.text;
+    EXPECT_EQ(snapshot(out / "a"), before);
+}
+
 TEST(BatchCli, JobsMustBeFromOneTo256) {
     TempDir dir;
     const fs::path in = dir / "in";

@@ -9,6 +9,7 @@
 #include <fieldflow/host/interrupt.hpp>
 
 #include "output_folder.hpp"
+#include "../written_files.hpp"
 
 #include <unistd.h>
 
@@ -263,7 +264,11 @@ void BatchRun::finish(const InFlight& f, const ChildExit& exit) {
     }
     try {
         r.metrics = read_metrics_file(f.partial / o_.metrics_file);
-        folder_.move_into_place(f.partial, r.stem);
+        const std::vector<std::string> kept = folder_.move_into_place(f.partial, r.stem);
+        if (!kept.empty())
+            progress_->print("kept " + std::to_string(kept.size()) + " of your entr" + (kept.size() == 1 ? "y" : "ies") +
+                             " in '" + folder_.final_for(r.stem).string() + "' (not written by fieldflow batch): " +
+                             entry_list_text(kept, folder_.final_for(r.stem)));
         point_log_at_final(log, f.partial, folder_.final_for(r.stem));
     } catch (const std::exception& e) {
         folder_.discard_partial(f.partial);

@@ -1,5 +1,7 @@
 #include "output_folder.hpp"
 
+#include "../written_files.hpp"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -9,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <vector>
 #include <stdexcept>
 
@@ -100,6 +103,31 @@ int take_lock(const fs::path& lock, const fs::path& root) {
     }
 }
 
+// The image mark: the stem, then the list of what the batch moved into place (written_files.hpp).
+// An earlier version's mark holds only the stem: then the batch's files are taken to be those the
+// new results replace, everything else is the user's.
+std::string read_mark(const fs::path& folder) {
+    std::ifstream in(folder / OutputFolder::kImageMark, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+WrittenFiles written_by_batch(const fs::path& folder, const fs::path& replacement) {
+    const std::string text = read_mark(folder);
+    const size_t list = text.find('\n');
+    if (list != std::string::npos && list + 1 < text.size()) return parse_written_files(text.substr(list + 1));
+    WrittenFiles legacy;
+    if (replacement.empty()) return legacy;
+    const WrittenFiles now = list_written(folder, OutputFolder::kImageMark);
+    const WrittenFiles incoming = list_written(replacement, OutputFolder::kImageMark);
+    for (const auto& [path, file] : now.files)
+        if (incoming.files.count(path)) legacy.files.emplace(path, file);
+    for (const std::string& f : now.folders)
+        if (incoming.folders.count(f)) legacy.folders.insert(f);
+    return legacy;
+}
+
 } // namespace
 
 OutputFolder::OutputFolder(fs::path root, const fs::path& input) : root_(std::move(root)) {
@@ -158,28 +186,56 @@ std::map<std::string, fs::path> OutputFolder::adopt_leftovers(
     for (const fs::path& entry : entries) {
         bool keep = false;
         for (const auto& [stem, dir] : adopted) keep = keep || entry == dir || entry == note_of(dir);
-        if (!keep) fs::remove_all(entry, ec);
+        if (!keep && fs::exists(fs::symlink_status(entry, ec))) discard_partial(entry);
     }
     return adopted;
 }
 
-void OutputFolder::discard_partial(const fs::path& partial) const {
+std::vector<std::string> OutputFolder::discard_partial(const fs::path& partial) const {
     std::error_code ec;
-    fs::remove_all(partial, ec);
+    std::vector<std::string> kept;
+    // A marked folder may hold the user's files on their way into the image folder (see
+    // move_into_place): only what the batch wrote goes.
+    if (fs::is_regular_file(partial / kImageMark, ec))
+        kept = remove_written(partial, written_by_batch(partial, {}), kImageMark);
+    else
+        fs::remove_all(partial, ec);
     fs::remove(note_of(partial), ec);
+    return kept;
 }
 
-void OutputFolder::move_into_place(const fs::path& partial, const std::string& stem) const {
+std::vector<std::string> OutputFolder::move_into_place(const fs::path& partial, const std::string& stem) const {
     const fs::path target = final_for(stem);
     std::error_code ec;
-    std::ofstream(partial / kImageMark, std::ios::binary | std::ios::trunc) << stem << '\n';
+    // The mark lists what this run wrote, before anything of the user's joins it.
+    std::ofstream(partial / kImageMark, std::ios::binary | std::ios::trunc)
+        << stem << '\n' << written_files_text(list_written(partial, kImageMark));
     if (!fs::is_regular_file(partial / kImageMark, ec))
         throw std::runtime_error("cannot write '" + (partial / kImageMark).string() + "'");
     fs::path old;
+    std::vector<std::string> kept;
+    WrittenFiles earlier;
     if (fs::exists(fs::symlink_status(target, ec))) {
         if (!fs::is_directory(fs::symlink_status(target, ec)) || !fs::is_regular_file(target / kImageMark, ec))
             throw std::runtime_error("'" + target.string() + "' exists and was not written by fieldflow batch; "
                                      "it is left as it is: move it away to get this image's results there");
+        // What the user added to the earlier results (or changed since) moves into the new ones;
+        // one with the name of a new result stops the move, everything left as it was.
+        earlier = written_by_batch(target, partial);
+        kept = foreign_entries(target, earlier, kImageMark);
+        for (const std::string& entry : kept)
+            if (fs::exists(fs::symlink_status(partial / entry, ec)))
+                throw std::runtime_error("'" + (target / entry).string() + "' was not written by fieldflow batch "
+                                         "(or was changed since) and the new results hold a file of that name; "
+                                         "'" + target.string() + "' is left as it is: move '" + entry +
+                                         "' away to get this image's results there");
+        for (const std::string& entry : kept) {
+            const fs::path to = partial / entry;
+            fs::create_directories(to.parent_path(), ec);
+            fs::rename(target / entry, to, ec);
+            if (ec) throw std::runtime_error("cannot keep '" + (target / entry).string() + "' with the new results: " +
+                                             ec.message());
+        }
         // rename() will not replace a non-empty folder: move the old one aside first.
         old = root_ / ".partial" / (stem + ".old." + random_suffix());
         fs::rename(target, old, ec);
@@ -189,7 +245,8 @@ void OutputFolder::move_into_place(const fs::path& partial, const std::string& s
     if (ec) throw std::runtime_error("cannot move outputs to '" + target.string() + "': " + ec.message());
     fs::remove(note_of(partial), ec);
     sync_folder(root_);
-    if (!old.empty()) fs::remove_all(old, ec);
+    if (!old.empty()) remove_written(old, earlier, kImageMark);
+    return kept;
 }
 
 void OutputFolder::tidy() const {

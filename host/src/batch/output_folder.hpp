@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace fieldflow::host::batch {
 
@@ -40,14 +41,18 @@ public:
     std::map<std::string, std::filesystem::path> adopt_leftovers(
         const std::map<std::string, std::string>& attempts) const;
 
-    // Deletes a partial folder and its note.
-    void discard_partial(const std::filesystem::path& partial) const;
+    // Deletes a partial folder and its note; of a folder marked as an image's, only what the batch
+    // wrote (the user's files on their way into the image folder stay). Returns what was kept.
+    std::vector<std::string> discard_partial(const std::filesystem::path& partial) const;
 
-    // Marks `partial` as written by the batch, renames it to <stem>/, replacing an earlier one
-    // only when that one carries the mark, and drops its note; then syncs the folder, so the move
-    // survives a crash before the manifest says the image is done. Throws std::runtime_error
-    // (also, leaving it as it is, when <stem>/ exists and was not written by a batch).
-    void move_into_place(const std::filesystem::path& partial, const std::string& stem) const;
+    // Marks `partial` as written by the batch (the mark lists its files), renames it to <stem>/,
+    // replacing an earlier one only when that one carries the mark, and drops its note; then
+    // syncs the folder, so the move survives a crash before the manifest says the image is done.
+    // What the earlier folder holds that its mark does not prove the batch wrote (the user's
+    // notes, or a result edited since) moves into the new one; returns those entries. Throws
+    // std::runtime_error (also, leaving it as it is, when <stem>/ exists and was not written by a
+    // batch, or holds a file of the user's with the name of a new result).
+    std::vector<std::string> move_into_place(const std::filesystem::path& partial, const std::string& stem) const;
 
     // Removes .partial/ when nothing is left in it.
     void tidy() const;
