@@ -19,11 +19,19 @@ fieldflow_add_plugin(ff_core SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/image/color_convert.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/concat.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/crop.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/cv_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/orient.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/compare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/downsample.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/gpu_image.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/grayscale.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/invert.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/levels.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/normalize.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/pad.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/sample_depth.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/threshold.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/warp.cpp
   ${CMAKE_CURRENT_LIST_DIR}/neural/device_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/resize.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics/metrics.cpp

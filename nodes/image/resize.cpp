@@ -1,5 +1,6 @@
 // Resize: to a width/height, or by a scale factor, with a chosen interpolation.
 #include "common/image_mat.hpp"
+#include "image/cv_options.hpp"
 
 #include <fieldflow/node.hpp>
 
@@ -10,15 +11,6 @@
 namespace {
 
 constexpr int64_t kMaxSide = 1 << 16;
-
-int interpolation_flag(const std::string& name) {
-    if (name == "nearest") return cv::INTER_NEAREST;
-    if (name == "linear") return cv::INTER_LINEAR;
-    if (name == "cubic") return cv::INTER_CUBIC;
-    if (name == "area") return cv::INTER_AREA;
-    if (name == "lanczos") return cv::INTER_LANCZOS4;
-    throw ff::ParamError("interpolation", "unknown interpolation '" + name + "'");
-}
 
 // Inputs are unknown in validate, so a missing size (which a connected `reference` supplies) is
 // only an error once execute knows.
@@ -79,7 +71,7 @@ FF_NODE(resize) =
         .validate(check_params)
         .execute([](ff::Node& node) {
             check_params(node);
-            const int flag = interpolation_flag(node.string("interpolation"));
+            const int flag = ff::nodes::interpolation_flag("interpolation", node.string("interpolation"));
             const cv::Mat in = ff::nodes::rgb_mat(node.image("image"), "image");
             const cv::Size size = target_size(node, in.size());
             cv::Mat out = ff::nodes::output_mat(node, "image", size);

@@ -266,11 +266,11 @@ TEST(UnsharpMask, AddsBackTheDetailTheBlurRemoves) {
 
 TEST(RotateAndFlip, MatchOpenCv) {
     const cv::Mat rgb = ff::test::test_picture(17, 11, 7);
-    const std::vector<std::pair<std::string, int>> angles = {
-        {"90", cv::ROTATE_90_CLOCKWISE}, {"180", cv::ROTATE_180}, {"270", cv::ROTATE_90_COUNTERCLOCKWISE}};
+    const std::vector<std::pair<double, int>> angles = {
+        {90.0, cv::ROTATE_90_CLOCKWISE}, {180.0, cv::ROTATE_180}, {270.0, cv::ROTATE_90_COUNTERCLOCKWISE}};
     for (const auto& [angle, code] : angles) {
         FakeRun run = op_run("Rotate", rgb);
-        run.param("angle", angle.c_str());
+        run.param("angle", angle);
         cv::Mat expected;
         cv::rotate(rgb, expected, code);
         const cv::Mat out = run_ok(run);

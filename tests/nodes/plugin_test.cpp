@@ -27,6 +27,10 @@ TEST(CorePlugin, DescribesItsOps) {
         {"ErrorMap", FF_OP_PURE},
         {"GaussianBlur", FF_OP_PURE},        {"UnsharpMask", FF_OP_PURE},
         {"Rotate", FF_OP_PURE},              {"Flip", FF_OP_PURE},
+        {"Pad", FF_OP_PURE},                 {"WarpAffine", FF_OP_PURE},
+        {"WarpPerspective", FF_OP_PURE},     {"Levels", FF_OP_PURE},
+        {"Invert", FF_OP_PURE},              {"Normalize", FF_OP_PURE},
+        {"Threshold", FF_OP_PURE},
         {"ColorConvert", FF_OP_PURE},        {"Concat", FF_OP_PURE},
     };
     std::map<std::string, uint32_t> actual;
