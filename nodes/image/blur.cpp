@@ -1,5 +1,5 @@
-// GaussianBlur and UnsharpMask: OpenCV's Gaussian filter, and sharpening by adding back the
-// difference from it.
+// GaussianBlur, UnsharpMask and BoxBlur: OpenCV's Gaussian filter, sharpening by adding back the
+// difference from it, and the mean over a box.
 #include "common/image_mat.hpp"
 
 #include <fieldflow/node.hpp>
@@ -42,4 +42,21 @@ FF_NODE(unsharp_mask) =
             const double amount = node.number("amount");
             cv::Mat out = ff::nodes::output_mat(node, "image", in.size());
             cv::addWeighted(in, 1.0 + amount, gaussian(in, node.number("sigma")), -amount, 0.0, out);
+        });
+
+FF_NODE(box_blur) =
+    ff::op("BoxBlur", "image")
+        .doc("Blurs with the mean of a width x height box around each pixel (cv::blur, edges "
+             "reflected). Gray, RGB and RGBA keep their channels (alpha is blurred too).")
+        .input("image", ff::kImage, "image to blur")
+        .output("image", ff::kImage, "blurred image")
+        .param_int("width", 3, 1, 1001, "box width in pixels")
+        .param_int("height", 0, 0, 1001, "box height in pixels; 0: as width")
+        .execute([](ff::Node& node) {
+            const cv::Mat in = ff::nodes::native_mat(node.image("image"), "image");
+            const int width = int(node.integer("width"));
+            const int height = node.integer("height") ? int(node.integer("height")) : width;
+            cv::Mat out;
+            cv::blur(in, out, cv::Size(width, height), cv::Point(-1, -1), cv::BORDER_REFLECT_101);
+            ff::nodes::output_native(node, "image", out);
         });

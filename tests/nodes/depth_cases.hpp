@@ -29,12 +29,21 @@ Image image_of(const cv::Mat& samples);
 // An op's float output as samples of `depth` (rounded and saturated; floats as they are).
 cv::Mat samples_at(const cv::Mat& floats, int depth);
 
+// The value of a full-scale sample: 255, 65535, or 1 for floats.
+double full_scale(int depth);
+
 // Largest absolute difference, in sample units, of two Mats of one size, depth and channel count.
 double max_sample_diff(const cv::Mat& a, const cv::Mat& b);
 
 // Runs `op` on the samples (input "image", params from `setup`), expects success and returns its
-// output "image" as samples of the input's depth.
+// output "image" as the op wrote it (floats).
+cv::Mat run_op(const char* op, const cv::Mat& samples, const std::function<void(FakeRun&)>& setup = {});
+// The same output as samples of the input's depth.
 cv::Mat run_at_depth(const char* op, const cv::Mat& samples, const std::function<void(FakeRun&)>& setup = {});
+
+// `f` (OpenCV's computation) applied to the colour channels of `image`, its alpha put back as it
+// was: what an op that keeps alpha should give.
+cv::Mat on_colour(const cv::Mat& image, const std::function<cv::Mat(const cv::Mat&)>& f);
 
 // "8-bit RGBA" for failure messages.
 std::string case_name(const DepthCase& depth, int channels);

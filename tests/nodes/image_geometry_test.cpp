@@ -11,11 +11,10 @@
 #include <cmath>
 
 using ff::test::FakeRun;
+using ff::test::full_scale;
 using ff::test::kDepths;
 
 namespace {
-
-double full_scale(int depth) { return depth == CV_8U ? 255.0 : depth == CV_16U ? 65535.0 : 1.0; }
 
 // OpenCV's integer warps weigh neighbours in fixed point and round: within one level of the
 // float result rounded once. Floats agree to float precision.

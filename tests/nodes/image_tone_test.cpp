@@ -11,29 +11,15 @@
 #include <cmath>
 
 using ff::test::FakeRun;
+using ff::test::full_scale;
 using ff::test::kDepths;
+using ff::test::on_colour;
 
 namespace {
-
-double full_scale(int depth) { return depth == CV_8U ? 255.0 : depth == CV_16U ? 65535.0 : 1.0; }
 
 // OpenCV's integer paths round once per call; the op computes on floats and rounds once at the
 // end: within one level. Floats agree to float precision.
 double tolerance(int depth) { return depth == CV_32F ? 1e-5 : 1.0; }
-
-// `f` applied by OpenCV to the colour channels of `image`, alpha put back unchanged.
-template <class F>
-cv::Mat on_colour(const cv::Mat& image, F f) {
-    if (image.channels() != 4) return f(image);
-    cv::Mat colour(image.size(), CV_MAKETYPE(image.depth(), 3)), alpha(image.size(), CV_MAKETYPE(image.depth(), 1));
-    cv::Mat outs[] = {colour, alpha};
-    const int pairs[] = {0, 0, 1, 1, 2, 2, 3, 3};
-    cv::mixChannels(&image, 1, outs, 2, pairs, 4);
-    const cv::Mat parts[] = {f(colour), alpha};
-    cv::Mat joined;
-    cv::merge(parts, 2, joined);
-    return joined;
-}
 
 } // namespace
 

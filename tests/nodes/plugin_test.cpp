@@ -30,7 +30,11 @@ TEST(CorePlugin, DescribesItsOps) {
         {"Pad", FF_OP_PURE},                 {"WarpAffine", FF_OP_PURE},
         {"WarpPerspective", FF_OP_PURE},     {"Levels", FF_OP_PURE},
         {"Invert", FF_OP_PURE},              {"Normalize", FF_OP_PURE},
-        {"Threshold", FF_OP_PURE},
+        {"Threshold", FF_OP_PURE},           {"BoxBlur", FF_OP_PURE},
+        {"MedianBlur", FF_OP_PURE},          {"BilateralFilter", FF_OP_PURE},
+        {"Denoise", FF_OP_PURE},             {"Morphology", FF_OP_PURE},
+        {"Canny", FF_OP_PURE},               {"Sobel", FF_OP_PURE},
+        {"Equalize", FF_OP_PURE},
         {"ColorConvert", FF_OP_PURE},        {"Concat", FF_OP_PURE},
     };
     std::map<std::string, uint32_t> actual;
