@@ -1,4 +1,5 @@
 #include <fieldflow/host/cache.hpp>
+#include <fieldflow/host/cache_folder.hpp>
 #include <fieldflow/host/regular_file.hpp>
 
 #include <unistd.h>
@@ -143,7 +144,9 @@ std::optional<OutputMap> decode(const std::string& text, const Hash128& key,
 } // namespace
 
 void use_shader_cache(const std::string& cache_dir) {
-    const std::string dir = cache_dir.empty() ? "" : (fs::path(cache_dir) / "spirv").string();
+    // Only in a folder that is (or may become) a marked cache folder: never beside a user's files.
+    const bool usable = !cache_dir.empty() && claim_cache_folder(cache_dir).empty();
+    const std::string dir = usable ? (fs::path(cache_dir) / "spirv").string() : "";
     ::setenv("FIELDFLOW_SPIRV_CACHE_DIR", dir.c_str(), 1);
 }
 

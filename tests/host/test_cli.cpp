@@ -143,21 +143,29 @@ TEST(Cli, JsonOutputs) {
     EXPECT_TRUE(contains(run.text, "\"exit_code\": 0")) << run.text;
 }
 
+// Cache entry names as fieldflow writes them: keys are 32 hex digits.
+const std::string kKeyA = "ab0123456789abcdef0123456789abcd", kKeyB = "0123456789abcdef0123456789abcdef";
+
 // A cache folder with every kind of entry, two of them abandoned 10 days ago, and a file of the
-// user's beside them that no action may touch.
-void fill_cache(const fs::path& dir) {
+// user's beside them that no action may touch. Marked as a cache folder (as fieldflow marks the
+// folders it writes) when `marked`.
+void fill_cache(const fs::path& dir, bool marked = true) {
     const auto days_ago = [](const fs::path& p, int days) {
         fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::hours(24 * days));
     };
-    for (const char* sub : {"v1/ab", "state/oldkey", "state/newkey", "spirv"}) fs::create_directories(dir / sub);
-    test::write_text(dir / "v1/ab/ab01.ffc", std::string(100, 'r'));
-    test::write_text(dir / "state/oldkey/checkpoint.ffk", std::string(50, 's'));
-    days_ago(dir / "state/oldkey/checkpoint.ffk", 10);
-    test::write_text(dir / "state/newkey/checkpoint.ffk", std::string(20, 's'));
-    test::write_text(dir / "spirv/render.comp-00.spv", std::string(30, 'k'));
-    test::write_text(dir / "spirv/render.comp-00.spv.tmp.1.2", std::string(5, 'k'));
-    days_ago(dir / "spirv/render.comp-00.spv.tmp.1.2", 10);
+    for (const std::string& sub : {std::string("v1/ab"), "state/" + kKeyA, "state/" + kKeyB, std::string("spirv")})
+        fs::create_directories(dir / sub);
+    test::write_text(dir / ("v1/ab/" + kKeyA + ".ffc"), std::string(100, 'r'));
+    test::write_text(dir / ("state/" + kKeyA + "/checkpoint.ffckpt"), std::string(50, 's'));
+    days_ago(dir / ("state/" + kKeyA + "/checkpoint.ffckpt"), 10);
+    test::write_text(dir / ("state/" + kKeyB + "/checkpoint.ffckpt"), std::string(20, 's'));
+    test::write_text(dir / ("spirv/render.comp-" + kKeyA + ".spv"), std::string(30, 'k'));
+    test::write_text(dir / ("spirv/render.comp-" + kKeyA + ".spv.tmp.1.2"), std::string(5, 'k'));
+    days_ago(dir / ("spirv/render.comp-" + kKeyA + ".spv.tmp.1.2"), 10);
     test::write_text(dir / "keep.txt", "the user's");
+    if (marked)
+        test::write_text(dir / "CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"
+                                               "# This folder is fieldflow's cache.\n");
 }
 
 TEST(Cli, CacheListsSizesPrunesAndClears) {
@@ -177,21 +185,21 @@ TEST(Cli, CacheListsSizesPrunesAndClears) {
 
     Output list = fieldflow("cache" + c); // list is the default
     EXPECT_EQ(list.code, 0) << list.text;
-    EXPECT_TRUE(contains(list.text, "oldkey  50 B, last written 10 days ago")) << list.text;
+    EXPECT_TRUE(contains(list.text, kKeyA + "  50 B, last written 10 days ago")) << list.text;
     EXPECT_TRUE(contains(list.text, "total")) << list.text;
 
     Output prune = fieldflow("cache prune --older-than 1" + c);
     EXPECT_EQ(prune.code, 0) << prune.text;
     EXPECT_TRUE(contains(prune.text, "pruned 2 abandoned entries")) << prune.text;
-    EXPECT_FALSE(fs::exists(dir.path() / "state/oldkey"));
-    EXPECT_FALSE(fs::exists(dir.path() / "spirv/render.comp-00.spv.tmp.1.2"));
-    EXPECT_TRUE(fs::exists(dir.path() / "state/newkey/checkpoint.ffk"));
-    EXPECT_TRUE(fs::exists(dir.path() / "spirv/render.comp-00.spv"));
+    EXPECT_FALSE(fs::exists(dir.path() / "state" / kKeyA));
+    EXPECT_FALSE(fs::exists(dir.path() / ("spirv/render.comp-" + kKeyA + ".spv.tmp.1.2")));
+    EXPECT_TRUE(fs::exists(dir.path() / "state" / kKeyB / "checkpoint.ffckpt"));
+    EXPECT_TRUE(fs::exists(dir.path() / ("spirv/render.comp-" + kKeyA + ".spv")));
 
     Output kernels = fieldflow("cache clear kernels" + c);
     EXPECT_EQ(kernels.code, 0) << kernels.text;
     EXPECT_FALSE(fs::exists(dir.path() / "spirv"));
-    EXPECT_TRUE(fs::exists(dir.path() / "v1/ab/ab01.ffc"));
+    EXPECT_TRUE(fs::exists(dir.path() / ("v1/ab/" + kKeyA + ".ffc")));
 
     Output all = fieldflow("cache clear" + c);
     EXPECT_EQ(all.code, 0) << all.text;
@@ -202,6 +210,49 @@ TEST(Cli, CacheListsSizesPrunesAndClears) {
     EXPECT_EQ(fieldflow("cache clear everything" + c).code, 2);
     EXPECT_EQ(fieldflow("cache tidy" + c).code, 2);
     EXPECT_EQ(fieldflow("cache size state" + c).code, 2);
+}
+
+// The cache folder carries a mark of its own (CACHEDIR.TAG, written when fieldflow first uses the
+// folder); `cache clear` and `prune` refuse a folder without it, and in a marked one remove only
+// what has the shape of a cache entry: a user's documents under v1/, state/ or spirv/ stay.
+TEST(Cli, CacheClearTouchesOnlyItsOwnEntries) {
+    test::TempDir dir;
+    const fs::path unmarked = dir / "documents";
+    fill_cache(unmarked, false);
+    test::write_text(unmarked / "v1" / "letter.txt", "my letter");
+    std::map<std::string, std::string> before;
+    for (const auto& e : fs::recursive_directory_iterator(unmarked))
+        before[e.path().string()] = e.is_directory() ? "<dir>" : test::read_text(e.path());
+    for (const char* action : {"clear", "prune --older-than 0"}) {
+        Output r = fieldflow(std::string("cache ") + action + " --cache " + unmarked.string());
+        EXPECT_EQ(r.code, 2) << action << ": " << r.text;
+        EXPECT_TRUE(contains(r.text, "is not marked as a fieldflow cache folder")) << r.text;
+    }
+    std::map<std::string, std::string> after;
+    for (const auto& e : fs::recursive_directory_iterator(unmarked))
+        after[e.path().string()] = e.is_directory() ? "<dir>" : test::read_text(e.path());
+    EXPECT_EQ(after, before);
+
+    // A run marks the folder it caches in; the user's files put there later survive a clear.
+    const fs::path cache = dir / "cache";
+    test::write_text(dir / "g.yaml", "fieldflow: 1\nnodes:\n  c: {op: Constant}\n");
+    Output run = fieldflow("run -q " + (dir / "g.yaml") + " --cache " + cache.string() + " " + kPlugin);
+    ASSERT_EQ(run.code, 0) << run.text;
+    EXPECT_TRUE(contains(test::read_text(cache / "CACHEDIR.TAG"), "fieldflow")) << "no cache mark";
+    fill_cache(cache);
+    for (const char* sub : {"v1/notes.txt", "v1/ab/letter.txt", "state/mine.txt", "spirv/photo.jpg"})
+        test::write_text(cache / sub, std::string("mine: ") + sub);
+    Output list = fieldflow("cache size --json --cache " + cache.string());
+    EXPECT_EQ(nlohmann::json::parse(list.text)["kinds"][0]["entries"], 1) << list.text;
+    Output clear = fieldflow("cache clear --cache " + cache.string());
+    EXPECT_EQ(clear.code, 0) << clear.text;
+    EXPECT_FALSE(fs::exists(cache / ("v1/ab/" + kKeyA + ".ffc")));
+    EXPECT_FALSE(fs::exists(cache / "state" / kKeyB));
+    EXPECT_FALSE(fs::exists(cache / ("spirv/render.comp-" + kKeyA + ".spv")));
+    for (const char* sub : {"v1/notes.txt", "v1/ab/letter.txt", "state/mine.txt", "spirv/photo.jpg"})
+        EXPECT_EQ(test::read_text(cache / sub), std::string("mine: ") + sub) << sub;
+    EXPECT_EQ(test::read_text(cache / "keep.txt"), "the user's");
+    EXPECT_TRUE(fs::exists(cache / "CACHEDIR.TAG"));
 }
 
 // What bash offers for the words typed so far, from the generated completion script.

@@ -23,8 +23,10 @@ std::unique_ptr<CommandLine> cache_table() {
         "(kernels). `list` (the default) shows each kind and every state folder with its age; "
         "`size` only the sizes; `clear` removes the KINDs named (default: all three); `prune` "
         "removes abandoned state: state folders and temporary files left by killed writers, last "
-        "written more than --older-than days ago. Nothing outside those three subfolders is ever "
-        "touched, and everything removed is recomputed when needed.\n\n"
+        "written more than --older-than days ago. Only a folder fieldflow marked as its cache "
+        "(CACHEDIR.TAG) is cleared or pruned, and only the entries fieldflow writes there: other "
+        "files, in those subfolders or beside them, are never touched. Everything removed is "
+        "recomputed when needed.\n\n"
         "Examples:\n"
         "  fieldflow cache size\n"
         "  fieldflow cache prune --older-than 1\n"
@@ -87,7 +89,7 @@ void print_usage_table(const fs::path& dir, const std::vector<CacheKindUsage>& u
 }
 
 // The entries an action removes: whole kinds (clear), or abandoned state and temp files (prune).
-std::vector<CacheEntry> to_remove(const fs::path& dir, const std::vector<CacheKindUsage>& usage,
+std::vector<CacheEntry> to_remove(const std::vector<CacheKindUsage>& usage,
                                   const std::vector<std::string>& kinds, bool prune, double days) {
     std::vector<CacheEntry> out;
     for (const CacheKindUsage& u : usage) {
@@ -96,9 +98,7 @@ std::vector<CacheEntry> to_remove(const fs::path& dir, const std::vector<CacheKi
                 if ((u.info.kind == CacheKind::state || e.temporary) && age_days(e.last_written) > days)
                     out.push_back(e);
         } else if (kinds.empty() || std::count(kinds.begin(), kinds.end(), u.info.name)) {
-            CacheEntry whole{dir / u.info.folder, u.bytes()};
-            std::error_code ec;
-            if (fs::exists(fs::symlink_status(whole.path, ec))) out.push_back(whole);
+            out.insert(out.end(), u.entries.begin(), u.entries.end());
         }
     }
     return out;
@@ -132,7 +132,16 @@ int cache_main(CommandLine& cl, const std::vector<std::string>&) {
         return kExitOk;
     }
 
-    const std::vector<CacheEntry> doomed = to_remove(dir, usage, kinds, action == "prune", days);
+    // Only a folder fieldflow marked as its cache: a --cache pointed at the wrong folder removes
+    // nothing, whatever its subfolders are called.
+    std::error_code ec;
+    if (fs::exists(dir, ec) && !is_marked_cache(dir)) {
+        std::fprintf(stderr, "fieldflow cache: error: '%s' is not marked as a fieldflow cache folder (it has no %s "
+                             "written by fieldflow), so nothing was removed; fieldflow marks a cache folder when it "
+                             "first caches there\n", dir.c_str(), kCacheMark);
+        return kExitInvalid;
+    }
+    const std::vector<CacheEntry> doomed = to_remove(usage, kinds, action == "prune", days);
     std::vector<std::string> problems;
     const uint64_t freed = remove_cache_entries(doomed, problems);
     if (json) {
@@ -144,7 +153,7 @@ int cache_main(CommandLine& cl, const std::vector<std::string>&) {
     } else {
         for (const std::string& p : problems) std::fprintf(stderr, "fieldflow cache: error: cannot remove %s\n", p.c_str());
         std::printf("%s %zu %s from %s, %s freed\n", action == "prune" ? "pruned" : "cleared", doomed.size(),
-                    action == "prune" ? "abandoned entries" : "cache folders", dir.c_str(), byte_text(freed).c_str());
+                    action == "prune" ? "abandoned entries" : "cache entries", dir.c_str(), byte_text(freed).c_str());
     }
     std::fflush(stdout);
     return problems.empty() ? kExitOk : kExitNodeFailed;

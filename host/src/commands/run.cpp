@@ -2,6 +2,7 @@
 #include "graph_command.hpp"
 
 #include <fieldflow/host/cache.hpp>
+#include <fieldflow/host/cache_folder.hpp>
 #include <fieldflow/host/cli.hpp>
 #include <fieldflow/host/command_support.hpp>
 
@@ -117,6 +118,8 @@ int run_main(CommandLine& cl, const std::vector<std::string>& args) {
         std::string dir = cl.values.count("cache") ? cl.values["cache"].as<std::string>()
                                                    : DiskCache::default_dir();
         if (dir.empty()) log.warning("no cache folder (set FIELDFLOW_CACHE_DIR or HOME); disk cache off");
+        else if (const std::string why = claim_cache_folder(dir); !why.empty())
+            log.warning(why + "; the disk cache is off for this run: give --cache a new or empty folder");
         else disk.emplace(dir);
     }
     // --no-cache keeps no results or state; compiled kernels are still cached (in the default

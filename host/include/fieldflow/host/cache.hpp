@@ -40,7 +40,8 @@ private:
 // Results of FF_OP_CACHE_ON_DISK ops, one file per node key. Written atomically (temp file +
 // rename); read defensively: a truncated or corrupt entry is reported as a warning and treated
 // as a miss, never trusted and never a crash.
-// Points the engine's SPIR-V cache at <cache_dir>/spirv, or turns it off for "": through
+// Points the engine's SPIR-V cache at <cache_dir>/spirv, or turns it off for "" (and for a folder
+// that is not and cannot become a marked cache folder, see claim_cache_folder): through
 // $FIELDFLOW_SPIRV_CACHE_DIR, which the engine reads when it compiles shaders, so --cache and
 // --no-cache govern every cache while the engine knows nothing of the host. Call before the run
 // starts its threads (setenv is not thread-safe).

@@ -39,11 +39,25 @@ struct CacheKindUsage {
     uint64_t bytes() const;
 };
 
-// What each kind holds under `dir` (missing subfolders are empty). Unreadable parts are skipped.
+// The cache folder's own mark: CACHEDIR.TAG (the Cache Directory Tagging convention, so backup
+// tools skip the folder), naming fieldflow. `cache clear` and `prune` work only in a marked folder.
+constexpr const char* kCacheMark = "CACHEDIR.TAG";
+bool is_marked_cache(const std::filesystem::path& dir);
+
+// Makes `dir` a marked cache folder before anything is cached there: creates and marks it, or
+// marks one that is empty or holds nothing but the cache's own subfolders (a cache folder of an
+// earlier version). Returns "" when `dir` is (now) marked, else why it is not: a folder of the
+// user's is never made a cache.
+std::string claim_cache_folder(const std::filesystem::path& dir);
+
+// What each kind holds under `dir` (missing subfolders are empty): only what has the shape of
+// an entry fieldflow writes (results v1/<2 hex>/<key>.ffc, state folders state/<key>/, kernels
+// spirv/<shader>-<key>.spv, and their writers' temporary files); anything else there is the
+// user's, neither counted nor removed. Unreadable parts are skipped.
 std::vector<CacheKindUsage> scan_cache(const std::filesystem::path& dir);
 
-// Removes `entries`; the paths that could not be removed, with why, go to `problems`. Returns
-// the bytes freed.
+// Removes `entries`, then the subfolders of the kinds that are left empty; the paths that could
+// not be removed, with why, go to `problems`. Returns the bytes freed.
 uint64_t remove_cache_entries(const std::vector<CacheEntry>& entries, std::vector<std::string>& problems);
 
 // "12.3 MB" (powers of 1000, as `du --si`).
