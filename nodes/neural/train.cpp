@@ -179,7 +179,9 @@ private:
     }
 
     // Snapshots of an earlier run at other steps would mix into this run's strip: a fresh run
-    // clears the folder, a resumed one keeps the snapshots its checkpoint recorded.
+    // removes them, a resumed one keeps the snapshots its checkpoint recorded. Only files Train
+    // wrote (marked, see mark_snapshot_png) are removed or replaced: another file of a snapshot's
+    // name is kept, and one with the name of a snapshot this run writes stops it before training.
     void prepare_snapshot_folder() {
         if (params_.snapshots.empty()) return;
         std::error_code error;
@@ -190,15 +192,26 @@ private:
         const std::vector<uint32_t>& kept = progress_.snapshots;
         const auto found = find_snapshots(params_.snapshots);
         for (const auto& [step, files] : found) {
-            if (std::find(kept.begin(), kept.end(), step) != kept.end()) continue;
-            if (!files.prediction.empty()) fs::remove(files.prediction, error);
-            if (!files.feature.empty()) fs::remove(files.feature, error);
+            const bool ours = std::find(kept.begin(), kept.end(), step) != kept.end();
+            for (const fs::path& file : {files.prediction, files.feature}) {
+                if (file.empty() || (ours && is_marked_snapshot(file))) continue;
+                if (is_marked_snapshot(file)) {
+                    fs::remove(file, error);
+                } else if (schedule_.is_snapshot(step) && (resumed_from_ == 0 || step > resumed_from_)) {
+                    throw ParamError("snapshots", "'" + file.string() + "' was not written by fieldflow and this "
+                                                  "run writes a snapshot of that name; move it away (or give "
+                                                  "another snapshots folder)");
+                } else {
+                    node_.warn("kept '" + file.string() + "': it has a snapshot's name but was not written "
+                               "by fieldflow");
+                }
+            }
         }
         for (uint32_t step : kept) {
             if (auto it = found.find(step); it != found.end()) {
                 // Written before the interrupt: side files of this work all the same.
                 for (const fs::path& file : {it->second.prediction, it->second.feature})
-                    if (!file.empty()) node_.side_file("snapshots", file.string());
+                    if (!file.empty() && is_marked_snapshot(file)) node_.side_file("snapshots", file.string());
             }
             if (auto it = found.find(step); it == found.end() || it->second.prediction.empty())
                 node_.warn("the snapshot at step " + std::to_string(step) +
@@ -312,8 +325,8 @@ private:
         // Encoded and written while training goes on (the writer waits for the previous one and
         // finishes before the node does, also when it fails or is cancelled).
         snapshot_writer_.post([prediction, feature, prediction_path, feature_path] {
-            std::vector<EncodedFile> files{{prediction_path, png_text(prediction)}};
-            if (!feature.empty()) files.push_back({feature_path, png_text(feature)});
+            std::vector<EncodedFile> files{{prediction_path, mark_snapshot_png(png_text(prediction))}};
+            if (!feature.empty()) files.push_back({feature_path, mark_snapshot_png(png_text(feature))});
             return files;
         });
         // Side files: kept with the cached result, so a cached run writes them too.

@@ -8,8 +8,8 @@
 #   bad_inputs.sh FIELDFLOW INPUTS_TOOL WORK_DIR RESULTS
 set -uo pipefail
 
-if [ $# -ne 4 ]; then
-    echo "usage: $0 FIELDFLOW INPUTS_TOOL WORK_DIR RESULTS" >&2
+if [ $# -ne 4 ] && [ $# -ne 5 ]; then
+    echo "usage: $0 FIELDFLOW INPUTS_TOOL WORK_DIR RESULTS [ONLY=user_files]" >&2
     exit 2
 fi
 fieldflow=$(realpath "$1") tool=$(realpath "$2") work=$(realpath -m "$3") results=$(realpath -m "$4")
@@ -179,6 +179,14 @@ run_diverge() {
 
 rw=graphs/read_write.yaml train=graphs/train.yaml infer=graphs/infer.yaml metrics=graphs/metrics.yaml
 q="'" # message regexes quote file names
+
+# ONLY=user_files as a fifth argument: just the cases of user_files_cases.sh (while working on them).
+if [ "${5:-}" = ONLY=user_files ]; then
+    . "$here/user_files_cases.sh"
+    echo "bad_inputs: $(wc -l <"$results") cases, $failures failed"
+    [ "$failures" -eq 0 ]
+    exit
+fi
 
 # --- image files (validation looks at each file without decoding it: what check catches exits 2) ---
 run_case missing_file 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}image${q}: param ${q}path${q}: file not found: ${q}inputs/missing.png${q}" \
@@ -372,6 +380,8 @@ printf 'fieldflow: 1\nnodes: [\n' >graphs/syntax_error.yaml
 post='[ "$(grep -c error: logs/yaml_syntax_error_with_set.log)" -eq 1 ]'
 run_case yaml_syntax_error_with_set 2 "graphs/syntax_error.yaml:[0-9]+:[0-9]+: error: YAML syntax: .*" \
     -- run graphs/syntax_error.yaml --set input=inputs/gray8.png --set output=out/syntax
+
+. "$here/user_files_cases.sh"
 
 # --- interrupts ---------------------------------------------------------------------------------
 run_interrupt sigint_during_training INT 130

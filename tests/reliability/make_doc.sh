@@ -47,6 +47,15 @@ afterwards; `yaml_syntax_error_with_set` checks that the syntax error is the onl
 the optimizer's SPIR-V copied over the training kernel's, a SPIR-V entry replaced by a folder.
 Cache keys in their messages are shown as `<key>`.
 
+The user's files are safe (`tests/reliability/user_files_cases.sh`, sourced by `bad_inputs.sh`):
+nothing fieldflow did not write is deleted or replaced. `snapshot_keeps_users_file` puts a file of
+the user's named like a snapshot (`prediction_at_7.png`) into Train's snapshot folder and checks it
+is still there, byte for byte, after a run writing other steps; `snapshot_name_taken` does the same
+with the name of a snapshot the run writes (`prediction_at_10.png`): the run stops before training
+and the file keeps its bytes. Train marks its snapshots (a PNG text chunk naming fieldflow) and
+removes or replaces only marked ones. `writer_in_snapshot_folder` points another node's output into
+Train's snapshot folder: refused at check time, as two writers of one file are.
+
 A device index past the devices present is a validation error (exit 2) when it is a node's `device`
 param (`unknown_device_param`: Train's and Infer's validate hooks list the Vulkan devices), but a
 node failure (exit 1) when it is the run-wide `--device` (`unknown_device`): a node's validate hook

@@ -1,0 +1,17 @@
+# Sourced by bad_inputs.sh (its run_case, snapshot and variables): the user's files are safe.
+# Nothing the tool did not write is deleted or replaced, whatever its name and wherever it lies.
+# `bad_inputs.sh ... ONLY=user_files` runs just these cases.
+
+# --- issue 62: the user's files are safe ------------------------------------------------------
+# 3. Train's snapshot folder: a file of the user's with a snapshot's name stays (the run writes
+#    other steps), and another node writing into that folder is refused at check time.
+mkdir -p out/snap_user && echo "my picture" >out/snap_user/prediction_at_7.png
+post='[ "$(cat out/snap_user/prediction_at_7.png)" = "my picture" ] && [ -s out/snap_user/prediction_at_10.png ]'
+run_case snapshot_keeps_users_file 0 "\[train\] warning: kept ${q}out/snap_user/prediction_at_7.png${q}: it has a snapshot${q}s name but was not written by fieldflow" \
+    -- run $train --set input=inputs/gray8.png --set output=out/snap_user_model --set snapshots=out/snap_user
+mkdir -p out/snap_clash && echo "my picture" >out/snap_clash/prediction_at_10.png
+post='[ "$(cat out/snap_clash/prediction_at_10.png)" = "my picture" ]'
+run_case snapshot_name_taken 1 "error: node ${q}train${q} failed: param ${q}snapshots${q} \(graphs/train.yaml:[0-9]+:[0-9]+\): ${q}out/snap_clash/prediction_at_10.png${q} was not written by fieldflow and this run writes a snapshot of that name; move it away \(or give another snapshots folder\)" \
+    -- run $train --set input=inputs/gray8.png --set output=out/snap_clash_model --set snapshots=out/snap_clash
+run_case writer_in_snapshot_folder 2 "graphs/train.yaml:[0-9]+:[0-9]+: error: node ${q}save${q}: param ${q}path${q}: ${q}out/in_snaps/model.ffm${q} is inside ${q}out/in_snaps${q}, the folder node ${q}train${q} owns \(param ${q}snapshots${q}, graphs/train.yaml:[0-9]+:[0-9]+\); give each its own path" \
+    -- run $train --set input=inputs/gray8.png --set output=out/in_snaps --set snapshots=out/in_snaps
