@@ -16,6 +16,7 @@
 
 #include "common/image_mat.hpp"
 
+#include <fieldflow/engine/encoding_names.hpp>
 #include <fieldflow/engine/model_file.hpp>
 #include <fieldflow/node.hpp>
 
@@ -412,8 +413,7 @@ private:
             {"image_width", image_.width},
             {"image_height", image_.height},
             {"model_summary", fe::model_summary(config_)},
-            {"encoding", std::string(config_.encoding.kind == fe::EncodingKind::hash_grid ? "hash_grid"
-                                     : siren() ? "coords" : "dense_grid")},
+            {"encoding", std::string(fe::encoding_name(config_.encoding.kind))},
             {"grid_width", config_.grid_width},
             {"grid_height", config_.grid_height},
             {"grid_channels", config_.grid_channels},

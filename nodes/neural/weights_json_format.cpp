@@ -1,9 +1,11 @@
 #include "weights_json_format.hpp"
 
+#include <fieldflow/engine/encoding_names.hpp>
 #include <fieldflow/node.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 namespace ff::neural {
@@ -20,6 +22,14 @@ constexpr int kJsonVersion = 1;
 struct MatrixShape {
     uint32_t in, out, in_pad, out_pad;
 };
+
+// The encodings JSON weights hold: those whose configuration is the grid's size and flags written
+// below (a dense grid, or none for a SIREN's coordinates). Any other, the hash grid and every
+// encoding added later, keeps its own keys in the .ffm model file only, and is refused here rather
+// than written as something it is not.
+bool in_json_weights(fe::EncodingKind kind) {
+    return kind == fe::EncodingKind::dense_grid || kind == fe::EncodingKind::coords;
+}
 
 std::vector<MatrixShape> shapes(const fe::ModelConfig& c) {
     std::vector<MatrixShape> s;
@@ -127,10 +137,10 @@ json weights_to_json(const fe::ModelFile& file) {
         return j;
     }
     const fe::ModelConfig& c = file.model.config;
-    if (c.encoding.kind == fe::EncodingKind::hash_grid)
-        throw Error("JSON weights hold dense_grid and coords models; a hash_grid model is saved as "
-                    "a .ffm model file (SaveModel)");
-    j["encoding"] = {{"kind", c.encoding.kind == fe::EncodingKind::coords ? "coords" : "dense_grid"},
+    if (!in_json_weights(c.encoding.kind))
+        throw Error("JSON weights hold dense_grid and coords models; a " + std::string(fe::encoding_name(c.encoding.kind)) +
+                    " model is saved as a .ffm model file (SaveModel)");
+    j["encoding"] = {{"kind", fe::encoding_name(c.encoding.kind)},
                      {"grid_width", c.grid_width}, {"grid_height", c.grid_height},
                      {"grid_channels", c.grid_channels}, {"subcell", c.encoding.subcell},
                      {"fourier_octaves", c.encoding.fourier_octaves}};
@@ -203,8 +213,9 @@ fe::ModelFile weights_from_json(const json& j, const std::string& source) {
         fe::ModelConfig& c = file.model.config;
         const json& e = r.field(j, "(top level)", "encoding");
         const std::string enc = r.text(r.field(e, "encoding", "kind"), "encoding.kind");
-        if (enc == "coords") c.encoding.kind = fe::EncodingKind::coords;
-        else if (enc != "dense_grid") r.fail("encoding.kind", "is '" + enc + "', expected dense_grid or coords");
+        const std::optional<fe::EncodingKind> kind = fe::find_encoding(enc);
+        if (!kind || !in_json_weights(*kind)) r.fail("encoding.kind", "is '" + enc + "', expected dense_grid or coords");
+        c.encoding.kind = *kind;
         c.grid_width = uint32_t(r.unsigned_value(r.field(e, "encoding", "grid_width"), "encoding.grid_width", 65536));
         c.grid_height = uint32_t(r.unsigned_value(r.field(e, "encoding", "grid_height"), "encoding.grid_height", 65536));
         c.grid_channels = uint32_t(r.unsigned_value(r.field(e, "encoding", "grid_channels"), "encoding.grid_channels", 64));
