@@ -15,10 +15,10 @@
 #  - no temporary file is left, no output of a node that did not finish exists, and every output
 #    that exists is complete (decodes at its full size, the model file checks).
 #
-# For measurements on other images (bench/RESULTS.md): INPUT=FILE WIDTH=W HEIGHT=H BITS=8|16 take
+# For measurements on other images (bench/archive/RESULTS.md): INPUT=FILE WIDTH=W HEIGHT=H BITS=8|16 take
 # that image instead of the synthesised one, and CASES="image baseline ..." picks the cases
 # (default: image save_ground_truth train learned report; `baseline` is one more);
-# FIELDFLOW_VALIDATION=0 runs without the validation layer (bench/gpu/run_app.sh on the H100).
+# FIELDFLOW_VALIDATION=0 runs without the validation layer (for timings on a GPU).
 set -uo pipefail
 
 if [ $# -lt 3 ] || [ $# -gt 4 ]; then

@@ -164,7 +164,7 @@ no step of its work lasts long:
 - The compute device that Train's and Infer's prepare starts opening while the photo is read
   (docs/plugins.md, "Preparing") is not waited for either: an interrupted run's release leaves an
   open still under way to the process's end, and opening holds no lock that a release needs (the
-  8192x8192 job interrupted while reading: 39 ms, against 503-557 ms while it did, bench/RESULTS.md
+  8192x8192 job interrupted while reading: 39 ms, against 503-557 ms while it did, bench/archive/RESULTS.md
   session 14).
 
 Every step that can take more than 2 s on a large image shows progress: ReadImage (`decoding
@@ -206,8 +206,8 @@ BITS=8 CASES="image save_ground_truth baseline train"`; lavapipe cannot render 8
 dispatch, so not `learned` and `report` there): decoding 45 ms, encoding 182 ms, preparing the
 samples 79 ms, writing the bytes 84 ms, BilinearBaseline shrinking 148 ms and enlarging 146 ms,
 training 326 ms, all exit 143 with nothing half-written. (The Report node's own phases at
-8192x8192 took 0.24 to 0.48 s: `bench/RESULTS.md`.) On the H100 machine (`bench/gpu/run_app.sh`
-part `interrupts`: the same script on an 8192x8192 mosaic, every node including `learned` and
+8192x8192 took 0.24 to 0.48 s: `bench/archive/RESULTS.md`.) On the H100 machine (the same
+script on an 8192x8192 mosaic, every node including `learned` and
 `report`, no validation layer, bound 1 s; 2026-11-24): image 30 ms, save_ground_truth 68 ms,
 baseline 102 ms, train 261 ms, learned 294 ms, report 629 ms, each exit 143 with nothing
 half-written.
