@@ -3,6 +3,7 @@
 //
 //   ff-engine-bench --image leuvenA.ppm --steps 40000 --batch 16384 --device auto
 #include "cli_args.hpp"
+#include "fieldflow/engine/encoding_names.hpp"
 #include "fieldflow/engine/engine.hpp"
 #include "fieldflow/engine/testing.hpp"
 #include "ppm.hpp"
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -30,6 +32,7 @@ struct Args {
     uint32_t profile_steps = 0, render_repeats = 5, trace_steps = 0;
     bool profile_warm = false; // --profile-warm: the profile straight after training
     bool validation = false, check_paths = false;
+    bool portable = false; // --kernel-path portable: the portable kernels on any device
     EncodingKind encoding = EncodingKind::dense_grid;
     bool siren = false;
     float omega = 30.0f;
@@ -44,8 +47,8 @@ using ff::bench::ArgReader;
               << "usage: ff-engine-bench --image FILE.ppm [--steps N] [--batch N] [--seed N]\n"
               << "       [--lr-mlp X] [--lr-grid X] [--beta1 X] [--beta2 X] [--eps X]\n"
               << "       [--warmup F] [--decay-start F] [--final-scale F] [--hidden-bias X] [--grid-adam sparse|dense|dense-eager|dense-lazy] [--grid-divisor N] [--hidden N]\n"
-              << "       [--layers N] [--device auto|cpu|INDEX] [--validation] [--report-every N]\n"
-              << "       [--encoding dense_grid|hash_grid] [--hash-levels N] [--hash-features N]\n"
+              << "       [--layers N] [--device auto|cpu|INDEX] [--kernel-path auto|portable] [--validation] [--report-every N]\n"
+              << "       [--encoding " << encoding_names("|") << "] [--hash-levels N] [--hash-features N]\n"
               << "       [--model grid|siren] [--omega X]   (siren: a sine MLP of --hidden x --layers)\n"
               << "       [--hash-log2-table N] [--hash-base N] [--hash-scale X] [--output sigmoid|linear]\n"
               << "       [--out prediction.ppm] [--profile STEPS] [--render-repeats N] [--check-paths]\n"
@@ -96,8 +99,9 @@ Args parse(int argc, char** argv) {
         else if (k == "--layers") a.layers = args.u32();
         else if (k == "--encoding") {
             std::string v = args.value();
-            if (v != "dense_grid" && v != "hash_grid") usage("--encoding expects dense_grid or hash_grid, got '" + v + "'");
-            a.encoding = v == "hash_grid" ? EncodingKind::hash_grid : EncodingKind::dense_grid;
+            std::optional<EncodingKind> kind = find_encoding(v);
+            if (!kind) usage("--encoding expects " + encoding_names() + ", got '" + v + "'");
+            a.encoding = *kind;
         }
         else if (k == "--model") {
             std::string v = args.value();
@@ -117,6 +121,11 @@ Args parse(int argc, char** argv) {
         else if (k == "--hash-scale") a.hash.per_level_scale = args.f32();
         else if (k == "--report-every") a.report_every = std::max(1u, args.u32());
         else if (k == "--validation") a.validation = true;
+        else if (k == "--kernel-path") {
+            std::string v = args.value();
+            if (v != "auto" && v != "portable") usage("--kernel-path expects auto or portable, got '" + v + "'");
+            a.portable = v == "portable";
+        }
         else if (k == "--profile") a.profile_steps = args.u32();
         else if (k == "--profile-warm") {
             a.profile_steps = args.u32();
@@ -312,8 +321,8 @@ int main(int argc, char** argv) {
         config.output_activation = a.output;
         // The bilinear baseline keeps the divisor's grid size whichever encoding is trained.
         const uint32_t base_w = config.grid_width, base_h = config.grid_height;
+        config.encoding.kind = a.encoding;
         if (a.encoding == EncodingKind::hash_grid) {
-            config.encoding.kind = EncodingKind::hash_grid;
             config.encoding.hash = a.hash;
             config.grid_width = config.grid_height = 0;
         }
@@ -322,6 +331,7 @@ int main(int argc, char** argv) {
 
         DeviceOptions dopt;
         dopt.validation = a.validation;
+        dopt.force_portable = a.portable;
         Device device = Device::open(a.device, dopt);
         const DeviceInfo& info = device.info();
         std::printf("{\"event\":\"device\",\"name\":%s,\"type\":%s,\"driver\":%s,\"kernel_path\":%s,"
@@ -345,7 +355,7 @@ int main(int argc, char** argv) {
                     "\"deferred_gradient_cells\":%u,\"setup_seconds\":%.3f,\"kernel_path_reason\":%s,\"encoding_optimizer\":%s}\n",
                     json_string(a.image).c_str(), img.width, img.height, config.grid_width,
                     config.grid_height, config.grid_channels,
-                    a.siren ? "coords" : a.encoding == EncodingKind::hash_grid ? "hash_grid" : "dense_grid",
+                    std::string(encoding_name(config.encoding.kind)).c_str(),
                     (unsigned long long)config.parameter_count(),
                     trainer.tile_size(), trainer.local_gradient_cells(), trainer.deferred_gradient_cells(),
                     setup_s,

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Builds what the GPU benchmark needs here and fills the git-ignored bundle folder that travels to the
-# GPU machine (which has no Vulkan headers, shaderc or OpenCV):
+# Builds what the GPU benchmark needs here and fills the git-ignored folders that travel to the
+# GPU machine (which has no Vulkan loader, Vulkan headers, shaderc or OpenCV):
 #   .bundle/bin/ff-engine-bench   Release, shaderc linked statically: needs only libvulkan.so.1
 #   .bundle/bin/ff_engine_tests   the engine's tests, to check both kernel paths on the GPU
-#   .gl/ must also hold Debian's vulkan-validationlayers .deb (the tests run with validation on)
 #   .bundle/img/                  the benchmark images (Debian's opencv-doc examples)
+#   .gl/                          Debian's Vulkan loader and validation layers (.debs that
+#                                 bench/gpu/run.sh unpacks there), downloaded if missing
 # The PyTorch peer (bench/peers/pytorch_field.py) and the scripts travel with the working tree.
 #
 #   bash bench/gpu/pack.sh [build-folder]      (default build-engine-only; configured if missing)
-# then, in one device call with carry [".gl", ".bundle"]:  bash bench/gpu/run.sh 2>&1 | tee $OUT/log
+# then, in one device call with carry [".gl", ".bundle"]:  bash bench/gpu/run.sh RECIPE...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build-engine-only}
@@ -36,5 +37,8 @@ done
 extra=$(ldd "$BUNDLE"/bin/* | grep '=>' | awk '{print $1}' |
         grep -vE '^(linux-vdso|/lib64/ld-linux|libc\.so|libm\.so|libpthread|libdl|librt|libvulkan\.so|libstdc\+\+|libgcc_s)' || true)
 if [ -n "$extra" ]; then echo "pack.sh: unexpected shared libraries: $extra" >&2; exit 1; fi
-du -sh "$BUNDLE"
+if ! ls .gl/*.deb > /dev/null 2>&1; then
+  mkdir -p .gl && (cd .gl && apt-get download libvulkan1 libglvnd0 vulkan-validationlayers)
+fi
+du -sh "$BUNDLE" .gl
 echo "pack.sh: bundle ready in $BUNDLE"

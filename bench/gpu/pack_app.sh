@@ -3,10 +3,11 @@
 # and the Vulkan loader) into the git-ignored .appbundle/app.tar.xz, for timing whole graphs on the
 # GPU machine, which has no OpenCV, shaderc or boost (about 50 MiB compressed, most of it the
 # GDAL and ICU libraries Debian's OpenCV image codecs load; the device tool carries at most 64 MiB
-# with the working tree, so carry it with .gl-app, not .gl or .bundle).
+# with the working tree, so carry it with .gl-app, the Vulkan loader without the validation layers,
+# downloaded here if missing, not with .gl or .bundle).
 #   bash bench/gpu/pack_app.sh [build-folder]     (default build; built first)
-# On the GPU machine: mkdir -p /tmp/app && tar -xJf .appbundle/app.tar.xz -C /tmp/app, then run
-# /tmp/app/bin/fieldflow with LD_LIBRARY_PATH=/tmp/app/lib (bench/gpu/run_app.sh does this).
+# On the GPU machine bench/gpu/run.sh unpacks it and runs every program from it
+# (bench/gpu/run_app.sh: the recipes that need it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
@@ -22,11 +23,9 @@ cp "$BUILD"/lib/*.so "$stage/lib/"
 for program in ${PROGRAMS:-ff-engine-bench}; do
   [ -f "build-engine-only/bin/$program" ] && cp "build-engine-only/bin/$program" "$stage/bin/"
 done
-# The reliability tests' input maker and checker (run_app.sh, part "interrupts"), if built.
-[ -f "$BUILD/bin/ff_reliability_inputs" ] && cp "$BUILD/bin/ff_reliability_inputs" "$stage/bin/"
 mkdir -p "$stage/img"
 cp /usr/share/doc/opencv-doc/examples/data/{leuvenA.jpg,graf1.png} "$stage/img/"
-# The mosaic maker (run_app.sh, part "gigapixel"), and with MOSAIC_SAMPLES=1 all its sample photos
+# The mosaic maker (recipe gigapixel), and with MOSAIC_SAMPLES=1 all its sample photos
 # (5 MB more: with them the bundle and the working tree pass the 64 MiB the device tool carries;
 # without, the mosaic is painted from leuvenA and graf1).
 cmake --build "$BUILD" --target ff-make-mosaic -j 2
@@ -46,4 +45,7 @@ mkdir -p .appbundle
 tar -cf - -C "$stage" bin lib img | xz -9 -T2 > .appbundle/app.tar.xz.tmp
 mv .appbundle/app.tar.xz.tmp .appbundle/app.tar.xz
 grep -qxF '/.appbundle/' .gitignore 2>/dev/null || echo '/.appbundle/' >> .gitignore
+if ! ls .gl-app/*.deb > /dev/null 2>&1; then
+  mkdir -p .gl-app && (cd .gl-app && apt-get download libvulkan1 libglvnd0)
+fi
 du -h .appbundle/app.tar.xz
