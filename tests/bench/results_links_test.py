@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""bench/RESULTS.md is today's figures: a section per recipe of bench/gpu/run.sh, at most 300
+lines; and every section of the dated notebook that it, the READMEs, docs/ and the comments outside
+the engine point at by its heading ("2026-11-23 — ...", a trailing "..." for a shortened one) is
+a heading of bench/archive/RESULTS.md.
+
+    results_links_test.py REPO_DIR"""
+import os
+import re
+import subprocess
+import sys
+
+SOURCES = (".cpp", ".hpp", ".h", ".c", ".sh", ".py", ".yaml", ".md", ".txt", ".cmake")
+WHERE = ("README.md", "bench", "docs", "host", "nodes", "plugin", "graphs", "scripts", "tests", "examples", "cmake")
+
+
+def flattened(path):
+    """The file's text with comment markers and line breaks folded into single spaces."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = [re.sub(r"^\s*(//+|#+|\*|;)?\s?", "", line.rstrip("\n")) for line in f]
+    return re.sub(r"\s+", " ", " ".join(lines))
+
+
+def main(repo):
+    failures = []
+    archive = os.path.join(repo, "bench", "archive", "RESULTS.md")
+    with open(archive, encoding="utf-8") as f:
+        headings = [line[3:].strip() for line in f if line.startswith("## ")]
+    results = os.path.join(repo, "bench", "RESULTS.md")
+    with open(results, encoding="utf-8") as f:
+        text = f.read()
+    if text.count("\n") > 300:
+        failures.append(f"bench/RESULTS.md has {text.count(chr(10))} lines (today's figures: at most 300)")
+    recipes = subprocess.run(["bash", os.path.join(repo, "bench", "gpu", "run.sh"), "--list"],
+                             capture_output=True, text=True, check=True).stdout.split()
+    for recipe in recipes:
+        if not re.search(rf"^## {recipe}:", text, re.M):
+            failures.append(f"bench/RESULTS.md has no section '## {recipe}: ...'")
+    checked = 0
+    for top in WHERE:
+        base = os.path.join(repo, top)
+        paths = [base] if os.path.isfile(base) else [
+            os.path.join(d, n) for d, _, names in os.walk(base) for n in names if n.endswith(SOURCES)]
+        for path in paths:
+            rel = os.path.relpath(path, repo)
+            if rel.startswith(("bench/archive", "tests/engine", "build")):
+                continue
+            for quoted in re.findall(r'"(20\d\d-\d\d-\d\d[^"]*)"', flattened(path)):
+                checked += 1
+                short = quoted.endswith("...")
+                name = quoted[:-3].rstrip(" ,") if short else quoted
+                if not any(h == name or (short and h.startswith(name)) for h in headings):
+                    failures.append(f"{rel}: no archive section \"{quoted[:100]}\"")
+    if checked < 5:
+        failures.append(f"only {checked} section headings found to check")
+    if failures:
+        print("FAIL:\n" + "\n".join(failures))
+        return 1
+    print(f"ok: {checked} pointers to archive sections, {len(recipes)} recipes in bench/RESULTS.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
