@@ -1,6 +1,6 @@
 // WriteImage's last step: an image encoded and written to its file atomically, answering a cancel
-// within a moment. The encoder is one OpenCV call that takes seconds on a large image (a PNG of
-// 8192x8192: about 5 s), so it runs on a thread of its own (common/cancellable_call.hpp) while
+// within a moment. The encoder is one OpenCV call that takes seconds on a large image, so it
+// runs on a thread of its own (common/cancellable_call.hpp) while
 // the node's thread polls. After a cancel neither the file nor any temporary is left.
 #pragma once
 

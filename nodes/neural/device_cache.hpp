@@ -15,8 +15,8 @@ namespace ff::neural {
 ff::engine::Device shared_device(const std::string& selector);
 
 // A Train or Infer node's prepare (ABI 1.4): starts opening the device its execute will ask for
-// on a thread of its own, while the nodes upstream run (0.17-0.22 s on the H100 machine, mostly
-// the driver's own start), so that execute finds it open (or waits for the open under way), and
+// on a thread of its own, while the nodes upstream run (an open is mostly the driver's own
+// start), so that execute finds it open (or waits for the open under way), and
 // counts the node as one of its holders. A failure is left for execute to meet and report.
 void open_device_early(const Node& node, const std::string& device_param);
 

@@ -1,7 +1,7 @@
 // How many bytes an image takes as a PNG at maximum compression: the honest size to compare a
 // model file with. Exact for images up to a quarter megapixel; estimated from strips encoded in
-// parallel above, since zlib at level 9 runs on one core at about 1 megapixel a second (0.49 s
-// for a 0.4-megapixel photo, minutes for large ones, and not interruptible). Up to the sample
+// parallel above, since zlib at level 9 runs on one core, slowly (minutes for a large photo) and
+// cannot be interrupted. Up to the sample
 // size the strips cover every row but a few, so the estimate is the whole image's in pieces.
 #pragma once
 
@@ -16,8 +16,8 @@ namespace ff::neural {
 
 // OpenCV's own quickest PNG, what it writes when no level is asked for: the Sub filter alone,
 // zlib level 1 and its run-length strategy. Asked for level 1, libpng tries every filter on every
-// row: a leuvenA view took 24 ms that way against 14 ms, for 12% fewer bytes (bench/RESULTS.md,
-// session 13). For the pictures a page or a snapshot shows, where time matters more.
+// row: slower, for a few percent fewer bytes (bench/archive/RESULTS.md, "2026-11-25 (session 13) — the small hash config over 20 seeds on both kernel paths; spatially coherent samples and subgroup-summed gradients measured and left out, NVIDIA H100 80GB HBM3 (driver 580.159.04)
+// ..."). For the pictures a page or a snapshot shows, where time matters more.
 constexpr int kPngFastest = -1;
 
 // 8-bit RGB -> PNG bytes at zlib `level` (0-9), or kPngFastest.

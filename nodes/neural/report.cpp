@@ -161,10 +161,9 @@ void execute_report(Node& node) {
     images.learned = ff::nodes::to_8bit(learned);
     // The ground truth's size as a PNG at maximum compression needs nothing else and is, on small
     // images, the report's longest part (zlib level 9). A graph does best to have a PngSize node
-    // compute it beside training (input 'png_size': leuvenA's report 0.22-0.25 -> 0.13-0.16 s on
-    // the H100 machine); otherwise it runs here beside the metrics and the first views (which
-    // gained little there, its strips already busy on every core). Node::cancelled() is a plain
-    // atomic read, safe from the task's thread.
+    // compute it beside training (input 'png_size'), off the report's path; otherwise it runs here
+    // beside the metrics and the first views (which gain little, its strips already busy on every
+    // core). Node::cancelled() is a plain atomic read, safe from the task's thread.
     const std::optional<PngSize> given_png_size = png_size_input(node);
     std::optional<ff::nodes::SideTask<PngSize>> truth_png_task;
     if (!given_png_size)
@@ -181,7 +180,7 @@ void execute_report(Node& node) {
     // An 8-bit source is scored on the 8-bit images made above for the page: what compare() would
     // otherwise quantise again, twice per image. (One image after the other: SSIM's tiles take
     // OpenCV's whole thread pool, which a second caller at the same time would find busy and run
-    // its tiles alone: slower than this on the H100 machine, bench/RESULTS.md.)
+    // its tiles alone: slower than one image after the other.)
     const bool on_views = bits == 8;
     const uint32_t scored_bits = on_views ? 0 : bits;
     const cv::Mat& truth_scored = on_views ? images.truth : truth;

@@ -45,8 +45,7 @@ PngBytes error_view_png(const cv::Mat& error, int max_side, float scale);
 PngBytes index_thumbnail(const ReportImages& images, int height);
 
 // 8-bit RGB -> PNG bytes, OpenCV's quickest (png_size.hpp's kPngFastest): the page is built once
-// and read by a browser (a 751x563 photo: 14 ms against 24 at level 1 with every filter tried, 56
-// at level 3, for 14% more bytes than level 1).
+// and read by a browser, so the encode's time matters more than the bytes a higher level saves.
 PngBytes rgb8_png(const cv::Mat& rgb8);
 
 // Runs the encodes on OpenCV's worker threads, results in order; an exception in one is rethrown here.
