@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <system_error>
 
@@ -82,6 +83,22 @@ void check_file_paths(const Graph& graph, Diagnostics& diags) {
                                             use.node->name + "' to replace it on purpose");
         }
     }
+}
+
+std::vector<std::string> output_folders(const Graph& graph) {
+    std::set<std::string> folders;
+    for (const PlannedNode& node : graph.nodes) {
+        if (!node.op) continue;
+        for (const ResolvedParam& p : node.params) {
+            const auto* path = std::get_if<std::string>(&p.value);
+            if (!p.info || !path || path->empty()) continue;
+            if (p.info->flags & FF_PARAM_WRITES_FILE)
+                folders.insert(fs::path(file_identity(*path)).parent_path().string());
+            else if (p.info->flags & FF_PARAM_SIDE_OUTPUT)
+                folders.insert(file_identity(*path));
+        }
+    }
+    return {folders.begin(), folders.end()};
 }
 
 } // namespace fieldflow::host

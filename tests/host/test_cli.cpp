@@ -8,6 +8,7 @@
 #include <fieldflow/versions.hpp>
 
 #include <csignal>
+#include <fcntl.h>
 #include <cstdio>
 #include <sys/wait.h>
 #include <thread>
@@ -508,6 +509,46 @@ TEST(Cli, InterruptExitCodes) {
     EXPECT_LT(took, std::chrono::seconds(30));
     EXPECT_EQ(interrupted_exit_code(SIGTERM, dir.path() / "slow.yaml", &took), 143);
     EXPECT_LT(took, std::chrono::seconds(30));
+}
+
+// Two runs writing one folder would mix their files: the second is refused, naming the first,
+// and writes nothing; the lock goes with the first run.
+TEST(Cli, SecondRunIntoAFolderIsRefusedNamingTheFirst) {
+    test::TempDir dir;
+    const fs::path out = dir / "out";
+    const std::string graph = "fieldflow: 1\nvars: {ms: 0}\nnodes:\n"
+                              "  c: {op: Constant}\n"
+                              "  slow: {op: Sleep, inputs: {image: c}, params: {ms: \"${ms}\"}}\n"
+                              "  save: {op: WriteNumber, inputs: {image: slow}, params: {path: \"" +
+                              (out / "mean.txt").string() + "\"}}\n";
+    test::write_text(dir / "g.yaml", graph);
+    fs::create_directories(out);
+    const fs::path log = dir / "first.log";
+    const std::string plugin = FF_TEST_PLUGIN, g = dir / "g.yaml";
+    const pid_t first = ::fork();
+    if (first == 0) {
+        const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ::dup2(fd, STDERR_FILENO);
+        ::execl(FF_FIELDFLOW_BIN, FF_FIELDFLOW_BIN, "run", "--no-cache", g.c_str(), "--set", "ms=60000",
+                "--plugin", plugin.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    // The sign that the first run is under way: its log line for the node before the slow one.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!contains(test::read_text(log), "ran       c") && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const Output second = fieldflow("run -q --no-cache " + g + " " + kPlugin);
+    ::kill(first, SIGTERM);
+    int status = 0;
+    ::waitpid(first, &status, 0);
+    EXPECT_EQ(second.code, 2) << second.text;
+    EXPECT_TRUE(contains(second.text, "another fieldflow run is writing to '" + out.string() + "'")) << second.text;
+    EXPECT_TRUE(contains(second.text, "pid " + std::to_string(first) + ": ")) << second.text;
+    EXPECT_FALSE(fs::exists(out / "mean.txt")) << "the second run wrote into the first one's folder";
+    EXPECT_FALSE(fs::exists(out / ".fieldflow-lock")) << "the lock is left behind";
+    const Output third = fieldflow("run -q --no-cache " + g + " " + kPlugin); // the lock went with the first
+    EXPECT_EQ(third.code, 0) << third.text;
+    EXPECT_TRUE(fs::exists(out / "mean.txt"));
 }
 
 // A node that leaves a call it cannot stop behind when cancelled (an image encode, a GPU render)

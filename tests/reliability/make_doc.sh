@@ -55,6 +55,10 @@ with the name of a snapshot the run writes (`prediction_at_10.png`): the run sto
 and the file keeps its bytes. Train marks its snapshots (a PNG text chunk naming fieldflow) and
 removes or replaces only marked ones. `writer_in_snapshot_folder` points another node's output into
 Train's snapshot folder: refused at check time, as two writers of one file are.
+`second_run_same_folder` starts a long training run writing `out/two_runs`, waits for the sign
+that it is under way, and runs a second graph into the same folder: `fieldflow run` locks every
+folder it writes (`.fieldflow-lock`, naming its holder, removed when it ends), so the second run
+is refused naming the first (its pid shown as `<pid>`) and writes nothing.
 
 A device index past the devices present is a validation error (exit 2) when it is a node's `device`
 param (`unknown_device_param`: Train's and Infer's validate hooks list the Vulkan devices), but a

@@ -15,3 +15,16 @@ run_case snapshot_name_taken 1 "error: node ${q}train${q} failed: param ${q}snap
     -- run $train --set input=inputs/gray8.png --set output=out/snap_clash_model --set snapshots=out/snap_clash
 run_case writer_in_snapshot_folder 2 "graphs/train.yaml:[0-9]+:[0-9]+: error: node ${q}save${q}: param ${q}path${q}: ${q}out/in_snaps/model.ffm${q} is inside ${q}out/in_snaps${q}, the folder node ${q}train${q} owns \(param ${q}snapshots${q}, graphs/train.yaml:[0-9]+:[0-9]+\); give each its own path" \
     -- run $train --set input=inputs/gray8.png --set output=out/in_snaps --set snapshots=out/in_snaps
+# 4. Two runs into one folder would mix their files: while a training run writes out/two_runs, a
+#    second run into it is refused, naming the first, and writes nothing.
+"$fieldflow" run $train --set input=inputs/gray8.png --set steps=100000000 --set output=out/two_runs \
+    --no-cache >logs/two_runs_first.log 2>&1 &
+first=$!
+polls=0
+until grep -q '^ran  *image ' logs/two_runs_first.log || ! kill -0 "$first" 2>/dev/null || [ $polls -ge 1200 ]; do
+    sleep 0.1; polls=$((polls + 1))
+done
+post='[ ! -e out/two_runs/image.png ]'
+run_case second_run_same_folder 2 "fieldflow run: error: another fieldflow run is writing to ${q}out/two_runs${q}; wait for it to end, or give this one another output folder \(pid <pid>: fieldflow run graphs/train.yaml .*\)" \
+    -- run $rw --set input=inputs/gray8.png --set output=out/two_runs
+kill -TERM "$first" 2>/dev/null; wait "$first"

@@ -3,7 +3,6 @@
 #include "../written_files.hpp"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -84,25 +83,6 @@ void take_ownership(const fs::path& root, const fs::path& input) {
     if (!out) throw std::runtime_error("cannot write '" + mark.string() + "'");
 }
 
-// Locks OUTPUT/.lock. The file is removed when the batch ends, so a lock taken on a file that
-// was unlinked in between is no lock: retry until the locked file is the one at the path.
-int take_lock(const fs::path& lock, const fs::path& root) {
-    for (;;) {
-        // O_CLOEXEC: the images' processes must not hold the lock after the batch is gone.
-        const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0) throw std::runtime_error("cannot create '" + lock.string() + "': " + std::strerror(errno));
-        if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-            ::close(fd);
-            throw std::runtime_error("another batch is writing to '" + root.string() + "'");
-        }
-        struct stat held {}, named {};
-        if (::fstat(fd, &held) == 0 && ::stat(lock.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
-            held.st_dev == named.st_dev)
-            return fd;
-        ::close(fd);
-    }
-}
-
 // The image mark: the stem, then the list of what the batch moved into place (written_files.hpp).
 // An earlier version's mark holds only the stem: then the batch's files are taken to be those the
 // new results replace, everything else is the user's.
@@ -136,14 +116,11 @@ OutputFolder::OutputFolder(fs::path root, const fs::path& input) : root_(std::mo
     fs::create_directories(root_ / "logs", ec);
     if (!ec) fs::create_directories(root_ / ".partial", ec);
     if (ec) throw std::runtime_error("cannot create output folder '" + root_.string() + "': " + ec.message());
-    lock_fd_ = take_lock(root_ / ".lock", root_);
+    lock_.emplace(root_ / ".lock", "fieldflow batch --output " + root_.string(),
+                  "another batch is writing to '" + root_.string() + "'");
 }
 
-OutputFolder::~OutputFolder() {
-    if (lock_fd_ < 0) return;
-    ::unlink((root_ / ".lock").c_str()); // while still held: nothing is left behind
-    ::close(lock_fd_);
-}
+OutputFolder::~OutputFolder() = default;
 
 fs::path OutputFolder::log_for(const std::string& stem) const { return root_ / "logs" / (stem + ".log"); }
 

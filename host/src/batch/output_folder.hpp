@@ -6,7 +6,10 @@
 #pragma once
 
 #include <filesystem>
+#include "../folder_lock.hpp"
+
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,7 +66,7 @@ public:
 
 private:
     std::filesystem::path root_;
-    int lock_fd_ = -1;
+    std::optional<FolderLock> lock_;
 };
 
 // For `--merge`: creates `root` and marks it as a batch's, or takes one a batch (or an earlier

@@ -6,13 +6,18 @@
 #include <fieldflow/host/cli.hpp>
 #include <fieldflow/host/command_support.hpp>
 
+#include "../file_path_checks.hpp"
+#include "../folder_lock.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 
 namespace po = boost::program_options;
+namespace fs = std::filesystem;
 
 namespace fieldflow::host {
 namespace {
@@ -110,6 +115,24 @@ int run_main(CommandLine& cl, const std::vector<std::string>& args) {
         return kExitOk;
     }
 
+    // One writer per output folder: a second run into the same folder is refused, naming the first.
+    std::vector<FolderLock> locks;
+    std::vector<std::string> words = {invoked_as(), "run"};
+    words.insert(words.end(), args.begin(), args.end());
+    try {
+        for (const std::string& folder : output_folders(*graph)) {
+            std::error_code ec;
+            fs::create_directories(folder, ec);
+            if (ec) continue; // the node that writes there says why it cannot
+            locks.emplace_back(fs::path(folder) / ".fieldflow-lock", shell_command(words),
+                               "another fieldflow run is writing to '" + folder +
+                                   "'; wait for it to end, or give this one another output folder");
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "fieldflow run: error: %s\n", e.what());
+        return kExitInvalid;
+    }
+
     ProgressBoard board(stderr, ProgressBoard::is_terminal(stderr), !quiet);
     RunLog log(board, quiet);
 
@@ -132,8 +155,6 @@ int run_main(CommandLine& cl, const std::vector<std::string>& args) {
     options.disk = disk ? &*disk : nullptr;
     SummaryStyle style;
     style.json = json;
-    std::vector<std::string> words = {invoked_as(), "run"};
-    words.insert(words.end(), args.begin(), args.end());
     style.resume_command = shell_command(words);
     return run_and_summarise(*graph, options, board, log, style);
 }
