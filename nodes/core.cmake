@@ -16,8 +16,11 @@ fieldflow_add_plugin(ff_core SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/image/baseline_resize.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/bilateral_filter.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/bilinear_baseline.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/blend.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/blur.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/channels.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/color_convert.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/composite.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/concat.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/crop.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/cv_options.cpp
@@ -25,6 +28,7 @@ fieldflow_add_plugin(ff_core SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/image/orient.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/compare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/downsample.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image/draw_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/edges.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/equalize.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/gpu_image.cpp
@@ -41,7 +45,9 @@ fieldflow_add_plugin(ff_core SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/neural/device_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/resize.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics/metrics.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/metrics/error_map_node.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/metrics/error_map_node.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/metrics/histogram.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/metrics/statistics.cpp)
 target_include_directories(ff_core PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 # opencv_photo: Denoise (non-local means). ff_engine: the GPU paths of Grayscale and Downsample (`device: gpu`).
 target_link_libraries(ff_core PRIVATE ff_engine ff_versions ff_nodes_common ff_image_metrics nlohmann_json::nlohmann_json

@@ -8,11 +8,7 @@
 
 namespace {
 
-void check_thresholds(ff::Node& node) {
-    if (node.number("high") < node.number("low"))
-        throw ff::ParamError("high", "high (" + std::to_string(node.number("high")) +
-                                         ") must not be below low (" + std::to_string(node.number("low")) + ")");
-}
+void check_thresholds(ff::Node& node) { ff::nodes::check_order(node, "low", "high", true); }
 
 void check_aperture(ff::Node& node, const char* param, bool one_allowed) {
     const int64_t size = node.integer(param);

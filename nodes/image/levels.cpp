@@ -8,11 +8,7 @@
 
 namespace {
 
-void check_points(ff::Node& node) {
-    if (node.number("white") <= node.number("black"))
-        throw ff::ParamError("white", "white (" + std::to_string(node.number("white")) +
-                                          ") must be above black (" + std::to_string(node.number("black")) + ")");
-}
+void check_points(ff::Node& node) { ff::nodes::check_order(node, "black", "white", false); }
 
 } // namespace
 

@@ -10,9 +10,7 @@
 namespace {
 
 void check_range(ff::Node& node) {
-    if (node.string("norm") == "minmax" && node.number("high") < node.number("low"))
-        throw ff::ParamError("high", "high (" + std::to_string(node.number("high")) +
-                                         ") must not be below low (" + std::to_string(node.number("low")) + ")");
+    if (node.string("norm") == "minmax") ff::nodes::check_order(node, "low", "high", true);
 }
 
 int norm_type(const std::string& name) {

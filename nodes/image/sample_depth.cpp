@@ -1,6 +1,9 @@
 #include "image/sample_depth.hpp"
 
+#include <opencv2/imgproc.hpp>
+
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <vector>
 
@@ -54,6 +57,43 @@ cv::Mat join_alpha(const cv::Mat& colour, const cv::Mat& alpha) {
     const cv::Mat parts[] = {colour, alpha};
     cv::merge(parts, 2, joined);
     return joined;
+}
+
+std::vector<std::string> channel_names(int channels) {
+    if (channels == 1) return {"gray"};
+    if (channels == 2) return {"gray", "alpha"};
+    if (channels == 3) return {"red", "green", "blue"};
+    return {"red", "green", "blue", "alpha"};
+}
+
+cv::Mat mask_weights(const ImageView& view, const char* port) {
+    const cv::Mat mask = native_mat(view, port);
+    if (mask.channels() == 1) return mask;
+    cv::Mat gray;
+    cv::cvtColor(split_alpha(mask).colour, gray, cv::COLOR_RGB2GRAY);
+    return gray;
+}
+
+cv::Mat mix(const cv::Mat& base, const cv::Mat& top, const cv::Mat& weights) {
+    cv::Mat spread = weights;
+    if (base.channels() > 1) {
+        const std::vector<cv::Mat> copies(size_t(base.channels()), weights);
+        cv::merge(copies, spread);
+    }
+    cv::Mat out;
+    cv::subtract(top, base, out);
+    cv::multiply(out, spread, out);
+    cv::add(out, base, out);
+    return out;
+}
+
+void check_order(Node& node, const char* lower, const char* upper, bool equal_allowed) {
+    const double low = node.number(lower), high = node.number(upper);
+    if (high > low || (equal_allowed && high == low)) return;
+    char text[160];
+    std::snprintf(text, sizeof text, "%s (%g) must %s %s (%g)", upper, high, equal_allowed ? "not be below" : "be above",
+                  lower, low);
+    throw ParamError(upper, text);
 }
 
 std::vector<double> parse_numbers(const std::string& text, const char* param) {

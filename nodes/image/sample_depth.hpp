@@ -13,6 +13,7 @@
 #include <opencv2/core.hpp>
 
 #include <string>
+#include <vector>
 
 namespace ff::nodes {
 
@@ -42,6 +43,17 @@ ColourAlpha split_alpha(const cv::Mat& image);
 // colour with alpha appended as the last channel; colour alone when alpha is empty.
 cv::Mat join_alpha(const cv::Mat& colour, const cv::Mat& alpha);
 
+// The channels' names for JSON and messages: gray; gray, alpha; red, green, blue; ... alpha.
+std::vector<std::string> channel_names(int channels);
+
+// A mask input as one float channel of weights: gray as it is, colour by its luma (its alpha
+// ignored).
+cv::Mat mask_weights(const ImageView& view, const char* port);
+
+// base + (top - base) x weights: `weights` one float channel of base's size, base and top float
+// images of one layout.
+cv::Mat mix(const cv::Mat& base, const cv::Mat& top, const cv::Mat& weights);
+
 // The shape of most tone ops: input `image` as it is (gray, RGB or RGBA), `colour_op` applied to
 // its colour channels (float, 1 or 3 channels), alpha carried through, output `image`.
 template <class ColourOp>
@@ -49,6 +61,10 @@ void map_colour(Node& node, ColourOp colour_op) {
     const ColourAlpha parts = split_alpha(native_mat(node.image("image"), "image"));
     output_native(node, "image", join_alpha(colour_op(parts.colour), parts.alpha));
 }
+
+// Throws ParamError naming `upper` unless float param `upper` is above float param `lower`
+// (`equal_allowed`: not below it): "white (0.2) must be above black (0.5)".
+void check_order(Node& node, const char* lower, const char* upper, bool equal_allowed);
 
 // Numbers separated by commas and/or spaces ("1, 0, 10", "0.5 0.5"); throws ParamError naming
 // `param` for anything else.

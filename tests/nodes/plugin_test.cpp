@@ -34,7 +34,10 @@ TEST(CorePlugin, DescribesItsOps) {
         {"MedianBlur", FF_OP_PURE},          {"BilateralFilter", FF_OP_PURE},
         {"Denoise", FF_OP_PURE},             {"Morphology", FF_OP_PURE},
         {"Canny", FF_OP_PURE},               {"Sobel", FF_OP_PURE},
-        {"Equalize", FF_OP_PURE},
+        {"Equalize", FF_OP_PURE},            {"Blend", FF_OP_PURE},
+        {"Composite", FF_OP_PURE},           {"SplitChannels", FF_OP_PURE},
+        {"MergeChannels", FF_OP_PURE},       {"DrawText", FF_OP_PURE},
+        {"Statistics", FF_OP_PURE},          {"Histogram", FF_OP_PURE},
         {"ColorConvert", FF_OP_PURE},        {"Concat", FF_OP_PURE},
     };
     std::map<std::string, uint32_t> actual;
