@@ -54,6 +54,7 @@ fieldflow_add_plugin(ff_neural SOURCES
   ${FF_NEURAL_DIR}/load_model.cpp
   ${FF_NEURAL_DIR}/report.cpp
   ${FF_NEURAL_DIR}/png_size_node.cpp
+  ${FF_NEURAL_DIR}/devices_node.cpp
   ${FF_NEURAL_DIR}/compare_report.cpp
   ${FF_NEURAL_DIR}/weights_json.cpp)
 target_link_libraries(ff_neural PRIVATE ff_neural_support ff_versions)

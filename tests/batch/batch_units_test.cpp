@@ -227,7 +227,7 @@ TEST(BatchSummary, WritesCsvJsonHtmlAndReadsJsonBack) {
     std::vector<ImageResult> results = {sample("a", kStatusDone, 20), sample("b", kStatusFailed, 0),
                                         sample("c", kStatusDone, 30), sample("d", kStatusNotRun, 0)};
     results[2].report = "c/report.html";
-    SummaryInfo info{"graphs/lake.yaml", "1/3", {}, true};
+    SummaryInfo info{"graphs/lake.yaml", "1/3", {}, true, {}};
     write_summary(dir.path(), results, info);
 
     const std::string csv = read_text(dir / "summary.csv");
@@ -277,7 +277,7 @@ TEST(BatchSummary, PageShowsOnlyTheColumnsTheGraphProduces) {
     results[0].metrics.psnr = 26.5;
     results[0].metrics.ssim = 0.75;
     results[1].metrics = ImageMetrics{};
-    write_summary(dir.path(), results, SummaryInfo{"graphs/baseline.yaml", "", {}, false});
+    write_summary(dir.path(), results, SummaryInfo{"graphs/baseline.yaml", "", {}, false, {}});
     const std::string html = read_text(dir / "index.html");
     EXPECT_TRUE(contains(html, "<th>image</th><th>status</th><th>PSNR</th><th>SSIM</th><th>wall s</th>")) << html;
     for (const char* absent : {"PSNR gain", "PSNR bilinear", "SSIM learned", "<th>steps</th>", "model bytes"})
@@ -291,7 +291,7 @@ TEST(BatchSummary, IndexShowsTheReportsThumbnailSortedWithTheGain) {
     results[0].folder = "a", results[1].folder = "c";
     fs::create_directories(dir / "c");
     write_text(dir / "c" / "thumbnail.png", "png");
-    write_summary(dir.path(), results, SummaryInfo{"graphs/lake.yaml", "", {}, false});
+    write_summary(dir.path(), results, SummaryInfo{"graphs/lake.yaml", "", {}, false, {}});
     const std::string html = read_text(dir / "index.html");
     EXPECT_TRUE(contains(html, "<td class=\"p\" data-v=")) << html;
     EXPECT_TRUE(contains(html, "<img src=\"c/thumbnail.png\" alt=\"c: learned, and its gain on bilinear\">")) << html;

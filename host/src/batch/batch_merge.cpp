@@ -46,6 +46,8 @@ int merge_batches(const std::vector<fs::path>& dirs, const fs::path& output) {
                 results = std::move(s.results);
                 shard = s.info.shard;
                 if (info.graph.empty()) info.graph = s.info.graph;
+                for (const auto& [device, error] : s.info.devices_out) // each shard's own machine
+                    info.devices_out.emplace_back(device, error + " (in '" + dir.string() + "')");
                 if (s.info.interrupted) {
                     warn("'" + dir.string() + "' holds an interrupted batch; its unfinished images count as not run");
                     incomplete = true;
@@ -75,6 +77,7 @@ int merge_batches(const std::vector<fs::path>& dirs, const fs::path& output) {
             r.folder = rebase(r.folder, dir, output);
             r.report = rebase(r.report, dir, output);
             r.log = rebase(r.log, dir, output);
+            for (FailedAttempt& a : r.retried_after) a.log = rebase(a.log, dir, output);
             const auto it = by_stem.find(r.stem);
             if (it == by_stem.end()) {
                 by_stem[r.stem] = merged.size();

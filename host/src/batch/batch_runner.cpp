@@ -2,6 +2,7 @@
 
 #include <fieldflow/host/batch/batch_progress.hpp>
 #include <fieldflow/host/batch/child_process.hpp>
+#include <fieldflow/host/batch/device_failure.hpp>
 #include <fieldflow/host/batch/manifest.hpp>
 #include <fieldflow/host/batch/summary.hpp>
 #include <fieldflow/host/cli.hpp>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <deque>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -111,11 +113,16 @@ private:
     void prepare();
     void launch(size_t item);
     void finish(const InFlight& f, const ChildExit& exit);
+    bool retry_elsewhere(const InFlight& f, const ChildExit& exit, const std::string& reason);
     void record_failure(ImageResult& r, const std::string& error);
     // Which input and graph an image's run is for: a leftover partial folder is resumed only by a
     // run of the same.
     std::string attempt_of(size_t item) const { return results_[item].input_hash + " " + o_.graph_hash; }
-    size_t pick_device();
+    std::optional<size_t> pick_device(size_t item);
+    bool may_run_on(size_t item, size_t slot) const;
+    bool device_out(const std::string& device) const;
+    std::string no_device_left() const;
+    unsigned jobs_now() const;
 
     const BatchOptions& o_;
     const std::vector<BatchInput>& inputs_;
@@ -130,6 +137,10 @@ private:
     std::vector<InFlight> running_;
     std::vector<size_t> per_device_;
     size_t next_device_ = 0;
+    // Devices taken out of the rotation (by their --device), each with the failure that did it.
+    std::vector<std::pair<std::string, std::string>> devices_out_;
+    // Images to run again on another device; they go before the pending ones.
+    std::deque<size_t> retries_;
     std::unique_ptr<ManifestWriter> manifest_;
     std::unique_ptr<BatchProgress> progress_;
 };
@@ -187,16 +198,45 @@ void BatchRun::prepare() {
                      would_skip == 1 ? "it" : "them");
 }
 
-size_t BatchRun::pick_device() {
-    // The least loaded device; ties go round-robin, so equal devices fill evenly.
+bool BatchRun::device_out(const std::string& device) const {
+    return std::any_of(devices_out_.begin(), devices_out_.end(), [&](const auto& d) { return d.first == device; });
+}
+
+// A device slot the image may take: in the rotation, and not one its device failed on before.
+bool BatchRun::may_run_on(size_t item, size_t slot) const {
+    if (o_.devices.empty()) return true; // the runs' default device: no rotation
+    const std::string& device = o_.devices[slot];
+    const auto& failed = results_[item].retried_after;
+    return !device_out(device) &&
+           std::none_of(failed.begin(), failed.end(), [&](const FailedAttempt& a) { return a.device == device; });
+}
+
+std::optional<size_t> BatchRun::pick_device(size_t item) {
+    // The least loaded device the image may take; ties go round-robin, so equal devices fill evenly.
     const size_t n = per_device_.size();
-    size_t best = next_device_ % n;
+    std::optional<size_t> best;
     for (size_t k = 0; k < n; ++k) {
         const size_t d = (next_device_ + k) % n;
-        if (per_device_[d] < per_device_[best]) best = d;
+        if (may_run_on(item, d) && (!best || per_device_[d] < per_device_[*best])) best = d;
     }
-    next_device_ = best + 1;
+    if (best) next_device_ = *best + 1;
     return best;
+}
+
+std::string BatchRun::no_device_left() const {
+    std::string text = "no device of --devices left to run it on";
+    for (const auto& [device, why] : devices_out_) text += "; device " + device + " failed: " + why;
+    return text;
+}
+
+// Images in flight: --jobs, less the share of the devices taken out, so that each device left
+// keeps the load it had.
+unsigned BatchRun::jobs_now() const {
+    if (devices_out_.empty()) return o_.jobs;
+    const size_t slots = o_.devices.size();
+    const size_t left = size_t(std::count_if(o_.devices.begin(), o_.devices.end(),
+                                             [&](const std::string& d) { return !device_out(d); }));
+    return std::max(1u, unsigned((size_t(o_.jobs) * left + slots - 1) / slots));
 }
 
 void BatchRun::record_failure(ImageResult& r, const std::string& error) {
@@ -213,8 +253,15 @@ void BatchRun::launch(size_t item) {
     ImageResult& r = results_[item];
     InFlight f;
     f.item = item;
-    f.device = pick_device();
+    const std::optional<size_t> slot = pick_device(item);
+    if (!slot) { // every device it could take failed
+        r.log.clear(); // no run of its own: its earlier runs' logs are with retried_after
+        record_failure(r, no_device_left());
+        return;
+    }
+    f.device = *slot;
     const std::string device = o_.devices.empty() ? "" : o_.devices[f.device];
+    r.ran_on = device;
     const fs::path log = folder_.log_for(in.stem);
     try {
         if (auto it = leftovers_.find(in.stem); it != leftovers_.end()) {
@@ -259,7 +306,9 @@ void BatchRun::finish(const InFlight& f, const ChildExit& exit) {
             return; // stays "not run"
         }
         folder_.discard_partial(f.partial);
-        record_failure(r, failure_reason(log, exit));
+        const std::string reason = failure_reason(log, exit);
+        if (retry_elsewhere(f, exit, reason)) return;
+        record_failure(r, reason);
         return;
     }
     try {
@@ -285,6 +334,42 @@ void BatchRun::finish(const InFlight& f, const ChildExit& exit) {
     progress_->finished(r.stem, true, line);
 }
 
+// A run that failed because of its device: a device at fault leaves the rotation, and the image
+// goes back in the queue for a device it has not failed on, its failed run's log kept as
+// logs/<stem>@<device>.log ('@' is never part of a stem). False when the failure is the image's,
+// or no device is left for it.
+bool BatchRun::retry_elsewhere(const InFlight& f, const ChildExit& exit, const std::string& reason) {
+    if (o_.devices.empty()) return false;
+    ImageResult& r = results_[f.item];
+    const fs::path log = folder_.log_for(r.stem);
+    const DeviceFault fault = device_fault_of(exit, failure_line_of(log));
+    if (fault == DeviceFault::none) return false;
+    const std::string& device = o_.devices[f.device];
+    if (takes_device_out(fault) && !device_out(device)) {
+        devices_out_.emplace_back(device, reason);
+        progress_->print("device " + device + " taken out of the rotation: " + reason);
+    }
+    r.retried_after.push_back({device, reason, ""});
+    const bool elsewhere = [&] {
+        for (size_t slot = 0; slot < o_.devices.size(); ++slot)
+            if (may_run_on(f.item, slot)) return true;
+        return false;
+    }();
+    if (!elsewhere) {
+        r.retried_after.pop_back(); // its last run: the image's own error says it
+        return false;
+    }
+    const std::string kept = "logs/" + r.stem + "@" + device + ".log";
+    std::error_code ec;
+    fs::rename(log, folder_.root() / kept, ec);
+    r.retried_after.back().log = ec ? "" : kept;
+    retries_.push_back(f.item);
+    progress_->removed(r.stem);
+    progress_->note("retrying " + r.stem + " on another device: it failed on device " + device +
+                    (takes_device_out(fault) ? "" : ": " + reason));
+    return true;
+}
+
 int BatchRun::run() {
     prepare();
     const bool live = ::isatty(::fileno(stderr)) != 0;
@@ -296,7 +381,7 @@ int BatchRun::run() {
     const std::atomic<bool>& cancel = install_interrupt_handlers();
     size_t next = 0;
     bool forwarded = false;
-    while ((next < pending_.size() && !cancel.load()) || !running_.empty()) {
+    while (((next < pending_.size() || !retries_.empty()) && !cancel.load()) || !running_.empty()) {
         if (cancel.load() && !forwarded) {
             forwarded = true;
             const int sig = interrupt_signal() ? interrupt_signal() : SIGINT;
@@ -304,8 +389,16 @@ int BatchRun::run() {
             progress_->print("interrupted: stopping " + std::to_string(running_.size()) +
                              " running image(s); --resume continues them");
         }
-        while (!cancel.load() && running_.size() < o_.jobs && next < pending_.size())
-            launch(pending_[next++]);
+        while (!cancel.load() && running_.size() < jobs_now() && (!retries_.empty() || next < pending_.size())) {
+            size_t item = 0;
+            if (retries_.empty()) {
+                item = pending_[next++];
+            } else {
+                item = retries_.front();
+                retries_.pop_front();
+            }
+            launch(item);
+        }
         bool reaped = false;
         for (size_t k = 0; k < running_.size();) {
             if (auto exit = poll_child(running_[k].pid)) {
@@ -327,6 +420,7 @@ int BatchRun::run() {
     info.graph = o_.graph.string();
     info.shard = o_.shard ? o_.shard->text() : "";
     info.interrupted = cancel.load();
+    info.devices_out = devices_out_;
     write_summary(folder_.root(), results_, info);
 
     const SummaryTotals t = summary_totals(results_);
@@ -339,6 +433,11 @@ int BatchRun::run() {
     std::fprintf(stderr, "%s\n", line.c_str());
     for (const ImageResult& r : results_)
         if (r.status == kStatusFailed) std::fprintf(stderr, "  failed %s: %s\n", r.stem.c_str(), r.error.c_str());
+    for (const auto& [device, why] : devices_out_)
+        std::fprintf(stderr, "  device %s taken out of the rotation: %s\n", device.c_str(), why.c_str());
+    for (const ImageResult& r : results_)
+        if (!r.retried_after.empty() && r.status != kStatusNotRun)
+            std::fprintf(stderr, "  retried %s: %s\n", r.stem.c_str(), retry_story(r).c_str());
 
     if (cancel.load()) return interrupt_exit_code() ? interrupt_exit_code() : kExitSigint;
     return t.failed ? kExitNodeFailed : kExitOk;

@@ -29,6 +29,12 @@ std::string text(const json& j, const char* key) {
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+json attempts_to_json(const std::vector<FailedAttempt>& attempts) {
+    json list = json::array();
+    for (const FailedAttempt& a : attempts) list.push_back({{"device", a.device}, {"error", a.error}, {"log", a.log}});
+    return list;
+}
+
 } // namespace
 
 std::optional<double> ImageMetrics::psnr_gain() const {
@@ -80,7 +86,9 @@ json result_to_json(const ImageResult& r) {
                 {"folder", r.folder},
                 {"report", r.report},
                 {"log", r.log},
-                {"metrics", metrics_to_json(r.metrics)}};
+                {"metrics", metrics_to_json(r.metrics)},
+                {"ran_on", r.ran_on},
+                {"retried_after", attempts_to_json(r.retried_after)}};
 }
 
 ImageResult result_from_json(const json& j) {
@@ -101,6 +109,10 @@ ImageResult result_from_json(const json& j) {
     r.report = text(j, "report");
     r.log = text(j, "log");
     if (auto it = j.find("metrics"); it != j.end()) r.metrics = metrics_from_json(*it);
+    r.ran_on = text(j, "ran_on");
+    if (auto it = j.find("retried_after"); it != j.end() && it->is_array())
+        for (const json& a : *it)
+            if (a.is_object()) r.retried_after.push_back({text(a, "device"), text(a, "error"), text(a, "log")});
     return r;
 }
 

@@ -79,10 +79,23 @@ std::string href(const std::string& path) {
     return out;
 }
 
+// The devices a retried image failed on, in order: "7;8".
+std::string retried_on(const ImageResult& r) {
+    std::string out;
+    for (const FailedAttempt& a : r.retried_after) out += (out.empty() ? "" : ";") + a.device;
+    return out;
+}
+
+json devices_out_json(const SummaryInfo& info) {
+    json list = json::array();
+    for (const auto& [device, error] : info.devices_out) list.push_back({{"device", device}, {"error", error}});
+    return list;
+}
+
 std::string csv_text(const std::vector<ImageResult>& results) {
     std::ostringstream out;
     out << "stem,status,input,psnr_learned,psnr_bilinear,psnr_gain,ssim_learned,ssim_bilinear,psnr,"
-           "ssim,steps,train_seconds,model_bytes,device,seconds,shard,report,error\n";
+           "ssim,steps,train_seconds,model_bytes,device,seconds,shard,report,error,ran_on,retried_on\n";
     for (const ImageResult& r : results) {
         const ImageMetrics& m = r.metrics;
         out << csv_field(r.stem) << ',' << csv_field(r.status) << ',' << csv_field(r.input) << ','
@@ -91,7 +104,8 @@ std::string csv_text(const std::vector<ImageResult>& results) {
             << fixed(m.ssim_bilinear, 6) << ',' << fixed(m.psnr, 4) << ',' << fixed(m.ssim, 6) << ','
             << integer(m.steps) << ',' << fixed(m.train_seconds, 3) << ',' << integer(m.model_bytes)
             << ',' << csv_field(m.device) << ',' << fixed(r.seconds, 3) << ',' << csv_field(r.shard)
-            << ',' << csv_field(r.report) << ',' << csv_field(r.error) << '\n';
+            << ',' << csv_field(r.report) << ',' << csv_field(r.error) << ',' << csv_field(r.ran_on)
+            << ',' << csv_field(retried_on(r)) << '\n';
     }
     return out.str();
 }
@@ -123,6 +137,7 @@ std::string json_text(const std::vector<ImageResult>& results, const SummaryInfo
               {"shard", info.shard.empty() ? json(nullptr) : json(info.shard)},
               {"merged", info.merged},
               {"interrupted", info.interrupted},
+              {"devices_taken_out", devices_out_json(info)},
               {"totals", totals_json(summary_totals(results))},
               {"images", images}};
     return j.dump(2) + "\n";
@@ -207,6 +222,12 @@ std::string html_text(const std::vector<ImageResult>& results, const SummaryInfo
         << " failed";
     if (t.not_run) out << ", " << t.not_run << " not run";
     out << (info.interrupted ? " (the batch was interrupted)" : "") << ".</p>\n";
+    for (const auto& [device, error] : info.devices_out)
+        out << "<p>Device " << html(device) << " was taken out of the rotation: "
+            << html(error) << "</p>\n";
+    for (const ImageResult& r : results)
+        if (!r.retried_after.empty())
+            out << "<p>Retried " << html(r.stem) << ": " << html(retry_story(r)) << ".</p>\n";
     if (!info.merged.empty()) {
         out << "<p>Merged from:";
         for (const std::string& d : info.merged) out << " <code>" << html(d) << "</code>";
@@ -290,6 +311,16 @@ std::runtime_error io_error(const std::string& what, const fs::path& file) {
 
 } // namespace
 
+std::string retry_story(const ImageResult& r) {
+    if (r.retried_after.empty()) return "";
+    std::string story = "failed on device";
+    if (r.retried_after.size() > 1) story += "s";
+    for (const FailedAttempt& a : r.retried_after) story += (&a == &r.retried_after.front() ? " " : ", ") + a.device;
+    if (r.status == kStatusNotRun) return story + ", then not run";
+    if (r.ran_on == r.retried_after.back().device) return story + "; no device was left for it";
+    return story + ", then " + r.status + " on device " + r.ran_on;
+}
+
 SummaryTotals summary_totals(const std::vector<ImageResult>& results) {
     SummaryTotals t;
     Mean pl, pb, pg, sl, sb, p, s, ts;
@@ -363,6 +394,9 @@ SummaryFile read_summary_json(const fs::path& file) {
     out.info.graph = j.value("graph", "");
     if (j.contains("shard") && j["shard"].is_string()) out.info.shard = j["shard"].get<std::string>();
     out.info.interrupted = j.value("interrupted", false);
+    if (j.contains("devices_taken_out") && j["devices_taken_out"].is_array())
+        for (const json& d : j["devices_taken_out"])
+            if (d.is_object()) out.info.devices_out.emplace_back(d.value("device", ""), d.value("error", ""));
     const auto images = j.find("images");
     if (images == j.end() || !images->is_array())
         throw std::runtime_error("'" + file.string() + "' has no 'images' list");

@@ -1,6 +1,7 @@
 // `fieldflow batch GRAPH --input DIR --output DIR`: the graph once per image, each image in its
 // own process, resumable, in parallel, summarised; `--shard I/N` splits the work over machines
 // and `--merge` combines their summaries.
+#include <fieldflow/host/batch/all_devices.hpp>
 #include <fieldflow/host/batch/batch_runner.hpp>
 #include <fieldflow/host/batch/inputs.hpp>
 #include <fieldflow/host/cli.hpp>
@@ -89,8 +90,9 @@ std::unique_ptr<CommandLine> batch_table() {
          "images in flight, 1 to 256 (default: one per GPU in --devices, half the cores for cpu, "
          "else 1)")
         ("devices", po::value<std::string>()->value_name("LIST"),
-         "devices the images' runs take in turn: GPU numbers (0,1) or cpu (default: each run's "
-         "default device)")
+         "devices the images' runs take in turn: GPU numbers (0,1), cpu, or all (every GPU; the "
+         "CPU driver where there is none); an image whose device fails is retried on another "
+         "(default: each run's default device)")
         ("shard", po::value<std::string>()->value_name("I/N"),
          "run only the images whose index in the sorted list is I modulo N")
         ("resume", "skip images the manifest records as done with the same input and graph")
@@ -122,13 +124,14 @@ int batch_main(CommandLine& cl, const std::vector<std::string>&) {
         return cl.usage_error("--cache and --no-cache exclude each other");
 
     BatchOptions options;
-    if (cl.values.count("devices")) {
+    const bool all_devices = cl.values.count("devices") && cl.values["devices"].as<std::string>() == "all";
+    if (cl.values.count("devices") && !all_devices) {
         options.devices = split_list(cl.values["devices"].as<std::string>());
         if (options.devices.empty()) return cl.usage_error("--devices is empty");
         for (const std::string& d : options.devices)
             if (!valid_device(d))
-                return cl.usage_error("--devices: '" + d + "' is not a device (expected numbers or cpu, "
-                                      "comma-separated)");
+                return cl.usage_error("--devices: '" + d + "' is not a device (expected all, or numbers "
+                                      "or cpu, comma-separated)");
     }
     options.jobs = default_jobs(options.devices);
     if (cl.values.count("jobs")) {
@@ -201,6 +204,18 @@ int batch_main(CommandLine& cl, const std::vector<std::string>&) {
 
     OpRegistry registry;
     if (!load_registry(registry, cl)) return kExitInvalid;
+    std::string all_text; // what --devices all became, in words
+    if (all_devices) {
+        try {
+            AllDevices all = choose_all_devices(list_devices(registry));
+            options.devices = std::move(all.selectors);
+            all_text = std::move(all.text);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "fieldflow batch: error: %s\n", e.what());
+            return kExitInvalid;
+        }
+        if (!cl.values.count("jobs")) options.jobs = default_jobs(options.devices);
+    }
     // Validation looks at the input file too (ReadImage checks that it is an image), so one bad
     // image must not stop the batch: the graph is valid if it validates with any of the first
     // few images; the bad ones fail on their own when their turn comes.
@@ -224,13 +239,16 @@ int batch_main(CommandLine& cl, const std::vector<std::string>&) {
     }
 
     const std::vector<BatchInput> mine = options.shard ? select_shard(all, *options.shard) : all;
+    std::string devices;
+    for (const std::string& d : options.devices) devices += (devices.empty() ? "" : ",") + d;
+    if (!options.quiet && all_devices) std::fprintf(stderr, "batch: --devices all: %s\n", all_text.c_str());
     if (!options.quiet)
         std::fprintf(stderr, "batch: %zu image%s%s, %u in flight%s\n", mine.size(),
                      mine.size() == 1 ? "" : "s",
                      options.shard ? (" (shard " + options.shard->text() + " of " +
                                       std::to_string(all.size()) + ")").c_str() : "",
                      options.jobs,
-                     options.devices.empty() ? "" : (", devices " + cl.values["devices"].as<std::string>()).c_str());
+                     devices.empty() ? "" : (", devices " + devices).c_str());
     try {
         return run_batch(options, mine);
     } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fieldflow::host::batch {
 
@@ -25,6 +26,14 @@ struct ImageMetrics {
     bool operator==(const ImageMetrics&) const = default;
 };
 
+// A run of an image that failed because of its device, after which the image ran on another.
+struct FailedAttempt {
+    std::string device; // its --device
+    std::string error;  // why it failed
+    std::string log;    // its log, relative to the summary
+    bool operator==(const FailedAttempt&) const = default;
+};
+
 struct ImageResult {
     std::string stem;
     std::string input;      // the image file's path
@@ -38,6 +47,8 @@ struct ImageResult {
     std::string report;     // report.html relative to the summary ("" if none)
     std::string log;        // the run's log relative to the summary ("" if none)
     ImageMetrics metrics;
+    std::string ran_on;     // the --device of its last run ("" when the batch named no devices)
+    std::vector<FailedAttempt> retried_after; // earlier runs on devices that failed, in order
 };
 
 } // namespace fieldflow::host::batch

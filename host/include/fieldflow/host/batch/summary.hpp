@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fieldflow::host::batch {
@@ -16,6 +17,8 @@ struct SummaryInfo {
     std::string shard;               // "I/N" for a shard's summary, else empty
     std::vector<std::string> merged; // the folders a merged summary combines
     bool interrupted = false;        // the batch stopped before every image ran
+    // Devices the batch took out of the rotation (their --device), each with the failure that did it.
+    std::vector<std::pair<std::string, std::string>> devices_out;
 };
 
 struct SummaryTotals {
@@ -25,6 +28,10 @@ struct SummaryTotals {
     std::optional<double> psnr_learned, psnr_bilinear, psnr_gain, ssim_learned, ssim_bilinear,
         psnr, ssim, train_seconds;
 };
+
+// Where a retried image ran: "failed on device 7, then done on device 0". Empty when it was not
+// retried.
+std::string retry_story(const ImageResult& r);
 
 SummaryTotals summary_totals(const std::vector<ImageResult>& results);
 
