@@ -1,4 +1,4 @@
-// The "neural" plugin: Train, Infer, SaveModel, LoadModel and Report (one file each).
+// The "neural" plugin: Train, Infer, SaveModel, LoadModel, Report and Devices (one file each).
 // Built-in plugins carry the program's version (part of every cache key of their ops).
 #include <fieldflow/node.hpp>
 #include <fieldflow/versions.hpp>

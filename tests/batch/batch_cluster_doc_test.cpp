@@ -1,5 +1,6 @@
 // docs/cluster.md: the Slurm scripts run as written (with the variables Slurm would set), three
-// shards and the merge giving the unsharded result; the Kubernetes manifests are valid Jobs.
+// shards and the merge giving the unsharded result, and the one-node script on every device; the
+// Kubernetes manifests are valid Jobs.
 #include "batch_test_support.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -76,6 +77,32 @@ TEST(ClusterDoc, SlurmScriptsShardAndMergeToTheUnshardedResult) {
     EXPECT_EQ(merged.size(), 6u);
     EXPECT_EQ(merged, results_of(dir / "whole" / "summary.json"));
 }
+
+#ifdef FF_LAKE_GRAPH // --devices all asks the neural plugin's Devices op
+// The one-node script takes every device the task sees: here the CPU driver alone.
+TEST(ClusterDoc, OneNodeScriptRunsOnEveryDeviceTheTaskSees) {
+    const std::string doc = read_text(FF_DOCS_DIR "/cluster.md");
+    std::string script;
+    for (const std::string& b : code_blocks(doc, "bash"))
+        if (contains(b, "#SBATCH --gres=gpu:") && contains(b, "--devices all")) script = b;
+    ASSERT_FALSE(script.empty()) << "no one-node script with --devices all in docs/cluster.md";
+    TempDir dir;
+    const fs::path photos = dir / "photos", results = dir / "results";
+    fs::create_directories(photos);
+    for (int i = 0; i < 2; ++i) write_crop(photos / ("c" + std::to_string(i) + ".png"), 50 + i);
+    write_text(dir / "node.sbatch", script);
+    EXPECT_EQ(run_shell(std::string("FIELDFLOW=") + FF_FIELDFLOW_BIN + " GRAPH=" + FF_BASELINE_GRAPH +
+                        " PHOTOS=" + q(photos) + " RESULTS=" + q(results) + " FIELDFLOW_ARGS=--no-cache " +
+                        "bash " + q(dir / "node.sbatch")),
+              0);
+    const nlohmann::json summary = read_json(results / "summary.json");
+    ASSERT_EQ(summary["images"].size(), 2u) << summary.dump();
+    for (const auto& image : summary["images"]) {
+        EXPECT_EQ(image["status"], "done");
+        EXPECT_NE(image["ran_on"], "") << "--devices all named no device";
+    }
+}
+#endif
 
 TEST(ClusterDoc, KubernetesManifestsAreIndexedShardJobAndMergeJob) {
     const std::string doc = read_text(FF_DOCS_DIR "/cluster.md");
