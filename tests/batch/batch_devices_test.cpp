@@ -4,6 +4,7 @@
 #include "batch_test_support.hpp"
 
 #include <fieldflow/host/batch/all_devices.hpp>
+#include <fieldflow/host/batch/child_process.hpp>
 #include <fieldflow/host/batch/device_failure.hpp>
 #include <fieldflow/host/batch/summary.hpp>
 
@@ -92,6 +93,23 @@ TEST(BatchDeviceFaults, OnlyTheEnginesDeviceErrorsInANodeFailureCount) {
     crashed.signaled = true;
     crashed.signal = 11;
     EXPECT_EQ(device_fault_of(crashed, "the Vulkan device was lost"), DeviceFault::none);
+}
+
+// The engine lists the devices on the lines after "cannot open compute device": they belong to
+// the reason, and the lines before (the node table) do not.
+TEST(BatchDeviceFaults, TheReasonKeepsTheLinesItsMessageGoesOnWith) {
+    TempDir dir;
+    write_text(dir / "run.log", "failed    train    0.4 s  cannot open compute device '9': device index 9 out of range; devices:\n"
+                                "  0: llvmpipe (cpu)\n"
+                                "5 nodes: 1 ran, 0 cached, 1 failed, 3 skipped in 0.5 s\n"
+                                "error: node 'train' failed: cannot open compute device '9': device index 9 out of range; devices:\n"
+                                "  0: llvmpipe (cpu)\n"
+                                "  1: NVIDIA H100 (discrete)\n");
+    EXPECT_EQ(failure_line_of(dir / "run.log"),
+              "error: node 'train' failed: cannot open compute device '9': device index 9 out of range; devices: "
+              "0: llvmpipe (cpu) 1: NVIDIA H100 (discrete)");
+    write_text(dir / "plain.log", "error: node 'image' failed: cannot decode 'a.png'\n1 error\n");
+    EXPECT_EQ(failure_line_of(dir / "plain.log"), "error: node 'image' failed: cannot decode 'a.png'");
 }
 
 // The batch recognises a device fault by the words the engine and the neural plugin use: if

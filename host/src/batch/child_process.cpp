@@ -172,7 +172,14 @@ std::string failure_line_of(const fs::path& file) {
         for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
             std::string lower = *it;
             for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-            if (lower.find(mark) != std::string::npos) return strip_escapes(*it);
+            if (lower.find(mark) == std::string::npos) continue;
+            // A message that goes on over indented lines (the devices after "cannot open compute
+            // device '9': ... devices:") is one reason: its lines joined, a few at most.
+            std::string reason = strip_escapes(*it);
+            size_t more = 0;
+            for (auto next = it.base(); next != lines.end() && more < 16 && (next->front() == ' ' || next->front() == '\t'); ++next, ++more)
+                reason += " " + strip_escapes(next->substr(next->find_first_not_of(" \t")));
+            return reason;
         }
     return lines.empty() ? std::string() : strip_escapes(lines.back());
 }

@@ -38,8 +38,8 @@ std::string self_executable();
 // The last non-empty line of a text file (progress lines end in '\r' or '\n'), from its tail.
 std::string last_line_of(const std::filesystem::path& file);
 
-// The last error message line (case-insensitive "error: "), else the last line naming an error
-// ("error"), else the last non-empty line.
+// The last error message line (case-insensitive "error: "), with the indented lines that go on
+// from it, else the last line naming an error ("error"), else the last non-empty line.
 std::string failure_line_of(const std::filesystem::path& file);
 
 } // namespace fieldflow::host::batch
