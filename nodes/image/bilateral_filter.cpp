@@ -23,8 +23,10 @@ FF_NODE(bilateral_filter) =
             const int diameter = int(node.integer("diameter"));
             const double sigma_color = node.number("sigma_color"), sigma_space = node.number("sigma_space");
             ff::nodes::map_colour(node, [&](const cv::Mat& colour) {
-                cv::Mat out;
-                cv::bilateralFilter(colour, out, diameter, sigma_color, sigma_space, cv::BORDER_REFLECT_101);
-                return out;
+                return ff::nodes::cancellable_filter(node, colour, "filtering", [=](const cv::Mat& in) {
+                    cv::Mat out;
+                    cv::bilateralFilter(in, out, diameter, sigma_color, sigma_space, cv::BORDER_REFLECT_101);
+                    return out;
+                });
             });
         });

@@ -66,9 +66,11 @@ FF_NODE(denoise) =
             const int t = int(node.integer("template_size")), s = int(node.integer("search_size"));
             ff::nodes::map_colour(node, [&](const cv::Mat& colour) {
                 const cv::Mat samples = ff::nodes::to_sample_depth(colour, depth);
-                if (depth == CV_8U) return ff::nodes::to_unit_float(denoise_8bit(samples, h, h_colour, t, s));
-                cv::Mat out;
-                cv::fastNlMeansDenoising(samples, out, std::vector<float>{h * 257.0f}, t, s, cv::NORM_L1);
-                return ff::nodes::to_unit_float(out);
+                return ff::nodes::cancellable_filter(node, samples, "denoising", [=](const cv::Mat& in) {
+                    if (depth == CV_8U) return ff::nodes::to_unit_float(denoise_8bit(in, h, h_colour, t, s));
+                    cv::Mat out;
+                    cv::fastNlMeansDenoising(in, out, std::vector<float>{h * 257.0f}, t, s, cv::NORM_L1);
+                    return ff::nodes::to_unit_float(out);
+                });
             });
         });

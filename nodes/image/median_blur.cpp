@@ -35,16 +35,17 @@ FF_NODE(median_blur) =
             const ff::ImageView view = node.image("image");
             const cv::Mat in = ff::nodes::native_mat(view, "image");
             const int size = int(node.integer("size"));
-            cv::Mat out;
-            if (size <= kLargestForAnyDepth) {
-                cv::medianBlur(in, out, size);
-                return ff::nodes::output_native(node, "image", out);
-            }
+            const auto median = [size](const cv::Mat& samples) {
+                cv::Mat out;
+                cv::medianBlur(samples, out, size);
+                return ff::nodes::to_unit_float(out);
+            };
+            if (size <= kLargestForAnyDepth)
+                return ff::nodes::output_native(node, "image", ff::nodes::cancellable_filter(node, in, "filtering", median));
             const int depth = ff::nodes::source_depth(view.bits);
             if (depth != CV_8U)
                 throw ff::ParamError("size", "size " + std::to_string(size) + " needs an 8-bit image (OpenCV's median "
                                              "filter takes sizes above 5 on 8-bit samples only) and this image is " +
                                              ff::nodes::depth_name(depth) + ": use size 3 or 5");
-            cv::medianBlur(ff::nodes::to_8bit(in), out, size);
-            ff::nodes::output_native(node, "image", ff::nodes::to_unit_float(out));
+            ff::nodes::output_native(node, "image", ff::nodes::cancellable_filter(node, ff::nodes::to_8bit(in), "filtering", median));
         });

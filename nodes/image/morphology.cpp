@@ -1,6 +1,7 @@
 // Morphology: erode, dilate and their combinations with a structuring element
 // (cv::morphologyEx).
 #include "common/image_mat.hpp"
+#include "image/sample_depth.hpp"
 
 #include <fieldflow/node.hpp>
 
@@ -44,8 +45,11 @@ FF_NODE(morphology) =
             const cv::Mat in = ff::nodes::native_mat(node.image("image"), "image");
             const int size = int(node.integer("size"));
             const cv::Mat element = cv::getStructuringElement(shape_code(node.string("shape")), cv::Size(size, size));
-            cv::Mat out;
-            cv::morphologyEx(in, out, operation_code(node.string("operation")), element, cv::Point(-1, -1),
-                             int(node.integer("iterations")));
-            ff::nodes::output_native(node, "image", out);
+            const int operation = operation_code(node.string("operation"));
+            const int iterations = int(node.integer("iterations"));
+            ff::nodes::output_native(node, "image", ff::nodes::cancellable_filter(node, in, "filtering", [=](const cv::Mat& image) {
+                cv::Mat out;
+                cv::morphologyEx(image, out, operation, element, cv::Point(-1, -1), iterations);
+                return out;
+            }));
         });

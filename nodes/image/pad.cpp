@@ -9,6 +9,17 @@
 namespace {
 
 constexpr int64_t kMaxBorder = 1 << 16;
+constexpr int64_t kMaxSide = 1 << 16; // as Resize's
+
+// An output side over the limit is an error at the larger of its two borders.
+void check_side(int64_t side, int64_t first, int64_t second, const char* first_name, const char* second_name) {
+    const int64_t total = side + first + second;
+    if (total <= kMaxSide) return;
+    const char* blamed = first >= second ? first_name : second_name;
+    throw ff::ParamError(blamed, "the padded image would be " + std::to_string(total) + " pixels " +
+                                     (blamed[0] == 'l' || blamed[0] == 'r' ? "wide" : "tall") +
+                                     ", over the limit of " + std::to_string(kMaxSide) + " per side");
+}
 
 } // namespace
 
@@ -33,6 +44,8 @@ FF_NODE(pad) =
             const int mode = ff::nodes::border_flag("border", node.string("border"));
             const int left = int(node.integer("left")), right = int(node.integer("right"));
             const int top = int(node.integer("top")), bottom = int(node.integer("bottom"));
+            check_side(in.cols, left, right, "left", "right");
+            check_side(in.rows, top, bottom, "top", "bottom");
             cv::Mat out;
             cv::copyMakeBorder(in, out, top, bottom, left, right, mode, cv::Scalar::all(node.number("fill")));
             ff::nodes::output_native(node, "image", out);

@@ -6,6 +6,7 @@
 // values for an 8-bit source (exact: its floats are k / 255) and 16-bit for a 16-bit one.
 #pragma once
 
+#include "common/cancellable_call.hpp"
 #include "common/image_mat.hpp"
 
 #include <fieldflow/node.hpp>
@@ -65,6 +66,16 @@ void map_colour(Node& node, ColourOp colour_op) {
 // Throws ParamError naming `upper` unless float param `upper` is above float param `lower`
 // (`equal_allowed`: not below it): "white (0.2) must be above black (0.5)".
 void check_order(Node& node, const char* lower, const char* upper, bool equal_allowed);
+
+// `filter(copy of image)` on a thread of its own (call_cancellable), so the node answers a cancel
+// within a moment however long OpenCV takes (non-local means, large kernels, many iterations).
+// `filter` must own what it reads: capture by value.
+template <class Filter>
+cv::Mat cancellable_filter(const Node& node, const cv::Mat& image, const char* detail, Filter filter) {
+    cv::Mat owned = image.clone(); // the input may be the host's buffer, gone once the node returns
+    return call_cancellable_result(
+        node, [owned, filter] { return cv::Mat(filter(owned)); }, [&node, detail](double) { node.progress(0, 0, detail); });
+}
 
 // Numbers separated by commas and/or spaces ("1, 0, 10", "0.5 0.5"); throws ParamError naming
 // `param` for anything else.

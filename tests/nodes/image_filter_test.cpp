@@ -258,3 +258,13 @@ TEST(Equalize, ClaheMatchesOpenCvAt8And16Bits) {
             EXPECT_EQ(ff::test::max_sample_diff(ff::test::samples_at(out, depth), expected), 0.0) << ff::test::case_name(d, channels);
         }
 }
+
+// The filters that may run long on a large image run on a thread of their own: a cancel is
+// answered at once (here: raised before the call starts, so it never does).
+TEST(SlowFilters, AnswerACancel) {
+    for (const char* op : {"MedianBlur", "BilateralFilter", "Denoise", "Morphology"}) {
+        FakeRun run(ff::test::core_plugin().op(op));
+        run.input("image", ff::test::image_of(ff::test::picture_at(12, 8, 3, CV_8U))).cancel();
+        EXPECT_EQ(run.execute(), FF_CANCELLED) << op;
+    }
+}

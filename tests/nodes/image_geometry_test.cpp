@@ -156,3 +156,11 @@ TEST(Warp, BadMatrixOrPointsAreParamErrorsAtValidation) {
     EXPECT_EQ(collinear.validate(), FF_ERROR);
     EXPECT_EQ(collinear.error_param(), "from");
 }
+
+TEST(Pad, AnOutputOverTheSideLimitIsAParamError) {
+    FakeRun run(ff::test::core_plugin().op("Pad"));
+    run.input("image", ff::test::test_picture(10, 8)).param("left", 40000).param("right", 30000);
+    EXPECT_EQ(run.execute(), FF_ERROR);
+    EXPECT_EQ(run.error_param(), "left");
+    EXPECT_NE(run.error().find("70010 pixels wide, over the limit of 65536"), std::string::npos) << run.error();
+}
