@@ -295,8 +295,10 @@ GraphAst parse_graph_text(const std::string& text, Diagnostics& diags) {
 }
 
 GraphAst parse_graph_file(const std::string& path, Diagnostics& diags) {
+    // A graph is a few kB: a larger file is not one (and is refused before it is read).
+    constexpr size_t kMaxGraphBytes = size_t(16) << 20;
     std::string text, error;
-    switch (read_regular_file(path, text, error)) {
+    switch (read_regular_file(path, text, error, kMaxGraphBytes)) {
     case ReadStatus::ok: return parse_graph_text(text, diags);
     case ReadStatus::missing: error = "cannot be read: " + std::string(std::strerror(ENOENT)); break;
     case ReadStatus::failed: break;

@@ -1,4 +1,5 @@
 #include <fieldflow/host/plugin_loader.hpp>
+#include <fieldflow/host/regular_file.hpp>
 
 #include <fieldflow/host/names.hpp>
 #include <fieldflow/host/param_conditions.hpp>
@@ -196,6 +197,11 @@ std::string load_plugin_file(const std::string& path, OpRegistry& registry) {
     // RTLD_LOCAL: each plugin's symbols stay its own, so two plugins may use the same names.
     // A name without a '/' would be searched in the library path, not the current folder.
     const std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+    // dlopen() of a FIFO waits for a writer forever: only a regular file is opened.
+    if (const std::string problem = regular_file_problem(file); !problem.empty())
+        return prefix + (problem.rfind("is ", 0) == 0 && problem.ends_with(", not a file")
+                             ? problem.substr(0, problem.size() - 4) + "plugin file"
+                             : problem);
     void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         const char* why = dlerror();

@@ -67,4 +67,15 @@ ReadStatus read_regular_file(const std::string& path, std::string& data, std::st
     return ReadStatus::ok;
 }
 
+std::string regular_file_problem(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return {}; // the caller's own open says why
+    struct stat st {};
+    const bool stated = ::fstat(fd, &st) == 0;
+    const int error = errno;
+    ::close(fd);
+    if (!stated) return std::string("cannot be read: ") + std::strerror(error);
+    return S_ISREG(st.st_mode) ? std::string() : not_a_file(st.st_mode);
+}
+
 } // namespace fieldflow::host

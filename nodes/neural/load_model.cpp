@@ -1,6 +1,8 @@
 // LoadModel: read a .ffm model file, with every damaged-file case reported as a clear error.
 #include "model_input.hpp"
 
+#include "common/whole_file.hpp"
+
 #include <fieldflow/node.hpp>
 
 #include <algorithm>
@@ -17,28 +19,14 @@ namespace {
 constexpr uintmax_t kMaxModelFileBytes = uintmax_t(4) << 30;
 
 std::vector<std::byte> read_file(const std::string& path) {
-    namespace fs = std::filesystem;
-    std::error_code error;
-    const fs::file_status status = fs::status(path, error);
-    if (error || !fs::exists(status))
-        throw ParamError("path", "model file '" + path + "' does not exist");
-    if (fs::is_directory(status)) throw ParamError("path", "'" + path + "' is a folder, not a model file");
-    if (fs::is_fifo(status)) throw ParamError("path", "'" + path + "' is a FIFO (named pipe), not a model file");
-    if (!fs::is_regular_file(status))
-        throw ParamError("path", "'" + path + "' is not a regular file (a device or socket), not a model file");
-    const uintmax_t size = fs::file_size(path, error);
-    if (error) throw ParamError("path", "cannot read model file '" + path + "': " + error.message());
-    if (size > kMaxModelFileBytes)
-        throw ParamError("path", "'" + path + "' is " + std::to_string(size) +
-                                     " bytes, larger than any model file (at most " +
-                                     std::to_string(kMaxModelFileBytes) + ")");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ParamError("path", "cannot open model file '" + path + "': " + std::strerror(errno));
-    std::vector<std::byte> bytes(static_cast<size_t>(size));
-    in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size()));
-    if (in.gcount() != std::streamsize(bytes.size()))
-        throw Error("cannot read model file '" + path + "': it changed size while being read");
-    return bytes;
+    std::vector<unsigned char> raw;
+    try {
+        raw = ff::nodes::read_regular_file(path, kMaxModelFileBytes, "model file");
+    } catch (const std::runtime_error& e) {
+        throw ParamError("path", "'" + path + "' " + e.what());
+    }
+    const auto* first = reinterpret_cast<const std::byte*>(raw.data());
+    return std::vector<std::byte>(first, first + raw.size());
 }
 
 void execute_load_model(Node& node) {

@@ -3,6 +3,8 @@
 #include "model_input.hpp"
 #include "weights_json_format.hpp"
 
+#include "common/whole_file.hpp"
+
 #include "common/atomic_write.hpp"
 
 #include <fieldflow/node.hpp>
@@ -34,13 +36,19 @@ void execute_save(Node& node) {
     output_model(node, file);
 }
 
+// Far above the JSON of any model the engine trains (a few hundred MB for the largest grids),
+// low enough that a wrong path to a huge file fails at once instead of exhausting memory.
+constexpr uintmax_t kMaxWeightsJsonBytes = uintmax_t(8) << 30;
+
 void execute_load(Node& node) {
     const std::string path = node.string("path");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ParamError("path", "cannot open '" + path + "'");
-    std::ostringstream text;
-    text << in.rdbuf();
-    nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
+    std::vector<unsigned char> text;
+    try {
+        text = ff::nodes::read_regular_file(path, kMaxWeightsJsonBytes, "weights file");
+    } catch (const std::runtime_error& e) {
+        throw ParamError("path", "'" + path + "' " + e.what());
+    }
+    nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
     if (j.is_discarded()) throw Error(path + ": not valid JSON");
     output_model(node, weights_from_json(j, path));
 }

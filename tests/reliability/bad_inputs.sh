@@ -46,7 +46,9 @@ run_case() {
 
     local log="logs/$name.log"
     mkdir -p logs
-    env FIELDFLOW_VALIDATION=1 "${envs[@]}" "$fieldflow" "${args[@]}" "${cache[@]}" --quiet >"$log" 2>&1
+    # A hang is a failure too (exit 124), not a stuck test.
+    env FIELDFLOW_VALIDATION=1 "${envs[@]}" timeout -k 5 "${FF_CASE_TIMEOUT:-300}" "$fieldflow" "${args[@]}" \
+        "${cache[@]}" --quiet >"$log" 2>&1
     local rc=$?
 
     local message

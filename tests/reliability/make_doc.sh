@@ -59,6 +59,10 @@ Train's snapshot folder: refused at check time, as two writers of one file are.
 that it is under way, and runs a second graph into the same folder: `fieldflow run` locks every
 folder it writes (`.fieldflow-lock`, naming its holder, removed when it ends), so the second run
 is refused naming the first (its pid shown as `<pid>`) and writes nothing.
+`graph_is_fifo`, `image_is_fifo`, `weights_are_fifo`, `weights_are_device`, `model_is_device` and
+`plugin_is_fifo` put a FIFO or `/dev/zero` where a file is expected: each is refused at once
+(every command runs under `timeout`, so a hang fails the case instead of the test), before
+anything is read from it; `graph_too_large` does the same for a 20 MB graph file.
 
 A device index past the devices present is a validation error (exit 2) when it is a node's `device`
 param (`unknown_device_param`: Train's and Infer's validate hooks list the Vulkan devices), but a

@@ -28,3 +28,22 @@ post='[ ! -e out/two_runs/image.png ]'
 run_case second_run_same_folder 2 "fieldflow run: error: another fieldflow run is writing to ${q}out/two_runs${q}; wait for it to end, or give this one another output folder \(pid <pid>: fieldflow run graphs/train.yaml .*\)" \
     -- run $rw --set input=inputs/gray8.png --set output=out/two_runs
 kill -TERM "$first" 2>/dev/null; wait "$first"
+# 5. Reads that never end: a FIFO or a device where a file is expected is refused before it is
+#    opened for reading, at once, whatever reads it (graphs, images, weights, model files, plugins).
+mkfifo graphs/fifo.yaml inputs/fifo.png inputs/fifo.json
+mkdir -p fifo_plugins && mkfifo fifo_plugins/evil.so
+run_case graph_is_fifo 2 "graphs/fifo.yaml:1:1: error: the graph path is a FIFO \(named pipe\), not a file; give a graph file \(.yaml\)" \
+    -- run graphs/fifo.yaml
+run_case image_is_fifo 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}image${q}: param ${q}path${q}: ${q}inputs/fifo.png${q} is not a regular file" \
+    -- run $rw --set input=inputs/fifo.png --set output=out/image_fifo
+run_case weights_are_fifo 1 "error: node ${q}model${q} failed: param ${q}path${q} .*: ${q}inputs/fifo.json${q} is a FIFO \(named pipe\), not a weights file" \
+    CACHE= -- render --weights inputs/fifo.json --output-image out/weights_fifo.png
+run_case weights_are_device 1 "error: node ${q}model${q} failed: param ${q}path${q} .*: ${q}/dev/zero${q} is a device, not a weights file" \
+    CACHE= -- render --weights /dev/zero --output-image out/weights_zero.png
+run_case model_is_device 1 "error: node ${q}model${q} failed: param ${q}path${q} .*: ${q}/dev/zero${q} is a device, not a model file" \
+    -- run $infer --set model=/dev/zero --set output=out/model_zero
+run_case plugin_is_fifo 2 "error: plugin fifo_plugins/evil.so: is a FIFO \(named pipe\), not a plugin file" \
+    FIELDFLOW_PLUGIN_PATH=fifo_plugins -- run $rw --set input=inputs/gray8.png --dry-run
+truncate -s 20M graphs/huge.yaml
+run_case graph_too_large 2 "graphs/huge.yaml:1:1: error: the graph path is 20971520 bytes, more than the 16777216 expected; give a graph file \(.yaml\)" \
+    -- run graphs/huge.yaml

@@ -18,4 +18,9 @@ enum class ReadStatus { ok, missing, failed };
 ReadStatus read_regular_file(const std::string& path, std::string& data, std::string& error,
                              size_t max_bytes = std::numeric_limits<size_t>::max());
 
+// "" when `path` is a regular file (checked on a descriptor opened without blocking, so a FIFO
+// never hangs the check), else why not, as words that follow the file's name (as above). A path
+// that cannot be opened gives "" too: the caller's own open says why.
+std::string regular_file_problem(const std::string& path);
+
 } // namespace fieldflow::host
