@@ -4,6 +4,7 @@
 #include "batch_test_support.hpp"
 
 #include <fieldflow/host/batch/all_devices.hpp>
+#include <fieldflow/host/batch/batch_runner.hpp>
 #include <fieldflow/host/batch/child_process.hpp>
 #include <fieldflow/host/batch/device_failure.hpp>
 #include <fieldflow/host/batch/summary.hpp>
@@ -161,6 +162,43 @@ TEST(BatchSummary, RetriesAndDevicesTakenOutAreInEverySummaryFile) {
     const std::string html = read_text(dir / "index.html");
     EXPECT_TRUE(contains(html, "Device 9 was taken out of the rotation: node &#39;train&#39; failed")) << html;
     EXPECT_TRUE(contains(html, "Retried b: failed on device 9, then done on device 0.")) << html;
+}
+
+// A merge keeps each shard's devices taken out (naming the shard's folder, another machine's
+// devices) and the retried images' kept logs, as links from the merged folder.
+TEST(BatchSummary, AMergeKeepsTheShardsDevicesAndRetries) {
+    TempDir dir;
+    fs::create_directories(dir / "s0");
+    fs::create_directories(dir / "s1");
+    ImageResult retried;
+    retried.stem = "b";
+    retried.status = kStatusDone;
+    retried.shard = "0/2";
+    retried.ran_on = "0";
+    retried.retried_after = {{"1", "node 'train' failed: the Vulkan device was lost (exit code 1)", "logs/b@1.log"}};
+    SummaryInfo first;
+    first.shard = "0/2";
+    first.devices_out = {{"1", "node 'train' failed: the Vulkan device was lost (exit code 1)"}};
+    write_summary(dir / "s0", {retried}, first);
+    ImageResult plain;
+    plain.stem = "a";
+    plain.status = kStatusDone;
+    plain.shard = "1/2";
+    SummaryInfo second;
+    second.shard = "1/2";
+    write_summary(dir / "s1", {plain}, second);
+
+    EXPECT_EQ(merge_batches({dir / "s0", dir / "s1"}, dir / "merged"), 0);
+    const SummaryFile merged = read_summary_json(dir / "merged" / "summary.json");
+    ASSERT_EQ(merged.info.devices_out.size(), 1u);
+    EXPECT_EQ(merged.info.devices_out[0].first, "1");
+    EXPECT_EQ(merged.info.devices_out[0].second,
+              "node 'train' failed: the Vulkan device was lost (exit code 1) (in '" + (dir / "s0").string() + "')");
+    ASSERT_EQ(merged.results.size(), 2u);
+    const ImageResult& b = merged.results[0].stem == "b" ? merged.results[0] : merged.results[1];
+    ASSERT_EQ(b.retried_after.size(), 1u);
+    EXPECT_EQ(b.retried_after[0].log, "../s0/logs/b@1.log");
+    EXPECT_EQ(b.ran_on, "0");
 }
 
 } // namespace
