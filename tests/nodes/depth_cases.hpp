@@ -20,6 +20,12 @@ struct DepthCase {
 };
 inline constexpr DepthCase kDepths[] = {{CV_8U, 8, "8-bit"}, {CV_16U, 16, "16-bit"}, {CV_32F, 32, "float"}};
 
+// How far an op's output, at an integer depth, may be from OpenCV's result on the samples: one
+// level, as OpenCV's integer paths round once per call (and warps weigh neighbours in fixed
+// point) where the ops compute on floats and round once at the end. Floats agree to float
+// precision.
+inline double tolerance(int depth) { return depth == CV_32F ? 1e-5 : 1.0; }
+
 // test_picture with 1 (its luma), 3 or 4 channels (RGB + an alpha ramp), as samples of `depth`.
 cv::Mat picture_at(int width, int height, int channels, int depth, unsigned seed = 1);
 

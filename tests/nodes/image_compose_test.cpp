@@ -11,12 +11,9 @@
 using ff::test::FakeRun;
 using ff::test::full_scale;
 using ff::test::kDepths;
+using ff::test::tolerance;
 
 namespace {
-
-// OpenCV's integer arithmetic rounds once per call; the ops compute on floats and round once at
-// the end: within one level. Floats agree to float precision.
-double tolerance(int depth) { return depth == CV_32F ? 1e-5 : 1.0; }
 
 // A one-channel mask of `depth` samples: a ramp from clear (left) to opaque (right).
 cv::Mat ramp_mask(cv::Size size, int depth) {

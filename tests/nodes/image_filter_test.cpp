@@ -13,13 +13,10 @@
 using ff::test::FakeRun;
 using ff::test::full_scale;
 using ff::test::kDepths;
+using ff::test::tolerance;
 using ff::test::on_colour;
 
 namespace {
-
-// OpenCV's integer paths round once per call; the ops compute on floats and round once at the
-// end: within one level. Floats agree to float precision.
-double tolerance(int depth) { return depth == CV_32F ? 1e-5 : 1.0; }
 
 // The op's validate (or, with `execute`, its run) fails blaming `param` with `says` in the message.
 void expect_param_error(FakeRun& run, const char* param, const char* says, bool execute = false) {

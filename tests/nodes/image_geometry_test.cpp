@@ -13,14 +13,7 @@
 using ff::test::FakeRun;
 using ff::test::full_scale;
 using ff::test::kDepths;
-
-namespace {
-
-// OpenCV's integer warps weigh neighbours in fixed point and round: within one level of the
-// float result rounded once. Floats agree to float precision.
-double warp_tolerance(int depth) { return depth == CV_32F ? 1e-5 : 1.0; }
-
-} // namespace
+using ff::test::tolerance;
 
 TEST(Pad, MatchesCopyMakeBorderAtEveryDepth) {
     const std::pair<const char*, int> borders[] = {{"constant", cv::BORDER_CONSTANT}, {"reflect", cv::BORDER_REFLECT},
@@ -52,7 +45,7 @@ TEST(Rotate, AnyAngleMatchesWarpAffineAtEveryDepth) {
             cv::warpAffine(in, expected, m, size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar::all(0));
             const cv::Mat out = ff::test::run_at_depth("Rotate", in, [](FakeRun& run) { run.param("angle", 30.0); });
             ASSERT_EQ(out.size(), size) << ff::test::case_name(d, channels);
-            EXPECT_LE(ff::test::max_sample_diff(out, expected), warp_tolerance(d.depth)) << ff::test::case_name(d, channels);
+            EXPECT_LE(ff::test::max_sample_diff(out, expected), tolerance(d.depth)) << ff::test::case_name(d, channels);
 
             // Same size, cubic, replicated edges, counter-clockwise.
             cv::Mat same = cv::getRotationMatrix2D(cv::Point2f(10.0f, 6.0f), 45.0, 1.0);
@@ -60,7 +53,7 @@ TEST(Rotate, AnyAngleMatchesWarpAffineAtEveryDepth) {
             const cv::Mat kept = ff::test::run_at_depth("Rotate", in, [](FakeRun& run) {
                 run.param("angle", -45.0).param("expand", false).param("interpolation", "cubic").param("border", "replicate");
             });
-            EXPECT_LE(ff::test::max_sample_diff(kept, expected), warp_tolerance(d.depth)) << ff::test::case_name(d, channels);
+            EXPECT_LE(ff::test::max_sample_diff(kept, expected), tolerance(d.depth)) << ff::test::case_name(d, channels);
         }
 }
 
@@ -90,7 +83,7 @@ TEST(WarpAffine, MatrixAndPointsMatchOpenCvAtEveryDepth) {
             const cv::Mat out = ff::test::run_at_depth("WarpAffine", in, [](FakeRun& run) {
                 run.param("matrix", "0.9 0.2 1.5, -0.1 1.1 -2").param("width", 20).param("height", 9).param("border", "reflect");
             });
-            EXPECT_LE(ff::test::max_sample_diff(out, expected), warp_tolerance(d.depth)) << ff::test::case_name(d, channels);
+            EXPECT_LE(ff::test::max_sample_diff(out, expected), tolerance(d.depth)) << ff::test::case_name(d, channels);
 
             cv::warpAffine(in, expected, by_points, in.size(), cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar::all(full_scale(d.depth)));
             const cv::Mat pointed = ff::test::run_at_depth("WarpAffine", in, [](FakeRun& run) {
@@ -111,7 +104,7 @@ TEST(WarpPerspective, FourPointsMatchOpenCvAtEveryDepth) {
             const cv::Mat out = ff::test::run_at_depth("WarpPerspective", in, [](FakeRun& run) {
                 run.param("from", "1,1 18,2 17,12 2,13").param("to", "0,0 19,0 19,14 0,14");
             });
-            EXPECT_LE(ff::test::max_sample_diff(out, expected), warp_tolerance(d.depth)) << ff::test::case_name(d, channels);
+            EXPECT_LE(ff::test::max_sample_diff(out, expected), tolerance(d.depth)) << ff::test::case_name(d, channels);
         }
     // The same map given as its matrix.
     const cv::Mat in = ff::test::picture_at(20, 15, 3, CV_32F, 4);

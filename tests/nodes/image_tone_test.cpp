@@ -13,15 +13,8 @@
 using ff::test::FakeRun;
 using ff::test::full_scale;
 using ff::test::kDepths;
+using ff::test::tolerance;
 using ff::test::on_colour;
-
-namespace {
-
-// OpenCV's integer paths round once per call; the op computes on floats and rounds once at the
-// end: within one level. Floats agree to float precision.
-double tolerance(int depth) { return depth == CV_32F ? 1e-5 : 1.0; }
-
-} // namespace
 
 TEST(Levels, BrightnessAndContrastMatchConvertToAtEveryDepth) {
     for (const auto& d : kDepths)
