@@ -1,20 +1,73 @@
 // The built `fieldflow batch` over several devices, on the CPU Vulkan driver: a device number this
 // machine does not have fails every run on it for real, so its image is retried on the device that
 // works and the device leaves the rotation; an image no device can run fails once per device, not
-// for ever; `--devices all` takes what the Devices op lists; two device slots give each image the
-// same result as one. A tiny training graph (a 16x12 image, 20 steps), so each run takes seconds.
+// for ever; a run killed part-way is the image's failure, not retried; `--devices all` takes what
+// the Devices op lists; two device slots give each image the same result as one. A tiny training
+// graph (a 16x12 image, 20 steps), so each run takes seconds.
 #include "batch_test_support.hpp"
 
+#include <csignal>
+#include <chrono>
 #include <set>
+#include <thread>
 
 namespace fieldflow::batch_test {
 namespace {
 
-#ifdef FF_LAKE_GRAPH // the neural plugin is part of the build
-
 using nlohmann::json;
 
 std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+
+// The pid of a running process whose command line holds every one of `parts`; 0 if none.
+pid_t process_with(const std::vector<std::string>& parts) {
+    for (const auto& e : fs::directory_iterator("/proc")) {
+        const std::string name = e.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        const std::string command = read_text(e.path() / "cmdline");
+        if (std::all_of(parts.begin(), parts.end(), [&](const std::string& p) { return contains(command, p); }))
+            return pid_t(std::stol(name));
+    }
+    return 0;
+}
+
+// A run killed part-way (here by the test; the OOM killer or a crash in the wild) names no cause:
+// the image fails as without --devices, is not retried elsewhere, and no device leaves the
+// rotation.
+TEST(BatchDevicesCli, ARunKilledPartWayIsTheImagesFailureNotTheDevices) {
+    TempDir dir;
+    const fs::path in = dir / "in", out = dir / "out", graph = dir / "sleepy.yaml";
+    fs::create_directories(in);
+    write_crop(in / "a.png", 1, 16, 12);
+    write_text(graph, R"(fieldflow: 1
+vars: {input: ~, output: ~, stem: ~}
+nodes:
+  image: {op: ReadImage, params: {path: "${input}"}}
+  wait: {op: Sleep, inputs: {image: image}, params: {ms: 60000, tag: "${stem}"}}
+  save: {op: WriteImage, inputs: {image: wait}, params: {path: "${output}/image.png"}}
+)");
+    const pid_t batch = start_fieldflow({"batch", graph.string(), "--input", in.string(), "--output", out.string(),
+                                         "--devices", "0,1", "--no-cache", "--plugin", FF_TEST_PLUGIN},
+                                        dir / "batch.log");
+    // The image's run, once it has started (its command line names its partial folder).
+    pid_t child = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!child && std::chrono::steady_clock::now() < deadline) {
+        child = process_with({"run", "stem=a", (out / ".partial").string()});
+        if (!child) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_NE(child, 0) << read_text(dir / "batch.log");
+    ::kill(child, SIGKILL);
+    EXPECT_EQ(wait_exit(batch), 1) << read_text(dir / "batch.log");
+    const json summary = read_json(out / "summary.json");
+    const json& image = summary["images"][0];
+    EXPECT_EQ(image["status"], "failed");
+    EXPECT_TRUE(contains(image["error"], "killed by signal 9")) << image.dump();
+    EXPECT_TRUE(image["retried_after"].empty()) << image.dump();
+    EXPECT_EQ(image["ran_on"], "0");
+    EXPECT_TRUE(summary["devices_taken_out"].empty()) << summary.dump();
+}
+
+#ifdef FF_LAKE_GRAPH // the neural plugin is part of the build
 
 fs::path write_tiny_graph(const fs::path& dir) {
     const fs::path graph = dir / "tiny.yaml";
