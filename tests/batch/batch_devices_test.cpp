@@ -127,14 +127,20 @@ TEST(BatchDeviceFaults, ThePhrasesAreStillTheEnginesAndThePlugins) {
     EXPECT_TRUE(contains(memory, "\" of device memory, more than the \""));
 }
 
+// Image b, done on device 0 after its run on `device` failed with `error`.
+ImageResult retried_b(const std::string& device, const std::string& error) {
+    ImageResult r;
+    r.stem = "b";
+    r.status = kStatusDone;
+    r.folder = "b";
+    r.ran_on = "0";
+    r.retried_after = {{device, error, "logs/b@" + device + ".log"}};
+    return r;
+}
+
 TEST(BatchSummary, RetriesAndDevicesTakenOutAreInEverySummaryFile) {
     TempDir dir;
-    ImageResult retried;
-    retried.stem = "b";
-    retried.status = kStatusDone;
-    retried.folder = "b";
-    retried.ran_on = "0";
-    retried.retried_after = {{"9", "node 'train' failed: cannot open compute device '9' (exit code 1)", "logs/b@9.log"}};
+    const ImageResult retried = retried_b("9", "node 'train' failed: cannot open compute device '9' (exit code 1)");
     ImageResult plain;
     plain.stem = "a";
     plain.status = kStatusDone;
@@ -170,12 +176,8 @@ TEST(BatchSummary, AMergeKeepsTheShardsDevicesAndRetries) {
     TempDir dir;
     fs::create_directories(dir / "s0");
     fs::create_directories(dir / "s1");
-    ImageResult retried;
-    retried.stem = "b";
-    retried.status = kStatusDone;
+    ImageResult retried = retried_b("1", "node 'train' failed: the Vulkan device was lost (exit code 1)");
     retried.shard = "0/2";
-    retried.ran_on = "0";
-    retried.retried_after = {{"1", "node 'train' failed: the Vulkan device was lost (exit code 1)", "logs/b@1.log"}};
     SummaryInfo first;
     first.shard = "0/2";
     first.devices_out = {{"1", "node 'train' failed: the Vulkan device was lost (exit code 1)"}};
