@@ -3,30 +3,14 @@
 of a run's --report-every intervals over their steps (the first third left out: clocks and caches
 settle), with the run's PSNR, gradient sums, trainer memory and setup time.
     python3 bench/gpu/late.py RESULTS.txt"""
-import json
 import sys
 
-
-def runs(lines):
-    tag, events = None, []
-    for line in lines:
-        if line.startswith("# run "):
-            if tag is not None:
-                yield tag, events
-            tag, events = line[6:].strip(), []
-        elif line.startswith("{") and tag is not None:
-            try:
-                events.append(json.loads(line))
-            except json.JSONDecodeError:
-                pass
-    if tag is not None:
-        yield tag, events
+import results_file
 
 
 def runs_in(path):
     """The runs of a results file, as (tag, events) pairs."""
-    with open(path) as f:
-        return list(runs(f.readlines()))
+    return results_file.read(path)[1]
 
 
 def progress_of(events):

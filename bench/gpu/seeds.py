@@ -6,25 +6,18 @@ reads as one.
 
     python3 bench/gpu/seeds.py RESULTS.txt
 """
-import json
 import math
 import sys
 from collections import defaultdict
 
+import results_file
+
 
 def tagged_events(path):
-    """(tag words, JSON event) for every JSON line of the results file, the tag being the words of
-    the '# run TAG' line above it."""
-    tag = None
-    with open(path) as f:
-        for line in f:
-            if line.startswith("# run "):
-                tag = line[len("# run "):].split()
-            elif line.startswith("{") and tag:
-                try:
-                    yield tag, json.loads(line)
-                except json.JSONDecodeError:
-                    pass
+    """(tag words, JSON event) for every JSON line of the results file."""
+    for tag, events in results_file.read(path)[1]:
+        for event in events:
+            yield tag.split(), event
 
 
 def summarize(path):

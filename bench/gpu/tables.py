@@ -8,28 +8,16 @@ measured where the run trained 40,000 steps and extrapolated from us/step otherw
 
     python3 bench/gpu/tables.py RESULTS.txt
 """
-import json
 import sys
+
+import results_file
 
 STEPS = 40000
 
 
 def load(path):
-    runs, meta, tag = {}, {}, None
-    for line in open(path):
-        line = line.strip()
-        if line.startswith("# run "):
-            tag = line[6:]
-            runs[tag] = []
-        elif line.startswith("# "):
-            k, _, v = line[2:].partition(" ")
-            meta[k] = v
-        elif line.startswith("{") and tag is not None:
-            try:
-                runs[tag].append(json.loads(line))
-            except json.JSONDecodeError:
-                pass
-    return runs, meta
+    meta, runs = results_file.read(path)
+    return dict(runs), meta
 
 
 def event(lines, name):
