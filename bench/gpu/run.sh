@@ -55,17 +55,17 @@ done
 
 # Sizes: the full ones are the figures of bench/RESULTS.md; --small keeps every run short.
 if [ $SMALL = 1 ]; then
-  STEPS=500 BATCH=(--batch 2048) EAGER_STEPS=100 PROFILE=(--profile 20) WARM_STEPS=20
+  STEPS=500 BATCH=(--batch 2048) EAGER_STEPS=100 PROFILE=(--profile 20) WARM_STEPS=20 PHOTO_SCALE=0.5
   SCALING_STEPS=20 SCALING_BATCHES="10 12" SCALING_WIDTHS="16 32"
   LAKE_SEEDS="1 2 3" HASH_SEEDS=1-3 HASH_SMALL_STEPS=300 HASH_LARGE_STEPS=200
   LARGE_STEPS=600 LARGE_SIZES="1500x1000" JOB_SETS=(--set cpu_steps=200)
-  GIGA_SIZE=2000x2000 GIGA_TABLE=16 PATH_STEPS=300
+  GIGA_SIZE=2000x2000 GIGA_TABLE=16 PATH_STEPS=(200 200 200)
 else
-  STEPS=40000 BATCH=() EAGER_STEPS=2000 PROFILE=(--profile 200) WARM_STEPS=2000
+  STEPS=40000 BATCH=() EAGER_STEPS=2000 PROFILE=(--profile 200) WARM_STEPS=2000 PHOTO_SCALE=1
   SCALING_STEPS=300 SCALING_BATCHES="10 14 16 18 20 21 22" SCALING_WIDTHS="16 32 64 128"
   LAKE_SEEDS="1 2 3 4 5 6 7 8 9 10" HASH_SEEDS=11-20 HASH_SMALL_STEPS=5000 HASH_LARGE_STEPS=2000
   LARGE_STEPS=12000 LARGE_SIZES="3500x3500 6000x4000 8192x8192" JOB_SETS=()
-  GIGA_SIZE=30000x30000 GIGA_TABLE=22 PATH_STEPS=40000
+  GIGA_SIZE=30000x30000 GIGA_TABLE=22 PATH_STEPS=(40000 5000 10000) # lake; width 128 and hash; SIREN
 fi
 RUN_TIMEOUT=300 # seconds a run may take: one that hangs cannot eat the device call
 
@@ -129,15 +129,19 @@ quiet() { if [ $DRY = 1 ]; then show "$@"; else "$@" > /dev/null 2>&1; fi; }
 bench() { run "$1" "$BENCH" --device "$DEVICE" "${@:2}"; }
 summary() { [ $DRY = 1 ] || python3 "bench/gpu/$1" "$RESULTS"; }
 
-# to_ppm NAME: $IMG/NAME.ppm from the sample photo (ff-engine-bench reads binary PPM only).
+# to_ppm NAME: $IMG/NAME.ppm from the sample photo, which ff-engine-bench and the peer both read
+# (the engine reads binary PPM only); --small halves its sides (area average).
 to_ppm() {
   local src=$PHOTOS/$1.jpg
   [ "$1" = graf1 ] && src=$PHOTOS/$1.png
   [ -f "$IMG/$1.ppm" ] && return
   if have_cv2; then
-    step python3 -c 'import cv2, sys; cv2.imwrite(sys.argv[2], cv2.imread(sys.argv[1]))' "$src" "$IMG/$1.ppm"
+    step python3 -c 'import cv2, sys; s = float(sys.argv[3]); p = cv2.imread(sys.argv[1])
+cv2.imwrite(sys.argv[2], p if s == 1 else cv2.resize(p, None, fx=s, fy=s, interpolation=cv2.INTER_AREA))' \
+        "$src" "$IMG/$1.ppm" $PHOTO_SCALE
   else
-    quiet "$FIELDFLOW" run bench/to_ppm.yaml --no-cache --set "input=$src" --set "output=$IMG/$1.ppm"
+    quiet "$FIELDFLOW" run bench/to_ppm.yaml --no-cache --set "input=$src" --set "output=$IMG/$1.ppm" \
+        --set scale=$PHOTO_SCALE
   fi
 }
 # mosaic WxH EXT: $IMG/WxH.EXT, a photo of that size tiled with 1000x1000 squares of leuvenA and
@@ -176,16 +180,15 @@ HASH_LARGE=("${HASH[@]}" --hash-log2-table 15 --hidden 64)
 
 # --- the recipes ----------------------------------------------------------------------------
 recipe_peer() {
-  local img ext
+  local img
   for img in leuvenA graf1; do
     to_ppm $img
     bench "ours $img default" --image "$IMG/$img.ppm" --steps $STEPS --report-every $STEPS "${BATCH[@]}" \
         "${PROFILE[@]}" --render-repeats 20
     bench "ours $img portable" --kernel-path portable --image "$IMG/$img.ppm" --steps $STEPS \
         --report-every $STEPS "${BATCH[@]}" "${PROFILE[@]}" --render-repeats 20
-    ext=jpg; [ $img = graf1 ] && ext=png
     if [ $DRY = 1 ] || have_torch; then
-      run "peer $img" python3 bench/peers/pytorch_field.py --image "$PHOTOS/$img.$ext" --steps $STEPS \
+      run "peer $img" python3 bench/peers/pytorch_field.py --image "$IMG/$img.ppm" --steps $STEPS \
           "${BATCH[@]}" --modes graph,eager --eager-steps $EAGER_STEPS
     else
       echo "peer $img: skipped (no PyTorch here)" >&2
@@ -212,14 +215,13 @@ recipe_scaling() {
 }
 
 recipe_seeds() {
-  local img ext seed config steps flags peer first=${HASH_SEEDS%-*} last=${HASH_SEEDS#*-}
+  local img seed config steps flags peer first=${HASH_SEEDS%-*} last=${HASH_SEEDS#*-}
   for img in leuvenA graf1; do
     to_ppm $img
     for seed in $LAKE_SEEDS; do
       bench "seeds lake $img $seed" --image "$IMG/$img.ppm" --seed $seed --steps $STEPS --report-every $STEPS \
           "${BATCH[@]}" --render-repeats 1
     done
-    ext=jpg; [ $img = graf1 ] && ext=png
     for config in hash-small hash-large; do
       if [ $config = hash-small ]; then steps=$HASH_SMALL_STEPS flags=("${HASH_SMALL[@]}") peer=(--hash-log2-table 12 --hidden 32)
       else steps=$HASH_LARGE_STEPS flags=("${HASH_LARGE[@]}") peer=(--hash-log2-table 15 --hidden 64); fi
@@ -230,7 +232,7 @@ recipe_seeds() {
       # The peer trains Train's recipe: rate 3e-2, warm-up over 1.25% of the steps, hidden biases
       # 0.1, decay to 0.03x, sigmoid output; one process for every seed.
       if [ $DRY = 1 ] || have_torch; then
-        run "peer seeds $config $img $HASH_SEEDS" python3 bench/peers/pytorch_field.py --image "$PHOTOS/$img.$ext" \
+        run "peer seeds $config $img $HASH_SEEDS" python3 bench/peers/pytorch_field.py --image "$IMG/$img.ppm" \
             --encoding hash_grid "${peer[@]}" --steps $steps "${BATCH[@]}" --modes graph --seeds "$HASH_SEEDS" \
             --lr-mlp 0.03 --lr-grid 0.03 --warmup 0.0125 --final-scale 0.03 --hidden-bias 0.1
       fi
@@ -283,12 +285,12 @@ recipe_paths() {
   to_ppm leuvenA
   to_ppm graf1
   for model in lake:leuvenA lake:graf1 w128:leuvenA hash:leuvenA siren:leuvenA; do
-    img=${model#*:} model=${model%:*} steps=$PATH_STEPS
+    img=${model#*:} model=${model%:*}
     case $model in
-      lake) flags=() ;;
-      w128) flags=(--hidden 128) steps=$((PATH_STEPS / 8)) ;;
-      hash) flags=("${HASH_SMALL[@]}") steps=$((PATH_STEPS / 8)) ;;
-      siren) flags=(--model siren --hidden 64 --layers 3 --lr-mlp 1e-4) steps=$((PATH_STEPS / 4)) ;;
+      lake) flags=() steps=${PATH_STEPS[0]} ;;
+      w128) flags=(--hidden 128) steps=${PATH_STEPS[1]} ;;
+      hash) flags=("${HASH_SMALL[@]}") steps=${PATH_STEPS[1]} ;;
+      siren) flags=(--model siren --hidden 64 --layers 3 --lr-mlp 1e-4) steps=${PATH_STEPS[2]} ;;
     esac
     bench "paths $model $img default" --image "$IMG/$img.ppm" "${flags[@]}" --steps $steps --report-every $steps \
         "${BATCH[@]}" --render-repeats 1 --check-paths

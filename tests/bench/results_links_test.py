@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/RESULTS.md is today's figures: a section per recipe of bench/gpu/run.sh, at most 300
-lines; and every section of the dated notebook that it, the READMEs, docs/ and the comments outside
-the engine point at by its heading ("2026-11-23 — ...", a trailing "..." for a shortened one) is
+lines; and every section of the dated notebook that it, the READMEs, docs/ and the comments point
+at by its heading ("2026-11-23 — ...", a trailing "..." for a shortened one) is
 a heading of bench/archive/RESULTS.md.
 
     results_links_test.py REPO_DIR"""
@@ -11,7 +11,8 @@ import subprocess
 import sys
 
 SOURCES = (".cpp", ".hpp", ".h", ".c", ".sh", ".py", ".yaml", ".md", ".txt", ".cmake")
-WHERE = ("README.md", "bench", "docs", "host", "nodes", "plugin", "graphs", "scripts", "tests", "examples", "cmake")
+WHERE = ("README.md", "bench", "docs", "host", "nodes", "plugin", "kernels", "graphs", "scripts", "tests", "examples",
+         "cmake")
 
 
 def flattened(path):
@@ -40,10 +41,10 @@ def main(repo):
     for top in WHERE:
         base = os.path.join(repo, top)
         paths = [base] if os.path.isfile(base) else [
-            os.path.join(d, n) for d, _, names in os.walk(base) for n in names if n.endswith(SOURCES)]
+            os.path.join(d, n) for d, _, names in os.walk(base) for n in names if n.endswith(SOURCES + (".glsl", ".comp"))]
         for path in paths:
             rel = os.path.relpath(path, repo)
-            if rel.startswith(("bench/archive", "tests/engine", "build")):
+            if rel.startswith("bench/archive"):
                 continue
             for quoted in re.findall(r'"(20\d\d-\d\d-\d\d[^"]*)"', flattened(path)):
                 checked += 1
