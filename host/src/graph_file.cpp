@@ -1,4 +1,6 @@
 #include <fieldflow/host/graph_file.hpp>
+
+#include <algorithm>
 #include <fieldflow/host/names.hpp>
 
 #include <fieldflow/host/regular_file.hpp>
@@ -221,6 +223,16 @@ const std::vector<std::string> kTopKeys = {"fieldflow", "description", "vars", "
 GraphAst parse_graph_text(const std::string& text, Diagnostics& diags) {
     GraphAst graph;
     graph.file = diags.file();
+    // yaml-cpp reads a NUL byte as the end of a quoted scalar's escape or of the stream, and its
+    // message then names another place: name the byte itself, where it is.
+    if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+        const size_t line_start = text.rfind('\n', nul) == std::string::npos ? 0 : text.rfind('\n', nul) + 1;
+        const int line = int(std::count(text.begin(), text.begin() + std::ptrdiff_t(nul), '\n')) + 1;
+        diags.error({line, int(nul - line_start) + 1},
+                    "a NUL byte: a graph file is text (is this a binary file, or was it damaged?)");
+        graph.yaml_ok = false;
+        return graph;
+    }
     YAML::Node root;
     try {
         root = YAML::Load(text);

@@ -1,7 +1,23 @@
 #include <fieldflow/host/names.hpp>
 #include <fieldflow/host/variables.hpp>
 
+#include <filesystem>
+
 namespace fieldflow::host {
+namespace {
+
+// Whether `value`, as a folder, is the root folder: empty (so "${v}/x" is "/x"), or naming "/"
+// once made absolute, with `.`, `..` and symbolic links resolved as far as they exist.
+bool is_root_folder(const std::string& value) {
+    if (value.empty()) return true;
+    std::error_code ec;
+    const std::filesystem::path absolute = std::filesystem::absolute(value, ec);
+    if (ec) return false;
+    const std::filesystem::path resolved = std::filesystem::weakly_canonical(absolute, ec);
+    return (ec ? absolute.lexically_normal() : resolved) == absolute.root_path();
+}
+
+} // namespace
 namespace {
 
 // The first "${name}" in a value (a "$${" escape is no reference), or nullopt.
@@ -64,6 +80,11 @@ Variables Variables::resolve(const GraphAst& graph, const VarOverrides& sets, Di
         it->second = value;
         check_no_reference(name, value, {}, "--set " + name + ": ", diags);
     }
+    // "$${" in a value is the escape the messages advise for a literal "${": the value holds "${".
+    for (auto& [name, value] : vars.values_)
+        if (value)
+            for (size_t at = value->find("$${"); at != std::string::npos; at = value->find("$${", at + 2))
+                value->erase(at, 1);
     return vars;
 }
 
@@ -112,17 +133,25 @@ std::optional<std::string> Variables::expand(const ScalarAst& scalar, const std:
         i = close + 1;
     }
     if (!ok) return std::nullopt;
-    // "${output}/x" with output empty is "/x": a path at the root folder that nobody wrote. A
-    // graph that means the root writes it out ("/x").
-    if (text.rfind("${", 0) == 0 && !out.empty() && out.front() == '/') {
+    // "${output}/x" with output empty is "/x": a path at the root folder that nobody wrote. So is
+    // one whose value is the root folder however it is spelled ("/", "/.", "//", "/tmp/..", a
+    // link to "/"). A graph that means the root writes it out ("/x").
+    if (text.rfind("${", 0) == 0 && text.find('}') != std::string::npos) {
         const std::string name = text.substr(2, text.find('}') - 2);
-        const auto& first = values_.at(name);
-        if (first && (first->empty() || *first == "/"))
+        const auto it = values_.find(name);
+        const bool whole = text.size() == name.size() + 3; // "${output}": the folder itself
+        if (it != values_.end() && it->second && is_root_folder(*it->second) &&
+            (whole ? !it->second->empty() : text[name.size() + 3] == '/')) {
+            const std::string& value = *it->second;
             diags.error(scalar.pos, context + ": variable '" + name + "' is " +
-                                        (first->empty() ? "empty" : "'/'") + ", so '" + text +
-                                        "' resolves to '" + out +
-                                        "' in the root folder; give it a folder (--set " + name + "=DIR)");
-        if (first && (first->empty() || *first == "/")) return std::nullopt;
+                                        (value.empty() ? std::string("empty")
+                                                       : value == "/" ? std::string("'/'")
+                                                                      : "'" + value + "', the root folder") +
+                                        ", so '" + text + "' resolves to '" + out + "'" +
+                                        (value.empty() || value == "/" ? " in the root folder" : "") +
+                                        "; give it a folder (--set " + name + "=DIR)");
+            return std::nullopt;
+        }
     }
     return out;
 }

@@ -79,6 +79,20 @@ std::optional<HeaderSize> jpeg_header_size(std::ifstream& file) {
     return std::nullopt;
 }
 
+// Whether a PNG file holds its IEND chunk (type and CRC) in its last 64 KiB: a file cut short
+// ends without it (and libpng would print its own "Read Error" line while OpenCV says only
+// "cannot decode"). Some writers append bytes after it, hence a search, not the last 12 bytes.
+bool png_has_end_chunk(const std::string& path) {
+    std::ifstream file(path, std::ios::binary | std::ios::ate);
+    if (!file) return false;
+    const std::streamoff size = file.tellg();
+    const std::streamoff begin = std::max<std::streamoff>(0, size - (std::streamoff(1) << 16));
+    std::string tail(size_t(size - begin), '\0');
+    file.seekg(begin);
+    if (!file.read(tail.data(), std::streamsize(tail.size()))) return false;
+    return tail.find(std::string("IEND\xAE\x42\x60\x82", 8)) != std::string::npos;
+}
+
 } // namespace
 
 std::optional<HeaderSize> image_header_size(const std::string& path) {
@@ -142,6 +156,8 @@ void check_readable_image_file(const std::string& path) {
             throw Error(quoted + " is a PNG of " + std::to_string(width) + "x" +
                         std::to_string(height) + " pixels (an image needs at least 1x1)");
     }
+    if (is_png_header(magic, got) && !png_has_end_chunk(path))
+        throw Error(quoted + " is a truncated PNG (it ends without its IEND chunk)");
     if (is_jpeg && !jpeg_has_end_marker(path))
         throw Error(quoted + " is a truncated JPEG (its image data ends without an end-of-image "
                              "marker)");

@@ -63,6 +63,11 @@ is refused naming the first (its pid shown as `<pid>`) and writes nothing.
 `plugin_is_fifo` put a FIFO or `/dev/zero` where a file is expected: each is refused at once
 (every command runs under `timeout`, so a hang fails the case instead of the test), before
 anything is read from it; `graph_too_large` does the same for a 20 MB graph file.
+The `output_root_*` cases give `output` values that are the root folder however they are spelled
+(`/.`, `//`, `/tmp/..`, a link to `/`): refused with `--dry-run` as `/` and an empty value are;
+`overwrites_input_spelled` spells the input's folder `inputs/.`. `corrupt_png` also checks that no
+raw `libpng` line reaches the log; `set_value_escape` that `$${` in a `--set` value is a literal
+`${` in the folder written.
 
 A device index past the devices present is a validation error (exit 2) when it is a node's `device`
 param (`unknown_device_param`: Train's and Infer's validate hooks list the Vulkan devices), but a

@@ -47,3 +47,23 @@ run_case plugin_is_fifo 2 "error: plugin fifo_plugins/evil.so: is a FIFO \(named
 truncate -s 20M graphs/huge.yaml
 run_case graph_too_large 2 "graphs/huge.yaml:1:1: error: the graph path is 20971520 bytes, more than the 16777216 expected; give a graph file \(.yaml\)" \
     -- run graphs/huge.yaml
+# 8. The root-folder and overwrite-your-input guards look at the path, not its spelling: `/.`,
+#    `//`, `/tmp/..` and a link to `/` are the root folder (checked with --dry-run: nothing runs).
+ln -sfn / root_link
+for case in "dot /." "double_slash //" "dotdot /tmp/.." "link root_link"; do
+    read -r kind value <<<"$case"
+    shown=${value//./\\.}
+    run_case "output_root_$kind" 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}save${q}: param ${q}path${q}: variable ${q}output${q} is ${q}$shown${q}, the root folder, so ${q}\\$\{output\}/\\$\{file\}${q} resolves to ${q}$shown/image\.png${q}; give it a folder \(--set output=DIR\)" \
+        -- run $rw --set input=inputs/gray8.png --set output="$value" --dry-run
+done
+run_case overwrites_input_spelled 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}save${q}: param ${q}path${q}: writing ${q}inputs/\./gray8.png${q} would overwrite the file node ${q}image${q} reads .*" \
+    -- run $rw --set input=inputs/gray8.png --set output=inputs/. --set file=gray8.png --dry-run
+# 10. Messages that say what is wrong: the advised escape for a literal '${' works in --set
+#     values too; a NUL byte in a graph is named where it is; a non-number count says so.
+post='[ -s "out/lit\${x}/image.png" ]'
+run_case set_value_escape 0 "ok" -- run $rw --set input=inputs/gray8.png --set 'output=out/lit$${x}'
+printf 'fieldflow: 1\nnodes:\n  a: {op: Read\0Image}\n' >graphs/nul_byte.yaml
+run_case graph_nul_byte 2 "graphs/nul_byte.yaml:3:15: error: a NUL byte: a graph file is text \(is this a binary file, or was it damaged\?\)" \
+    -- run graphs/nul_byte.yaml
+run_case jobs_not_a_number 2 "fieldflow run: error: --jobs abc is not a number: give a whole number from 1 to 1024" \
+    -- run $rw --set input=inputs/gray8.png --set output=out/jobs_abc --jobs abc

@@ -138,8 +138,7 @@ int batch_main(CommandLine& cl, const std::vector<std::string>&) {
         const std::string text = cl.values["jobs"].as<std::string>();
         const auto jobs = parse_count(text, kMaxJobs);
         if (!jobs)
-            return cl.usage_error("--jobs " + text + " is out of range: give a whole number from 1 to " +
-                                  std::to_string(kMaxJobs) + " (images in flight)");
+            return cl.usage_error(count_error("--jobs", text, kMaxJobs) + " (images in flight)");
         options.jobs = *jobs;
     }
     if (cl.values.count("shard")) {

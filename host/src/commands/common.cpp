@@ -154,6 +154,15 @@ void print_warnings(const Graph& graph) {
     for (const Diagnostic& d : graph.warnings) std::fprintf(stderr, "%s\n", d.format().c_str());
 }
 
+std::string count_error(const std::string& option, const std::string& text, long max) {
+    const size_t sign = !text.empty() && text[0] == '-' ? 1 : 0;
+    const bool number = text.size() > sign && std::all_of(text.begin() + std::ptrdiff_t(sign), text.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c));
+    });
+    return option + " " + text + (number ? " is out of range" : " is not a number") +
+           ": give a whole number from 1 to " + std::to_string(max);
+}
+
 std::optional<unsigned> parse_count(const std::string& text, long max) {
     const size_t digits = !text.empty() && text[0] == '-' ? 1 : 0;
     if (text.size() == digits || text.size() > 18 ||

@@ -100,7 +100,7 @@ int run_main(CommandLine& cl, const std::vector<std::string>& args) {
     if (cl.values.count("jobs")) {
         const std::string text = cl.values["jobs"].as<std::string>();
         const auto count = parse_count(text, 1024);
-        if (!count) return cl.usage_error("--jobs " + text + " is out of range: give a whole number from 1 to 1024");
+        if (!count) return cl.usage_error(count_error("--jobs", text, 1024));
         jobs = *count;
     }
     const bool quiet = cl.values.count("quiet") > 0;

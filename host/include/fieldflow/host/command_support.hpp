@@ -66,6 +66,10 @@ void print_diagnostics(const Diagnostics& diags);
 // The graph's warnings (params without effect, ...), one FILE:LINE:COL line each, on stderr.
 void print_warnings(const Graph& graph);
 
+// "--jobs abc is not a number: give a whole number from 1 to MAX", or "... is out of range: ..."
+// for a number parse_count refused.
+std::string count_error(const std::string& option, const std::string& text, long max);
+
 // A count option given as text (--jobs): a whole number from 1 to `max`, else nullopt. Read as
 // text because an unsigned option would take "-1" as 4294967295.
 std::optional<unsigned> parse_count(const std::string& text, long max);
