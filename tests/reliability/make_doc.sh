@@ -89,6 +89,19 @@ done <"$results"
 
 cat <<'TAIL'
 
+The user's files, as a property (CTest `reliability_user_files_property`,
+`tests/reliability/user_files_property.sh`, about half a minute): a generated tree of the user's
+files (random names and bytes, hidden files, folders, files named like snapshots) lies inside and
+beside every folder fieldflow writes: a batch's output folder, its image folders, logs and
+snapshot folders, a run's output folder, the cache and its `v1/`, `state/` and `spirv/`. Then a
+batch (a few training steps per image), a rerun, a resume, two batches stopped by SIGINT or
+SIGTERM at random moments and resumed, runs into a folder of the user's (again, interrupted, two
+at once: one is refused while the other writes), `cache prune` and `cache clear`, and a batch
+again. After every step each of the user's files must be there with its bytes, each image folder
+must hold exactly what its mark lists plus the user's files, and no temporary file may be left.
+The seed (the date, or the script's fourth argument) picks names, contents and moments; a
+failure prints it.
+
 Interrupted training resumes (CTest `reliability_interrupt_resume`,
 `tests/reliability/interrupt_resume.sh`): a run with `checkpoint_interval=100` gets SIGINT once its
 first checkpoint is in the disk cache and exits 130; the same command again says `resuming from
