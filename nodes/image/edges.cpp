@@ -71,8 +71,13 @@ FF_NODE(sobel) =
             cv::Mat dx, dy, out;
             if (direction != "y") cv::Sobel(colour, dx, CV_32F, 1, 0, size, scale, 0, cv::BORDER_REFLECT_101);
             if (direction != "x") cv::Sobel(colour, dy, CV_32F, 0, 1, size, scale, 0, cv::BORDER_REFLECT_101);
-            if (direction == "x") out = dx;
-            else if (direction == "y") out = dy;
-            else cv::magnitude(dx.reshape(1), dy.reshape(1), out), out = out.reshape(colour.channels());
+            if (direction == "x") {
+                out = dx;
+            } else if (direction == "y") {
+                out = dy;
+            } else {
+                cv::magnitude(dx.reshape(1), dy.reshape(1), out); // per value, every channel
+                out = out.reshape(colour.channels());
+            }
             ff::nodes::output_native(node, "image", out);
         });
