@@ -25,6 +25,7 @@ add_library(ff_neural_support STATIC
   ${FF_NEURAL_DIR}/train_params.cpp
   ${FF_NEURAL_DIR}/train_splats.cpp
   ${FF_NEURAL_DIR}/training_checkpoint.cpp
+  ${FF_NEURAL_DIR}/training_estimate.cpp
   ${FF_NEURAL_DIR}/training_log.cpp
   ${FF_NEURAL_DIR}/training_progress_text.cpp
   ${FF_NEURAL_DIR}/training_schedule.cpp

@@ -2,6 +2,7 @@
 #include <fieldflow/host/command_support.hpp>
 #include <fieldflow/host/help_text.hpp>
 #include <fieldflow/host/interrupt.hpp>
+#include <fieldflow/host/names.hpp>
 #include <fieldflow/plugin.h>
 #include <fieldflow/versions.hpp>
 
@@ -31,8 +32,10 @@ int help_main(const std::vector<std::string>& args) {
     }
     const Command* command = find_command(args[0]);
     if (!command) {
-        std::fprintf(stderr, "fieldflow help: unknown command '%s'\n\n", args[0].c_str());
-        print_usage(stderr);
+        std::vector<std::string> words;
+        for (const Command& c : registry()) words.push_back(c.name);
+        std::fprintf(stderr, "fieldflow help: unknown command '%s'%s\n(`fieldflow --help` lists the commands)\n",
+                     args[0].c_str(), did_you_mean(args[0], words).c_str());
         return kExitInvalid;
     }
     if (command->options) command->options()->print_help(stdout);
@@ -118,8 +121,16 @@ int run_cli(int argc, char** argv) {
             return kExitInvalid;
         }
     }
-    std::fprintf(stderr, "fieldflow: unknown command '%s'\n\n", first.c_str());
-    print_usage(stderr);
+    // A typo gets the word it was probably meant to be; anything else, where the list is.
+    std::vector<std::string> words;
+    for (const Command& c : registry()) words.push_back(c.name);
+    const bool option = first.size() > 1 && first[0] == '-';
+    if (option) words = {"--help", "--version"};
+    std::string guess = did_you_mean(first, words);
+    // An option of a command given first (`fieldflow --dry-run g.yaml`) belongs after the command.
+    if (option && guess.empty()) guess = " (options go after the command: fieldflow COMMAND " + first + ")";
+    std::fprintf(stderr, "fieldflow: unknown %s '%s'%s\n(`fieldflow --help` lists the commands)\n",
+                 option ? "option" : "command", first.c_str(), guess.c_str());
     return kExitInvalid;
 }
 

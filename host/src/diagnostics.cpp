@@ -6,7 +6,7 @@ namespace fieldflow::host {
 
 std::string Diagnostic::format() const {
     return file + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column) +
-           (warning ? ": warning: " : ": error: ") + message;
+           (note ? ": note: " : warning ? ": warning: " : ": error: ") + message;
 }
 
 void Diagnostics::error(SourcePos pos, std::string message) {

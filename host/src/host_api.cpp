@@ -242,8 +242,13 @@ void api_set_error_param(ff_context* ctx, const char* param, const char* message
 }
 
 void api_log(ff_context* ctx, ff_log_level level, const char* message) {
-    if (!ctx || !message || !ctx->services || !ctx->services->log) return;
+    if (!ctx || !message) return;
     try {
+        if (!ctx->services && ctx->validating) {
+            ctx->validate_log.emplace_back(level, message);
+            return;
+        }
+        if (!ctx->services || !ctx->services->log) return;
         ctx->services->log(ctx->node->name, level, message);
     } catch (...) {
     }

@@ -310,8 +310,9 @@ void report_cycles(const std::vector<PlannedNode>& nodes, Diagnostics& diags) {
     }
 }
 
-// The op's own validate() callback, with params available; errors point at the param.
-void run_op_validate(const PlannedNode& node, Diagnostics& diags) {
+// The op's own validate() callback, with params available; errors point at the param. What it
+// logs joins `graph`'s notes (or warnings) at the node's position.
+void run_op_validate(const PlannedNode& node, Diagnostics& diags, Graph& graph) {
     const OpInfo& op = *node.op;
     if (!op.validate) return;
     ff_context ctx;
@@ -324,7 +325,15 @@ void run_op_validate(const PlannedNode& node, Diagnostics& diags) {
         ctx.error = "validate() threw an exception across the plugin ABI";
         status = FF_ERROR;
     }
-    if (status == FF_OK) return;
+    if (status == FF_OK) {
+        for (auto& [level, text] : ctx.validate_log) {
+            Diagnostic d{diags.file(), node.pos, node_label(node.name) + ": " + text};
+            if (level == FF_LOG_WARNING) d.warning = true;
+            else d.note = true;
+            (d.warning ? graph.warnings : graph.notes).push_back(std::move(d));
+        }
+        return;
+    }
     std::string message = ctx.error;
     if (message.empty())
         message = ctx.misuse.empty() ? "rejected its params" : ctx.misuse.front();
@@ -379,7 +388,7 @@ std::optional<Graph> validate_graph(const GraphAst& ast, const Variables& vars,
 
     for (size_t i = 0; i < graph.nodes.size(); ++i)
         if (node_ok[i]) {
-            run_op_validate(graph.nodes[i], diags);
+            run_op_validate(graph.nodes[i], diags, graph);
             warn_params_without_effect(graph.nodes[i], diags.file(), graph.warnings);
         }
     check_file_paths(graph, diags);

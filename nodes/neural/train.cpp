@@ -9,6 +9,7 @@
 #include "train_params.hpp"
 #include "train_splats.hpp"
 #include "training_checkpoint.hpp"
+#include "training_estimate.hpp"
 #include "training_progress_text.hpp"
 #include "background_writer.hpp"
 #include "training_log.hpp"
@@ -458,6 +459,10 @@ void execute_train(Node& node) {
     TrainParams params = read_train_params(node);
     const fe::ImageData image = limited(image_data(node.image("image"), node), params.limit, node);
     fe::Device device = shared_device(device_selector(node, params.device));
+    const TrainingEstimate estimate =
+        estimate_training(params, device.info(), uint64_t(image.width) * image.height);
+    if (estimate.long_on_cpu) node.warn(estimate.text);
+    else node.log(estimate.text);
     if (std::optional<std::string> warning = fit_to_cpu(params, device.info().type, device.info().name))
         node.log("warning: " + *warning);
     try {
@@ -490,8 +495,13 @@ FF_NODE(train) =
                     "steps, train_seconds, steps_per_second, final_loss, final_psnr, device, "
                     "kernel_path, device_bytes, model_bytes, parameter_count, ..."))
         .validate([](Node& node) {
-            read_train_params(node);
+            const TrainParams params = read_train_params(node);
             check_device_param(node.string("device"));
+            // The work and its time on the device the run would pick (the image, and so a splat
+            // model's cost, is not known yet).
+            const TrainingEstimate estimate =
+                estimate_training(params, device_for(device_selector(node, params.device)), 0);
+            node.log(estimate.text, estimate.long_on_cpu ? FF_LOG_WARNING : FF_LOG_INFO);
         })
         .prepare([](Node& node) { open_device_early(node, node.string("device")); })
         .release([](Node& node) { release_device(node, node.string("device")); })

@@ -3,6 +3,7 @@
 
 #include <fieldflow/host/cli.hpp>
 #include <fieldflow/host/command_support.hpp>
+#include <fieldflow/host/graph_search.hpp>
 #include <fieldflow/host/validate.hpp>
 
 #include <nlohmann/json.hpp>
@@ -46,7 +47,18 @@ int check_main(CommandLine& cl, const std::vector<std::string>&) {
     nlohmann::json report = {{"ok", true}, {"graphs", nlohmann::json::array()}};
     size_t failed = 0;
     const auto paths = cl.values["graph"].as<std::vector<std::string>>();
-    for (const std::string& path : paths) {
+    for (const std::string& named : paths) {
+        const std::optional<std::string> found = find_graph(named);
+        if (!found) {
+            ++failed;
+            const std::string message = not_found_message(named);
+            if (json)
+                report["graphs"].push_back({{"file", named}, {"ok", false},
+                                            {"errors", {{{"line", 0}, {"column", 0}, {"message", message}}}}});
+            else std::fprintf(stderr, "%s: error: %s\n", named.c_str(), message.c_str());
+            continue;
+        }
+        const std::string& path = *found;
         Diagnostics diags(path);
         auto graph = load_graph(path, *sets, registry, diags);
         if (!graph) ++failed;
@@ -58,12 +70,17 @@ int check_main(CommandLine& cl, const std::vector<std::string>&) {
                 for (const Diagnostic& d : graph->warnings)
                     warnings.push_back({{"line", d.pos.line}, {"column", d.pos.column}, {"message", d.message}});
                 entry["warnings"] = std::move(warnings);
+                nlohmann::json notes = nlohmann::json::array();
+                for (const Diagnostic& d : graph->notes)
+                    notes.push_back({{"line", d.pos.line}, {"column", d.pos.column}, {"message", d.message}});
+                entry["notes"] = std::move(notes);
             }
             report["graphs"].push_back(std::move(entry));
         } else if (graph) {
             print_warnings(*graph);
             std::printf("%s: ok (%zu node%s)\n", path.c_str(), graph->nodes.size(),
                         graph->nodes.size() == 1 ? "" : "s");
+            print_notes(*graph, stdout);
         } else {
             print_diagnostics(diags);
         }

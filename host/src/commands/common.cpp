@@ -1,6 +1,7 @@
 #include <fieldflow/host/cli.hpp>
 #include <fieldflow/host/command_support.hpp>
 #include <fieldflow/host/help_text.hpp>
+#include <fieldflow/host/names.hpp>
 #include <fieldflow/host/plugin_loader.hpp>
 
 #include <algorithm>
@@ -27,7 +28,85 @@ std::string wrap_usage_form(std::string form, size_t width, size_t hang) {
     return text;
 }
 
+// What a value of `option` must look like, in words ("a whole number").
+std::string expected_value(const po::option_description& option) {
+    auto typed = boost::dynamic_pointer_cast<const po::typed_value_base>(option.semantic());
+    if (!typed) return "a value";
+    const std::type_info& t = typed->value_type();
+    if (t == typeid(unsigned long long) || t == typeid(unsigned)) return "a whole number, 0 or more";
+    if (t == typeid(long long) || t == typeid(long) || t == typeid(int)) return "a whole number";
+    if (t == typeid(double) || t == typeid(float)) return "a number";
+    return "a value";
+}
+
+// The word after `--name` (or in `--name=VALUE`) in `args`: the value Boost refused.
+std::string value_given(const std::vector<std::string>& args, const std::string& name) {
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--" + name && i + 1 < args.size()) return args[i + 1];
+        if (args[i].rfind("--" + name + "=", 0) == 0) return args[i].substr(name.size() + 3);
+    }
+    return "";
+}
+
 } // namespace
+
+std::vector<std::string> CommandLine::option_names() const {
+    std::vector<std::string> names;
+    for (const auto& option : options.options()) {
+        bool positional_name = false;
+        for (unsigned i = 0; i < positional.max_total_count() && i < 8; ++i)
+            positional_name |= positional.name_for_position(i) == option->long_name();
+        if (!positional_name) names.push_back("--" + option->long_name());
+    }
+    return names;
+}
+
+std::string CommandLine::explain(const po::error& error, const std::vector<std::string>& args) const {
+    if (const auto* unknown = dynamic_cast<const po::unknown_option*>(&error)) {
+        const std::string name = unknown->get_option_name();
+        return "unknown option '" + name + "'" + did_you_mean(name, option_names());
+    }
+    if (dynamic_cast<const po::too_many_positional_options_error*>(&error)) {
+        // The words that are not options or their values, past those the command takes.
+        std::vector<std::string> words;
+        for (size_t i = 0; i < args.size(); ++i) {
+            if (args[i].size() > 1 && args[i][0] == '-') {
+                const std::string name = args[i].substr(args[i].find_first_not_of('-'));
+                const auto* option = options.find_nothrow(name.substr(0, name.find('=')), true);
+                if (option && option->semantic()->max_tokens() > 0 && name.find('=') == std::string::npos) ++i;
+                continue;
+            }
+            words.push_back(args[i]);
+        }
+        const unsigned takes = positional.max_total_count();
+        std::string extra;
+        for (size_t i = takes; i < words.size(); ++i) extra += (extra.empty() ? "'" : ", '") + words[i] + "'";
+        return "unexpected argument" + std::string(words.size() > takes + 1 ? "s " : " ") + extra +
+               ": `fieldflow " + name + "` takes " + (takes == 1 ? "one word" : "at most " + std::to_string(takes) + " words") +
+               " besides its options (see its usage below)";
+    }
+    if (const auto* invalid = dynamic_cast<const po::validation_error*>(&error)) {
+        const std::string option_name = invalid->get_option_name();
+        const std::string bare = option_name.substr(std::min(option_name.find_first_not_of('-'), option_name.size()));
+        const auto* option = options.find_nothrow(bare, false);
+        return option_name + " '" + value_given(args, bare) + "' is not " +
+               (option ? expected_value(*option) : "a valid value");
+    }
+    if (const auto* required = dynamic_cast<const po::required_option*>(&error))
+        return required->get_option_name() + " is required";
+    if (const auto* twice = dynamic_cast<const po::multiple_occurrences*>(&error))
+        return twice->get_option_name() + " is given more than once; give it once";
+    if (const auto* syntax = dynamic_cast<const po::invalid_syntax*>(&error)) {
+        if (syntax->kind() == po::invalid_syntax::missing_parameter)
+            return syntax->get_option_name() + " needs a value";
+    }
+    if (const auto* ambiguous = dynamic_cast<const po::ambiguous_option*>(&error)) {
+        std::string which;
+        for (const std::string& a : ambiguous->alternatives()) which += (which.empty() ? "--" : ", --") + a;
+        return "'" + ambiguous->get_option_name() + "' is short for more than one option: " + which;
+    }
+    return error.what();
+}
 
 CommandLine::CommandLine(std::string command, std::string usage_line, std::string text)
     : name(std::move(command)), usage(std::move(usage_line)), about(std::move(text)) {
@@ -43,7 +122,7 @@ std::optional<int> CommandLine::parse(const std::vector<std::string>& args) {
         }
         po::notify(values);
     } catch (const po::error& e) {
-        return usage_error(e.what());
+        return usage_error(explain(e, args));
     }
     return std::nullopt;
 }
@@ -161,6 +240,10 @@ std::string count_error(const std::string& option, const std::string& text, long
     });
     return option + " " + text + (number ? " is out of range" : " is not a number") +
            ": give a whole number from 1 to " + std::to_string(max);
+}
+
+void print_notes(const Graph& graph, FILE* out) {
+    for (const Diagnostic& d : graph.notes) std::fprintf(out, "%s\n", d.format().c_str());
 }
 
 std::optional<unsigned> parse_count(const std::string& text, long max) {

@@ -5,6 +5,8 @@
 #include <fieldflow/host/cache_folder.hpp>
 #include <fieldflow/host/cli.hpp>
 #include <fieldflow/host/command_support.hpp>
+#include <fieldflow/host/graph_file.hpp>
+#include <fieldflow/host/graph_search.hpp>
 
 #include "../file_path_checks.hpp"
 #include "../folder_lock.hpp"
@@ -31,17 +33,23 @@ bool valid_device(const std::string& d) {
 std::unique_ptr<CommandLine> run_table() {
     auto cl = std::make_unique<CommandLine>(
         "run",
-        "fieldflow run GRAPH [--set NAME=VALUE]... [--device auto|cpu|N]\n"
+        "fieldflow run GRAPH [INPUT [OUTPUT]] [--set NAME=VALUE]... [--device auto|cpu|N]\n"
         "                     [--jobs N] [--cache DIR | --no-cache] [--plugin FILE]...\n"
         "                     [--quiet] [--json] [--dry-run]",
         "Validates GRAPH, then runs it: nodes in dependency order, independent branches in "
         "parallel, results of expensive ops reused from the disk cache. Progress and the log go to "
         "stderr. An interrupted run (Ctrl-C) keeps its training checkpoint: the same command "
         "resumes it.\n\n"
+        "GRAPH is a file, or an installed example by name (`fieldflow examples` lists them). "
+        "INPUT and OUTPUT set the graph's `input` and `output` variables; without an output, "
+        "a graph whose output is a folder under out/ writes to out/<the input's name>, and the "
+        "run says where it wrote.\n\n"
         "Example:\n"
-        "  fieldflow run graphs/lake.yaml --set input=photo.jpg --set output=out/photo\n\n"
+        "  fieldflow run lake photo.jpg                  # learns photo.jpg -> out/photo/\n"
+        "  fieldflow run lake --set input=photo.jpg --set steps=2000\n\n"
         "Exit code: 0 success, 1 a node failed, 2 invalid graph or usage, 130/143 interrupted.");
     add_positional(*cl, "graph", "graph file");
+    add_positional(*cl, "files", "the graph's input and output", 2);
     add_set_option(*cl);
     cl->options.add_options()
         ("device", po::value<std::string>()->default_value("auto")->value_name("auto|cpu|N"),
@@ -70,8 +78,11 @@ void print_plan(const Graph& graph, const std::string& path, bool json) {
                 inputs[e.port] = graph.nodes[e.source].name + "." + e.source_port;
             nodes.push_back({{"name", n.name}, {"op", n.op->name}, {"inputs", inputs}});
         }
+        nlohmann::json notes = nlohmann::json::array();
+        for (const Diagnostic& d : graph.notes)
+            notes.push_back({{"line", d.pos.line}, {"column", d.pos.column}, {"message", d.message}});
         std::printf("%s\n", nlohmann::json({{"ok", true}, {"dry_run", true}, {"file", path},
-                                            {"nodes", nodes}}).dump(2).c_str());
+                                            {"nodes", nodes}, {"notes", notes}}).dump(2).c_str());
         return;
     }
     std::printf("%s: valid; %zu node%s would run in this order (nothing was run):\n", path.c_str(),
@@ -83,6 +94,80 @@ void print_plan(const Graph& graph, const std::string& path, bool json) {
             inputs += (inputs.empty() ? " <- " : ", ") + graph.nodes[e.source].name;
         std::printf("  %-16s %s%s\n", n.name.c_str(), n.op->name.c_str(), inputs.c_str());
     }
+    print_notes(graph, stdout);
+}
+
+bool declares(const GraphAst& ast, const std::string& name) {
+    return std::any_of(ast.vars.begin(), ast.vars.end(), [&](const VarAst& v) { return v.name == name; });
+}
+
+bool is_set(const VarOverrides& sets, const std::string& name) {
+    return std::any_of(sets.begin(), sets.end(), [&](const auto& s) { return s.first == name; });
+}
+
+// INPUT and OUTPUT given after the graph become its `input` and `output` variables, and an
+// input given without an output writes to out/<its stem> where the graph's own output is a folder
+// under out/ (the examples' convention): one photo's results never land in another's folder.
+bool place_input_and_output(const CommandLine& cl, const std::string& path, VarOverrides& sets, bool quiet) {
+    Diagnostics scratch(path); // the graph's errors are reported when it loads
+    const GraphAst ast = parse_graph_file(path, scratch);
+    std::vector<std::string> files;
+    if (cl.values.count("files")) files = cl.values["files"].as<std::vector<std::string>>();
+    const char* roles[] = {"input", "output"};
+    for (size_t i = 0; i < files.size(); ++i) {
+        if (!declares(ast, roles[i])) {
+            std::string vars;
+            for (const VarAst& v : ast.vars) vars += (vars.empty() ? "" : ", ") + v.name;
+            cl.usage_error("'" + files[i] + "' would be the graph's " + roles[i] + ", but " + path +
+                           " declares no '" + roles[i] + "' variable" +
+                           (vars.empty() ? "" : " (its vars: " + vars + "; give one with --set NAME=VALUE)"));
+            return false;
+        }
+        if (is_set(sets, roles[i])) {
+            cl.usage_error("the " + std::string(roles[i]) + " is given twice: as '" + files[i] +
+                           "' and with --set " + roles[i] + "=...; give it once");
+            return false;
+        }
+        sets.push_back({roles[i], files[i]});
+    }
+    if (is_set(sets, "input") && !is_set(sets, "output") && declares(ast, "input") && declares(ast, "output")) {
+        const auto own = std::find_if(ast.vars.begin(), ast.vars.end(), [](const VarAst& v) { return v.name == "output"; });
+        std::string input;
+        for (const auto& [name, value] : sets)
+            if (name == "input") input = value;
+        const std::string stem = std::filesystem::path(input).stem().string();
+        if (own->default_value && own->default_value->rfind("out/", 0) == 0 && !stem.empty() && stem != "." && stem != "..") {
+            sets.push_back({"output", "out/" + stem});
+            if (!quiet)
+                std::fprintf(stderr, "output: out/%s (named after the input; --set output=DIR to choose)\n",
+                             stem.c_str());
+        }
+    }
+    return true;
+}
+
+// After a run: where its files went (the values of the params that write a file), as one folder
+// where they share one.
+void say_where_it_wrote(const Graph& graph) {
+    std::vector<std::string> written;
+    for (const PlannedNode& node : graph.nodes)
+        for (const ResolvedParam& p : node.params) {
+            const auto* path = std::get_if<std::string>(&p.value);
+            std::error_code ec;
+            if (p.info && (p.info->flags & FF_PARAM_WRITES_FILE) && path && !path->empty() &&
+                std::filesystem::exists(*path, ec))
+                written.push_back(*path);
+        }
+    if (written.empty()) return;
+    std::filesystem::path folder = std::filesystem::path(written[0]).parent_path();
+    for (const std::string& w : written) {
+        const std::string parent = std::filesystem::path(w).parent_path().string();
+        while (!folder.empty() && parent.rfind(folder.string(), 0) != 0) folder = folder.parent_path();
+    }
+    if (written.size() > 1 && !folder.empty())
+        std::fprintf(stderr, "wrote %zu files in %s/\n", written.size(), folder.string().c_str());
+    else
+        for (const std::string& w : written) std::fprintf(stderr, "wrote %s\n", w.c_str());
 }
 
 int run_main(CommandLine& cl, const std::vector<std::string>& args) {
@@ -107,7 +192,14 @@ int run_main(CommandLine& cl, const std::vector<std::string>& args) {
     const bool json = cl.values.count("json") > 0;
 
     OpRegistry registry;
-    const std::string path = cl.values["graph"].as<std::string>();
+    const std::string named = cl.values["graph"].as<std::string>();
+    const std::optional<std::string> found = find_graph(named);
+    if (!found) {
+        std::fprintf(stderr, "fieldflow run: error: %s\n", not_found_message(named).c_str());
+        return kExitInvalid;
+    }
+    const std::string& path = *found;
+    if (!place_input_and_output(cl, path, *sets, quiet)) return kExitInvalid;
     auto graph = load_command_graph(cl, registry, path, *sets);
     if (!graph) return kExitInvalid;
     if (cl.values.count("dry-run")) {
@@ -156,7 +248,9 @@ int run_main(CommandLine& cl, const std::vector<std::string>& args) {
     SummaryStyle style;
     style.json = json;
     style.resume_command = shell_command(words);
-    return run_and_summarise(*graph, options, board, log, style);
+    const int code = run_and_summarise(*graph, options, board, log, style);
+    if (!quiet && !json) say_where_it_wrote(*graph);
+    return code;
 }
 
 const TableCommandRegistration registration{

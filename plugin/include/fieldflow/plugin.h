@@ -246,7 +246,9 @@ struct ff_host_api {
 
     /* Reporting. progress: `done` of `total` units (e.g. training steps); `detail` is a short
      * status ("loss 0.0123"). The host draws one bar per running node on a terminal, plain lines
-     * otherwise. log lines go to the run log, prefixed with the node name. */
+     * otherwise. log lines go to the run log, prefixed with the node name; in validate, a line is
+     * a note (a warning at FF_LOG_WARNING) that `fieldflow check` and dry runs show at the node's
+     * position: what the node's work will cost, for instance. */
     void (*log)(ff_context* ctx, ff_log_level level, const char* message);
     void (*progress)(ff_context* ctx, uint64_t done, uint64_t total, const char* detail);
 

@@ -33,6 +33,9 @@ struct CommandLine {
     std::optional<int> parse(const std::vector<std::string>& args);
 
     int usage_error(const std::string& message) const; // prints it with the usage line; 2
+    // Boost's error in the user's terms ("unknown option '--stpes' (did you mean '--steps'?)").
+    std::string explain(const boost::program_options::error& error, const std::vector<std::string>& args) const;
+    std::vector<std::string> option_names() const; // "--steps", ... (not the positional ones)
     void print_help(FILE* out = stdout) const;         // usage, text and options, wrapped
 };
 
@@ -65,6 +68,8 @@ std::optional<VarOverrides> set_values(const CommandLine& cl);
 void print_diagnostics(const Diagnostics& diags);
 // The graph's warnings (params without effect, ...), one FILE:LINE:COL line each, on stderr.
 void print_warnings(const Graph& graph);
+// The graph's notes (what its nodes' work will cost), one FILE:LINE:COL line each.
+void print_notes(const Graph& graph, FILE* out);
 
 // "--jobs abc is not a number: give a whole number from 1 to MAX", or "... is out of range: ..."
 // for a number parse_count refused.

@@ -18,7 +18,8 @@ struct Diagnostic {
     SourcePos pos;
     std::string message;
     bool warning = false;       // a warning does not stop the graph (Graph::warnings)
-    std::string format() const; // "FILE:LINE:COL: error: MESSAGE" (or "warning: ")
+    bool note = false;          // information only (Graph::notes)
+    std::string format() const; // "FILE:LINE:COL: error: MESSAGE" (or "warning: ", "note: ")
 };
 
 // Collects every error of one file, so that all of them are reported, not just the first.

@@ -43,6 +43,9 @@ struct Graph {
     std::vector<PlannedNode> nodes;
     std::vector<size_t> order; // a dependency order (producers before consumers)
     std::vector<Diagnostic> warnings; // found while loading; the graph runs all the same
+    // What ops said in validate() (e.g. Train: the work and a time on the detected device):
+    // shown by `check` and dry runs.
+    std::vector<Diagnostic> notes;
 
     // Index of a node by name, or -1.
     long find(std::string_view name) const;

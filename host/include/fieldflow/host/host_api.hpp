@@ -52,4 +52,7 @@ struct ff_context {
     std::string error;       // from set_error / set_error_param
     std::string error_param; // the param set_error_param named
     std::vector<std::string> misuse; // API misuse by the plugin (wrong port, kind, ...)
+    // What the op logged in validate(): notes (an estimate of its work) and warnings, which the
+    // graph keeps at the node's position (Graph::notes, Graph::warnings).
+    std::vector<std::pair<ff_log_level, std::string>> validate_log;
 };

@@ -1,0 +1,42 @@
+// What a Train node's work will cost, said before it runs (`fieldflow check`, dry runs, and the
+// run's log before training starts), so that no training silently takes hours: steps x batch
+// after the CPU budget, and a rough time on the device from a table of measured rates.
+#pragma once
+
+#include "train_params.hpp"
+
+#include <fieldflow/engine/engine.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ff::neural {
+
+// A time above this on a CPU driver, with no CPU budget taken, is a warning, not a note.
+inline constexpr double kLongCpuTrainingSeconds = 600;
+
+struct TrainingEstimate {
+    std::string text;     // "2,000 steps x 2,048 pixels (4.1 M samples) on llvmpipe ...: about 41 s"
+    double seconds = -1;  // < 0: unknown (no device, or a splat model of an unknown image size)
+    bool long_on_cpu = false; // over kLongCpuTrainingSeconds on a CPU driver, uncapped
+};
+
+// The device `selector` ("auto", "cpu", an index) would open, by Device::open's rule, from the
+// device list (read once a process); nullopt when none would.
+std::optional<ff::engine::DeviceInfo> device_for(const std::string& selector);
+
+// Seconds of training `params` (already fitted to the device's CPU budget) take on `device`, from
+// the table of measured rates; `pixels` is the image's (0: unknown). < 0 when unknown.
+double estimated_training_seconds(const TrainParams& params, const ff::engine::DeviceInfo& device,
+                                  uint64_t pixels);
+
+// The whole estimate for `params` as given (before the CPU budget, which it applies itself).
+TrainingEstimate estimate_training(const TrainParams& params,
+                                   const std::optional<ff::engine::DeviceInfo>& device,
+                                   uint64_t pixels);
+
+// "41 s", "3 min", "1 h 50 min"
+std::string rough_duration(double seconds);
+
+} // namespace ff::neural

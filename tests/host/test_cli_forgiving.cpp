@@ -1,0 +1,128 @@
+// The command line as forgiving as the graph checker: typos of commands and options get a "did
+// you mean", Boost's own wording never shows, words after the graph are its input and output,
+// examples run by name, and check and dry runs say what training will cost.
+#include "run_command.hpp"
+#include "test_support.hpp"
+
+#include <string>
+
+namespace fieldflow::host {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The built program run in `dir` (the built-in plugins beside it; none from the environment).
+ff::test::CommandResult in_folder(const fs::path& dir, const std::string& args) {
+    return ff::test::run_command("cd " + dir.string() + " && env -u FIELDFLOW_PLUGIN_PATH FIELDFLOW_CACHE_DIR=" +
+                                 (dir / "cache").string() + " " + FF_FIELDFLOW_BIN + " " + args);
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Boost's phrasings, which must never reach the user.
+void expect_no_boost_text(const std::string& text) {
+    for (const char* raw : {"too many positional options", "the argument ('", "unrecognised option",
+                            "is invalid", "the required argument"})
+        EXPECT_FALSE(has(text, raw)) << text;
+}
+
+TEST(CliForgiving, TyposOfCommandsAndOptionsGetDidYouMean) {
+    test::TempDir dir;
+    auto rn = in_folder(dir.path(), "rn");
+    EXPECT_EQ(rn.exit_code, 2);
+    EXPECT_TRUE(has(rn.output, "unknown command 'rn' (did you mean 'run'?)")) << rn.output;
+    EXPECT_FALSE(has(rn.output, "commands:")) << "the whole usage again: " << rn.output;
+    auto version = in_folder(dir.path(), "--verison");
+    EXPECT_EQ(version.exit_code, 2);
+    EXPECT_TRUE(has(version.output, "unknown option '--verison' (did you mean '--version'?)")) << version.output;
+    auto jobs = in_folder(dir.path(), "run lake --jbos 2");
+    EXPECT_EQ(jobs.exit_code, 2);
+    EXPECT_TRUE(has(jobs.output, "unknown option '--jbos' (did you mean '--jobs'?)")) << jobs.output;
+    auto help = in_folder(dir.path(), "help chek");
+    EXPECT_TRUE(has(help.output, "(did you mean 'check'?)")) << help.output;
+}
+
+TEST(CliForgiving, BoostsWordsNeverShow) {
+    test::TempDir dir;
+    auto steps = in_folder(dir.path(), "train --input x.png --steps abc");
+    EXPECT_EQ(steps.exit_code, 2);
+    EXPECT_TRUE(has(steps.output, "--steps 'abc' is not a whole number")) << steps.output;
+    auto huge = in_folder(dir.path(), "train --input x.png --steps 99999999999999999999999");
+    EXPECT_EQ(huge.exit_code, 2);
+    EXPECT_TRUE(has(huge.output, "--steps '99999999999999999999999' is not a whole number")) << huge.output;
+    auto missing = in_folder(dir.path(), "train");
+    EXPECT_TRUE(has(missing.output, "--input is required")) << missing.output;
+    auto no_value = in_folder(dir.path(), "run lake --jobs");
+    EXPECT_TRUE(has(no_value.output, "--jobs needs a value")) << no_value.output;
+    auto extra = in_folder(dir.path(), "run lake a.jpg out/a more");
+    EXPECT_EQ(extra.exit_code, 2);
+    EXPECT_TRUE(has(extra.output, "unexpected argument 'more'")) << extra.output;
+    for (const ff::test::CommandResult* r : {&steps, &huge, &missing, &no_value, &extra}) expect_no_boost_text(r->output);
+}
+
+TEST(CliForgiving, WordsAfterTheGraphAreItsInputAndOutput) {
+    test::TempDir dir;
+    test::write_text(dir / "g.yaml", "fieldflow: 1\nvars: {input: ~, output: out/g}\nnodes:\n"
+                                     "  image: {op: ReadImage, params: {path: '${input}'}}\n"
+                                     "  save: {op: WriteImage, inputs: {image: image}, params: {path: '${output}/copy.png'}}\n");
+    test::write_text(dir / "plain.yaml", "fieldflow: 1\nnodes:\n  c: {op: ReadImage, params: {path: x.png}}\n");
+    const std::string photo = FF_GRAPHS_DIR "/../docs/images/lake-comparison.jpg";
+    // The input alone: its results go to out/<its name>, and the run says where it wrote.
+    auto named = in_folder(dir.path(), "run g.yaml " + photo + " --no-cache");
+    EXPECT_EQ(named.exit_code, 0) << named.output;
+    EXPECT_TRUE(has(named.output, "output: out/lake-comparison (named after the input")) << named.output;
+    EXPECT_TRUE(fs::exists(dir / "out/lake-comparison/copy.png")) << named.output;
+    EXPECT_TRUE(has(named.output, "wrote out/lake-comparison/copy.png")) << named.output;
+    // Both: exactly where asked.
+    auto both = in_folder(dir.path(), "run g.yaml " + photo + " mine --no-cache -q");
+    EXPECT_EQ(both.exit_code, 0) << both.output;
+    EXPECT_TRUE(fs::exists(dir / "mine/copy.png"));
+    // A graph without an input variable: refused, saying how to give values.
+    auto plain = in_folder(dir.path(), "run plain.yaml photo.jpg");
+    EXPECT_EQ(plain.exit_code, 2);
+    EXPECT_TRUE(has(plain.output, "'photo.jpg' would be the graph's input, but plain.yaml declares no 'input' variable"))
+        << plain.output;
+    auto twice = in_folder(dir.path(), "run g.yaml a.jpg --set input=b.jpg");
+    EXPECT_EQ(twice.exit_code, 2);
+    EXPECT_TRUE(has(twice.output, "the input is given twice")) << twice.output;
+}
+
+TEST(CliForgiving, ExamplesRunByNameFromAnyFolder) {
+    test::TempDir dir;
+    auto list = in_folder(dir.path(), "examples");
+    EXPECT_EQ(list.exit_code, 0) << list.output;
+    for (const char* name : {"\n  lake ", "\n  baseline ", "\n  compare_models "}) EXPECT_TRUE(has(list.output, name)) << list.output;
+    auto check = in_folder(dir.path(), "check lake baseline.yaml graphs/upscale_methods.yaml");
+    EXPECT_EQ(check.exit_code, 0) << check.output;
+    EXPECT_TRUE(has(check.output, "3 of 3 graphs valid")) << check.output;
+    auto typo = in_folder(dir.path(), "run lak");
+    EXPECT_EQ(typo.exit_code, 2);
+    EXPECT_TRUE(has(typo.output, "cannot find the graph 'lak'")) << typo.output;
+    EXPECT_TRUE(has(typo.output, "(did you mean 'lake'?)")) << typo.output;
+    // A file in the current folder comes before the example of the same name.
+    test::write_text(dir / "lake.yaml", "fieldflow: 1\nnodes:\n  c: {op: ReadImage, params: {path: x.png}}\n");
+    auto own = in_folder(dir.path(), "check lake");
+    EXPECT_EQ(own.output.rfind("lake.yaml:3:37: error: node 'c': param 'path': file not found", 0), 0u) << own.output;
+}
+
+TEST(CliForgiving, CheckAndDryRunSayWhatTrainingCosts) {
+    test::TempDir dir;
+    auto check = in_folder(dir.path(), "check compare_models");
+    EXPECT_EQ(check.exit_code, 0) << check.output;
+    for (const char* node : {"grid", "hash", "siren", "splat"})
+        EXPECT_TRUE(has(check.output, std::string(": note: node '") + node + "': trains ")) << check.output;
+    EXPECT_TRUE(has(check.output, "20,000 steps x 16,384 pixels (327.7 M samples)")) << check.output;
+    auto dry = in_folder(dir.path(), "run lake --dry-run");
+    EXPECT_EQ(dry.exit_code, 0) << dry.output;
+    EXPECT_TRUE(has(dry.output, "note: node 'train': trains 40,000 steps x 16,384 pixels")) << dry.output;
+    EXPECT_TRUE(has(dry.output, "; about ")) << dry.output;
+    // Without a budget, a long training on a CPU driver is a warning before anything runs.
+    auto hours = in_folder(dir.path(), "run lake --dry-run --set cpu_steps=0");
+    EXPECT_TRUE(has(hours.output, "node 'train': trains 40,000 steps x 16,384 pixels")) << hours.output;
+    if (has(hours.output, "a CPU driver on ")) {
+        EXPECT_TRUE(has(hours.output, "warning: node 'train': trains 40,000 steps")) << hours.output;
+    }
+}
+
+} // namespace
+} // namespace fieldflow::host
