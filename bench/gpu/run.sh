@@ -251,6 +251,9 @@ recipe_large() {
     bench "large $size" --image "$ppm" --steps $LARGE_STEPS --report-every $((LARGE_STEPS / 6)) "${BATCH[@]}" \
         --render-repeats 1
   done
+  # The largest photo at a batch of 2^16, where a step reads more of its grid.
+  [ $SMALL = 1 ] || bench "large 8192x8192 batch 2^16" --image "$IMG/8192x8192.ppm" --batch 65536 --steps 6000 \
+      --report-every 1000 --render-repeats 1
   summary late.py
   # The main job end to end, as a user runs it (every default, no cache): wall time, training
   # time, peak host memory and the report page's size.
@@ -272,11 +275,13 @@ recipe_gigapixel() {
     echo "gigapixel: skipped (needs fieldflow and ff-make-mosaic: bash bench/gpu/pack_app.sh)" >&2
     return
   fi
-  # The bundle's own sample photos when it carries them (pack_app.sh MOSAIC_SAMPLES=1), else
-  # every photo of $PHOTOS.
-  local photos=(PHOTOS="$PHOTOS")
+  # The bundle's own sample photos when it carries them (pack_app.sh MOSAIC_SAMPLES=1), else the
+  # photos the bundle has (leuvenA and graf1); without a bundle, gigapixel.sh's own choice of
+  # Debian's sample photos.
+  local photos=()
+  [ -d $APP/img ] && photos=(PHOTOS=$APP/img)
   [ -d $APP/img/samples ] && photos=(SAMPLES=$APP/img/samples)
-  step env "${photos[@]}" FIELDFLOW="$FIELDFLOW" MAKE_MOSAIC="$MAKE_MOSAIC" SIZE=$GIGA_SIZE TABLE=$GIGA_TABLE \
+  step env ${photos[@]+"${photos[@]}"} FIELDFLOW="$FIELDFLOW" MAKE_MOSAIC="$MAKE_MOSAIC" SIZE=$GIGA_SIZE TABLE=$GIGA_TABLE \
       bash bench/gigapixel.sh "$WORK/giga" | tee "$OUT_DIR/gigapixel.txt"
 }
 
