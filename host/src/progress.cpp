@@ -59,32 +59,38 @@ void note_progress(ProgressState& s, uint64_t done, Clock::time_point now) {
 
 std::string format_progress_line(const std::string& name, const ProgressState& state,
                                  Clock::time_point now, size_t width) {
-    std::string line = name;
     char buf[128];
     if (!state.has_update) {
         std::snprintf(buf, sizeof buf, "  running %s", duration_text(seconds_between(state.started, now)).c_str());
-        line += buf;
-    } else {
-        if (state.total > 0) {
-            constexpr int kBar = 24;
-            const double fraction = std::min(1.0, double(state.done) / double(state.total));
-            const int filled = int(fraction * kBar);
-            line += " [" + std::string(filled, '#') + std::string(kBar - filled, '.') + "]";
-            std::snprintf(buf, sizeof buf, " %" PRIu64 "/%" PRIu64, state.done, state.total);
-        } else if (state.done > 0) {
-            std::snprintf(buf, sizeof buf, " %" PRIu64, state.done);
-        } else {
-            buf[0] = '\0'; // a phase with no count (one long call): its detail says what it is
-        }
-        line += buf;
-        if (state.stable_rate > 0) {
-            std::snprintf(buf, sizeof buf, "  %.4g/s", state.stable_rate);
-            line += buf;
-            if (state.total > state.done)
-                line += "  ETA " + duration_text(double(state.total - state.done) / state.stable_rate);
-        }
-        if (!state.detail.empty()) line += "  " + state.detail;
+        std::string line = name + buf;
+        if (width > 0 && line.size() > width) line.resize(width);
+        return line;
     }
+    // The parts, from the most to the least needed where the width is short: the count, the ETA
+    // and the node's detail (a training's measured dB) stay; the rate, then the bar go first, and
+    // only then is the detail cut at its end.
+    std::string bar, count, rate, eta;
+    if (state.total > 0) {
+        constexpr int kBar = 24;
+        const double fraction = std::min(1.0, double(state.done) / double(state.total));
+        const int filled = int(fraction * kBar);
+        bar = " [" + std::string(filled, '#') + std::string(kBar - filled, '.') + "]";
+        std::snprintf(buf, sizeof buf, " %" PRIu64 "/%" PRIu64, state.done, state.total);
+        count = buf;
+    } else if (state.done > 0) {
+        std::snprintf(buf, sizeof buf, " %" PRIu64, state.done);
+        count = buf;
+    } // else a phase with no count (one long call): its detail says what it is
+    if (state.stable_rate > 0) {
+        std::snprintf(buf, sizeof buf, "  %.4g/s", state.stable_rate);
+        rate = buf;
+        if (state.total > state.done)
+            eta = "  ETA " + duration_text(double(state.total - state.done) / state.stable_rate);
+    }
+    const std::string detail = state.detail.empty() ? "" : "  " + state.detail;
+    std::string line = name + bar + count + rate + eta + detail;
+    if (width > 0 && line.size() > width) line = name + bar + count + eta + detail;
+    if (width > 0 && line.size() > width) line = name + count + eta + detail;
     if (width > 0 && line.size() > width) line.resize(width);
     return line;
 }

@@ -35,11 +35,11 @@ std::optional<double> TrainingProgressText::smoothed_loss_db() const {
 }
 
 std::string TrainingProgressText::text(double loss) const {
-    std::string text = "loss " + format("%.2e", loss);
-    if (auto db = smoothed_loss_db()) text += ", ~" + format("%.2f", *db) + " dB (from the loss)";
-    if (eval_psnr_)
-        text += ", " + format("%.2f", *eval_psnr_) + " dB measured at step " + std::to_string(eval_step_);
-    return text;
+    // The measured figure first and the loss last: a narrow terminal cuts the end of the line.
+    std::string text;
+    if (eval_psnr_) text = format("%.2f", *eval_psnr_) + " dB at step " + std::to_string(eval_step_) + ", ";
+    if (auto db = smoothed_loss_db()) text += "~" + format("%.2f", *db) + " dB from the loss, ";
+    return text + "loss " + format("%.2e", loss);
 }
 
 } // namespace ff::neural

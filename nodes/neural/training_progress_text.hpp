@@ -17,7 +17,7 @@ public:
     // Records a full-image evaluation at `step`.
     void add_eval(double psnr, uint32_t step);
 
-    // "loss 1.56e-03, ~28.07 dB (from the loss), 25.36 dB measured at step 337"
+    // "25.36 dB at step 337, ~28.07 dB from the loss, loss 1.56e-03"
     std::string text(double loss) const;
 
     std::optional<double> smoothed_loss_db() const;

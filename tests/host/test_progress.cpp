@@ -1,4 +1,5 @@
 // Progress lines.
+#include <fieldflow/host/batch/batch_progress.hpp>
 #include <fieldflow/host/progress.hpp>
 
 #include <gtest/gtest.h>
@@ -22,7 +23,11 @@ TEST(Progress, LineShowsBarCountRateEtaAndDetail) {
     for (int i = 0; i <= 10; ++i) note_progress(s, 25 * i, t0 + i * 1s); // a steady 25/s
     EXPECT_EQ(format_progress_line("train", s, t0 + 10s, 0),
               "train [######..................] 250/1000  25/s  ETA 30s  loss 0.0123");
-    EXPECT_EQ(format_progress_line("train", s, t0 + 10s, 12), "train [#####");
+    // A short line keeps the count, the ETA and the detail: the rate, then the bar go first.
+    EXPECT_EQ(format_progress_line("train", s, t0 + 10s, 65),
+              "train [######..................] 250/1000  ETA 30s  loss 0.0123");
+    EXPECT_EQ(format_progress_line("train", s, t0 + 10s, 40), "train 250/1000  ETA 30s  loss 0.0123");
+    EXPECT_EQ(format_progress_line("train", s, t0 + 10s, 30), "train 250/1000  ETA 30s  loss ");
     ProgressState idle;
     idle.started = t0;
     EXPECT_EQ(format_progress_line("load", idle, t0 + 75s, 0), "load  running 1m15s");
@@ -94,6 +99,29 @@ TEST(Progress, PlainIntervalFromTheEnvironment) {
     }
     if (before) ::setenv("FIELDFLOW_PROGRESS_SECONDS", saved.c_str(), 1);
     else ::unsetenv("FIELDFLOW_PROGRESS_SECONDS");
+}
+
+} // namespace
+} // namespace fieldflow::host
+
+namespace fieldflow::host {
+namespace {
+
+// The batch's ETA comes from the measured time per image, shown from the first finished image:
+// images in flight end when they have run that long, and queued ones follow on the free slots.
+TEST(BatchProgressEta, FromMeasuredImageTimesOnceOneImageFinished) {
+    FILE* f = std::tmpfile();
+    batch::BatchProgress progress(f, false, true, 5, 0);
+    const auto t0 = batch::BatchProgress::Clock::now();
+    progress.started("a", "", "");
+    progress.started("b", "", "");
+    EXPECT_EQ(progress.status_line(t0).find("ETA"), std::string::npos);
+    progress.finished("a", true, "done a");
+    const auto now = batch::BatchProgress::Clock::now();
+    const std::string line = progress.status_line(now);
+    // An image took about no time, so what is left takes about none: never minutes.
+    EXPECT_NE(line.find("ETA 0s"), std::string::npos) << line;
+    std::fclose(f);
 }
 
 } // namespace

@@ -552,7 +552,7 @@ TEST(TrainingProgressText, LossDerivedDbMovesAndTheMeasuredOneNamesItsStep) {
     text.add_loss(0.01); // 20 dB
     EXPECT_NEAR(*text.smoothed_loss_db(), 20.0, 1e-6);
     text.add_eval(25.36, 337);
-    EXPECT_EQ(text.text(0.01), "loss 1.00e-02, ~20.00 dB (from the loss), 25.36 dB measured at step 337");
+    EXPECT_EQ(text.text(0.01), "25.36 dB at step 337, ~20.00 dB from the loss, loss 1.00e-02");
     const double before = *text.smoothed_loss_db();
     for (int i = 0; i < 5; ++i) text.add_loss(0.001); // the loss falls: the estimate rises
     EXPECT_GT(*text.smoothed_loss_db(), before + 5.0);

@@ -49,10 +49,25 @@ std::string BatchProgress::status_line(Clock::time_point now) const {
         const double per_minute = double(ran) * 60.0 / elapsed;
         std::snprintf(buf, sizeof buf, "  %.3g images/min", per_minute);
         line += buf;
-        if (finished < total_) line += "  ETA " + duration_text(double(total_ - finished) * 60.0 / per_minute);
+        if (finished < total_ && !image_seconds_.empty()) line += "  ETA " + duration_text(eta_seconds(now));
     }
     line += "  " + duration_text(elapsed);
     return line;
+}
+
+double BatchProgress::eta_seconds(Clock::time_point now) const {
+    // From the measured time an image takes: each image in flight ends when it has run that
+    // long, and those still queued follow on the first slot free, as many slots as run now.
+    double per_image = 0;
+    for (double s : image_seconds_) per_image += s;
+    per_image /= double(image_seconds_.size());
+    std::vector<double> slots;
+    for (const Running& r : running_) slots.push_back(std::max(0.0, per_image - seconds_between(r.started, now)));
+    if (slots.empty()) slots.push_back(0.0);
+    const size_t finished = skipped_ + done_ + failed_;
+    const size_t queued = total_ - std::min(total_, finished + running_.size());
+    for (size_t i = 0; i < queued; ++i) *std::min_element(slots.begin(), slots.end()) += per_image;
+    return *std::max_element(slots.begin(), slots.end());
 }
 
 void BatchProgress::started(const std::string& stem, const std::string& device,
@@ -62,6 +77,8 @@ void BatchProgress::started(const std::string& stem, const std::string& device,
 }
 
 void BatchProgress::finished(const std::string& stem, bool ok, const std::string& line) {
+    for (const Running& r : running_)
+        if (r.stem == stem) image_seconds_.push_back(seconds_between(r.started, Clock::now()));
     removed(stem);
     ok ? ++done_ : ++failed_;
     if (ok) note(line);

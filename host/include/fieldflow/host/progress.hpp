@@ -39,8 +39,9 @@ inline constexpr double kRateTolerance = 0.25;
 // Records that `state` reached `done` at `now`: the first update, and the rate windows.
 void note_progress(ProgressState& state, uint64_t done, std::chrono::steady_clock::time_point now);
 
-// "name [#######.....]  1200/40000  250/s  ETA 2m35s  loss 0.0123", cut to `width` columns;
-// rate and ETA only once the rate is stable.
+// "name [#######.....]  1200/40000  250/s  ETA 2m35s  loss 0.0123", fitted to `width` columns
+// (0: any) by leaving out the rate, then the bar, before the detail is cut; rate and ETA only once
+// the rate is stable.
 std::string format_progress_line(const std::string& name, const ProgressState& state,
                                  std::chrono::steady_clock::time_point now, size_t width);
 

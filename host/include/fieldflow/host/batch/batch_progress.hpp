@@ -38,6 +38,8 @@ private:
         std::filesystem::path log;
         Clock::time_point started;
     };
+    // Seconds left, from the measured per-image times (image_seconds_, not empty).
+    double eta_seconds(Clock::time_point now) const;
     void clear();
     void draw(Clock::time_point now);
     size_t width() const;
@@ -49,6 +51,7 @@ private:
     std::chrono::milliseconds plain_interval_;
     Clock::time_point started_, last_draw_, last_plain_;
     std::vector<Running> running_;
+    std::vector<double> image_seconds_; // how long each image this run finished took
     size_t drawn_lines_ = 0;
 };
 
