@@ -2,7 +2,8 @@
 # The installed fieldflow, as a user and a plugin author get it: builds the .deb, installs it with
 # apt, then from a folder outside the tree
 #   - `fieldflow --version` and `fieldflow nodes` (every op of the build, from /usr/lib/fieldflow);
-#   - runs the installed lake graph (a short training on the sample photo it ships);
+#   - runs the installed lake graph by name on a photo (a short training), from the package and
+#     from a prefix install (`cmake --install build --prefix`);
 #   - builds examples/plugin against the installed SDK (find_package(fieldflow), and pkg-config),
 #     and runs a graph using its node through FIELDFLOW_PLUGIN_PATH.
 # Leaves the package installed (the slurm stage uses it too).
@@ -44,14 +45,30 @@ for plugin in ff_core ff_neural; do
 done
 echo "package: fieldflow nodes lists all $(wc -l <installed_ops.txt) ops"
 
-# The installed graph on the sample photo it ships, from this folder.
-fieldflow run /usr/share/fieldflow/graphs/lake.yaml --set output="$work/o" --set steps=200 \
-  --set batch=2048 --quiet
+# The installed example by name, on a photo of the user's, from this folder: its results go to
+# out/<the photo's name>, and the run says so.
+cp /usr/share/fieldflow/images/leuvenA.jpg photo.jpg
+fieldflow examples | grep -q "^  lake " || fail "fieldflow examples does not list lake"
+fieldflow run lake --set input=photo.jpg --set steps=200 --set batch=2048 >run.log 2>&1 \
+  || fail "fieldflow run lake failed: $(tail -n 5 run.log)"
+grep -q "^wrote .* files in out/photo/$" run.log || fail "the run does not say where it wrote: $(tail -n 3 run.log)"
 for f in prediction.png bilinear.png ground_truth.png model.ffm report.html metrics.json; do
-  [ -s "o/$f" ] || fail "lake.yaml did not write $f"
+  [ -s "out/photo/$f" ] || fail "lake did not write $f"
 done
-grep -Eq '"psnr_learned": *[0-9]' o/metrics.json || fail "metrics.json has no psnr_learned"
-echo "package: lake.yaml ran: $(grep -Eo '"psnr_(learned|bilinear)": *[0-9.]+' o/metrics.json | tr '\n' ' ')"
+grep -Eq '"psnr_learned": *[0-9]' out/photo/metrics.json || fail "metrics.json has no psnr_learned"
+echo "package: lake ran by name: $(grep -Eo '"psnr_(learned|bilinear)": *[0-9.]+' out/photo/metrics.json | tr '\n' ' ')"
+
+# A prefix install (`cmake --install build --prefix P`): the same, by name, from another folder.
+prefix=$work/prefix
+cmake --install "$src/build" --prefix "$prefix" >/dev/null
+mkdir elsewhere && cd elsewhere
+"$prefix/bin/fieldflow" run lake --set input=../photo.jpg --set steps=20 --set batch=1024 --quiet \
+  || fail "the prefix install's fieldflow run lake failed"
+[ -s out/photo/report.html ] || fail "the prefix install's lake wrote no out/photo/report.html"
+"$prefix/bin/fieldflow" check upscale_methods >/dev/null || fail "the prefix install does not find upscale_methods"
+[ -s "$prefix/share/bash-completion/completions/fieldflow" ] || fail "no bash completion under the prefix"
+cd "$work"
+echo "package: a prefix install runs lake by name from any folder"
 
 # The example plugin, out of tree, against the installed package (no prefix given: /usr).
 cp -r "$src/examples/plugin" example

@@ -124,5 +124,24 @@ TEST(CliForgiving, CheckAndDryRunSayWhatTrainingCosts) {
     }
 }
 
+// What bash offers for `words` (after the program), from the generated script.
+std::string bash_offers(const fs::path& dir, const std::string& words, int word) {
+    return ff::test::run_command("cd " + dir.string() + " && env -u FIELDFLOW_PLUGIN_PATH bash -c 'source <(" +
+                                 FF_FIELDFLOW_BIN + " completion bash); COMP_WORDS=(" + FF_FIELDFLOW_BIN +
+                                 " " + words + "); COMP_CWORD=" + std::to_string(word) +
+                                 "; _fieldflow; printf \"%s\\n\" \"${COMPREPLY[@]}\"'")
+        .output;
+}
+
+TEST(CliForgiving, CompletionKnowsOpsParamsValuesVarsAndExamples) {
+    test::TempDir dir;
+    EXPECT_TRUE(has(bash_offers(dir.path(), "nodes Tr", 2), "Train\n"));
+    EXPECT_EQ(bash_offers(dir.path(), "nodes Train hidden_l", 3), "hidden_layers=\n");
+    EXPECT_EQ(bash_offers(dir.path(), "nodes Train model=s", 3), "model=siren\nmodel=splats\n");
+    EXPECT_EQ(bash_offers(dir.path(), "nodes Train model = s", 5), "siren\nsplats\n");
+    EXPECT_EQ(bash_offers(dir.path(), "run lake --set cpu_s", 4), "cpu_steps=\n");
+    EXPECT_TRUE(has(bash_offers(dir.path(), "run la", 2), "lake\n"));
+}
+
 } // namespace
 } // namespace fieldflow::host

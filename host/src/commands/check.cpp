@@ -16,9 +16,9 @@ namespace {
 std::unique_ptr<CommandLine> check_table() {
     auto cl = std::make_unique<CommandLine>(
         "check", "fieldflow check GRAPH... [--set NAME=VALUE]... [--plugin FILE]... [--json]",
-        "Validates each GRAPH file (syntax, ops, params, inputs, types, cycles, variables, and that "
+        "Validates each GRAPH file, or installed example by name (syntax, ops, params, inputs, types, cycles, variables, and that "
         "the images it reads exist and are images) without running it. Every error is reported as "
-        "FILE:LINE:COL: error: MESSAGE; the --set values apply to every graph. Exit code: 0 when "
+        "FILE:LINE:COL: error: MESSAGE; the --set values apply to every graph. A node that trains adds a note: its steps x batch and a rough time on the device the run would pick. Exit code: 0 when "
         "every graph is valid, 2 otherwise.");
     add_positional(*cl, "graph", "graph files", -1);
     add_set_option(*cl);
@@ -37,7 +37,7 @@ nlohmann::json errors_json(const Diagnostics& diags) {
 int check_main(CommandLine& cl, const std::vector<std::string>&) {
     if (!cl.values.count("graph"))
         return cl.usage_error("no graph file given: name one or more graph files (YAML), e.g. "
-                              "`fieldflow check graphs/lake.yaml`");
+                              "`fieldflow check lake`");
     auto sets = set_values(cl);
     if (!sets) return kExitInvalid;
     const bool json = cl.values.count("json") > 0;

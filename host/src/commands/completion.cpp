@@ -3,6 +3,8 @@
 // and zsh look (host/CMakeLists.txt).
 #include <fieldflow/host/cli.hpp>
 #include <fieldflow/host/command_support.hpp>
+#include <fieldflow/host/graph_file.hpp>
+#include <fieldflow/host/graph_search.hpp>
 #include <fieldflow/host/help_text.hpp>
 
 #include <cstdio>
@@ -44,6 +46,32 @@ std::string bash_script() {
            "        help) COMPREPLY=($(compgen -W \"$commands\" -- \"$cur\")); return;;\n" +
            cases +
            "    esac\n"
+           "    # Words fieldflow knows: op names, an op's params and enum values, a graph's vars.\n"
+           "    local ff=${COMP_WORDS[0]} words\n"
+           "    if [ \"$prev\" = --set ] && [ $COMP_CWORD -ge 3 ]; then\n"
+           "        words=$(\"$ff\" completion words vars \"${COMP_WORDS[2]}\" 2>/dev/null)\n"
+           "        compopt -o nospace 2>/dev/null\n"
+           "        COMPREPLY=($(compgen -W \"$words\" -- \"$cur\")); return\n"
+           "    fi\n"
+           "    if [ \"${COMP_WORDS[1]}\" = nodes ] && [[ $cur != -* ]]; then\n"
+           "        if [ $COMP_CWORD -eq 2 ]; then\n"
+           "            words=$(\"$ff\" completion words ops 2>/dev/null)\n"
+           "        elif [ \"$prev\" = = ]; then\n"
+           "            local param=${COMP_WORDS[COMP_CWORD-2]}\n"
+           "            words=$(\"$ff\" completion words values \"${COMP_WORDS[2]}\" \"$param\" 2>/dev/null)\n"
+           "            words=${words//$param=/}\n"
+           "        elif [[ $cur == *=* ]]; then\n"
+           "            words=$(\"$ff\" completion words values \"${COMP_WORDS[2]}\" \"${cur%%=*}\" 2>/dev/null)\n"
+           "        else\n"
+           "            words=$(\"$ff\" completion words params \"${COMP_WORDS[2]}\" 2>/dev/null)\n"
+           "            compopt -o nospace 2>/dev/null\n"
+           "        fi\n"
+           "        COMPREPLY=($(compgen -W \"$words\" -- \"$cur\")); return\n"
+           "    fi\n"
+           "    if { [ \"${COMP_WORDS[1]}\" = run ] || [ \"${COMP_WORDS[1]}\" = check ]; } && [ $COMP_CWORD -eq 2 ] && [[ $cur != -* ]]; then\n"
+           "        words=$(\"$ff\" completion words examples 2>/dev/null)\n"
+           "        COMPREPLY=($(compgen -W \"$words\" -- \"$cur\") $(compgen -f -- \"$cur\")); return\n"
+           "    fi\n"
            "    # After an option that takes a value: files (most values are paths).\n"
            "    if [[ \" $valued \" == *\" $prev \"* ]]; then\n"
            "        COMPREPLY=($(compgen -f -- \"$cur\"))\n"
@@ -109,14 +137,56 @@ std::unique_ptr<CommandLine> completion_table() {
     auto cl = std::make_unique<CommandLine>(
         "completion", "fieldflow completion bash|zsh",
         "Prints the shell completion script for bash or zsh, generated from every command's "
-        "options. The install rules install both; to use it from a build folder:\n\n"
-        "  source <(build/bin/fieldflow completion bash)");
+        "options; it completes op names, params and enum values after `nodes`, a graph's vars "
+        "after --set, and example names. The install rules put the bash script in "
+        "<prefix>/share/bash-completion/completions, where bash-completion looks for /usr and "
+        "/usr/local; for another prefix, or from a build folder:\n\n"
+        "  source <(fieldflow completion bash)");
     add_positional(*cl, "shell", "bash or zsh");
+    add_positional(*cl, "what", "with `words`: what the scripts complete (ops, params OP, ...)", 3);
+    add_plugin_option(*cl);
     return cl;
+}
+
+// `fieldflow completion words KIND [ARGS]`: the words the scripts offer, one a line: `ops`,
+// `params OP` ("name="), `values OP PARAM` ("name=value" for an enum or bool), `vars GRAPH`
+// ("name="), `examples`.
+int print_words(CommandLine& cl, const std::vector<std::string>& what) {
+    std::vector<std::string> words;
+    const std::string kind = what.empty() ? "" : what[0];
+    if (kind == "examples") {
+        words = example_names();
+    } else if (kind == "vars" && what.size() == 2) {
+        const std::optional<std::string> path = find_graph(what[1]);
+        if (!path) return kExitInvalid;
+        Diagnostics ignored(*path);
+        for (const VarAst& v : parse_graph_file(*path, ignored).vars) words.push_back(v.name + "=");
+    } else if (kind == "ops" || kind == "params" || kind == "values") {
+        OpRegistry registry;
+        if (!load_registry(registry, cl)) return kExitInvalid;
+        const OpInfo* op = what.size() >= 2 ? registry.find(what[1]) : nullptr;
+        if (kind == "ops") words = registry.names();
+        else if (op && kind == "params")
+            for (const ParamInfo& p : op->params) words.push_back(p.name + "=");
+        else if (const ParamInfo* p = op && what.size() == 3 ? op->find_param(what[2]) : nullptr) {
+            std::vector<std::string> values = p->choices;
+            if (p->kind == FF_PARAM_BOOL) values = {"true", "false"};
+            for (const std::string& v : values) words.push_back(p->name + "=" + v);
+        }
+    } else {
+        return cl.usage_error("completion words: expected ops, params OP, values OP PARAM, vars GRAPH or examples");
+    }
+    for (const std::string& w : words) std::printf("%s\n", w.c_str());
+    return kExitOk;
 }
 
 int completion_main(CommandLine& cl, const std::vector<std::string>&) {
     const std::string shell = cl.values.count("shell") ? cl.values["shell"].as<std::string>() : "";
+    if (shell == "words") {
+        std::vector<std::string> what;
+        if (cl.values.count("what")) what = cl.values["what"].as<std::vector<std::string>>();
+        return print_words(cl, what);
+    }
     if (shell == "bash") std::fputs(bash_script().c_str(), stdout);
     else if (shell == "zsh") std::fputs(zsh_script().c_str(), stdout);
     else return cl.usage_error(shell.empty() ? "name the shell: bash or zsh" : "unknown shell '" + shell + "': expected bash or zsh");

@@ -72,8 +72,12 @@ std::string man_page() {
             ".SH ENVIRONMENT\n.TP\n.B FIELDFLOW_CACHE_DIR\nthe cache folder (default "
             "\\fI$XDG_CACHE_HOME/fieldflow\\fR or \\fI~/.cache/fieldflow\\fR); see \\fBfieldflow cache\\fR.\n"
             ".TP\n.B FIELDFLOW_PLUGIN_PATH\nfolders searched for plugins, separated by ':'.\n"
-            ".SH SEE ALSO\nREADME.md and docs/ in the source tree: graph\\-format.md, batch.md, "
-            "plugins.md, reliability.md.\n";
+            ".SH FILES\n.TP\n.I <prefix>/share/fieldflow/graphs\nthe example graphs, which "
+            "\\fBfieldflow run\\fR finds by name (\\fBfieldflow examples\\fR lists them).\n"
+            ".SH SEE ALSO\nThe documentation installed with fieldflow, in "
+            "\\fI/usr/share/fieldflow\\fR from the Debian package (\\fI<prefix>/share/fieldflow\\fR "
+            "for another install prefix): README.md, and in docs/ graph\\-format.md, batch.md, "
+            "plugins.md, plugins\\-sdk.md, reliability.md.\n";
     return page;
 }
 

@@ -173,7 +173,7 @@ void say_where_it_wrote(const Graph& graph) {
 int run_main(CommandLine& cl, const std::vector<std::string>& args) {
     if (!cl.values.count("graph"))
         return cl.usage_error("no graph file given: name the graph (a YAML file) to run, e.g. "
-                              "`fieldflow run graphs/lake.yaml --set input=photo.jpg`");
+                              "`fieldflow run lake --set input=photo.jpg` (`fieldflow examples` lists the installed graphs)");
     auto sets = set_values(cl);
     if (!sets) return kExitInvalid;
     const std::string device = cl.values["device"].as<std::string>();
