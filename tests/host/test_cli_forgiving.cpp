@@ -124,6 +124,44 @@ TEST(CliForgiving, CheckAndDryRunSayWhatTrainingCosts) {
     }
 }
 
+// A one-line chain builds the graph a YAML file would: the same pipeline written as a file gives
+// the same bytes, and a mistyped op or param gets the graph checker's "did you mean".
+TEST(CliForgiving, OneLineChainIsTheSameGraphAsItsYaml) {
+    test::TempDir dir;
+    const std::string photo = FF_GRAPHS_DIR "/../docs/images/lake-comparison.jpg";
+    auto chain = in_folder(dir.path(), "do " + photo + " Resize scale=0.5 GaussianBlur sigma=2 chain.png -q");
+    ASSERT_EQ(chain.exit_code, 0) << chain.output;
+    test::write_text(dir / "same.yaml", "fieldflow: 1\nnodes:\n"
+                                        "  photo: {op: ReadImage, params: {path: '" + photo + "'}}\n"
+                                        "  half: {op: Resize, inputs: {image: photo}, params: {scale: 0.5}}\n"
+                                        "  blur: {op: GaussianBlur, inputs: {image: half}, params: {sigma: 2}}\n"
+                                        "  save: {op: WriteImage, inputs: {image: blur}, params: {path: yaml.png}}\n");
+    auto yaml = in_folder(dir.path(), "run same.yaml --no-cache -q");
+    ASSERT_EQ(yaml.exit_code, 0) << yaml.output;
+    const std::string a = test::read_text(dir / "chain.png"), b = test::read_text(dir / "yaml.png");
+    EXPECT_GT(a.size(), 1000u);
+    EXPECT_TRUE(a == b) << "the chain and its YAML wrote different bytes";
+    // --print-graph: a file that `run` takes and that writes the same bytes again.
+    auto printed = in_folder(dir.path(), "do " + photo + " Resize scale=0.5 GaussianBlur sigma=2 kept.png --print-graph > kept.yaml");
+    ASSERT_EQ(printed.exit_code, 0) << printed.output;
+    EXPECT_FALSE(fs::exists(dir / "kept.png"));
+    ASSERT_EQ(in_folder(dir.path(), "run kept.yaml --no-cache -q").exit_code, 0);
+    EXPECT_TRUE(test::read_text(dir / "kept.png") == a);
+
+    auto op = in_folder(dir.path(), "do " + photo + " Resize scale=0.5 GausianBlur sigma=2 x.png");
+    EXPECT_EQ(op.exit_code, 2);
+    EXPECT_TRUE(has(op.output, "word 4 'GausianBlur': error: node 'gausianblur': unknown op 'GausianBlur' (did you mean 'GaussianBlur'?)"))
+        << op.output;
+    auto param = in_folder(dir.path(), "do " + photo + " Resize scael=0.5 x.png");
+    EXPECT_EQ(param.exit_code, 2);
+    EXPECT_TRUE(has(param.output, "word 3 'scael=0.5': error: node 'resize': unknown param 'scael' (did you mean 'scale'?)"))
+        << param.output;
+    auto value = in_folder(dir.path(), "do " + photo + " Resize interpolation=cubik x.png");
+    EXPECT_EQ(value.exit_code, 2);
+    EXPECT_TRUE(has(value.output, "(did you mean 'cubic'?)")) << value.output;
+    EXPECT_FALSE(fs::exists(dir / "x.png"));
+}
+
 // What bash offers for `words` (after the program), from the generated script.
 std::string bash_offers(const fs::path& dir, const std::string& words, int word) {
     return ff::test::run_command("cd " + dir.string() + " && env -u FIELDFLOW_PLUGIN_PATH bash -c 'source <(" +
