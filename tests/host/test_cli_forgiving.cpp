@@ -148,6 +148,11 @@ TEST(CliForgiving, OneLineChainIsTheSameGraphAsItsYaml) {
     ASSERT_EQ(in_folder(dir.path(), "run kept.yaml --no-cache -q").exit_code, 0);
     EXPECT_TRUE(test::read_text(dir / "kept.png") == a);
 
+    // '-' reads stdin and writes stdout (in --format): the same bytes as the files.
+    auto piped = in_folder(dir.path(), "do - Resize scale=0.5 GaussianBlur sigma=2 - -q < " + photo + " > piped.png");
+    ASSERT_EQ(piped.exit_code, 0) << piped.output;
+    EXPECT_TRUE(test::read_text(dir / "piped.png") == a) << "stdin/stdout differ from the files";
+
     auto op = in_folder(dir.path(), "do " + photo + " Resize scale=0.5 GausianBlur sigma=2 x.png");
     EXPECT_EQ(op.exit_code, 2);
     EXPECT_TRUE(has(op.output, "word 4 'GausianBlur': error: node 'gausianblur': unknown op 'GausianBlur' (did you mean 'GaussianBlur'?)"))

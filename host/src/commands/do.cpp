@@ -10,9 +10,16 @@
 #include <fieldflow/host/names.hpp>
 #include <fieldflow/host/validate.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
 #include <map>
 
 namespace po = boost::program_options;
@@ -28,12 +35,17 @@ std::unique_ptr<CommandLine> do_table() {
         "the graph a YAML file would (ReadImage, the ops, WriteImage) and checks it the same way, "
         "so a mistyped op or param gets the same \"did you mean\"; --print-graph prints that "
         "graph instead of running it, a file to keep and run with `fieldflow run`. "
-        "`fieldflow nodes OP` lists an op's params.\n\n"
+        "`fieldflow nodes OP` lists an op's params. IN '-' reads the image from stdin (any format "
+        "ReadImage reads, told by its bytes), OUT '-' writes it to stdout in --format.\n\n"
         "Example:\n"
         "  fieldflow do in.jpg Resize scale=0.5 GaussianBlur sigma=2 out.jpg\n"
-        "  fieldflow do in.jpg Resize scale=0.5 out.jpg --print-graph > half.yaml");
+        "  fieldflow do in.jpg Resize scale=0.5 out.jpg --print-graph > half.yaml\n"
+        "  curl -s URL | fieldflow do - Rotate angle=90 - --format jpg > turned.jpg");
     add_positional(*cl, "words", "the chain", -1);
-    cl->options.add_options()("print-graph", "print the chain as a graph file (YAML) and run nothing");
+    cl->options.add_options()
+        ("print-graph", "print the chain as a graph file (YAML) and run nothing")
+        ("format", po::value<std::string>()->default_value("png")->value_name("EXT"),
+         "the image format written to stdout when OUT is '-' (png, jpg, tif, exr, ...)");
     add_graph_command_options(*cl);
     return cl;
 }
@@ -141,9 +153,46 @@ Chain build_chain(const std::vector<std::string>& words, const OpRegistry& regis
     return chain;
 }
 
+// A private folder for stdin's image and the one for stdout ('-'), removed when the command ends.
+class PipeFolder {
+public:
+    ~PipeFolder() {
+        std::error_code ec;
+        if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+    }
+    std::string path(const std::string& name) {
+        if (dir_.empty()) {
+            std::string pattern = (std::filesystem::temp_directory_path() / "fieldflow-do-XXXXXX").string();
+            if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder for '-'");
+            dir_ = pattern;
+        }
+        return (std::filesystem::path(dir_) / name).string();
+    }
+
+private:
+    std::string dir_;
+};
+
 int do_main(CommandLine& cl, const std::vector<std::string>&) {
     std::vector<std::string> words;
     if (cl.values.count("words")) words = cl.values["words"].as<std::vector<std::string>>();
+    // '-': stdin's bytes go to a file ReadImage reads; the image for stdout is written to a file
+    // of --format, then copied out. A kept graph (--print-graph) names '-' as given.
+    PipeFolder pipes;
+    const bool print = cl.values.count("print-graph") > 0;
+    std::string to_stdout;
+    if (!print && words.size() >= 2 && words.front() == "-") {
+        words.front() = pipes.path("stdin");
+        std::ofstream in(words.front(), std::ios::binary);
+        in << std::cin.rdbuf();
+        if (!in) return cl.usage_error("could not read the image from stdin");
+    }
+    if (!print && words.size() >= 2 && words.back() == "-") {
+        const std::string format = cl.values["format"].as<std::string>();
+        if (format.empty() || !is_valid_name(format))
+            return cl.usage_error("--format '" + format + "': expected an image extension such as png or jpg");
+        to_stdout = words.back() = pipes.path("stdout." + format);
+    }
     OpRegistry registry;
     if (!load_registry(registry, cl)) return kExitInvalid;
     const Chain chain = build_chain(words, registry);
@@ -166,7 +215,14 @@ int do_main(CommandLine& cl, const std::vector<std::string>&) {
         std::fputs(chain.text.c_str(), stdout);
         return kExitOk;
     }
-    return run_graph_command(cl, "fieldflow do", chain.text, {}, graph_command_options(cl));
+    GraphCommandOptions options = graph_command_options(cl);
+    const int code = run_graph_command(cl, "fieldflow do", chain.text, {}, options);
+    if (code == kExitOk && !to_stdout.empty()) {
+        std::ifstream image(to_stdout, std::ios::binary);
+        std::cout << image.rdbuf();
+        std::cout.flush();
+    }
+    return code;
 }
 
 const TableCommandRegistration registration{
