@@ -184,6 +184,8 @@ TEST(CliForgiving, CompletionKnowsOpsParamsValuesVarsAndExamples) {
     EXPECT_EQ(bash_offers(dir.path(), "nodes Train model = s", 5), "siren\nsplats\n");
     EXPECT_EQ(bash_offers(dir.path(), "run lake --set cpu_s", 4), "cpu_steps=\n");
     EXPECT_TRUE(has(bash_offers(dir.path(), "run la", 2), "lake\n"));
+    EXPECT_TRUE(has(bash_offers(dir.path(), "do in.jpg Resize sca", 4), "scale=\n"));
+    EXPECT_TRUE(has(bash_offers(dir.path(), "do in.jpg Resize scale=0.5 Gaus", 5), "GaussianBlur\n"));
 }
 
 } // namespace
