@@ -41,7 +41,10 @@ std::vector<std::string> example_names() {
 }
 
 std::optional<std::string> find_graph(const std::string& name) {
-    if (name == "-" || is_file(name)) return name;
+    // Anything there by that name is what was meant: a folder or a FIFO gets the loader's own
+    // message about it.
+    std::error_code ec;
+    if (name == "-" || fs::exists(fs::symlink_status(name, ec))) return name;
     const fs::path given(name);
     std::vector<fs::path> candidates;
     if (!has_yaml_extension(given)) candidates.push_back(name + ".yaml");
