@@ -297,6 +297,10 @@ private:
     // Writes this work's checkpoint at step `done` (once per step); a failure is only a warning.
     void save_checkpoint_quietly(uint32_t done) {
         if (!checkpoint_ || done == 0 || done == last_checkpoint_) return;
+        // The checkpoint lists the snapshots written so far: each must be on disk before it
+        // says so, or a resumed run would miss the one still being encoded (the writer's jobs
+        // are previews of bounded size: this waits a fraction of a second at most).
+        snapshot_writer_.finish();
         TrainingCheckpoint c;
         c.engine.kind = kind();
         c.engine.trainer = trainer_->state();

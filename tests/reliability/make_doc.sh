@@ -67,7 +67,8 @@ The `output_root_*` cases give `output` values that are the root folder however 
 (`/.`, `//`, `/tmp/..`, a link to `/`): refused with `--dry-run` as `/` and an empty value are;
 `overwrites_input_spelled` spells the input's folder `inputs/.`. `corrupt_png` also checks that no
 raw `libpng` line reaches the log; `set_value_escape` that `$${` in a `--set` value is a literal
-`${` in the folder written.
+`${` in the folder written. `batch_warning_shown` checks that a batch prints its images' warnings
+on its own terminal (prefixed with the image's name), not only in their logs.
 
 A device index past the devices present is a validation error (exit 2) when it is a node's `device`
 param (`unknown_device_param`: Train's and Infer's validate hooks list the Vulkan devices), but a

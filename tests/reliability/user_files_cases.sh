@@ -67,3 +67,8 @@ run_case graph_nul_byte 2 "graphs/nul_byte.yaml:3:15: error: a NUL byte: a graph
     -- run graphs/nul_byte.yaml
 run_case jobs_not_a_number 2 "fieldflow run: error: --jobs abc is not a number: give a whole number from 1 to 1024" \
     -- run $rw --set input=inputs/gray8.png --set output=out/jobs_abc --jobs abc
+# 9. A batch's images' warnings reach the terminal, not only their logs (a resumed image's
+#    "the snapshot at step N ... is no longer there" among them).
+mkdir -p exr_photos && cp inputs/rgb32.exr exr_photos/float.exr
+run_case batch_warning_shown 0 "float: \[save\] warning: the image came from a 32-bit float file; png stores at most 16 bits per sample, so it is saved at 16 \(use \.exr to keep floats\)" \
+    -- batch $rw --input exr_photos --output out/batch_warning

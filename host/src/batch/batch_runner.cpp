@@ -101,6 +101,17 @@ void point_log_at_final(const fs::path& log, const fs::path& partial, const fs::
     if (ec) fs::remove(temp, ec);
 }
 
+// The warnings an image's run printed (its log's lines that hold "warning: "), at most a few: they
+// would otherwise reach only the log, and a batch is watched from its own terminal.
+std::vector<std::string> warning_lines_of(const fs::path& log) {
+    constexpr size_t kMaxShown = 8;
+    std::vector<std::string> lines;
+    std::ifstream in(log, std::ios::binary);
+    for (std::string line; lines.size() < kMaxShown && std::getline(in, line);)
+        if (line.find("warning: ") != std::string::npos && line.size() < 4096) lines.push_back(line);
+    return lines;
+}
+
 class BatchRun {
 public:
     BatchRun(const BatchOptions& options, const std::vector<BatchInput>& inputs)
@@ -311,6 +322,7 @@ void BatchRun::finish(const InFlight& f, const ChildExit& exit) {
         record_failure(r, reason);
         return;
     }
+    for (const std::string& line : warning_lines_of(log)) progress_->print(r.stem + ": " + line);
     try {
         r.metrics = read_metrics_file(f.partial / o_.metrics_file);
         const std::vector<std::string> kept = folder_.move_into_place(f.partial, r.stem);
