@@ -62,15 +62,11 @@ std::optional<std::string> find_graph(const std::string& name) {
 
 std::string not_found_message(const std::string& name) {
     const std::string dir = examples_dir();
-    std::string message = "cannot find the graph '" + name + "': no such file";
-    if (!has_yaml_extension(name)) message += " (nor " + name + ".yaml)";
-    if (dir.empty()) return message + "; no installed examples were found";
+    if (dir.empty()) return "note: no installed examples were found to look for '" + name + "' among";
     const std::vector<std::string> names = example_names();
-    const std::string stem = fs::path(name).stem().string();
-    message += " here, nor among the examples in " + dir;
-    const std::string guess = did_you_mean(stem, names);
-    if (!guess.empty()) return message + guess;
-    return message + " (" + join(names, ", ") + "; `fieldflow examples` lists them)";
+    const std::string guess = did_you_mean(fs::path(name).stem().string(), names);
+    return "note: '" + name + "' is not among the examples in " + dir + " either" +
+           (guess.empty() ? " (" + join(names, ", ") + "; `fieldflow examples` lists them)" : guess);
 }
 
 } // namespace fieldflow::host

@@ -97,7 +97,8 @@ TEST(CliForgiving, ExamplesRunByNameFromAnyFolder) {
     EXPECT_TRUE(has(check.output, "3 of 3 graphs valid")) << check.output;
     auto typo = in_folder(dir.path(), "run lak");
     EXPECT_EQ(typo.exit_code, 2);
-    EXPECT_TRUE(has(typo.output, "cannot find the graph 'lak'")) << typo.output;
+    EXPECT_TRUE(has(typo.output, "lak:1:1: error: cannot read the graph file")) << typo.output;
+    EXPECT_TRUE(has(typo.output, "note: 'lak' is not among the examples in ")) << typo.output;
     EXPECT_TRUE(has(typo.output, "(did you mean 'lake'?)")) << typo.output;
     // A file in the current folder comes before the example of the same name.
     test::write_text(dir / "lake.yaml", "fieldflow: 1\nnodes:\n  c: {op: ReadImage, params: {path: x.png}}\n");

@@ -194,14 +194,13 @@ int run_main(CommandLine& cl, const std::vector<std::string>& args) {
     OpRegistry registry;
     const std::string named = cl.values["graph"].as<std::string>();
     const std::optional<std::string> found = find_graph(named);
-    if (!found) {
-        std::fprintf(stderr, "fieldflow run: error: %s\n", not_found_message(named).c_str());
+    const std::string path = found.value_or(named); // a missing one: the loader says so
+    if (found && !place_input_and_output(cl, path, *sets, quiet)) return kExitInvalid;
+    auto graph = load_command_graph(cl, registry, path, *sets);
+    if (!graph) {
+        if (!found) std::fprintf(stderr, "%s\n", not_found_message(named).c_str());
         return kExitInvalid;
     }
-    const std::string& path = *found;
-    if (!place_input_and_output(cl, path, *sets, quiet)) return kExitInvalid;
-    auto graph = load_command_graph(cl, registry, path, *sets);
-    if (!graph) return kExitInvalid;
     if (cl.values.count("dry-run")) {
         print_plan(*graph, path, json);
         return kExitOk;

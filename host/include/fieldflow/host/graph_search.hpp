@@ -16,10 +16,11 @@ std::string examples_dir();
 // The example graphs' names (file stems), sorted.
 std::vector<std::string> example_names();
 
-// The file `name` stands for, or nullopt (then `not_found_message` says where it was looked for).
+// The file `name` stands for, or nullopt: then the loader's error on `name` as given says it is
+// missing, and `not_found_message` adds where else it was looked for.
 std::optional<std::string> find_graph(const std::string& name);
 
-// "cannot find the graph 'lak': ... (did you mean 'lake'?)"
+// "note: 'lak' is not among the examples in DIR either (did you mean 'lake'?)"
 std::string not_found_message(const std::string& name);
 
 } // namespace fieldflow::host
