@@ -9,17 +9,21 @@ set(FF_NEURAL_DIR ${CMAKE_CURRENT_LIST_DIR}/neural)
 add_library(ff_neural_support STATIC
   ${FF_NEURAL_DIR}/background_writer.cpp
   ${FF_NEURAL_DIR}/base64.cpp
+  ${FF_NEURAL_DIR}/codec_baselines.cpp
   ${FF_NEURAL_DIR}/compare_table.cpp
   ${FF_NEURAL_DIR}/cpu_budget.cpp
   ${FF_NEURAL_DIR}/device_cache.cpp
   ${FF_NEURAL_DIR}/model_input.cpp
   ${FF_NEURAL_DIR}/neural_images.cpp
+  ${FF_NEURAL_DIR}/number_text.cpp
   ${FF_NEURAL_DIR}/output_size.cpp
   ${FF_NEURAL_DIR}/png_size.cpp
   ${FF_NEURAL_DIR}/png_thumbnail.cpp
   ${FF_NEURAL_DIR}/report_ab_view.cpp
   ${FF_NEURAL_DIR}/report_crops.cpp
+  ${FF_NEURAL_DIR}/report_notes.cpp
   ${FF_NEURAL_DIR}/report_page.cpp
+  ${FF_NEURAL_DIR}/report_rate_plot.cpp
   ${FF_NEURAL_DIR}/report_views.cpp
   ${FF_NEURAL_DIR}/snapshot_files.cpp
   ${FF_NEURAL_DIR}/train_params.cpp

@@ -26,6 +26,9 @@ std::optional<std::string> fit_to_cpu(TrainParams& params, const std::string& de
         // An emptied list would mean the default, log-spaced one: keep it explicit instead.
         if (params.snapshot_steps.empty()) params.snapshot_steps.push_back(steps);
     }
+    params.asked_steps = o.steps;
+    params.asked_batch = o.batch;
+    params.cpu_budget_note = message;
     o.steps = steps;
     o.batch = batch;
     return message;

@@ -13,7 +13,8 @@ namespace ff::neural {
 
 // Caps params' steps and batch at cpu_steps and cpu_batch when the device is a CPU driver
 // (device_type "cpu") and cpu_steps is set (> 0), dropping requested snapshot steps past the new
-// end. Returns the warning to log when anything changed, nullopt otherwise.
+// end, and keeping what was asked in params.asked_steps, asked_batch and cpu_budget_note (for the
+// stats). Returns the warning to log when anything changed, nullopt otherwise.
 std::optional<std::string> fit_to_cpu(TrainParams& params, const std::string& device_type,
                                       const std::string& device_name);
 

@@ -56,27 +56,36 @@ std::string db(double value) {
 
 std::string crops_section(const std::vector<ReportCrop>& crops) {
     std::string html = kStyle;
-    html += "<h2>1:1 crops where learned and bilinear differ most</h2>\n<p class=\"note\">"
-            "Full-resolution pixels of the regions whose mean squared error differs most between "
-            "the two, one pixel per screen pixel. Click a region (or focus it and press Enter, "
-            "<b>+</b> or <b>-</b>) to zoom its three pictures together to 2x and 4x.</p>\n"
+    html += "<h2>1:1 crops: where learned wins most, and where bilinear wins most</h2>\n<p class=\"note\">"
+            "Full-resolution pixels, one pixel per screen pixel, of the regions where the learned "
+            "image's mean squared error is lowest against bilinear's and of those where it is "
+            "highest; the dB figures are PSNR in the region. Click a region (or focus it and press "
+            "Enter, <b>+</b> or <b>-</b>) to zoom its pictures together to 2x and 4x.</p>\n"
             "<div class=\"crops\">\n";
+    bool any_bilinear_win = false;
     for (const ReportCrop& c : crops) {
+        any_bilinear_win |= !c.learned_wins;
         const std::string where = std::to_string(c.width) + "x" + std::to_string(c.height) + " at (" +
                                   std::to_string(c.x) + ", " + std::to_string(c.y) + ")";
         const std::string size = " width=\"" + std::to_string(c.width) + "\" height=\"" +
                                  std::to_string(c.height) + "\"";
-        auto one = [&](const PngBytes& png, const std::string& label) {
-            return "<figure>" + embedded_img(png, label + ", " + where, "", size) + "<figcaption>" +
-                   html_escape(label) + "</figcaption></figure>";
-        };
-        html += "<div class=\"crop\"><div class=\"crop-images\" tabindex=\"0\" role=\"button\" "
-                "data-zoom=\"1\" aria-label=\"zoom region " + html_escape(where) + "\">" +
-                one(c.truth, "Ground truth") + one(c.bilinear, "Bilinear " + db(c.bilinear_psnr)) +
-                one(c.learned, "Learned " + db(c.learned_psnr)) + "</div><div class=\"note\">Region " +
-                html_escape(where) + "</div></div>\n";
+        std::string pictures;
+        for (const ReportCropPanel& p : c.panels)
+            pictures += "<figure>" + embedded_img(p.png, p.label + ", " + where, "", size) + "<figcaption>" +
+                        html_escape(p.label) + (p.psnr ? " " + db(*p.psnr) : std::string()) +
+                        "</figcaption></figure>";
+        const double margin = c.learned_psnr - c.bilinear_psnr;
+        const std::string verdict = c.learned_wins ? "Learned wins most here" : "Bilinear wins most here";
+        html += "<div class=\"crop\" data-winner=\"" + std::string(c.learned_wins ? "learned" : "bilinear") +
+                "\"><div class=\"crop-verdict\"><b>" + verdict + "</b> (learned " + (margin >= 0 ? "+" : "") +
+                db(margin) + " against bilinear)</div><div class=\"crop-images\" tabindex=\"0\" role=\"button\" "
+                "data-zoom=\"1\" aria-label=\"zoom region " + html_escape(where) + "\">" + pictures +
+                "</div><div class=\"note\">Region " + html_escape(where) + "</div></div>\n";
     }
-    return html + "</div>\n";
+    html += "</div>\n";
+    if (!any_bilinear_win)
+        html += "<p class=\"note\">Bilinear is closer to the ground truth in none of the regions.</p>\n";
+    return html;
 }
 
 std::string crops_script() { return kScript; }

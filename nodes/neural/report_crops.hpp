@@ -1,5 +1,5 @@
-// The report's 1:1 crops: for each region where learned and bilinear differ most, the ground
-// truth's, bilinear's and learned's full-resolution pixels side by side, zoomable together (click,
+// The report's 1:1 crops: the regions where learned beats bilinear most and where bilinear beats
+// learned most, labelled so, each image's full-resolution pixels side by side, zoomable together (click,
 // or Enter, + and - on the focused region: 1x, 2x, 4x, pixels kept sharp). Plain HTML/CSS/JS.
 #pragma once
 

@@ -30,6 +30,8 @@ table.strip img.feature { image-rendering: pixelated; }
 .legend { max-width: 40em; margin: 0.5em 0 1.5em 0; }
 .legend-bar { height: 14px; border: 1px solid #999; }
 .legend-ticks { display: flex; justify-content: space-between; font-size: 0.85em; color: #444; }
+.explain { max-width: 60em; margin: 0.4em 0; }
+.rate-plot svg { max-width: 100%; height: auto; background: #fff; border: 1px solid #ddd; }
 )";
 
 std::string fixed(double value, int digits) {
@@ -59,6 +61,12 @@ std::string error_maps_html(const ReportErrorMaps& maps, size_t first_view) {
     };
     figure(maps.bilinear, "Bilinear", maps.bilinear_mean, first_view);
     figure(maps.learned, "Learned", maps.learned_mean, first_view + 1);
+    if (!maps.win_map.empty()) {
+        html += "<figure>" + embedded_img(maps.win_map, "where each wins", "", view_attribute(first_view + 2)) +
+                "<figcaption><b>Where each wins</b><br><span class=\"numbers\">learned closer in " +
+                fixed(100 * maps.learned_better_blocks, 0) + "% of 8x8 blocks, bilinear in " +
+                fixed(100 * maps.bilinear_better_blocks, 0) + "%</span></figcaption></figure>\n";
+    }
     html += "</div>\n<div class=\"legend\" role=\"img\" aria-label=\"colour scale from 0 to " +
             fixed(levels, 1) + " 8-bit levels\"><div class=\"legend-bar\" style=\"background: "
             "linear-gradient(to right";
@@ -66,7 +74,26 @@ std::string error_maps_html(const ReportErrorMaps& maps, size_t first_view) {
         html += ", rgb(" + std::to_string(c[0]) + "," + std::to_string(c[1]) + "," + std::to_string(c[2]) + ")";
     html += ")\"></div><div class=\"legend-ticks\"><span>0</span><span>" + fixed(levels / 2, 1) +
             "</span><span>&ge; " + fixed(levels, 1) + " levels</span></div></div>\n";
+    if (!maps.win_map.empty()) {
+        const std::string top = fixed(maps.win_scale * 255.0, 1);
+        html += "<div class=\"legend\" role=\"img\" aria-label=\"where each wins: magenta bilinear "
+                "closer, white alike, green learned closer\"><div class=\"legend-bar\" style=\"background: "
+                "linear-gradient(to right, rgb(195,51,195), rgb(255,255,255), rgb(51,195,51))\"></div>"
+                "<div class=\"legend-ticks\"><span>bilinear closer by &ge; " + top +
+                " levels</span><span>alike</span><span>learned closer by &ge; " + top +
+                " levels</span></div></div>\n<p class=\"note\">Where each wins: per pixel, |bilinear - "
+                "ground truth| minus |learned - ground truth| (the mean over R, G, B), averaged like the "
+                "views; green where the learned image is closer to the ground truth, magenta where "
+                "bilinear is, white where they are alike.</p>\n";
+    }
     return html;
+}
+
+std::string notes_html(const std::vector<ReportNote>& notes) {
+    std::string out;
+    for (const ReportNote& note : notes)
+        out += "<p class=\"explain\"><b>" + html_escape(note.lead) + "</b> " + html_escape(note.text) + "</p>\n";
+    return out;
 }
 
 std::string rows_table(const std::vector<ReportRow>& rows) {
@@ -107,6 +134,7 @@ std::string render_report_html(const ReportPage& page) {
     html += "</head>\n<body>\n<h1>" + html_escape(page.title) + "</h1>\n";
     if (!page.subtitle.empty()) html += "<p class=\"subtitle\">" + html_escape(page.subtitle) + "</p>\n";
 
+    if (!page.run_notes.empty()) html += "<section class=\"run-notes\">\n" + notes_html(page.run_notes) + "</section>\n";
     html += "<h2>Comparison</h2>\n";
     if (!page.view_note.empty()) html += "<p class=\"note\">" + html_escape(page.view_note) + "</p>\n";
     html += "<div class=\"side-by-side\">\n";
@@ -128,15 +156,22 @@ std::string render_report_html(const ReportPage& page) {
         view_labels.push_back(image.label);
     }
     html += "</div>\n";
+    if (!page.baseline_notes.empty())
+        html += "<section class=\"baseline-notes\">\n" + notes_html(page.baseline_notes) + "</section>\n";
     const size_t image_views = view_labels.size();
     if (page.error_maps) {
         view_labels.push_back("Error map, bilinear");
         view_labels.push_back("Error map, learned");
+        if (!page.error_maps->win_map.empty()) view_labels.push_back("Where each wins");
     }
     if (!page.crops.empty()) html += crops_section(page.crops);
     if (page.error_maps) html += error_maps_html(*page.error_maps, image_views);
-    // A/B starts on bilinear | learned: the pair the page is about.
-    if (image_views >= 2) html += ab_view_section(view_labels, image_views - 2, image_views - 1);
+    // A/B starts on the second and third images (bilinear | learned: the pair the page is about),
+    // or the first two.
+    if (image_views >= 2)
+        html += ab_view_section(view_labels, image_views >= 3 ? 1 : 0, image_views >= 3 ? 2 : 1);
+    if (!page.rate_plot_svg.empty())
+        html += "<h2>Bytes against quality</h2>\n<div class=\"rate-plot\">" + page.rate_plot_svg + "</div>\n";
 
     if (!page.snapshots.empty()) {
         html += "<h2>Training snapshots</h2>\n<p>Top row: the prediction; bottom row: the learned "
@@ -168,7 +203,7 @@ std::string render_report_html(const ReportPage& page) {
     if (page.training_curve)
         html += "<h2>Training curve</h2>\n<div class=\"curve\">" +
                 embedded_img(*page.training_curve, "training loss and PSNR") + "</div>\n";
-    if (!page.quality.empty()) html += "<h2>Metrics</h2>\n" + rows_table(page.quality);
+    if (!page.quality.empty()) html += "<h2>Metrics</h2>\n" + rows_table(page.quality) + notes_html(page.metric_notes);
     if (!page.training.empty()) html += "<h2>Training, device and model</h2>\n" + rows_table(page.training);
     if (image_views >= 2) html += ab_view_script();
     if (!page.crops.empty()) html += crops_script();

@@ -20,6 +20,7 @@ namespace {
 
 constexpr double kScaleQuantile = 0.995;
 constexpr int kCropSide = 160;
+constexpr double kWinQuantile = 0.99;
 
 double region_mse(const cv::Mat& a, const cv::Mat& b, const cv::Rect& r) {
     return cv::norm(a(r), b(r), cv::NORM_L2SQR) / (double(r.area()) * 3.0 * 255.0 * 255.0);
@@ -32,10 +33,11 @@ float shared_error_scale(const ReportImages& images) {
 }
 
 int crop_side(cv::Size image) {
-    return std::max(1, std::min({kCropSide, image.width, image.height}));
+    // Room for 2x2 regions at least, so a small image can show where each image wins.
+    return std::max(1, std::min(kCropSide, std::min(image.width, image.height) / 2));
 }
 
-std::vector<ReportCrop> most_different_regions(const ReportImages& images, int side, int count) {
+std::vector<ReportCrop> regions_where_each_wins(const ReportImages& images, int side, int per_side) {
     const cv::Size size = images.truth.size();
     const int columns = std::max(1, size.width / side), rows = std::max(1, size.height / side);
     struct Region {
@@ -55,29 +57,47 @@ std::vector<ReportCrop> most_different_regions(const ReportImages& images, int s
             r.learned_mse = region_mse(images.truth, images.learned, r.rect);
         }
     });
+    // Learned's gain in each region: positive where it is closer.
+    auto gain = [&](size_t i) { return regions[i].bilinear_mse - regions[i].learned_mse; };
     std::vector<size_t> order(regions.size());
     std::iota(order.begin(), order.end(), size_t(0));
-    auto difference = [&](size_t i) { return std::abs(regions[i].bilinear_mse - regions[i].learned_mse); };
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return difference(a) > difference(b); });
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return gain(a) > gain(b); });
+    std::vector<size_t> chosen;
+    for (size_t i = 0; i < order.size() && int(chosen.size()) < per_side && gain(order[i]) > 0; ++i)
+        chosen.push_back(order[i]);
+    const size_t learned_wins = chosen.size();
+    for (size_t i = order.size(); i-- > learned_wins && int(chosen.size() - learned_wins) < per_side;)
+        if (gain(order[i]) < 0) chosen.push_back(order[i]);
 
+    std::vector<const cv::Mat*> shown = {&images.truth, &images.bilinear, &images.learned};
+    std::vector<std::string> labels = {"Ground truth", "Bilinear", "Learned"};
+    for (const auto& [label, image] : images.others) {
+        shown.push_back(&image);
+        labels.push_back(label);
+    }
     std::vector<ReportCrop> crops;
     std::vector<std::function<PngBytes()>> encodes;
-    for (size_t i = 0; i < order.size() && int(crops.size()) < count; ++i) {
-        const Region& r = regions[order[i]];
+    for (size_t k = 0; k < chosen.size(); ++k) {
+        const Region& r = regions[chosen[k]];
         ReportCrop crop;
         crop.x = r.rect.x, crop.y = r.rect.y, crop.width = r.rect.width, crop.height = r.rect.height;
+        crop.learned_wins = k < learned_wins;
         crop.bilinear_psnr = psnr_from_mse(r.bilinear_mse);
         crop.learned_psnr = psnr_from_mse(r.learned_mse);
+        for (size_t j = 0; j < shown.size(); ++j) {
+            std::optional<double> psnr;
+            if (j == 1) psnr = crop.bilinear_psnr;
+            else if (j == 2) psnr = crop.learned_psnr;
+            else if (j > 2) psnr = psnr_from_mse(region_mse(images.truth, *shown[j], r.rect));
+            crop.panels.push_back({labels[j], {}, psnr});
+            encodes.push_back([image = shown[j], rect = r.rect] { return rgb8_png((*image)(rect)); });
+        }
         crops.push_back(std::move(crop));
-        for (const cv::Mat* image : {&images.truth, &images.bilinear, &images.learned})
-            encodes.push_back([image, rect = r.rect] { return rgb8_png((*image)(rect)); });
     }
     std::vector<PngBytes> pngs = encode_in_parallel(encodes);
-    for (size_t i = 0; i < crops.size(); ++i) {
-        crops[i].truth = std::move(pngs[3 * i]);
-        crops[i].bilinear = std::move(pngs[3 * i + 1]);
-        crops[i].learned = std::move(pngs[3 * i + 2]);
-    }
+    size_t next = 0;
+    for (ReportCrop& crop : crops)
+        for (ReportCropPanel& panel : crop.panels) panel.png = std::move(pngs[next++]);
     return crops;
 }
 
@@ -100,26 +120,80 @@ PngBytes error_view_png(const cv::Mat& error, int max_side, float scale) {
     return rgb8_png(ff::metrics::colour_error(view_of(error, max_side), scale));
 }
 
+cv::Vec3b win_colour(float g) {
+    g = std::clamp(g, -1.f, 1.f);
+    const auto fade = [](float v) { return cv::saturate_cast<uchar>(255.0 * (1.0 - v)); };
+    // White where they are alike; towards green where learned gains, magenta where it loses.
+    return g >= 0 ? cv::Vec3b(fade(g * 0.8f), 255 - uchar(g * 60), fade(g * 0.8f))
+                  : cv::Vec3b(255 - uchar(-g * 60), fade(-g * 0.8f), 255 - uchar(-g * 60));
+}
+
+namespace {
+
+// The per-pixel gain (bilinear error minus learned error) at `size`, area-averaged, coloured.
+cv::Mat win_picture(const ReportImages& images, cv::Size size, float scale) {
+    cv::Mat closer = images.bilinear_error - images.learned_error, gain;
+    if (size == closer.size()) gain = closer;
+    else cv::resize(closer, gain, size, 0, 0, cv::INTER_AREA);
+    cv::Mat picture(size, CV_8UC3);
+    for (int y = 0; y < size.height; ++y)
+        for (int x = 0; x < size.width; ++x)
+            picture.at<cv::Vec3b>(y, x) = win_colour(gain.at<float>(y, x) / scale);
+    return picture;
+}
+
+} // namespace
+
+PngBytes win_map_png(const ReportImages& images, int max_side, float scale) {
+    return rgb8_png(win_picture(images, view_size(images.truth.size(), max_side), scale));
+}
+
+std::pair<double, double> block_wins(const ReportImages& images, int block) {
+    const int columns = images.truth.cols / block, rows = images.truth.rows / block;
+    if (columns == 0 || rows == 0) return {0.0, 0.0};
+    // Per block row, in parallel: the squared errors' sums of both images over each block.
+    std::vector<int> learned(size_t(rows), 0), bilinear(size_t(rows), 0);
+    cv::parallel_for_(cv::Range(0, rows), [&](const cv::Range& range) {
+        std::vector<int64_t> b(static_cast<size_t>(columns)), l(static_cast<size_t>(columns));
+        for (int by = range.start; by < range.end; ++by) {
+            std::fill(b.begin(), b.end(), 0);
+            std::fill(l.begin(), l.end(), 0);
+            for (int y = by * block; y < (by + 1) * block; ++y) {
+                const uchar* t = images.truth.ptr<uchar>(y);
+                const uchar* bi = images.bilinear.ptr<uchar>(y);
+                const uchar* le = images.learned.ptr<uchar>(y);
+                for (int x = 0; x < columns * block * 3; ++x) {
+                    const int db = int(bi[x]) - t[x], dl = int(le[x]) - t[x];
+                    b[size_t(x / (3 * block))] += db * db;
+                    l[size_t(x / (3 * block))] += dl * dl;
+                }
+            }
+            for (int bx = 0; bx < columns; ++bx) {
+                learned[size_t(by)] += l[size_t(bx)] < b[size_t(bx)];
+                bilinear[size_t(by)] += b[size_t(bx)] < l[size_t(bx)];
+            }
+        }
+    });
+    const double blocks = double(columns) * rows;
+    return {std::accumulate(learned.begin(), learned.end(), 0.0) / blocks,
+            std::accumulate(bilinear.begin(), bilinear.end(), 0.0) / blocks};
+}
+
+float win_scale(const ReportImages& images) {
+    const cv::Mat gain = cv::abs(images.bilinear_error - images.learned_error);
+    return std::max(ff::metrics::error_quantile({gain}, kWinQuantile), 1.0f / 255.0f);
+}
+
 PngBytes index_thumbnail(const ReportImages& images, int height) {
     const cv::Size size = images.truth.size();
     const int width = std::max(1, int(std::lround(double(size.width) * height / size.height)));
-    cv::Mat learned, gain;
+    cv::Mat learned;
     cv::resize(images.learned, learned, cv::Size(width, height), 0, 0, cv::INTER_AREA);
-    // Per pixel: how much closer the learned image is to the truth than the bilinear one, averaged
-    // over the thumbnail pixel, on a scale of +-0.05 (12.75 8-bit levels).
-    cv::Mat closer = images.bilinear_error - images.learned_error;
-    cv::resize(closer, gain, cv::Size(width, height), 0, 0, cv::INTER_AREA);
+    // Gains on a scale of +-0.05 (12.75 8-bit levels).
+    const cv::Mat gain = win_picture(images, cv::Size(width, height), 0.05f);
     cv::Mat picture(height, 2 * width, CV_8UC3);
     learned.copyTo(picture(cv::Rect(0, 0, width, height)));
-    for (int y = 0; y < height; ++y)
-        for (int x = 0; x < width; ++x) {
-            const float g = std::clamp(gain.at<float>(y, x) / 0.05f, -1.f, 1.f);
-            const auto fade = [](float v) { return cv::saturate_cast<uchar>(255.0 * (1.0 - v)); };
-            // White where they are alike; towards green where learned gains, magenta where it loses.
-            picture.at<cv::Vec3b>(y, width + x) =
-                g >= 0 ? cv::Vec3b(fade(g * 0.8f), 255 - uchar(g * 60), fade(g * 0.8f))
-                       : cv::Vec3b(255 - uchar(-g * 60), fade(-g * 0.8f), 255 - uchar(-g * 60));
-        }
+    gain.copyTo(picture(cv::Rect(width, 0, width, height)));
     return rgb8_png(picture);
 }
 

@@ -17,18 +17,23 @@ namespace ff::neural {
 struct ReportImages {
     cv::Mat truth, bilinear, learned;
     cv::Mat bilinear_error, learned_error;
+    // Further images the crops show beside them (the codecs at the model's bytes), with labels.
+    std::vector<std::pair<std::string, cv::Mat>> others;
 };
 
 // The top of the shared colour scale of both error maps: the error 99.5% of their pixels stay
 // below.
 float shared_error_scale(const ReportImages& images);
 
-// `count` non-overlapping square regions (side `side`, clipped to the image) where the per-region
-// mean squared errors of bilinear and learned differ most, largest difference first, each with
-// the three images' full-resolution pixels and their PSNRs there.
-std::vector<ReportCrop> most_different_regions(const ReportImages& images, int side, int count);
+// Non-overlapping square regions (side `side`, clipped to the image): the `per_side` where the
+// learned image's mean squared error is lowest against bilinear's (largest gain first), then the
+// `per_side` where bilinear's is lowest against learned's, each only where that one is closer.
+// Each holds every image's full-resolution pixels (truth, bilinear, learned, then `others`) and
+// their PSNRs there.
+std::vector<ReportCrop> regions_where_each_wins(const ReportImages& images, int side, int per_side);
 
-// The side of the crops for an image of this size: 160 pixels, less for small images.
+// The side of the crops for an image of this size: 160 pixels, less for small images (half the
+// shorter side: room for 2x2 regions).
 int crop_side(cv::Size image);
 
 // The image scaled (area averaging) so its longer side is at most `max_side`; unchanged when it
@@ -38,6 +43,22 @@ cv::Size view_size(cv::Size image, int max_side);
 
 // The error map shown in the page: the error scaled down like the views, then coloured.
 PngBytes error_view_png(const cv::Mat& error, int max_side, float scale);
+
+// Where each wins, as the page shows it beside the error maps: per pixel the bilinear error minus
+// the learned one, scaled down like the views, coloured by win_colour at `scale` (full colour).
+PngBytes win_map_png(const ReportImages& images, int max_side, float scale);
+
+// The full-colour difference of the win map: what 99% of the pixels' |gains| stay below (at least
+// one 8-bit level).
+float win_scale(const ReportImages& images);
+
+// The colour of a gain g in [-1, 1]: white at 0, towards green as learned gains (g > 0), towards
+// magenta as it loses. RGB.
+cv::Vec3b win_colour(float g);
+
+// The fractions of `block` x `block` blocks (the image's whole blocks) where the learned image's
+// squared error is lower than bilinear's, and where it is higher.
+std::pair<double, double> block_wins(const ReportImages& images, int block);
 
 // The batch index's picture of one image: the learned image and, right of it, where it gained on
 // bilinear (green: the learned pixel is closer to the truth; magenta: the bilinear one is), each

@@ -101,9 +101,9 @@ std::string format(const char* fmt, double value) {
 class TrainingRun {
 public:
     TrainingRun(Node& node, TrainParams params, const fe::ImageData& image, fe::Device device,
-                double device_seconds)
+                double device_open_seconds)
         : node_(node), params_(std::move(params)), image_(image), device_(std::move(device)),
-          device_seconds_(device_seconds),
+          device_open_seconds_(device_open_seconds),
           config_(model_config_for_image(params_, image.width, image.height)) {
         schedule_.steps = params_.options.steps;
         schedule_.snapshot_steps = resolve_snapshot_steps(params_.snapshot_steps, schedule_.steps);
@@ -386,6 +386,10 @@ private:
             {"model", fe::model_kind_name(file.kind)},
             {"steps", schedule_.steps},
             {"batch", params_.options.batch},
+            // The graph's steps and batch when the CPU budget cut them (cpu_budget.hpp), else these.
+            {"asked_steps", params_.asked_steps ? params_.asked_steps : schedule_.steps},
+            {"asked_batch", params_.asked_batch ? params_.asked_batch : params_.options.batch},
+            {"cpu_budget", params_.cpu_budget_note},
             {"seed", params_.options.seed},
             {"lr_mlp", params_.options.lr_mlp},
             {"lr_grid", params_.options.lr_grid},
@@ -397,7 +401,10 @@ private:
             {"encoding_optimizer", trainer_->encoding_optimizer()},
             {"train_seconds", progress_.train_seconds},
             {"setup_seconds", setup_seconds_},
-            {"device_seconds", device_seconds_},
+            // Device time of the training steps from GPU timestamps (0: the device has none; on a
+            // CPU driver it is the CPU's time running them).
+            {"gpu_seconds", trainer_->gpu_seconds()},
+            {"device_open_seconds", device_open_seconds_},
             // Full-image PSNR evaluations, and snapshots (render and hand-off to the writer).
             {"eval_seconds", eval_seconds_},
             {"snapshot_seconds", snapshot_seconds_},
@@ -442,7 +449,7 @@ private:
     TrainParams params_;
     const fe::ImageData& image_;
     fe::Device device_;
-    double device_seconds_; // opening the device (first use in the process) and reading the image
+    double device_open_seconds_; // opening the device (first use in the process) and reading the image
     fe::ModelConfig config_;
     TrainingSchedule schedule_;
     std::optional<fe::Trainer> trainer_;

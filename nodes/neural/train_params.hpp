@@ -30,6 +30,9 @@ struct TrainParams {
     uint64_t limit = 0;                     // train on the first N pixels (whole rows); 0 = all
     uint32_t cpu_steps = 0;                 // on a CPU driver at most this many steps; 0 = as given
     uint32_t cpu_batch = 2048;              // ... and at most this batch (cpu_budget.hpp)
+    // What the graph asked for when the CPU budget cut it (fit_to_cpu); empty/0: nothing was cut.
+    std::string cpu_budget_note;
+    uint32_t asked_steps = 0, asked_batch = 0;
     std::string log;                        // CSV path, "" = <snapshots>/training_log.csv or none
 };
 

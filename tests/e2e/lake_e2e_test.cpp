@@ -2,6 +2,7 @@
 // short schedule so it takes about a minute) and checks every output: files present, images of
 // the right size, metrics.json's PSNRs equal to cv::PSNR on the written PNGs, learned beating
 // bilinear, a loadable model, and a self-contained report.
+#include "opencv_ssim.hpp"
 #include "run_command.hpp"
 #include <fieldflow/engine/model_file.hpp>
 
@@ -20,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -81,7 +83,7 @@ TEST_F(LakeGraph, RunSucceeds) {
 
 TEST_F(LakeGraph, EveryOutputFileExists) {
     ASSERT_EQ(result_.exit_code, 0) << result_.output;
-    for (const char* name : {"prediction.png", "bilinear.png", "ground_truth.png", "metrics.json",
+    for (const char* name : {"prediction.png", "bilinear.png", "ground_truth.png", "metrics.json", "same_bytes.jpg", "same_bytes.webp",
                              "report.html", "model.ffm", "snapshots/training_log.csv",
                              "snapshots/training_log.png"})
         EXPECT_TRUE(fs::is_regular_file(output_ / name)) << name;
@@ -149,6 +151,10 @@ TEST_F(LakeGraph, SavedModelLoadsAndDescribesTheRun) {
     EXPECT_EQ(file.training.batch, uint32_t(kBatch));
     json metrics = json::parse(read_text(output_ / "metrics.json"));
     EXPECT_EQ(metrics["model_bytes"], bytes.size());
+    // Timings named for what they are: the steps' device time from timestamps, wall times else.
+    EXPECT_FALSE(metrics.contains("train_device_seconds"));
+    EXPECT_GT(metrics["train_gpu_seconds"].get<double>(), 0.0); // lavapipe has timestamps
+    EXPECT_LE(metrics["train_gpu_seconds"].get<double>(), metrics["train_wall_seconds"].get<double>());
 }
 
 TEST_F(LakeGraph, ReportIsSelfContained) {
@@ -157,13 +163,51 @@ TEST_F(LakeGraph, ReportIsSelfContained) {
     size_t images = 0;
     for (size_t at = 0; (at = html.find("<img src=\"data:image/png;base64,", at)) != std::string::npos; ++at)
         ++images;
-    // Side by side, the 1:1 crops (a 188x141 image has room for one 141x141 region, 3 pictures),
-    // the 2 error maps, 4 snapshot steps x 2 rows, the curve.
-    EXPECT_EQ(images, 3u + 3u + 2u + 2u * 4u + 1u);
-    EXPECT_NE(html.find("Region 141x141 at ("), std::string::npos);
+    // Side by side (with JPEG and WebP at the model's bytes), the 1:1 crops (a 188x141 image has
+    // room for 2x2 regions of 70, each crop 5 pictures), the 2 error maps and the win map, 4
+    // snapshot steps x 2 rows, the curve.
+    size_t crops = 0;
+    for (size_t at = 0; (at = html.find("<div class=\"crop\" data-winner=", at)) != std::string::npos; ++at)
+        ++crops;
+    EXPECT_GE(crops, 1u);
+    EXPECT_EQ(images, 5u + 5u * crops + 3u + 2u * 4u + 1u);
+    EXPECT_NE(html.find("Region 70x70 at ("), std::string::npos);
     EXPECT_EQ(html.find("src=\"http"), std::string::npos);
     for (const char* text : {"Ground truth", "Bilinear", "Learned", "Feature grid", "llvmpipe",
-                             "Model size", "Ground truth as PNG", "|Learned - ground truth|",
-                             "id=\"ab-split\""})
+                             "Model file", "Ground truth as lossless PNG", "|Learned - ground truth|",
+                             "id=\"ab-split\"", "Where each wins", "<b>Trained:</b>", "<b>Bilinear:</b>",
+                             "<b>JPEG:</b>", "<b>WebP:</b>", "<b>PSNR</b>", "<b>SSIM</b>", "Bytes against quality"})
         EXPECT_NE(html.find(text), std::string::npos) << text;
+}
+
+// JPEG and WebP of the ground truth at the model file's bytes: the files hold what metrics.json
+// says (size, PSNR and SSIM recomputed here with OpenCV), at the highest quality whose file fits
+// (OpenCV's own encode one quality up does not).
+TEST_F(LakeGraph, CodecsAtTheModelsBytesMatchOpenCV) {
+    ASSERT_EQ(result_.exit_code, 0) << result_.output;
+    const json metrics = json::parse(read_text(output_ / "metrics.json"));
+    const size_t budget = fs::file_size(output_ / "model.ffm");
+    const cv::Mat truth = image("ground_truth.png");
+    for (const auto& [key, file, flag] : {std::tuple{"jpeg", "same_bytes.jpg", cv::IMWRITE_JPEG_QUALITY},
+                                          std::tuple{"webp", "same_bytes.webp", cv::IMWRITE_WEBP_QUALITY}}) {
+        SCOPED_TRACE(key);
+        const json& c = metrics[key];
+        ASSERT_TRUE(c.is_object()) << metrics.dump(2);
+        EXPECT_EQ(c["budget_bytes"], budget);
+        EXPECT_EQ(c["bytes"], fs::file_size(output_ / file));
+        EXPECT_LE(c["bytes"].get<size_t>(), budget);
+        const cv::Mat decoded = image(file);
+        ASSERT_EQ(decoded.size(), truth.size());
+        EXPECT_NEAR(c["psnr"].get<double>(), cv::PSNR(truth, decoded), 1e-6);
+        EXPECT_NEAR(c["ssim"].get<double>(), ff::test::opencv_ssim(truth, decoded), 1e-6);
+        const int quality = c["quality"];
+        if (quality < 100) {
+            std::vector<unsigned char> above;
+            std::vector<int> params = {flag, quality + 1};
+            if (flag == cv::IMWRITE_JPEG_QUALITY) params.insert(params.end(), {cv::IMWRITE_JPEG_OPTIMIZE, 1});
+            ASSERT_TRUE(cv::imencode(std::string(".") + (flag == cv::IMWRITE_JPEG_QUALITY ? "jpg" : "webp"), truth,
+                                     above, params));
+            EXPECT_GT(above.size(), budget) << "quality " << quality + 1 << " fits too";
+        }
+    }
 }

@@ -1,6 +1,7 @@
 // The neural ops run through the plugin ABI on the CPU Vulkan driver (lavapipe): Train on a tiny
 // image, Infer's sizes, save -> load -> infer bit-exactness, damaged model files, cancellation,
 // and the Report's files.
+#include "opencv_ssim.hpp"
 #include "test_files.hpp"
 #include "neural_host.hpp"
 
@@ -434,6 +435,8 @@ TEST(Report, WritesPageAndMetricsMatchingAnIndependentComputation) {
         .param("metrics", (folder / "metrics.json").string())
         .param("snapshots", t.snapshots.string())
         .param("thumbnail", (folder / "thumbnail.png").string())
+        .param("jpeg", (folder / "same_bytes.jpg").string())
+        .param("webp", (folder / "same_bytes.webp").string())
         .param("title", "Tiny lake");
     ASSERT_EQ(run.execute(), FF_OK) << run.error();
 
@@ -455,23 +458,59 @@ TEST(Report, WritesPageAndMetricsMatchingAnIndependentComputation) {
     EXPECT_EQ(metrics["train_seconds"], t.stats["train_seconds"]);
     EXPECT_EQ(metrics["device"], t.stats["device"]);
     EXPECT_EQ(metrics["model_bytes"], t.model.size());
+    const std::string html = read_text(folder / "report.html");
     const size_t png_bytes = level9_png_bytes(truth);
     EXPECT_EQ(metrics["png_bytes"], png_bytes);
-    EXPECT_NEAR(metrics["compression_ratio"].get<double>(), double(png_bytes) / t.model.size(), 1e-9);
+    EXPECT_FALSE(metrics.contains("compression_ratio")); // a lossy model against a lossless PNG misleads
+    EXPECT_EQ(metrics["bilinear_grid_width"], 24);
+    EXPECT_EQ(metrics["bilinear_values"], 24 * 18 * 3);
+    EXPECT_EQ(metrics["asked_steps"], kSteps);
 
-    std::string html = read_text(folder / "report.html");
+    // JPEG and WebP at the model's bytes: the files written hold what metrics.json says, scored
+    // again here with OpenCV (cv::PSNR, an SSIM on OpenCV's Gaussian filter).
+    cv::Mat truth8;
+    truth.convertTo(truth8, CV_8UC3, 255.0);
+    for (const char* codec : {"jpeg", "webp"}) {
+        SCOPED_TRACE(codec);
+        const json& c = metrics[codec];
+        ASSERT_TRUE(c.is_object()) << metrics.dump(2);
+        EXPECT_EQ(c["budget_bytes"], t.model.size());
+        const fs::path file = folder / (std::string("same_bytes.") + (codec == std::string("jpeg") ? "jpg" : "webp"));
+        ASSERT_TRUE(fs::is_regular_file(file));
+        EXPECT_EQ(c["bytes"], fs::file_size(file));
+        EXPECT_LE(c["bytes"].get<size_t>(), t.model.size());
+        cv::Mat decoded = cv::imread(file.string(), cv::IMREAD_COLOR);
+        ASSERT_EQ(decoded.size(), truth.size());
+        cv::cvtColor(decoded, decoded, cv::COLOR_BGR2RGB);
+        EXPECT_NEAR(c["psnr"].get<double>(), cv::PSNR(truth8, decoded), 1e-6);
+        EXPECT_NEAR(c["ssim"].get<double>(), ff::test::opencv_ssim(truth8, decoded), 1e-6);
+        EXPECT_GE(c["curve"].size(), 10u);
+        EXPECT_NE(html.find("<b>" + std::string(codec == std::string("jpeg") ? "JPEG" : "WebP") +
+                            ":</b> the ground truth saved as"), std::string::npos);
+    }
+    // The page explains itself: the budget line, the baseline, the metrics, the plot.
+    for (const char* text : {"<b>Trained:</b> 300 steps at batch 2,048", "<b>Bilinear:</b> the ground truth shrunk",
+                             "24x18 pixels, 1,296 values", "<b>PSNR</b>", "sigma 1.5", "Bytes against quality",
+                             "<polyline", "Where each wins", "Training loop, wall time"})
+        EXPECT_NE(html.find(text), std::string::npos) << text;
+    EXPECT_EQ(html.find("Compression"), std::string::npos);
+
     EXPECT_NE(html.find("<title>Tiny lake</title>"), std::string::npos);
     for (const char* label : {"Ground truth", "Bilinear", "Learned", "Prediction", "Feature grid"})
         EXPECT_NE(html.find(label), std::string::npos) << label;
     for (int step : {1, 10, 100, kSteps})
         EXPECT_NE(html.find("<th>Step " + std::to_string(step) + "</th>"), std::string::npos) << step;
-    // 3 side by side + 2 error maps + 3 per crop + 4 snapshots x 2 rows + the training curve, all
-    // embedded; a 96x72 image has room for one 72x72 crop.
-    size_t images = 0;
+    // 5 side by side (with JPEG and WebP) + 2 error maps and the win map + 5 per crop + 4
+    // snapshots x 2 rows + the training curve, all embedded; a 96x72 image has 2x2 regions of 36.
+    size_t images = 0, crops = 0;
     for (size_t at = 0; (at = html.find("<img src=\"data:image/png;base64,", at)) != std::string::npos; ++at)
         ++images;
-    EXPECT_NE(html.find("Region 72x72 at (12, 0)"), std::string::npos);
-    EXPECT_EQ(images, 3u + 2u + 3u + 8u + 1u);
+    for (size_t at = 0; (at = html.find("<div class=\"crop\" data-winner=", at)) != std::string::npos; ++at)
+        ++crops;
+    EXPECT_GE(crops, 1u);
+    EXPECT_LE(crops, 4u);
+    EXPECT_NE(html.find("Region 36x36 at ("), std::string::npos);
+    EXPECT_EQ(images, 5u + 3u + 5u * crops + 8u + 1u);
     EXPECT_NE(html.find("|Learned - ground truth|"), std::string::npos);
     EXPECT_NE(html.find("class=\"legend-bar\""), std::string::npos);
     EXPECT_NE(html.find("id=\"ab-split\""), std::string::npos);

@@ -3,12 +3,16 @@
 #include "test_files.hpp"
 #include "background_writer.hpp"
 #include "base64.hpp"
+#include "codec_baselines.hpp"
 #include "cpu_budget.hpp"
 #include "neural_images.hpp"
 #include "output_size.hpp"
 #include "png_size.hpp"
 #include "png_thumbnail.hpp"
+#include "report_crops.hpp"
+#include "report_notes.hpp"
 #include "report_page.hpp"
+#include "report_rate_plot.hpp"
 #include "report_views.hpp"
 #include "metrics/error_map.hpp"
 #include "snapshot_files.hpp"
@@ -106,6 +110,11 @@ TEST(CpuBudget, CapsStepsAndBatchOnlyOnACpuDriverAndSaysSo) {
     EXPECT_NE(said->find("'llvmpipe' is a CPU Vulkan driver: training 2000 steps at batch 2048 "
                          "instead of 40000 at 16384 (160x the work"), std::string::npos) << *said;
     EXPECT_NE(said->find("--set cpu_steps=0"), std::string::npos) << *said;
+    // What was asked stays, for the report's budget line.
+    EXPECT_EQ(p.asked_steps, 40000u);
+    EXPECT_EQ(p.asked_batch, 16384u);
+    EXPECT_EQ(p.cpu_budget_note, *said);
+    EXPECT_EQ(within.asked_steps, 0u); // nothing cut
 }
 
 TEST(CpuBudget, SnapshotStepsPastTheNewEndAreLeftOutAndTheListStaysExplicit) {
@@ -264,9 +273,11 @@ TEST(ReportPage, SnapshotsLinkToTheirFullSizeFiles) {
     EXPECT_EQ(links, 2u); // the step-20 snapshot has no files to link to
 }
 
-// Three regions where bilinear and learned differ (by decreasing amounts) and one where both are
-// equally wrong: the crops are those three, largest difference first, at full resolution.
-TEST(ReportViews, CropsAreTheRegionsWhereBilinearAndLearnedDifferMost) {
+// Two regions where learned is closer (by 60 and 20 levels), one where bilinear is (by 40) and
+// one where both are equally wrong: the crops are learned's two best regions, largest gain first,
+// then bilinear's one (a tie is neither's), labelled so, at full resolution, with the other
+// images' pixels and PSNRs too.
+TEST(ReportViews, CropsShowWhereLearnedWinsMostAndWhereBilinearDoes) {
     ReportImages images;
     images.truth = cv::Mat(480, 640, CV_8UC3, cv::Scalar(100, 120, 140));
     images.bilinear = images.truth.clone();
@@ -276,20 +287,64 @@ TEST(ReportViews, CropsAreTheRegionsWhereBilinearAndLearnedDifferMost) {
     images.bilinear(cv::Rect(480, 0, 160, 160)).setTo(cv::Scalar(120, 120, 140));    // 20 off
     images.bilinear(cv::Rect(160, 0, 160, 160)).setTo(cv::Scalar(100, 200, 140));    // both 80 off
     images.learned(cv::Rect(160, 0, 160, 160)).setTo(cv::Scalar(100, 200, 140));
+    cv::Mat other = images.truth.clone();
+    other(cv::Rect(0, 0, 640, 240)).setTo(cv::Scalar(110, 120, 140)); // 10 off in the top half
+    images.others.push_back({"JPEG", other});
     images.bilinear_error = ff::metrics::absolute_error(images.truth, images.bilinear);
     images.learned_error = ff::metrics::absolute_error(images.truth, images.learned);
     ASSERT_EQ(crop_side(images.truth.size()), 160);
-    const std::vector<ReportCrop> crops = most_different_regions(images, 160, 3);
+    const std::vector<ReportCrop> crops = regions_where_each_wins(images, 160, 2);
     ASSERT_EQ(crops.size(), 3u);
     EXPECT_EQ(cv::Point(crops[0].x, crops[0].y), cv::Point(320, 160));
-    EXPECT_EQ(cv::Point(crops[1].x, crops[1].y), cv::Point(0, 320));
-    EXPECT_EQ(cv::Point(crops[2].x, crops[2].y), cv::Point(480, 0));
+    EXPECT_EQ(cv::Point(crops[1].x, crops[1].y), cv::Point(480, 0));
+    EXPECT_EQ(cv::Point(crops[2].x, crops[2].y), cv::Point(0, 320));
+    EXPECT_TRUE(crops[0].learned_wins);
+    EXPECT_TRUE(crops[1].learned_wins);
+    EXPECT_FALSE(crops[2].learned_wins);
     EXPECT_LT(crops[0].bilinear_psnr, crops[0].learned_psnr);
-    EXPECT_GT(crops[1].bilinear_psnr, crops[1].learned_psnr);
-    const cv::Mat pixels = cv::imdecode(crops[0].bilinear, cv::IMREAD_COLOR); // BGR
+    EXPECT_GT(crops[2].bilinear_psnr, crops[2].learned_psnr);
+    ASSERT_EQ(crops[0].panels.size(), 4u);
+    EXPECT_EQ(crops[0].panels[3].label, "JPEG");
+    EXPECT_FALSE(crops[0].panels[0].psnr); // the ground truth has none
+    EXPECT_NEAR(*crops[1].panels[3].psnr, 20 * std::log10(255.0 / std::sqrt(100.0 / 3)), 1e-9);
+    const cv::Mat pixels = cv::imdecode(crops[0].panels[1].png, cv::IMREAD_COLOR); // BGR
     ASSERT_EQ(pixels.size(), cv::Size(160, 160));
     EXPECT_EQ(pixels.at<cv::Vec3b>(10, 10), cv::Vec3b(140, 120, 160));
-    EXPECT_EQ(crop_side(cv::Size(96, 72)), 72);
+    EXPECT_EQ(crop_side(cv::Size(96, 72)), 36); // room for 2x2 regions
+    const std::string html = crops_section(crops);
+    EXPECT_NE(html.find("<b>Bilinear wins most here</b> (learned -"), std::string::npos);
+    EXPECT_NE(html.find("<b>Learned wins most here</b> (learned +"), std::string::npos);
+}
+
+// The 8x8 blocks each image is closer in, and the win map's colours at either end and between.
+TEST(ReportViews, BlockWinsCountTheBlocksEachImageIsCloserIn) {
+    ReportImages images;
+    images.truth = cv::Mat(16, 35, CV_8UC3, cv::Scalar(100, 100, 100)); // 4x2 whole blocks
+    images.bilinear = images.truth.clone();
+    images.learned = images.truth.clone();
+    images.learned(cv::Rect(0, 0, 8, 8)).setTo(cv::Scalar(101, 100, 100));
+    images.bilinear(cv::Rect(8, 0, 16, 8)).setTo(cv::Scalar(103, 100, 100));
+    const auto [learned, bilinear] = block_wins(images, 8);
+    EXPECT_DOUBLE_EQ(learned, 2.0 / 8);
+    EXPECT_DOUBLE_EQ(bilinear, 1.0 / 8);
+    EXPECT_EQ(win_colour(0), cv::Vec3b(255, 255, 255));
+    EXPECT_EQ(win_colour(1), cv::Vec3b(51, 195, 51));
+    EXPECT_EQ(win_colour(-5), cv::Vec3b(195, 51, 195));
+}
+
+// The plot holds each series (a polyline for a curve, a marked point otherwise) and its legend,
+// no script and nothing fetched; no points, no plot.
+TEST(RatePlot, DrawsCurvesAndPointsAsInlineSvg) {
+    const std::string svg = rate_plot_svg({{"JPEG", "#d95f02", {{1000, 25, "quality 10"}, {5000, 32, "quality 60"}}, true},
+                                           {"learned model", "#7570b3", {{3000, 29.5, "model file"}}, false}});
+    EXPECT_EQ(svg.rfind("<svg ", 0), 0u);
+    EXPECT_NE(svg.find("<polyline"), std::string::npos);
+    EXPECT_NE(svg.find("data-name=\"learned model\""), std::string::npos);
+    EXPECT_NE(svg.find(">model file</text>"), std::string::npos);
+    EXPECT_NE(svg.find("learned model, model file: 3.0 kB, 29.50 dB"), std::string::npos);
+    EXPECT_EQ(svg.find("<script"), std::string::npos);
+    EXPECT_EQ(svg.find("http"), std::string::npos);
+    EXPECT_EQ(rate_plot_svg({{"JPEG", "#000", {}, true}}), "");
 }
 
 TEST(ReportViews, ViewsKeepSmallImagesAndScaleLargeOnesByTheirLongerSide) {
@@ -299,6 +354,94 @@ TEST(ReportViews, ViewsKeepSmallImagesAndScaleLargeOnesByTheirLongerSide) {
     const cv::Mat view = view_of(large, 1024);
     EXPECT_EQ(view.size(), cv::Size(1024, 341));
     EXPECT_EQ(view.at<cv::Vec3b>(100, 100), cv::Vec3b(9, 9, 9));
+}
+
+// ---- codecs at the model's bytes ----
+
+// OpenCV's encode of `rgb8` at `quality`, as the baseline makes it (JPEG: optimised Huffman tables).
+std::vector<unsigned char> opencv_encode(const cv::Mat& rgb8, Codec codec, int quality) {
+    cv::Mat bgr;
+    cv::cvtColor(rgb8, bgr, cv::COLOR_RGB2BGR);
+    std::vector<unsigned char> out;
+    const std::vector<int> params = codec == Codec::jpeg
+                                        ? std::vector<int>{cv::IMWRITE_JPEG_QUALITY, quality, cv::IMWRITE_JPEG_OPTIMIZE, 1}
+                                        : std::vector<int>{cv::IMWRITE_WEBP_QUALITY, quality};
+    EXPECT_TRUE(cv::imencode(codec_extension(codec), bgr, out, params));
+    return out;
+}
+
+// The chosen quality's file fits the budget and the next quality's does not (OpenCV's own encodes
+// say so); the decoded image is the file's, its PSNR cv::PSNR's; the curve runs over the range.
+TEST(CodecBaselines, HighestQualityWithinTheBudgetMatchesOpenCV) {
+    cv::Mat bgr = cv::imread(FF_TEST_IMAGE, cv::IMREAD_COLOR), rgb8;
+    ASSERT_FALSE(bgr.empty());
+    cv::resize(bgr, bgr, cv::Size(120, 90), 0, 0, cv::INTER_AREA);
+    cv::cvtColor(bgr, rgb8, cv::COLOR_BGR2RGB);
+    for (Codec codec : {Codec::jpeg, Codec::webp}) {
+        SCOPED_TRACE(codec_name(codec));
+        const size_t budget = 2500;
+        int checks = 0;
+        const CodecBaseline b = codec_at_bytes(rgb8, false, codec, budget, true, [&](size_t, size_t) { ++checks; });
+        ASSERT_TRUE(b.unavailable.empty()) << b.unavailable;
+        EXPECT_GT(checks, 0);
+        EXPECT_LE(b.chosen.bytes, budget);
+        EXPECT_EQ(b.file, opencv_encode(rgb8, codec, b.chosen.quality));
+        ASSERT_LT(b.chosen.quality, kHighestQuality);
+        EXPECT_GT(opencv_encode(rgb8, codec, b.chosen.quality + 1).size(), budget);
+        cv::Mat decoded = cv::imdecode(b.file, cv::IMREAD_COLOR);
+        cv::cvtColor(decoded, decoded, cv::COLOR_BGR2RGB);
+        EXPECT_EQ(cv::norm(decoded, b.decoded, cv::NORM_INF), 0.0);
+        EXPECT_NEAR(b.chosen.psnr, cv::PSNR(rgb8, decoded), 1e-9);
+        ASSERT_GE(b.curve.size(), 10u);
+        EXPECT_EQ(b.curve.front().quality, 2);
+        EXPECT_EQ(b.curve.back().quality, 100);
+        EXPECT_GT(b.curve.back().psnr, b.curve.front().psnr);
+        EXPECT_GT(b.curve.back().bytes, b.curve.front().bytes);
+        // A budget no quality fits: none, and why.
+        const CodecBaseline none = codec_at_bytes(rgb8, false, codec, 50, false);
+        EXPECT_NE(none.unavailable.find("at quality 1 it takes"), std::string::npos) << none.unavailable;
+        EXPECT_TRUE(none.decoded.empty());
+    }
+    // A gray source is encoded as one channel: a smaller file at the same quality.
+    cv::Mat gray_rgb;
+    cv::cvtColor(rgb8, gray_rgb, cv::COLOR_RGB2GRAY);
+    cv::cvtColor(gray_rgb, gray_rgb, cv::COLOR_GRAY2RGB);
+    const CodecBaseline gray = codec_at_bytes(gray_rgb, true, Codec::jpeg, 2500, false);
+    EXPECT_LT(gray.chosen.bytes, opencv_encode(gray_rgb, Codec::jpeg, gray.chosen.quality).size());
+}
+
+// The report's words: the budget line says what was cut and how to undo it; timings are named for
+// what they measure, and a slow rate is never rounded to 0.
+TEST(ReportNotes, SayWhatRanAgainstWhatWasAskedAndNameTheTimings) {
+    nlohmann::json facts = {{"steps", 2000}, {"batch", 2048}, {"asked_steps", 40000}, {"asked_batch", 16384},
+                            {"device", "llvmpipe"}, {"device_type", "cpu"}, {"train_seconds", 139.0},
+                            {"gpu_seconds", 120.5}, {"setup_seconds", 0.5}};
+    const std::vector<ReportNote> run = run_notes(facts);
+    ASSERT_EQ(run.size(), 1u);
+    EXPECT_NE(run[0].text.find("2,000 steps at batch 2,048 on llvmpipe (cpu)"), std::string::npos) << run[0].text;
+    EXPECT_NE(run[0].text.find("asked for 40,000 steps at batch 16,384"), std::string::npos) << run[0].text;
+    EXPECT_NE(run[0].text.find("1/160 of its samples"), std::string::npos) << run[0].text;
+    EXPECT_NE(run[0].text.find("--set cpu_steps=0"), std::string::npos) << run[0].text;
+    facts["asked_steps"] = 2000;
+    facts["asked_batch"] = 2048;
+    EXPECT_NE(run_notes(facts)[0].text.find("trained the budget the graph asked for"), std::string::npos);
+
+    const std::vector<ReportRow> rows = timing_rows(facts);
+    ASSERT_GE(rows.size(), 3u);
+    EXPECT_NE(rows[0].name.find("timestamps"), std::string::npos) << rows[0].name;
+    EXPECT_EQ(rows[0].value, "120.500 s (16.6 steps/s)");
+    EXPECT_NE(rows[1].name.find("wall time"), std::string::npos) << rows[1].name;
+    facts["steps"] = 3;
+    facts["train_seconds"] = 20.0;
+    facts.erase("gpu_seconds");
+    EXPECT_EQ(timing_rows(facts)[0].value, "20.00 s (0.15 steps/s)");
+
+    const ReportNote bilinear = bilinear_note(187, 140, 3, 80668);
+    EXPECT_NE(bilinear.text.find("187x140 pixels, 78,540 values"), std::string::npos) << bilinear.text;
+    EXPECT_NE(bilinear.text.find("(80,668, 97%)"), std::string::npos) << bilinear.text;
+    const std::vector<ReportNote> metrics = metric_notes("8-bit values, as saved");
+    EXPECT_NE(metrics[0].text.find("8-bit values"), std::string::npos);
+    EXPECT_NE(metrics[1].text.find("sigma 1.5"), std::string::npos);
 }
 
 // ---- PNG size ----

@@ -14,6 +14,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -197,19 +198,38 @@ TEST(CompareReport, TableMatchesAnIndependentComputation) {
     OpRun run("CompareReport");
     run.image("ground_truth", truth).image("siren", siren).text("siren_stats", t.stats.dump())
         .image("bilinear", bilinear).param("path", (folder / "table.md").string())
-        .param("metrics", (folder / "table.json").string());
+        .param("metrics", (folder / "table.json").string()).param("csv", (folder / "table.csv").string())
+        .param("codec_budget", "siren");
     ASSERT_EQ(run.execute(), FF_OK) << run.error();
     json j = json::parse(ff::test::read_text(folder / "table.json"));
-    ASSERT_EQ(j["models"].size(), 2u);
+    ASSERT_EQ(j["models"].size(), 4u);
     EXPECT_EQ(j["models"][0]["name"], "SIREN");
     EXPECT_NEAR(j["models"][0]["psnr"].get<double>(), psnr_8bit(truth, siren), 1e-6);
     EXPECT_EQ(j["models"][0]["parameters"], t.stats["parameter_count"]);
     EXPECT_EQ(j["models"][0]["train_seconds"], t.stats["train_seconds"]);
+    EXPECT_EQ(j["models"][0]["device_seconds"], t.stats["gpu_seconds"]); // lavapipe has timestamps
+    EXPECT_NEAR(j["models"][0]["steps_per_second"].get<double>(),
+                t.stats["steps"].get<double>() / t.stats["gpu_seconds"].get<double>(), 1e-9);
+    EXPECT_EQ(j["models"][0]["bytes"], t.model.size());
     EXPECT_EQ(j["models"][1]["name"], "bilinear");
     EXPECT_NEAR(j["models"][1]["psnr"].get<double>(), psnr_8bit(truth, bilinear), 1e-6);
     EXPECT_EQ(j["models"][1]["parameters"], 12 * 9 * 3);
+    // JPEG and WebP at the SIREN file's bytes, scored like the rest.
+    cv::Mat truth8;
+    truth.convertTo(truth8, CV_8UC3, 255.0);
+    for (size_t i : {2u, 3u}) {
+        const json& row = j["models"][i];
+        EXPECT_EQ(row["name"], std::string(i == 2 ? "JPEG" : "WebP") + " at siren's bytes");
+        EXPECT_LE(row["bytes"].get<size_t>(), t.model.size());
+        EXPECT_GT(row["psnr"].get<double>(), 15.0);
+        EXPECT_TRUE(row["parameters"] == 0 && row["train_seconds"].is_null());
+    }
     const std::string md = ff::test::read_text(folder / "table.md");
-    EXPECT_NE(md.find("| Model | PSNR (dB) | SSIM | Parameters | Train time (s) |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| Model | PSNR (dB) | SSIM | Parameters | Bytes | Device time (s) | Wall time (s) | Steps/s |"),
+              std::string::npos) << md;
+    const std::string csv = ff::test::read_text(folder / "table.csv");
+    EXPECT_EQ(csv.rfind("model,psnr_db,ssim,parameters,bytes,device_seconds,wall_seconds,steps_per_second,configuration\nSIREN,", 0), 0u) << csv;
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
     EXPECT_NE(md.find("| SIREN | "), std::string::npos) << md;
     EXPECT_NE(md.find("| bilinear | "), std::string::npos) << md;
 
