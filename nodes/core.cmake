@@ -45,6 +45,7 @@ fieldflow_add_plugin(ff_core SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/neural/device_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image/resize.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics/metrics.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/metrics/metrics_table.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics/error_map_node.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics/histogram.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics/statistics.cpp)

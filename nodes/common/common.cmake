@@ -7,6 +7,7 @@ add_library(ff_nodes_common STATIC
   ${CMAKE_CURRENT_LIST_DIR}/cancellable_call.cpp
   ${CMAKE_CURRENT_LIST_DIR}/grid_size.cpp
   ${CMAKE_CURRENT_LIST_DIR}/image_mat.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/label_band.cpp
   ${CMAKE_CURRENT_LIST_DIR}/whole_file.cpp)
 target_include_directories(ff_nodes_common PUBLIC ${CMAKE_CURRENT_LIST_DIR}/..)
 target_link_libraries(ff_nodes_common PUBLIC ff_plugin_sdk opencv_core opencv_imgproc)

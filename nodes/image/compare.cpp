@@ -1,6 +1,7 @@
 // Compare: a side-by-side strip of 2 to 6 images, each scaled to a common height, with a label
 // above each.
 #include "common/image_mat.hpp"
+#include "common/label_band.hpp"
 
 #include <fieldflow/node.hpp>
 
@@ -16,24 +17,6 @@ namespace {
 constexpr std::array<const char*, 6> kPorts = {"image1", "image2", "image3",
                                                "image4", "image5", "image6"};
 constexpr int kMaxHeight = 16384;
-
-// One label, white on dark gray, as an 8-bit BGR band `width` x `band_height` (anti-aliased text
-// needs 8-bit images in OpenCV), fitted to the band.
-cv::Mat label_band(const std::string& text, int width, int band_height) {
-    cv::Mat band(band_height, width, CV_8UC3, cv::Scalar(40, 40, 40));
-    if (text.empty()) return band;
-    const int font = cv::FONT_HERSHEY_SIMPLEX;
-    const int thickness = std::max(1, band_height / 24);
-    int baseline = 0;
-    const cv::Size unit = cv::getTextSize(text, font, 1.0, thickness, &baseline);
-    const double by_height = 0.6 * band_height / std::max(1, unit.height);
-    const double by_width = 0.94 * width / std::max(1, unit.width);
-    const double scale = std::min(by_height, by_width);
-    const cv::Size size = cv::getTextSize(text, font, scale, thickness, &baseline);
-    const cv::Point origin((width - size.width) / 2, (band_height + size.height) / 2);
-    cv::putText(band, text, origin, font, scale, cv::Scalar(255, 255, 255), thickness, cv::LINE_AA);
-    return band;
-}
 
 } // namespace
 
@@ -93,7 +76,7 @@ FF_NODE(compare) =
                 const int w = tiles[i].cols;
                 tiles[i].copyTo(out(cv::Rect(x, band, w, height)));
                 if (band > 0) {
-                    cv::Mat label_bgr = label_band(labels[i], w, band), label_rgb;
+                    cv::Mat label_bgr = ff::nodes::label_band(labels[i], w, band), label_rgb;
                     cv::cvtColor(label_bgr, label_bgr, cv::COLOR_BGR2RGB);
                     label_bgr.convertTo(label_rgb, CV_32F, 1.0 / 255.0);
                     label_rgb.copyTo(out(cv::Rect(x, 0, w, band)));
