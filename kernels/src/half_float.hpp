@@ -1,5 +1,6 @@
 // IEEE binary16 from binary32 on the host, rounding to nearest even as the GPU's float16_t()
-// conversion does: the fp16 weight copies the tensor-core kernels read (GpuModel::mlp16).
+// conversion does: the fp16 weight copies the tensor-core kernels read (GpuModel::mlp16), and a
+// model file's fp16 weights (model_file.cpp); and back.
 #pragma once
 
 #include <bit>
@@ -29,6 +30,17 @@ inline uint16_t to_half(float value) {
     const uint32_t rest = abs & 0x1fffu;
     if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h; // may carry into the exponent: right
     return uint16_t(sign | h);
+}
+
+// binary16 -> binary32, exactly (every half is a float).
+inline float from_half(uint16_t h) {
+    const uint32_t sign = uint32_t(h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+    if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13)); // inf, NaN
+    if (exponent == 0) { // zero or subnormal: mantissa * 2^-24
+        const float magnitude = float(mantissa) * 0x1p-24f;
+        return sign ? -magnitude : magnitude;
+    }
+    return std::bit_cast<float>(sign | ((exponent + 112u) << 23) | (mantissa << 13));
 }
 
 inline std::vector<uint16_t> to_half(const std::vector<float>& values) {

@@ -5,6 +5,7 @@
 // it has been checked against the bytes actually present.
 #include <fieldflow/engine/model_file.hpp>
 
+#include "half_float.hpp"
 #include "little_endian.hpp"
 #include "encodings/encoding.hpp"
 
@@ -320,6 +321,10 @@ void append_training(std::string& header, const ModelFile& file);
 
 } // namespace
 
+std::string_view weight_precision_name(WeightPrecision precision) {
+    return precision == WeightPrecision::fp16 ? "fp16" : "fp32";
+}
+
 std::string_view model_kind_name(ModelKind kind) {
     switch (kind) {
     case ModelKind::grid: return "grid";
@@ -371,20 +376,33 @@ void append_training(std::string& header, const ModelFile& file) {
     append_line(header, "train_seconds", number_text(t.train_seconds));
 }
 
-std::vector<std::byte> finish(const std::string& header, std::initializer_list<const std::vector<float>*> parts) {
+std::vector<std::byte> finish(const std::string& header, std::initializer_list<const std::vector<float>*> parts,
+                              WeightPrecision precision = WeightPrecision::fp32) {
     size_t floats = 0;
     for (const std::vector<float>* part : parts) floats += part->size();
+    const bool half = precision == WeightPrecision::fp16;
     std::vector<std::byte> out;
-    out.reserve(header.size() + 4 * floats + kChecksumBytes);
+    out.reserve(header.size() + (half ? 2 : 4) * floats + kChecksumBytes);
     for (char ch : header) out.push_back(std::byte(static_cast<unsigned char>(ch)));
     for (const std::vector<float>* part : parts)
-        for (float v : *part) put_u32(out, std::bit_cast<uint32_t>(v));
+        for (float v : *part) {
+            if (!half) {
+                put_u32(out, std::bit_cast<uint32_t>(v));
+                continue;
+            }
+            const uint16_t h = detail::to_half(v);
+            out.push_back(std::byte(h & 0xffu));
+            out.push_back(std::byte(h >> 8));
+        }
     put_u64(out, checksum(out));
     return out;
 }
 
-std::string version_text() {
-    return std::to_string(kModelFormatMajor) + "." + std::to_string(kModelFormatMinor);
+// A file says the oldest version that holds it: 1.3 only for fp16 weights, so every fp32 file
+// stays readable by 1.2 readers.
+std::string version_text(WeightPrecision precision = WeightPrecision::fp32) {
+    return std::to_string(kModelFormatMajor) + "." +
+           std::to_string(precision == WeightPrecision::fp16 ? kModelFormatMinor : 2u);
 }
 
 void check_common(const ModelFile& file) {
@@ -406,6 +424,9 @@ std::vector<std::byte> encode_splat_file(const ModelFile& file) {
     if (auto i = first_non_finite(m.params))
         throw ModelFileError("cannot encode model file: splat value " + std::to_string(*i) +
                              " is not finite");
+    if (file.precision != WeightPrecision::fp32)
+        throw ModelFileError("cannot encode model file: a splat model is stored as fp32 (its positions "
+                             "are pixels, past fp16's precision in a large image)");
     check_common(file);
     std::string header(kMagic);
     append_line(header, "version", version_text());
@@ -445,9 +466,18 @@ std::vector<std::byte> encode_model_file(const ModelFile& file) {
                              " model needs the " +
                              (file.kind == ModelKind::siren ? "coords" : "dense_grid or hash_grid") + " encoding");
     check_common(file);
+    const bool half = file.precision == WeightPrecision::fp16;
+    if (half)
+        for (const std::vector<float>* part : {&file.model.encoding_params, &file.model.mlp})
+            for (size_t i = 0; i < part->size(); ++i)
+                if (std::abs((*part)[i]) >= 65520.0f) // rounds to infinity as fp16
+                    throw ModelFileError("cannot encode model file: " +
+                                         std::string(part == &file.model.mlp ? "mlp" : "encoding") + " value " +
+                                         std::to_string(i) + " (" + number_text((*part)[i]) +
+                                         ") is past fp16's range; store it as fp32");
 
     std::string header(kMagic);
-    append_line(header, "version", version_text());
+    append_line(header, "version", version_text(file.precision));
     append_line(header, "model", model_kind_name(file.kind));
     const EncodingDescriptor& encoding = encoding_of(c);
     append_line(header, "encoding", encoding.name);
@@ -463,8 +493,9 @@ std::vector<std::byte> encode_model_file(const ModelFile& file) {
     append_training(header, file);
     append_line(header, "grid_floats", std::to_string(file.model.encoding_params.size()));
     append_line(header, "mlp_floats", std::to_string(file.model.mlp.size()));
+    if (half) append_line(header, "weights", "fp16");
     header.append("end\n");
-    return finish(header, {&file.model.encoding_params, &file.model.mlp});
+    return finish(header, {&file.model.encoding_params, &file.model.mlp}, file.precision);
 }
 
 ModelFile decode_model_file(std::span<const std::byte> bytes, std::string_view source) {
@@ -487,10 +518,18 @@ ModelFile decode_model_file(std::span<const std::byte> bytes, std::string_view s
     const uint64_t mlp_floats = declared("mlp_floats");
     // Version 1.1: splat models carry their parameters after the (empty) grid and MLP.
     const uint64_t splat_floats = header.fields.count("splat_floats") ? declared("splat_floats") : 0;
+    // Version 1.3: `weights fp16` stores each value in 2 bytes.
+    WeightPrecision precision = WeightPrecision::fp32;
+    if (auto it = header.fields.find("weights"); it != header.fields.end()) {
+        if (it->second.value == "fp16") precision = WeightPrecision::fp16;
+        else if (it->second.value != "fp32")
+            fail(source, "malformed header (key 'weights' is '" + it->second.value + "', expected fp32 or fp16)");
+    }
+    const uint64_t value_bytes = precision == WeightPrecision::fp16 ? 2 : 4;
     const uint64_t limit = std::numeric_limits<uint64_t>::max() / 8;
     const auto payload_floats =
         grid_floats <= limit && mlp_floats <= limit && splat_floats <= limit
-            ? mul(grid_floats + mlp_floats + splat_floats, 4)
+            ? mul(grid_floats + mlp_floats + splat_floats, value_bytes)
             : std::nullopt;
     if (!payload_floats || *payload_floats > std::numeric_limits<uint64_t>::max() - header.size -
                                                  kChecksumBytes)
@@ -512,6 +551,8 @@ ModelFile decode_model_file(std::span<const std::byte> bytes, std::string_view s
     // The bytes are the ones that were written: now read the header strictly.
     FieldReader fields(header, source);
     ModelFile file;
+    file.precision = precision;
+    if (fields.has("weights")) fields.text("weights");
     // `model` arrived in 1.1; a 1.0 file is a grid model.
     if (fields.has("model") || header.minor >= 1) {
         const std::string& kind = fields.text("model");
@@ -545,8 +586,9 @@ ModelFile decode_model_file(std::span<const std::byte> bytes, std::string_view s
     auto read_floats = [&](const std::byte*& p, std::vector<float>& values, uint64_t count,
                            const char* what) {
         values.resize(count);
-        for (uint64_t i = 0; i < count; ++i, p += 4) {
-            values[i] = std::bit_cast<float>(get_u32(p));
+        for (uint64_t i = 0; i < count; ++i, p += value_bytes) {
+            values[i] = value_bytes == 2 ? detail::from_half(uint16_t(std::to_integer<uint16_t>(p[0]) | std::to_integer<uint16_t>(p[1]) << 8))
+                                         : std::bit_cast<float>(get_u32(p));
             if (!std::isfinite(values[i]))
                 fail(source, std::string("invalid weights (") + what + " value " +
                                  std::to_string(i) + " is not finite)");

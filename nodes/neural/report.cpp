@@ -374,6 +374,7 @@ void execute_report(Node& node) {
         {"kernel_path", fact<std::string>(facts, "kernel_path", "")},
         {"parameter_count", parameters},
         {"model_bytes", model_bytes.value_or(0)},
+        {"model_precision", model ? std::string(ff::engine::weight_precision_name(model->precision)) : std::string()},
         {"png_bytes", truth_png.bytes},
         {"png_bytes_estimated", truth_png.estimated},
     };
@@ -451,7 +452,10 @@ void execute_report(Node& node) {
     }
     if (!series.empty() && !m_learned.identical) {
         series.push_back({"learned model", "#7570b3",
-                          {{double(*model_bytes), cv::PSNR(images.truth, images.learned), "model file"}}, false});
+                          {{double(*model_bytes), cv::PSNR(images.truth, images.learned),
+                            model ? std::string(ff::engine::weight_precision_name(model->precision)) + " model file"
+                                  : std::string("model file")}},
+                          false});
         series.push_back({"bilinear grid, 8-bit", "#888",
                           {{double(metrics["bilinear_values"].get<uint64_t>()), cv::PSNR(images.truth, images.bilinear),
                             "bilinear"}},
@@ -484,7 +488,11 @@ void execute_report(Node& node) {
     }
     if (parameters > 0) add("Parameters", grouped(parameters));
     if (model_bytes)
-        add("Model file", bytes_text(double(*model_bytes)) + " (" + grouped(*model_bytes) + " bytes)");
+        add("Model file", bytes_text(double(*model_bytes)) + " (" + grouped(*model_bytes) + " bytes" +
+                              (model ? std::string(", ") + std::string(ff::engine::weight_precision_name(model->precision)) +
+                                           " weights"
+                                     : std::string()) +
+                              ")");
     add("Ground truth as lossless PNG", bytes_text(double(truth_png.bytes)) + " (" + grouped(truth_png.bytes) +
                                             " bytes, maximum compression" +
                                             (truth_png.estimated ? ", estimated from " + std::to_string(PngSizeSampling{}.strips) +

@@ -203,7 +203,9 @@ std::string render_report_html(const ReportPage& page) {
     if (page.training_curve)
         html += "<h2>Training curve</h2>\n<div class=\"curve\">" +
                 embedded_img(*page.training_curve, "training loss and PSNR") + "</div>\n";
-    if (!page.quality.empty()) html += "<h2>Metrics</h2>\n" + rows_table(page.quality) + notes_html(page.metric_notes);
+    if (!page.quality.empty())
+        html += "<h2>Metrics</h2>\n" + rows_table(page.quality) + "<section class=\"metric-notes\">\n" +
+                notes_html(page.metric_notes) + "</section>\n";
     if (!page.training.empty()) html += "<h2>Training, device and model</h2>\n" + rows_table(page.training);
     if (image_views >= 2) html += ab_view_script();
     if (!page.crops.empty()) html += crops_script();

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Browser stage: the report page and the batch index, opened in headless Chromium (Debian's
 # package, installed here), must load without a console error, an uncaught exception or a failed
-# resource; the report's A/B control is driven once from the keyboard. Screenshots are kept under
+# resource; the report's A/B control is driven once from the keyboard, and its sections that
+# tell both sides (codecs at the model's bytes, crops where each wins, the win map, the plot,
+# the budget and metric notes) must be drawn, the page under 10 MB. Screenshots are kept under
 # build/browser/. Then the same check must FAIL on a report with an injected JavaScript error and a
 # missing image: the check is shown to be able to fail.
 set -uo pipefail
@@ -62,5 +64,6 @@ inject() { # inject NAME HTML EXPECTED-TEXT
 }
 inject script-error '<script>undefinedFunctionCall();</script>' "undefinedFunctionCall is not defined"
 inject missing-image '<img src="no-such-picture.png" alt="missing">' "failed resource"
+inject missing-plot '<script>document.querySelector(".rate-plot").remove();</script>' "missing: the rate-distortion plot"
 [ $status -eq 0 ] && echo "browser: pages clean; screenshots in $out"
 exit $status

@@ -6,7 +6,9 @@ page's state changed; saves a screenshot of each page.
 
     check_page.py --chromium chromium --out DIR PAGE[@ab] ...
 
-PAGE@ab also drives the A/B control and the crop zoom. Standard library only: the WebSocket client is below.
+PAGE@ab also drives the A/B control and the crop zoom, and checks that the report's sections
+that tell both sides are drawn (budget line, baselines, labelled crops, where-each-wins map,
+rate-distortion plot, metric definitions, the codecs' images) and that the page is under 10 MB. Standard library only: the WebSocket client is below.
 Exit 0 when every page is clean, 1 otherwise (each problem printed), 2 on a usage error.
 """
 import argparse
@@ -232,6 +234,35 @@ def drive_crops(page):
     return []
 
 
+def check_sections(page):
+    """The report's sections that tell both sides: each must be there and drawn (a size on screen);
+    returns problems."""
+    wanted = {
+        "the budget line": ".run-notes .explain",
+        "the baselines' explanation": ".baseline-notes .explain",
+        "a crop labelled with its winner": ".crop[data-winner] .crop-verdict",
+        "the full-size where-each-wins map": "img[alt='where each wins']",
+        "the rate-distortion plot's curves": ".rate-plot svg polyline",
+        "the rate-distortion plot's model point": ".rate-plot svg g[data-name='learned model'] circle",
+        "the metric definitions": ".metric-notes .explain",
+    }
+    out = []
+    for name, selector in wanted.items():
+        box = page.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); "
+                            "if (!e) return null; const r = e.getBoundingClientRect(); "
+                            "return [r.width, r.height]; })()")
+        if not box:
+            out.append(f"missing: {name} ({selector})")
+        elif box[0] <= 0 or box[1] <= 0:
+            out.append(f"not drawn: {name} ({selector}, {box[0]}x{box[1]})")
+    codecs = page.evaluate("Array.from(document.querySelectorAll('.side-by-side img')).map(i => i.alt)"
+                           ".filter(a => a.includes(\"at the model's bytes\")).length")
+    if codecs < 2:
+        out.append(f"the JPEG and WebP at the model's bytes are not both shown ({codecs} found)")
+    print(f"  sections: {len(wanted) - len(out)} of {len(wanted)} drawn, {codecs} codec images")
+    return out
+
+
 def check(browser_ws, path, drive, out_dir):
     url = pathlib.Path(path).resolve().as_uri()
     target = Page(browser_ws)
@@ -254,6 +285,10 @@ def check(browser_ws, path, drive, out_dir):
     if drive:
         problems += drive_ab(page)
         problems += drive_crops(page)
+        problems += check_sections(page)
+        size = os.path.getsize(path)
+        if size > 10_000_000:
+            problems.append(f"the page is {size} bytes, over 10 MB")
     shot = page.call("Page.captureScreenshot", format="png", captureBeyondViewport=False)
     name = pathlib.Path(path).parent.name + "_" + pathlib.Path(path).stem + ".png"
     (pathlib.Path(out_dir) / name).write_bytes(base64.b64decode(shot["data"]))

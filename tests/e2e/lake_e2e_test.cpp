@@ -149,8 +149,11 @@ TEST_F(LakeGraph, SavedModelLoadsAndDescribesTheRun) {
     EXPECT_EQ(file.model.config.grid_height, 35u);
     EXPECT_EQ(file.training.steps, uint32_t(kSteps));
     EXPECT_EQ(file.training.batch, uint32_t(kBatch));
+    // Stored as fp16 (the graph's default), and the report scores that stored model.
+    EXPECT_EQ(file.precision, ff::engine::WeightPrecision::fp16);
     json metrics = json::parse(read_text(output_ / "metrics.json"));
     EXPECT_EQ(metrics["model_bytes"], bytes.size());
+    EXPECT_EQ(metrics["model_precision"], "fp16");
     // Timings named for what they are: the steps' device time from timestamps, wall times else.
     EXPECT_FALSE(metrics.contains("train_device_seconds"));
     EXPECT_GT(metrics["train_gpu_seconds"].get<double>(), 0.0); // lavapipe has timestamps

@@ -171,6 +171,43 @@ TEST(ModelFile, HashGridRoundTripIsExact) {
     EXPECT_NE(error.find("hash features 3 must be 1, 2, 4 or 8"), std::string::npos) << error;
 }
 
+// fp16 weights: half the payload, version 1.3 and `weights fp16` in the header; the weights read
+// back are each the nearest half to the original (within 2^-11 relative), and re-encoding them is
+// exact. fp32 files keep saying 1.2.
+TEST(ModelFile, Fp16WeightsHalveThePayloadAndRoundTrip) {
+    fe::ModelFile original = random_model_file(small_config(), 11);
+    const std::vector<std::byte> full = fe::encode_model_file(original);
+    EXPECT_EQ(as_string(full).rfind("FFMODEL\nversion 1.2\n", 0), 0u);
+    original.precision = fe::WeightPrecision::fp16;
+    const std::vector<std::byte> half = fe::encode_model_file(original);
+    const std::string text = as_string(half);
+    EXPECT_EQ(text.rfind("FFMODEL\nversion 1.3\n", 0), 0u);
+    EXPECT_NE(text.find("\nweights fp16\nend\n"), std::string::npos);
+    const size_t floats = original.model.encoding_params.size() + original.model.mlp.size();
+    EXPECT_EQ(half.size(), payload_offset(half) + 2 * floats + 8);
+    const fe::ModelFile decoded = fe::decode_model_file(half, "half.ffm");
+    EXPECT_EQ(decoded.precision, fe::WeightPrecision::fp16);
+    for (const auto& [a, b] : {std::pair{&original.model.encoding_params, &decoded.model.encoding_params},
+                               std::pair{&original.model.mlp, &decoded.model.mlp}}) {
+        ASSERT_EQ(a->size(), b->size());
+        for (size_t i = 0; i < a->size(); ++i)
+            EXPECT_LE(std::abs((*a)[i] - (*b)[i]), std::max(std::abs((*a)[i]) * 0x1p-11f, 0x1p-25f)) << i;
+    }
+    EXPECT_EQ(fe::encode_model_file(decoded), half);
+    // A value past fp16's range is refused, named; a splat model stays fp32.
+    fe::ModelFile big = original;
+    big.model.mlp[3] = 70000.0f;
+    try {
+        fe::encode_model_file(big);
+        ADD_FAILURE() << "encoded a value past fp16's range";
+    } catch (const fe::ModelFileError& e) {
+        EXPECT_NE(std::string(e.what()).find("mlp value 3 (70000) is past fp16's range"), std::string::npos) << e.what();
+    }
+    // An unknown precision is a malformed header.
+    EXPECT_NE(decode_error(edit_and_reseal(half, "weights fp16", "weights fp8")).find("expected fp32 or fp16"),
+              std::string::npos);
+}
+
 TEST(ModelFile, Version11DenseFilesStillRead) {
     // 1.2 added the hash_grid encoding and its keys; a dense-grid file of 1.1 has the same header.
     std::vector<std::byte> bytes = fe::encode_model_file(random_model_file(small_config(), 5));

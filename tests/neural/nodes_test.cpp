@@ -293,6 +293,43 @@ TEST(Infer, ACancelDuringTheRenderIsAnsweredAtOnce) {
     EXPECT_FALSE(run.has_output("image"));
 }
 
+// fp16 storage: save, load, render, and the PSNR the report gives is the stored model's (computed
+// here again on the reloaded model's render); the file is about half the fp32 one, and the stored
+// weights cost little against the trained ones.
+TEST(SaveModel, Fp16RoundTripGivesThePsnrTheReportShows) {
+    const TrainedModel& t = trained();
+    const fs::path folder = fresh_folder("save_fp16");
+    const fs::path path = folder / "model.ffm";
+    OpRun save("SaveModel");
+    save.blob("model", t.model).param("path", path.string()).param("precision", std::string("fp16"));
+    ASSERT_EQ(save.execute(), FF_OK) << save.error();
+    const std::vector<std::byte> stored = save.output_blob("model");
+    EXPECT_EQ(read_bytes(path), stored);
+    EXPECT_LT(stored.size(), t.model.size() * 0.55);
+    EXPECT_EQ(ff::engine::decode_model_file(stored, "stored").precision, ff::engine::WeightPrecision::fp16);
+
+    OpRun load("LoadModel");
+    load.param("path", path.string());
+    ASSERT_EQ(load.execute(), FF_OK) << load.error();
+    const cv::Mat reloaded = ff::test::rgb_from_image(infer(load.output_blob("model")));
+    const cv::Mat trained_render = ff::test::rgb_from_image(infer(t.model));
+    const cv::Mat truth = tiny_photo();
+    cv::Mat small, bilinear;
+    cv::resize(truth, small, cv::Size(24, 18), 0, 0, cv::INTER_AREA);
+    cv::resize(small, bilinear, truth.size(), 0, 0, cv::INTER_LINEAR);
+    OpRun report("Report");
+    report.image("ground_truth", truth).image("bilinear", bilinear).image("learned", ff::test::rgb_from_image(infer(stored)))
+        .blob("model", stored).param("path", (folder / "report.html").string()).param("codecs", std::string(""));
+    ASSERT_EQ(report.execute(), FF_OK) << report.error();
+    const json metrics = json::parse(report.output_text("metrics"));
+    EXPECT_NEAR(metrics["psnr_learned"].get<double>(), psnr_8bit(truth, reloaded), 1e-9);
+    EXPECT_EQ(metrics["model_bytes"], stored.size());
+    EXPECT_EQ(metrics["model_precision"], "fp16");
+    EXPECT_NEAR(psnr_8bit(truth, reloaded), psnr_8bit(truth, trained_render), 0.05);
+    EXPECT_NE(read_text(folder / "report.html").find("fp16 weights"), std::string::npos);
+    fs::remove_all(folder);
+}
+
 TEST(SaveModel, ACancelledNodeWritesNothing) {
     fs::path folder = fresh_folder("save_cancelled");
     OpRun run("SaveModel");
@@ -322,10 +359,9 @@ TEST(LoadModel, EveryDamagedFileClassIsNamed) {
     EXPECT_NE(load_error(corrupt).find("checksum mismatch (corrupt)"), std::string::npos);
     std::vector<std::byte> newer = good;
     std::memcpy(newer.data() + 8, "version 3", 9);
-    const std::string newer_error = load_error(newer); // "version 3.<this build's minor>"
-    EXPECT_NE(newer_error.find("unsupported version 3." + std::to_string(ff::engine::kModelFormatMinor) +
-                               " (this build reads 1)"),
-              std::string::npos) << newer_error;
+    const std::string newer_error = load_error(newer); // "version 3.<the file's minor>"
+    EXPECT_NE(newer_error.find("unsupported version 3."), std::string::npos) << newer_error;
+    EXPECT_NE(newer_error.find(" (this build reads 1)"), std::string::npos) << newer_error;
     std::string error = load_error({std::byte('P'), std::byte('6')});
     EXPECT_NE(error.find("not a model file"), std::string::npos) << error;
     EXPECT_EQ(error.rfind((folder / "m.ffm").string() + ": ", 0), 0u) << "names the file: " << error;

@@ -274,10 +274,9 @@ int main(int argc, char** argv) {
 
         Bytes model = to_bytes(fe::encode_model_file(small_model()));
         write_file(dir + "/small.ffm", model);
-        write_file(dir + "/other_version.ffm", edit_model_header(model,
-                                     "version " + std::to_string(fe::kModelFormatMajor) + "." +
-                                         std::to_string(fe::kModelFormatMinor),
-                                     "version 2.0"));
+        const std::string text(model.begin(), model.end()); // "FFMODEL\nversion 1.m\n..."
+        write_file(dir + "/other_version.ffm",
+                   edit_model_header(model, text.substr(8, text.find('\n', 8) - 8), "version 2.0"));
         write_file(dir + "/other_config.ffm",
                    edit_model_header(model, "hidden_width 16", "hidden_width 48"));
 

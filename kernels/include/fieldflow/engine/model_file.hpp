@@ -22,7 +22,7 @@ namespace ff::engine {
 // The format version this build writes. It reads every file of the same major version; keys it
 // does not know are tolerated only in files of a newer minor version.
 inline constexpr uint32_t kModelFormatMajor = 1;
-inline constexpr uint32_t kModelFormatMinor = 2;
+inline constexpr uint32_t kModelFormatMinor = 3;
 
 // Any reason a byte string is not a usable model file. The message starts with the source name
 // ("lake.ffm: truncated (expected 1234 bytes, got 1000)").
@@ -52,8 +52,14 @@ struct TrainingInfo {
 enum class ModelKind : uint32_t { grid = 0, siren = 1, splats = 2 };
 std::string_view model_kind_name(ModelKind kind);
 
+// How the weights are stored (header key `weights`, version 1.3; absent: fp32). fp16 halves a
+// grid or SIREN file; the weights read back are the fp16 values, exactly.
+enum class WeightPrecision : uint32_t { fp32 = 0, fp16 = 1 };
+std::string_view weight_precision_name(WeightPrecision precision); // "fp32", "fp16"
+
 struct ModelFile {
     ModelKind kind = ModelKind::grid;
+    WeightPrecision precision = WeightPrecision::fp32; // grid and siren models; splats are fp32
     Model model;                 // configuration + encoding parameters + mlp, as engine.hpp's Model
     SplatModel splats;           // kind == splats only
     uint32_t image_width = 0;    // size of the image it was trained on (Infer's default size)
@@ -62,8 +68,9 @@ struct ModelFile {
 };
 
 // Serialises `file`. Throws ModelFileError if the model is not self-consistent (invalid
-// configuration, weight counts that do not match it, non-finite weights, zero image size, or text
-// fields containing line breaks), so an unreadable file is never written.
+// configuration, weight counts that do not match it, non-finite weights, weights past fp16's
+// range when stored as fp16, fp16 asked of a splat model, zero image size, or text fields
+// containing line breaks), so an unreadable file is never written.
 std::vector<std::byte> encode_model_file(const ModelFile& file);
 
 // Parses and checks a model file. Every size read from the file is bounds-checked before use.
