@@ -123,17 +123,6 @@ std::optional<PngSize> png_size_input(const Node& node) {
     return PngSize{(*j)["png_bytes"].get<size_t>(), (*j)["estimated"].get<bool>()};
 }
 
-template <class T>
-T fact(const json& facts, const char* key, T fallback) {
-    auto it = facts.find(key);
-    if (it == facts.end() || it->is_null()) return fallback;
-    try {
-        return it->get<T>();
-    } catch (const json::exception&) {
-        return fallback;
-    }
-}
-
 // The bilinear baseline's grid as BilinearBaseline resolves the `bilinear_grid` param: 'auto',
 // 'WxH', or 'params' (as many values as the model has parameters).
 ff::nodes::GridSize baseline_grid(const Node& node, cv::Size image, uint64_t parameters) {

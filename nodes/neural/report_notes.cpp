@@ -14,26 +14,15 @@ std::string fixed(double value, int digits) {
     return buffer;
 }
 
-template <class T>
-T value_of(const json& facts, const char* key, T fallback) {
-    auto it = facts.find(key);
-    if (it == facts.end() || it->is_null()) return fallback;
-    try {
-        return it->get<T>();
-    } catch (const json::exception&) {
-        return fallback;
-    }
-}
-
 } // namespace
 
 std::vector<ReportNote> run_notes(const json& facts) {
-    const uint64_t steps = value_of<uint64_t>(facts, "steps", 0), batch = value_of<uint64_t>(facts, "batch", 0);
+    const uint64_t steps = fact<uint64_t>(facts, "steps", 0), batch = fact<uint64_t>(facts, "batch", 0);
     if (steps == 0) return {};
-    const uint64_t asked_steps = value_of<uint64_t>(facts, "asked_steps", steps);
-    const uint64_t asked_batch = value_of<uint64_t>(facts, "asked_batch", batch);
-    const std::string device = value_of<std::string>(facts, "device", "");
-    const std::string type = value_of<std::string>(facts, "device_type", "");
+    const uint64_t asked_steps = fact<uint64_t>(facts, "asked_steps", steps);
+    const uint64_t asked_batch = fact<uint64_t>(facts, "asked_batch", batch);
+    const std::string device = fact<std::string>(facts, "device", "");
+    const std::string type = fact<std::string>(facts, "device_type", "");
     std::string text = grouped(steps) + " steps" + (batch ? " at batch " + grouped(batch) : std::string()) +
                        (device.empty() ? std::string() : " on " + device) +
                        (type.empty() ? std::string() : " (" + type + ")") + ". ";
@@ -90,10 +79,10 @@ std::vector<ReportNote> metric_notes(const std::string& computed_on) {
 
 std::vector<ReportRow> timing_rows(const json& facts) {
     std::vector<ReportRow> rows;
-    const uint64_t steps = value_of<uint64_t>(facts, "steps", 0);
-    const double wall = value_of<double>(facts, "train_seconds", 0.0);
-    const double gpu = value_of<double>(facts, "gpu_seconds", 0.0);
-    const bool cpu = value_of<std::string>(facts, "device_type", "") == "cpu";
+    const uint64_t steps = fact<uint64_t>(facts, "steps", 0);
+    const double wall = fact<double>(facts, "train_seconds", 0.0);
+    const double gpu = fact<double>(facts, "gpu_seconds", 0.0);
+    const bool cpu = fact<std::string>(facts, "device_type", "") == "cpu";
     if (gpu > 0) {
         rows.push_back({cpu ? "Device time of the steps (timestamps; a CPU driver: the CPU's time running them)"
                             : "Device time of the steps (GPU timestamps)",
@@ -102,13 +91,13 @@ std::vector<ReportRow> timing_rows(const json& facts) {
     if (wall > 0)
         rows.push_back({"Training loop, wall time", fixed(wall, 2) + " s (" + rate_text(steps / wall) + " steps/s)"});
     if (facts.contains("setup_seconds"))
-        rows.push_back({"Setup, wall time (pipelines, upload)", fixed(value_of<double>(facts, "setup_seconds", 0), 2) + " s"});
+        rows.push_back({"Setup, wall time (pipelines, upload)", fixed(fact<double>(facts, "setup_seconds", 0), 2) + " s"});
     if (facts.contains("device_open_seconds"))
         rows.push_back({"Opening the device and reading the image, wall time",
-                        fixed(value_of<double>(facts, "device_open_seconds", 0), 2) + " s"});
+                        fixed(fact<double>(facts, "device_open_seconds", 0), 2) + " s"});
     if (facts.contains("wall_seconds"))
         rows.push_back({"Train node in all, wall time (with evaluations and snapshots)",
-                        fixed(value_of<double>(facts, "wall_seconds", 0), 2) + " s"});
+                        fixed(fact<double>(facts, "wall_seconds", 0), 2) + " s"});
     return rows;
 }
 

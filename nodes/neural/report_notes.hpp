@@ -15,6 +15,19 @@
 
 namespace ff::neural {
 
+// The value at `key` of a JSON object of facts (Train's stats), or `fallback` when it is absent,
+// null or of another type.
+template <class T>
+T fact(const nlohmann::json& facts, const char* key, T fallback) {
+    auto it = facts.find(key);
+    if (it == facts.end() || it->is_null()) return fallback;
+    try {
+        return it->get<T>();
+    } catch (const nlohmann::json::exception&) {
+        return fallback;
+    }
+}
+
 // The budget trained against the one asked, from Train's stats (steps, batch, asked_steps,
 // asked_batch, cpu_budget, device, device_type); empty without a trained step count.
 std::vector<ReportNote> run_notes(const nlohmann::json& facts);
