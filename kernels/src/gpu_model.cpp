@@ -80,8 +80,8 @@ GpuModel::GpuModel(DeviceImpl& device, CommandRunner& runner, const Model& model
     require_consistent(model);
     upload(device, runner, mlp, model.mlp.data(), model.mlp.size() * 4);
     upload(device, runner, encoding, model.encoding_params.data(), model.encoding_params.size() * 4);
-    if (train_tiling_for(device, config).weights_in_memory() ||
-        train_tiling_for(device, config, training_batch).weights_in_memory()) {
+    if (train_tiling_for(device.features(), config).weights_in_memory() ||
+        train_tiling_for(device.features(), config, training_batch).weights_in_memory()) {
         const std::vector<uint16_t> halves = to_half(model.mlp);
         mlp16 = Buffer(device, halves.size() * 2, MemoryKind::device_local, "MLP parameters (fp16)");
         upload(device, runner, mlp16, halves.data(), halves.size() * 2);
@@ -116,14 +116,13 @@ Model GpuModel::download(DeviceImpl& device, CommandRunner& runner) const {
 namespace {
 // Tensor-core training workgroups: one a multiprocessor where the device says how many it has
 // (VK_NV_shader_sm_builtins), else 256 (persistent_groups).
-uint32_t coopmat_workgroups(const DeviceImpl& device) {
-    const uint32_t sms = device.info().multiprocessors;
+uint32_t coopmat_workgroups(const DeviceFeatures& device) {
+    const uint32_t sms = device.multiprocessors;
     return sms ? sms : 256u;
 }
 } // namespace
 
-TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config, uint32_t batch) {
-    const auto& limits = device.properties().limits;
+TrainTiling train_tiling_for(const DeviceFeatures& device, const ModelConfig& config, uint32_t batch) {
     // Sine layers with a frequency factor (SIREN) train on the tensor cores like the others: with
     // fp16 activations and deltas they learn the same image as the fp32 portable kernels to within
     // 0.1 dB, 1.6-4.2x faster (omega 30, widths 16-64, leuvenA and graf1; bench/RESULTS.md).
@@ -131,35 +130,33 @@ TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config
     const bool siren_portable = env_choice("FIELDFLOW_SIREN_PATH", {"portable", "coopmat"}) == "portable";
     const bool scaled_sine = config.first_omega != 1.0f || config.hidden_omega != 1.0f;
     std::string reason;
-    if (device.coopmat() && scaled_sine && siren_portable) {
+    if (device.coopmat && scaled_sine && siren_portable) {
         reason = "FIELDFLOW_SIREN_PATH=portable";
-    } else if (device.coopmat()) {
+    } else if (device.coopmat) {
         // Training wide ReLU MLPs: one tile a workgroup, shared by its subgroups (rendering keeps a
         // subgroup a tile: it has no backward pass to share).
         if (batch > 0)
-            if (std::optional<TrainTiling> t = choose_shared_tile(config, limits.maxComputeSharedMemorySize,
-                                                                  limits.maxComputeWorkGroupInvocations,
-                                                                  device.shared_blocks(), batch,
+            if (std::optional<TrainTiling> t = choose_shared_tile(config, device.max_shared, device.max_invocations,
+                                                                  device.shared_blocks, batch,
                                                                   coopmat_workgroups(device))) {
-                t->fixed_point_gradients = device.fixed_point_gradients();
+                t->fixed_point_gradients = device.fixed_point_gradients;
                 // FIELDFLOW_TRAIN_NARROW_ENDS=0 keeps the ends 16 wide (measurements).
-                t->narrow_ends = device.narrow_coopmat() && env_switch("FIELDFLOW_TRAIN_NARROW_ENDS").value_or(true);
+                t->narrow_ends = device.narrow_coopmat && env_switch("FIELDFLOW_TRAIN_NARROW_ENDS").value_or(true);
                 return *t;
             }
-        TrainTiling t = choose_coopmat_tiling(config, limits.maxComputeSharedMemorySize,
-                                              limits.maxComputeWorkGroupInvocations, batch,
-                                              coopmat_workgroups(device), device.shared_blocks());
-        t.fixed_point_gradients = device.fixed_point_gradients();
+        TrainTiling t = choose_coopmat_tiling(config, device.max_shared, device.max_invocations, batch,
+                                              coopmat_workgroups(device), device.shared_blocks);
+        t.fixed_point_gradients = device.fixed_point_gradients;
         if (t.tile) return t;
         reason = "the tensor-core kernels of hidden width " + std::to_string(config.hidden_width) + " x " +
                  std::to_string(config.hidden_layers) + " layers (a 32-sample tile's activations in shared memory) "
                  "need more than the device's " +
-                 std::to_string(limits.maxComputeSharedMemorySize) + " bytes of shared memory";
+                 std::to_string(device.max_shared) + " bytes of shared memory";
     }
-    TrainTiling t = choose_tiling(config, limits.maxComputeSharedMemorySize, limits.maxComputeWorkGroupInvocations);
+    TrainTiling t = choose_tiling(config, device.max_shared, device.max_invocations);
     t.portable_reason = reason;
-    t.fixed_point_gradients = device.fixed_point_gradients();
-    t.loops_capped = device.loop_iterations_capped();
+    t.fixed_point_gradients = device.fixed_point_gradients;
+    t.loops_capped = device.loops_capped;
     return t;
 }
 
@@ -177,9 +174,9 @@ void record_train_dispatches(VkCommandBuffer cb, const DeviceImpl& device, const
     }
 }
 
-uint32_t local_gradient_cells_for(const DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
+uint32_t local_gradient_cells_for(const DeviceFeatures& device, const ModelConfig& config, const TrainTiling& tiling,
                                   uint32_t batch, uint32_t groups, std::optional<double> min_hits) {
-    return choose_local_gradient_cells(config, tiling, device.properties().limits.maxComputeSharedMemorySize,
+    return choose_local_gradient_cells(config, tiling, device.max_shared,
                                        batch, groups, min_hits);
 }
 
@@ -189,24 +186,24 @@ namespace {
 // 39.8 us so, against 48.4 with two such workgroups a multiprocessor, 66.9 with two of 256 and
 // 105 with two of 128 (bench/RESULTS.md, session 16). FIELDFLOW_DEFERRED_GROUP_SIZE=n overrides
 // (measurements: a multiple of 32 up to 1,024).
-uint32_t deferred_sums_group_size(const DeviceImpl& device) {
+uint32_t deferred_sums_group_size(const DeviceFeatures& device) {
     const std::optional<uint32_t> n = env_count("FIELDFLOW_DEFERRED_GROUP_SIZE", 32, 1024);
     if (n && *n % 32 != 0)
         throw EngineError("FIELDFLOW_DEFERRED_GROUP_SIZE='" + std::to_string(*n) + "' must be a multiple of 32");
-    return std::min(n.value_or(1024u), device.properties().limits.maxComputeWorkGroupInvocations);
+    return std::min(n.value_or(1024u), device.max_invocations);
 }
 } // namespace
 
-TrainTiling::Deferred deferred_gradients_for(const DeviceImpl& device, const ModelConfig& config,
+TrainTiling::Deferred deferred_gradients_for(const DeviceFeatures& device, const ModelConfig& config,
                                              const TrainTiling& tiling, uint32_t batch,
                                              std::optional<double> min_hits) {
     // One workgroup a multiprocessor where the device says how many it has (else 256; 8 on a CPU):
     // each flushes its sums once, and more of them (two, four, eight a multiprocessor) were slower
     // on the H100 at 2^20 and no faster at 2^22. FIELDFLOW_DEFERRED_SUM_GROUPS=n overrides
     // (measurements).
-    const uint32_t sms = device.info().multiprocessors;
+    const uint32_t sms = device.multiprocessors;
     const uint32_t cap = env_count("FIELDFLOW_DEFERRED_SUM_GROUPS", 1, 65535)
-                             .value_or(device.info().type == "cpu" ? 8u : sms ? sms : 256u);
+                             .value_or(device.cpu ? 8u : sms ? sms : 256u);
     // The levels are chosen for `cap` workgroups, whatever the batch: a small batch then defers
     // none, and the step's own atomics are cheaper than the pass (on the H100 the hash model at
     // 2^14 and 2^15 with 16 and 32 workgroups' levels 0-2 deferred: 42.4 against 39.5 and 64.3
@@ -214,10 +211,10 @@ TrainTiling::Deferred deferred_gradients_for(const DeviceImpl& device, const Mod
     // the batch fills.
     // The inputs' buffer within one storage buffer and an eighth of the device's memory: a speed-up
     // should not be what makes a run too large for its device.
-    const uint64_t memory = device.info().memory_bytes;
-    const uint64_t buffer_cap = memory ? std::min(device.max_buffer_bytes(), memory / 8) : device.max_buffer_bytes();
+    const uint64_t memory = device.memory_bytes;
+    const uint64_t buffer_cap = memory ? std::min(device.max_buffer_bytes, memory / 8) : device.max_buffer_bytes;
     const uint32_t group_size = deferred_sums_group_size(device);
-    TrainTiling::Deferred d = choose_deferred_gradients(config, tiling, device.properties().limits.maxComputeSharedMemorySize,
+    TrainTiling::Deferred d = choose_deferred_gradients(config, tiling, device.max_shared,
                                                         buffer_cap, batch, cap, min_hits);
     if (d.groups) {
         d.group_size = group_size;
@@ -226,7 +223,7 @@ TrainTiling::Deferred deferred_gradients_for(const DeviceImpl& device, const Mod
     return d;
 }
 
-void choose_gradient_sums(const DeviceImpl& device, const ModelConfig& config, TrainTiling& tiling, uint32_t batch,
+void choose_gradient_sums(const DeviceFeatures& device, const ModelConfig& config, TrainTiling& tiling, uint32_t batch,
                           uint32_t groups, std::optional<double> min_hits, bool local, bool deferred) {
     // Deferred sums first: where both can take a hash grid's coarse levels, the pass was the faster
     // (the small hash model on the H100, levels 0-2 either way: 2^18 287.5 against 300 us/step,
@@ -286,7 +283,7 @@ uint32_t optimizer_params_per_group(uint32_t mlp_params, uint32_t multiprocessor
     return n;
 }
 
-uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, uint32_t batch,
+uint32_t persistent_groups(const DeviceFeatures& device, const TrainTiling& tiling, uint32_t batch,
                            uint32_t mlp_floats) {
     // Portable kernels: enough workgroups to fill the device several times over; more only add
     // partial rows to reduce (on the H100, 1,024 two-subgroup workgroups of width 64 ran no faster
@@ -297,13 +294,13 @@ uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, 
     // (lake model at 2^16: 39.8 us/step at 132 groups against 62.6 at 512; width 64: 112 against
     // 178; width 128, whose weights stay in memory: 188 against 243 at 256; bench/RESULTS.md).
     // FIELDFLOW_TRAIN_GROUPS overrides (measurements). A CPU driver runs a few threads.
-    uint32_t cap = device.info().type == "cpu" ? 64u : tiling.coopmat ? coopmat_workgroups(device) : 512u;
+    uint32_t cap = device.cpu ? 64u : tiling.coopmat ? coopmat_workgroups(device) : 512u;
     if (const std::optional<uint32_t> groups = env_count("FIELDFLOW_TRAIN_GROUPS", 1, 1u << 20)) cap = *groups;
     // The partial rows must fit one storage buffer binding.
     const uint64_t group_bytes = uint64_t(partial_rows(tiling, 1)) * mlp_floats * 4;
-    const uint64_t fit = device.max_buffer_bytes() / std::max<uint64_t>(group_bytes, 1);
+    const uint64_t fit = device.max_buffer_bytes / std::max<uint64_t>(group_bytes, 1);
     cap = uint32_t(std::min<uint64_t>(cap, std::max<uint64_t>(fit, 1)));
-    cap = std::min(cap, device.properties().limits.maxComputeWorkGroupCount[0]);
+    cap = std::min(cap, device.max_group_count);
     return std::max(1u, std::min(div_up(batch, tiling.tile_samples()), cap));
 }
 
@@ -426,7 +423,7 @@ void check_render_size(uint32_t width, uint32_t height) {
 // The render's kernel path: the training's, unless FIELDFLOW_RENDER_PATH=portable|coopmat picks
 // it on a tensor-core device (measurements); the default is the faster one measured on the H100
 // (bench/RESULTS.md).
-TrainTiling render_tiling(const DeviceImpl& device, const ModelConfig& config) {
+TrainTiling render_tiling(const DeviceFeatures& device, const ModelConfig& config) {
     TrainTiling tiling = train_tiling_for(device, config);
     if (tiling.coopmat && env_choice("FIELDFLOW_RENDER_PATH", {"portable", "coopmat"}) == "portable")
         tiling.coopmat = false;
@@ -434,7 +431,7 @@ TrainTiling render_tiling(const DeviceImpl& device, const ModelConfig& config) {
 }
 } // namespace
 
-KernelRequest render_kernel_request(const DeviceImpl& device, const ModelConfig& config) {
+KernelRequest render_kernel_request(const DeviceFeatures& device, const ModelConfig& config) {
     const TrainTiling tiling = render_tiling(device, config);
     Defines defines = model_defines(config);
     if (tiling.coopmat) {
@@ -451,16 +448,15 @@ RenderBandResources::~RenderBandResources() = default;
 RenderBandResources::RenderBandResources(RenderBandResources&&) noexcept = default;
 RenderBandResources& RenderBandResources::operator=(RenderBandResources&&) noexcept = default;
 
-uint32_t render_band_rows(const DeviceImpl& device, const ModelConfig& config, uint32_t width, uint32_t height) {
+uint32_t render_band_rows(const DeviceFeatures& device, const ModelConfig& config, uint32_t width, uint32_t height) {
     check_render_size(width, height);
-    const auto& limits = device.properties().limits;
     const TrainTiling tiling = render_tiling(device, config);
     const uint32_t group_size = tiling.coopmat ? tiling.tile : 64;
     // Rows per band: the band's output within the buffer cap (and at most 256 MB, so the host
     // never holds two copies of a huge image), its workgroups within one dispatch.
     const uint64_t row_bytes = uint64_t(width) * config.output_dims * 4;
-    const uint64_t max_bytes = std::min<uint64_t>(device.max_buffer_bytes(), 256ull << 20);
-    const uint64_t max_pixels = std::min<uint64_t>(uint64_t(limits.maxComputeWorkGroupCount[0]) * group_size,
+    const uint64_t max_bytes = std::min<uint64_t>(device.max_buffer_bytes, 256ull << 20);
+    const uint64_t max_pixels = std::min<uint64_t>(uint64_t(device.max_group_count) * group_size,
                                                    uint64_t(1) << 31);
     uint32_t band_rows = uint32_t(std::min<uint64_t>({height, max_bytes / row_bytes, max_pixels / width}));
     // FIELDFLOW_RENDER_BAND_ROWS=N caps the rows per band (tests and measurements).
@@ -468,7 +464,7 @@ uint32_t render_band_rows(const DeviceImpl& device, const ModelConfig& config, u
         band_rows = std::clamp<uint32_t>(uint32_t(std::strtoul(env, nullptr, 10)), 1, band_rows);
     if (band_rows == 0)
         throw EngineError("render width " + std::to_string(width) + " is too large: one row needs " +
-                          std::to_string(row_bytes) + " bytes, more than '" + device.info().name +
+                          std::to_string(row_bytes) + " bytes, more than '" + device.name +
                           "' allows in one buffer (" + std::to_string(max_bytes) + ")");
     return band_rows;
 }
@@ -476,11 +472,11 @@ uint32_t render_band_rows(const DeviceImpl& device, const ModelConfig& config, u
 void render_bands(DeviceImpl& device, CommandRunner& runner, const GpuModel& model, uint32_t width, uint32_t height,
                   const RenderBandUse& use, double* gpu_seconds, RenderBandResources* keep) {
     const ModelConfig& config = model.config;
-    const uint32_t band_rows = render_band_rows(device, config, width, height);
+    const uint32_t band_rows = render_band_rows(device.features(), config, width, height);
     const uint64_t row_bytes = uint64_t(width) * config.output_dims * 4;
-    const TrainTiling tiling = render_tiling(device, config);
+    const TrainTiling tiling = render_tiling(device.features(), config);
     const uint32_t group_size = tiling.coopmat ? tiling.tile : 64;
-    const Kernel& k = device.kernel(render_kernel_request(device, config));
+    const Kernel& k = device.kernel(render_kernel_request(device.features(), config));
     RenderBandResources local;
     RenderBandResources& r = keep ? *keep : local;
     if (r.kernel != &k || r.mlp != model.mlp.handle() || r.encoding != model.encoding.handle() || r.width != width ||

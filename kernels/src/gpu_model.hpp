@@ -63,23 +63,23 @@ void require_consistent(const Model& model);
 // and the model fits their shared memory, else the portable kernels. A training batch (0: any,
 // as for rendering) can shrink a tensor-core workgroup (choose_coopmat_tiling); the weights stay
 // where they are for every batch.
-TrainTiling train_tiling_for(const DeviceImpl& device, const ModelConfig& config, uint32_t batch = 0);
+TrainTiling train_tiling_for(const DeviceFeatures& device, const ModelConfig& config, uint32_t batch = 0);
 
 // Workgroups of one training dispatch for a batch: each loops over tiles (train_step.comp), so the
 // gradient partial rows do not grow with the batch.
-uint32_t persistent_groups(const DeviceImpl& device, const TrainTiling& tiling, uint32_t batch,
+uint32_t persistent_groups(const DeviceFeatures& device, const TrainTiling& tiling, uint32_t batch,
                            uint32_t mlp_floats);
 
 // TrainTiling::local_gradient_cells for `groups` workgroups training `batch` samples on this device
 // (choose_local_gradient_cells with its shared memory: the sums are 32-bit shared atomics, which
 // every device has; they take fixed-point gradients, which need its 64-bit buffer atomics).
-uint32_t local_gradient_cells_for(const DeviceImpl& device, const ModelConfig& config, const TrainTiling& tiling,
+uint32_t local_gradient_cells_for(const DeviceFeatures& device, const ModelConfig& config, const TrainTiling& tiling,
                                   uint32_t batch, uint32_t groups, std::optional<double> min_hits = std::nullopt);
 
 // Both of the above, chosen for a training run into `tiling` (the deferred sums first: the local
 // ones stand in where the batch is too small for those to take any cells).
 // `local` / `deferred` false: that kind is not taken (testing::forward_backward's choices).
-void choose_gradient_sums(const DeviceImpl& device, const ModelConfig& config, TrainTiling& tiling, uint32_t batch,
+void choose_gradient_sums(const DeviceFeatures& device, const ModelConfig& config, TrainTiling& tiling, uint32_t batch,
                           uint32_t groups, std::optional<double> min_hits = std::nullopt, bool local = true,
                           bool deferred = true);
 // TrainTiling::deferred for training `batch` samples with `tiling` on this device (whose local sums
@@ -87,7 +87,7 @@ void choose_gradient_sums(const DeviceImpl& device, const ModelConfig& config, T
 // memory, whichever is less, and the summing
 // pass's workgroups: one a multiprocessor on a GPU, 8 on a CPU, at most one per workgroup size of
 // samples).
-TrainTiling::Deferred deferred_gradients_for(const DeviceImpl& device, const ModelConfig& config,
+TrainTiling::Deferred deferred_gradients_for(const DeviceFeatures& device, const ModelConfig& config,
                                              const TrainTiling& tiling, uint32_t batch,
                                              std::optional<double> min_hits = std::nullopt);
 // The summing pass of `tiling.deferred` (encoding_deferred_sums.comp): bindings the encoding's
@@ -136,7 +136,7 @@ uint32_t optimizer_params_per_group(uint32_t mlp_params, uint32_t multiprocessor
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
                                    const TargetImageLayout& image = {});
 // The kernel render_bands runs for a model on this device.
-KernelRequest render_kernel_request(const DeviceImpl& device, const ModelConfig& config);
+KernelRequest render_kernel_request(const DeviceFeatures& device, const ModelConfig& config);
 
 // What is done with each band of a render: `record` adds commands after the band's dispatch
 // (same command buffer; `out` holds rows [first, first + rows), output_dims floats per pixel),
@@ -170,7 +170,7 @@ struct RenderBandResources {
 };
 
 // Rows in each band of a width x height render on this device (EngineError if not even one row fits).
-uint32_t render_band_rows(const DeviceImpl& device, const ModelConfig& config, uint32_t width, uint32_t height);
+uint32_t render_band_rows(const DeviceFeatures& device, const ModelConfig& config, uint32_t width, uint32_t height);
 
 // Renders width x height pixel centres of the model held in `mlp` / `encoding` in bands of rows,
 // each within maxStorageBufferRange and one dispatch (so any size the host can hold renders on any

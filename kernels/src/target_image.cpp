@@ -26,14 +26,14 @@ void parallel_for(uint64_t count, const Body& body) {
 }
 } // namespace
 
-TargetImageLayout TargetImageLayout::of(const DeviceImpl& device, uint32_t width, uint32_t height,
+TargetImageLayout TargetImageLayout::of(const DeviceFeatures& device, uint32_t width, uint32_t height,
                                         uint32_t source_bits) {
     TargetImageLayout l;
     l.rgba16 = source_bits > 8;
     l.words = uint64_t(width) * height * (l.rgba16 ? 2 : 1);
     // The largest power-of-two word count within the cap (an even one: an RGBA16 pixel's two words
     // never straddle two parts).
-    const uint64_t cap_words = device.max_buffer_bytes() / 4;
+    const uint64_t cap_words = device.max_buffer_bytes / 4;
     l.part_shift = 1;
     while ((uint64_t(1) << (l.part_shift + 1)) <= cap_words && l.part_shift < 31) ++l.part_shift;
     const uint64_t per_part = uint64_t(1) << l.part_shift;
@@ -42,7 +42,7 @@ TargetImageLayout TargetImageLayout::of(const DeviceImpl& device, uint32_t width
         throw EngineError("the training image (" + std::to_string(width) + "x" + std::to_string(height) + ", " +
                           (l.rgba16 ? "RGBA16" : "RGBA8") + ") needs " + size_text(l.bytes()) + " on the device, more than " +
                           std::to_string(kMaxImageParts) + " buffers of " + size_text(per_part * 4) + " hold on '" +
-                          device.info().name + "'");
+                          device.name + "'");
     return l;
 }
 

@@ -24,7 +24,7 @@ struct TargetImageLayout {
 
     // The layout on `device` (its buffer cap); throws EngineError when even kMaxImageParts parts
     // cannot hold the image.
-    static TargetImageLayout of(const DeviceImpl& device, uint32_t width, uint32_t height, uint32_t source_bits);
+    static TargetImageLayout of(const DeviceFeatures& device, uint32_t width, uint32_t height, uint32_t source_bits);
     uint64_t part_words(uint32_t part) const;
     uint64_t bytes() const { return words * 4; }
     // IMAGE_RGBA16, IMAGE_PARTS, IMAGE_PART_SHIFT and IMAGE_BINDING (the first part's binding);

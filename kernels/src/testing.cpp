@@ -14,7 +14,7 @@ namespace ff::engine::testing {
 using namespace detail;
 
 Tiling train_tiling(const Device& device, const ModelConfig& config) {
-    TrainTiling t = train_tiling_for(device.impl(), config);
+    TrainTiling t = train_tiling_for(device.impl().features(), config);
     return {t.tile, t.weights_in_shared};
 }
 
@@ -27,10 +27,10 @@ struct ExplicitRun {
 };
 ExplicitRun explicit_run(DeviceImpl& dev, const ModelConfig& c, uint32_t samples, uint32_t max_groups,
                          const GradientSums& sums) {
-    ExplicitRun run{train_tiling_for(dev, c, samples)};
-    run.groups = persistent_groups(dev, run.tiling, samples, mlp_layout(c).total);
+    ExplicitRun run{train_tiling_for(dev.features(), c, samples)};
+    run.groups = persistent_groups(dev.features(), run.tiling, samples, mlp_layout(c).total);
     if (max_groups) run.groups = std::min(run.groups, max_groups);
-    choose_gradient_sums(dev, c, run.tiling, samples, run.groups, sums.min_hits, sums.local, sums.deferred);
+    choose_gradient_sums(dev.features(), c, run.tiling, samples, run.groups, sums.min_hits, sums.local, sums.deferred);
     if (sums.exact_deferred_inputs) run.tiling.deferred.half_inputs = false;
     return run;
 }

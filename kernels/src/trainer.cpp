@@ -6,6 +6,7 @@
 #include "encodings/encoding.hpp"
 #include "env_switch.hpp"
 #include "sampling.hpp"
+#include "training_plan.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -35,17 +36,6 @@ void check_image(const ImageData& image) {
         throw EngineError("image data holds " + std::to_string(image.rgb.size()) + " floats, " +
                           std::to_string(image.width) + "x" + std::to_string(image.height) +
                           " RGB needs " + std::to_string(n * 3));
-}
-
-// Whether dense Adam takes its lazy form: asked for, or (automatic) the cells outnumber what a step
-// reads by the encoding's lazy_adam_ratio (on a CPU driver its lazy_adam_ratio_on_cpu, where
-// given), so that a pass over every cell costs more than visiting the cells a step reads.
-bool lazy_is_chosen(const TrainOptions& o, const detail::EncodingDescriptor& encoding, const ModelConfig& config,
-                    bool cpu_driver) {
-    if (o.dense_adam != DenseAdam::automatic) return o.dense_adam == DenseAdam::lazy;
-    const double ratio = cpu_driver && encoding.lazy_adam_ratio_on_cpu > 0 ? encoding.lazy_adam_ratio_on_cpu
-                                                                           : encoding.lazy_adam_ratio;
-    return double(encoding.cells(config)) >= ratio * double(o.batch) * encoding.cells_read(config);
 }
 
 void check_options(const TrainOptions& o) {
@@ -116,7 +106,7 @@ private:
     void settle();
     void run_settle_pass(const PushConstants& pc);
     // The kernel of full_image_mse (the image buffer's depth picks its sampling).
-    KernelRequest squared_error_request() const;
+    KernelRequest squared_error_request_;
     // Calls `chunk(first cell, words)` for runs of the encoding's records in order, words sized
     // for the run and zeroed: resuming and state() go through the records a run at a time, so the
     // host holds (and stages) a few MB at once, not the whole state (2.7 GB for a dense grid of a
@@ -210,9 +200,14 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
       image_(checked_shape(device, image, config, options)), runner_(dev_), pipeline_(dev_),
       model_(dev_, runner_, start_model(config, options, start, resume), options.batch) {
     const auto& limits = dev_.properties().limits;
-    tiling_ = train_tiling_for(dev_, config, options.batch);
-    groups_ = persistent_groups(dev_, tiling_, options.batch, model_.layout.total);
-    choose_gradient_sums(dev_, config, tiling_, options.batch, groups_);
+    TrainingPlan plan = plan_training(dev_.features(), config, options, image.width, image.height, image.source_bits);
+    tiling_ = plan.tiling;
+    groups_ = plan.groups;
+    grid_adam_ = plan.grid_adam;
+    optimizer_params_per_group_ = plan.optimizer_params_per_group;
+    visit_parts_ = plan.visit_parts;
+    state_layout_ = plan.state_layout;
+    squared_error_request_ = plan.squared_error;
     const detail::EncodingDescriptor& encoding = encoding_of(config);
     cells_ = uint32_t(encoding.cells(config));
     const MlpLayout& L = model_.layout;
@@ -225,31 +220,17 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     loss_partials_ = local(size_t(partial_rows(tiling_, groups_)) * 4, "loss partials");
     loss_log_ = local(PipelinedRunner::kSlots * kTrainerStepsPerSubmit * 4, "loss log");
     catch_up_limit_ = catch_up_limit(options.beta1, options.beta2);
-    grid_adam_ = options.grid_adam == GridAdam::sparse ? 0 : 1;
-    if (grid_adam_ == 1 && cells_ > 0 && lazy_is_chosen(options, encoding, config,
-                                                     dev_.properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU)) {
-        const uint64_t max_entries = dev_.max_buffer_bytes() / 4;
-        const std::vector<float> sums = catch_up_sums(options, max_entries);
-        if (!sums.empty()) {
-            grid_adam_ = 2;
-            catch_up_last_ = uint32_t(sums.size() / kCatchUpStride - 1);
-            catch_up_sums_ = local(sums.size() * 4, "encoding Adam catch-up sums");
-            upload(dev_, runner_, catch_up_sums_, sums.data(), sums.size() * 4);
-        }
+    if (grid_adam_ == 2) {
+        const std::vector<float>& sums = plan.catch_up_sums;
+        catch_up_last_ = uint32_t(sums.size() / kCatchUpStride - 1);
+        catch_up_sums_ = local(sums.size() * 4, "encoding Adam catch-up sums");
+        upload(dev_, runner_, catch_up_sums_, sums.data(), sums.size() * 4);
     }
-    // Lazy dense Adam's optimizer visits the next step's cells, so that the step reads them
-    // current (optimizer.comp; docs/engine.md says why this form and not another).
-    const bool lazy = grid_adam_ == 2;
-    // Per cell its gradient, Adam's moments and steps in one record (encoding_state.hpp), and its
-    // parameters too where lazy dense Adam runs on an encoding that asks for it.
-    state_layout_ = EncodingStateLayout{cells_, uint32_t(encoding.cell_features(config)),
-                                        lazy && encoding.parameters_in_records};
     encoding_state_ = encoding_state_buffer(dev_, state_layout_);
     if (tiling_.deferred.groups)
         deferred_inputs_ = local(tiling_.deferred.input_bytes(options.batch), "deferred encoding gradients");
     loss_readback_ = Buffer(dev_, PipelinedRunner::kSlots * kTrainerStepsPerSubmit * 4, MemoryKind::readback, "loss readback");
-    image_buf_ = TargetImage(dev_, runner_, TargetImageLayout::of(dev_, image.width, image.height, image.source_bits),
-                             image.rgb);
+    image_buf_ = TargetImage(dev_, runner_, plan.image, image.rgb);
     fill_zero(runner_, {&mlp_m_, &mlp_v_, &partials_, &loss_partials_, &loss_log_, &encoding_state_});
     if (resume) {
         upload(dev_, runner_, mlp_m_, resume->mlp_m.data(), resume->mlp_m.size() * 4);
@@ -274,58 +255,11 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
 
     // Every kernel the trainer runs, built side by side (on a first run, compiling them is most
     // of the setup).
-    // Every kernel that draws the step's samples draws them alike.
-    const Defines sampling = sampling_defines(config, options.batch, image_.width, image_.height);
-    KernelRequest train_request = train_kernel_request(config, tiling_, false, image_buf_.layout());
-    train_request.defines.insert(train_request.defines.end(), sampling.begin(), sampling.end());
-    use_state_layout(train_request.defines, state_layout_);
-    // The fp16 weight copy of an MLP whose tensor-core kernels read their weights from memory.
+    const KernelRequest& train_request = plan.train;
+    const KernelRequest& optimizer_request = plan.optimizer;
     const bool fp16_copy = tiling_.weights_in_memory();
-    Defines optimizer_defines = model_defines(config);
-    optimizer_defines.insert(optimizer_defines.end(), sampling.begin(), sampling.end());
-    optimizer_defines.emplace_back("GRID_ADAM", std::to_string(grid_adam_));
-    optimizer_defines.emplace_back("ENC_GRAD_FIXED", tiling_.fixed_point_gradients ? "1" : "0");
-    optimizer_defines.emplace_back("MLP_FP16_COPY", fp16_copy ? "1" : "0");
-    // Passed as a define, so that the dispatch and the kernel cannot disagree.
-    // FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP=2^k overrides (measurements).
-    optimizer_params_per_group_ = optimizer_params_per_group(model_.layout.total, dev_.info().multiprocessors);
-    if (const std::optional<uint32_t> n = env_count("FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP", 1, 256)) {
-        if (!std::has_single_bit(*n))
-            throw EngineError("FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP='" + std::to_string(*n) +
-                              "' must be a power of two");
-        optimizer_params_per_group_ = *n;
-    }
-    optimizer_defines.emplace_back("PARAMS_PER_GROUP", std::to_string(optimizer_params_per_group_));
-    use_state_layout(optimizer_defines, state_layout_);
-    // Invocations per sample where the optimizer finds a step's cells from its samples: one per
-    // cell a sample reads, up to 16 (the hash grid's 64 cells then take 4 each).
-    // FIELDFLOW_VISIT_PARTS=N overrides (measurements).
-    visit_parts_ = env_count("FIELDFLOW_VISIT_PARTS", 1, 64)
-                       .value_or(std::clamp(uint32_t(encoding.cells_read(config)), 1u, 16u));
-    optimizer_defines.emplace_back("VISIT_PARTS", std::to_string(visit_parts_) + "u");
-    // Visiting ahead, a visit reads a cell's record beside its claim or once it has won it, as the
-    // encoding asks (optimizer.comp's step_claimed); FIELDFLOW_READ_BESIDE_CLAIM=0/1 overrides
-    // (measurements).
-    const bool beside = env_switch("FIELDFLOW_READ_BESIDE_CLAIM").value_or(encoding.visits_read_beside_claim);
-    optimizer_defines.emplace_back("ENC_READ_BESIDE_CLAIM", !lazy || beside ? "1" : "0");
-    optimizer_defines.emplace_back("VISIT_SLOTS",
-                                   std::to_string(std::max(1u, div_up(encoding.cells_read(config), visit_parts_))) + "u");
-    const KernelRequest optimizer_request{"optimizer.comp", optimizer_defines, fp16_copy ? 11u : 10u};
-    Defines settle_defines = model_defines(config);
-    settle_defines.emplace_back("ENC_GRAD_FIXED", tiling_.fixed_point_gradients ? "1" : "0");
-    use_state_layout(settle_defines, state_layout_);
-    const KernelRequest settle_request{"encoding_settle.comp", settle_defines, 3};
-    std::vector<KernelRequest> requests = {train_request, optimizer_request, render_kernel_request(dev_, config),
-                                           squared_error_request()};
-    if (grid_adam_ == 2) requests.push_back(settle_request);
-    std::optional<KernelRequest> deferred_request;
-    if (tiling_.deferred.groups) {
-        deferred_request = deferred_sums_kernel_request(config, tiling_, false);
-        deferred_request->defines.insert(deferred_request->defines.end(), sampling.begin(), sampling.end());
-        use_state_layout(deferred_request->defines, state_layout_);
-        requests.push_back(*deferred_request);
-    }
-    dev_.prepare_kernels(requests);
+    const std::optional<KernelRequest>& deferred_request = plan.deferred;
+    dev_.prepare_kernels(plan.requests());
     const Kernel& train = dev_.kernel(train_request);
     const Kernel& optimizer = dev_.kernel(optimizer_request);
     // The state is bound twice: as floats or 16-byte words, and as uints (encoding_state.glsl).
@@ -344,7 +278,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
     if (fp16_copy) optimizer_buffers.push_back(&model_.mlp16);
     optimizer_set_ = DescriptorSet(dev_, optimizer, optimizer_buffers);
     if (grid_adam_ == 2) {
-        settle_set_ = DescriptorSet(dev_, dev_.kernel(settle_request),
+        settle_set_ = DescriptorSet(dev_, dev_.kernel(*plan.settle),
                                     {&model_.encoding, &encoding_state_, &catch_up_sums_});
     }
     if (state_layout_.parameters) { // the records take the parameters the model starts from
@@ -569,15 +503,10 @@ void TrainerImpl::render_into(uint32_t w, uint32_t h, float* rgb) {
 
 // Rendered band by band and compared on the device with the training target (the image buffer:
 // 8 or 16 bits per channel as trained), so only one float per 256 pixels comes back.
-KernelRequest TrainerImpl::squared_error_request() const {
-    Defines defines = model_defines(config_);
-    const uint32_t bindings = image_buf_.layout().add_defines(defines, 2); // after the band and the partials
-    return {"squared_error.comp", defines, bindings};
-}
 
 double TrainerImpl::full_image_mse() {
     settle();
-    const Kernel& kernel = dev_.kernel(squared_error_request());
+    const Kernel& kernel = dev_.kernel(squared_error_request_);
     double sum = 0;
     uint32_t groups = 0;
     RenderBandUse compare;

@@ -26,13 +26,13 @@ MemoryEstimate estimate_training_memory(const Device& device, const ModelConfig&
     DeviceImpl& dev = device.impl();
     const EncodingDescriptor& encoding = encoding_of(config);
     const MlpLayout L = mlp_layout(config);
-    TrainTiling tiling = train_tiling_for(dev, config, options.batch);
-    const uint32_t groups = persistent_groups(dev, tiling, options.batch, L.total);
-    choose_gradient_sums(dev, config, tiling, options.batch, groups);
+    TrainTiling tiling = train_tiling_for(dev.features(), config, options.batch);
+    const uint32_t groups = persistent_groups(dev.features(), tiling, options.batch, L.total);
+    choose_gradient_sums(dev.features(), config, tiling, options.batch, groups);
     const uint64_t cells = encoding.cells(config), floats = encoding.parameter_count(config);
 
     MemoryEstimate e;
-    e.parts.emplace_back("image", TargetImageLayout::of(dev, width, height, source_bits).bytes());
+    e.parts.emplace_back("image", TargetImageLayout::of(dev.features(), width, height, source_bits).bytes());
     // Parameters; the training state (each cell's gradient, Adam's moments and steps, and the
     // parameters where the encoding keeps them there under lazy Adam); the lazy form's catch-up
     // table (its largest size). Both as the lazy form would have them, whichever form runs.
@@ -47,7 +47,7 @@ MemoryEstimate estimate_training_memory(const Device& device, const ModelConfig&
     e.parts.emplace_back("MLP", 4 * uint64_t(L.total) * (3 + rows) + 4 * rows + fp16_copy);
     // The evaluation's render band and the error partials (one float a 256 pixels of a band, on
     // the device and read back); the snapshots' band and its read-back.
-    const uint64_t band_rows = render_band_rows(dev, config, width, height);
+    const uint64_t band_rows = render_band_rows(dev.features(), config, width, height);
     const uint64_t band = band_rows * width * config.output_dims * 4;
     e.parts.emplace_back("renders", 3 * band + 2 * 4 * ((band_rows * width + 255) / 256));
     e.parts.emplace_back("loss log", 2 * 4 * uint64_t(PipelinedRunner::kSlots) * kTrainerStepsPerSubmit);

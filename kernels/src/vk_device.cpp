@@ -554,6 +554,21 @@ DeviceImpl::DeviceImpl(const std::string& selector, const DeviceOptions& options
                 throw EngineError(std::string("FIELDFLOW_MAX_BUFFER_BYTES='") + env + "' is not a positive byte count");
         }
         if (cap > 0) max_buffer_bytes_ = std::min<uint64_t>(max_buffer_bytes_, std::max<uint64_t>(cap, 256));
+        const VkPhysicalDeviceLimits& limits = properties_.limits;
+        features_ = {.name = info_.name,
+                     .coopmat = coopmat_,
+                     .narrow_coopmat = narrow_coopmat_,
+                     .shared_blocks = shared_blocks_,
+                     .fixed_point_gradients = fixed_point_gradients_,
+                     .cpu = info_.type == "cpu",
+                     .loops_capped = loop_iterations_capped(),
+                     .subgroup_size = info_.subgroup_size,
+                     .multiprocessors = info_.multiprocessors,
+                     .max_shared = limits.maxComputeSharedMemorySize,
+                     .max_invocations = limits.maxComputeWorkGroupInvocations,
+                     .max_group_count = limits.maxComputeWorkGroupCount[0],
+                     .max_buffer_bytes = max_buffer_bytes_,
+                     .memory_bytes = info_.memory_bytes};
     } catch (...) {
         if (device_) vkDestroyDevice(device_, nullptr);
         if (messenger_) {

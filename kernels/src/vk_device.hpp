@@ -3,6 +3,7 @@
 #pragma once
 
 #include "fieldflow/engine/engine.hpp"
+#include "device_features.hpp"
 #include "shader_compiler.hpp"
 
 #include <vulkan/vulkan.h>
@@ -211,6 +212,8 @@ public:
     // The most bytes one storage buffer may hold: maxStorageBufferRange, or less where
     // DeviceOptions::max_buffer_bytes / FIELDFLOW_MAX_BUFFER_BYTES caps it.
     uint64_t max_buffer_bytes() const { return max_buffer_bytes_; }
+    // What the kernel choices read of this device (device_features.hpp).
+    const detail::DeviceFeatures& features() const { return features_; }
     // Memory type index for a buffer of `kind`; throws if none fits.
     uint32_t memory_type(uint32_t type_bits, detail::MemoryKind kind) const;
     void add_allocated(int64_t bytes) { allocated_ += bytes; }
@@ -255,6 +258,7 @@ private:
     VkPhysicalDeviceMemoryProperties memory_{};
     std::atomic<int64_t> allocated_{0};
     uint64_t max_buffer_bytes_ = 0;
+    detail::DeviceFeatures features_;
 
     std::mutex queue_mutex_;
     std::mutex kernel_mutex_;

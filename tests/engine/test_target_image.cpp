@@ -33,7 +33,7 @@ ImageData flipped(const ImageData& image) {
 }
 
 TEST(TargetImage, LayoutSplitsAtTheCapAndRefusesPastEightParts) {
-    const DeviceImpl& dev = capped_device().impl();
+    const detail::DeviceFeatures& dev = capped_device().impl().features();
     const auto rgba8 = detail::TargetImageLayout::of(dev, 160, 240, 8);
     EXPECT_EQ(rgba8.words, 38400u);
     EXPECT_EQ(rgba8.part_shift, 14u);
@@ -44,7 +44,7 @@ TEST(TargetImage, LayoutSplitsAtTheCapAndRefusesPastEightParts) {
     EXPECT_EQ(rgba16.parts, 5u);
     EXPECT_TRUE(rgba16.rgba16);
     EXPECT_EQ(detail::TargetImageLayout::of(dev, 128, 128, 8).parts, 1u); // exactly one full buffer
-    EXPECT_EQ(detail::TargetImageLayout::of(test::device().impl(), 160, 240, 16).parts, 1u);
+    EXPECT_EQ(detail::TargetImageLayout::of(test::device().impl().features(), 160, 240, 16).parts, 1u);
     try {
         detail::TargetImageLayout::of(dev, 400, 400, 8); // 160,000 words: 10 parts
         ADD_FAILURE() << "a 10-part image was accepted";
