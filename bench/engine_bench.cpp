@@ -32,7 +32,7 @@ struct Args {
     uint32_t profile_steps = 0, render_repeats = 5, trace_steps = 0;
     bool profile_warm = false; // --profile-warm: the profile straight after training
     bool validation = false, check_paths = false;
-    bool portable = false; // --kernel-path portable: the portable kernels on any device
+    DeviceOptions device_options; // --kernel-path, --float-gradients, --pipeline-stats
     EncodingKind encoding = EncodingKind::dense_grid;
     bool siren = false;
     float omega = 30.0f;
@@ -41,6 +41,67 @@ struct Args {
 };
 
 using ff::bench::ArgReader;
+
+[[noreturn]] void usage(const std::string& problem);
+
+// The kernel choices a measurement can fix (TrainOptions::kernels, kernel_overrides.hpp): each
+// field's flag is --kernel- and its name with dashes (--kernel-weight-fragments 0|1).
+struct SwitchFlag {
+    const char* flag;
+    std::optional<bool> KernelOverrides::*field;
+};
+struct CountFlag {
+    const char* flag;
+    std::optional<uint32_t> KernelOverrides::*field;
+};
+constexpr SwitchFlag kSwitchFlags[] = {
+    {"--kernel-shared-tile", &KernelOverrides::shared_tile},
+    {"--kernel-weight-fragments", &KernelOverrides::weight_fragments},
+    {"--kernel-bias-fragments", &KernelOverrides::bias_fragments},
+    {"--kernel-first-weight-fragments", &KernelOverrides::first_weight_fragments},
+    {"--kernel-ends-by-columns", &KernelOverrides::ends_by_columns},
+    {"--kernel-narrow-ends", &KernelOverrides::narrow_ends},
+    {"--kernel-half-sums", &KernelOverrides::half_sums},
+    {"--kernel-encoding-inputs-by-rows", &KernelOverrides::encoding_inputs_by_rows},
+    {"--kernel-stage-inputs", &KernelOverrides::stage_inputs},
+    {"--kernel-late-encoding", &KernelOverrides::late_encoding},
+    {"--kernel-stage-targets", &KernelOverrides::stage_targets},
+    {"--kernel-early-fragments", &KernelOverrides::early_fragments},
+    {"--kernel-prefetch", &KernelOverrides::prefetch},
+    {"--kernel-local-gradients", &KernelOverrides::local_gradients},
+    {"--kernel-deferred-gradients", &KernelOverrides::deferred_gradients},
+    {"--kernel-deferred-half", &KernelOverrides::deferred_half},
+    {"--kernel-read-beside-claim", &KernelOverrides::read_beside_claim},
+    {"--kernel-samples-xy16", &KernelOverrides::samples_xy16},
+};
+constexpr CountFlag kCountFlags[] = {
+    {"--kernel-tile", &KernelOverrides::tile},
+    {"--kernel-row-split", &KernelOverrides::row_split},
+    {"--kernel-shared-rows", &KernelOverrides::shared_rows},
+    {"--kernel-deferred-sets", &KernelOverrides::deferred_sets},
+    {"--kernel-optimizer-params-per-group", &KernelOverrides::optimizer_params_per_group},
+    {"--kernel-samples-block", &KernelOverrides::samples_block},
+    {"--kernel-render-band-rows", &KernelOverrides::render_band_rows},
+};
+
+// Reads one of the kernel flags into `o`; false where `key` is none of them.
+bool read_kernel_flag(ArgReader& args, const std::string& key, KernelOverrides& o) {
+    auto choice = [&](const char* a, const char* b) {
+        const std::string v = args.value();
+        if (v != a && v != b) usage(key + " expects " + a + " or " + b + ", got '" + v + "'");
+        return v == a;
+    };
+    for (const SwitchFlag& f : kSwitchFlags)
+        if (key == f.flag) return o.*f.field = choice("1", "0"), true;
+    for (const CountFlag& f : kCountFlags)
+        if (key == f.flag) return o.*f.field = args.u32(), true;
+    if (key == "--kernel-weights") o.weights_in_shared = choice("shared", "memory");
+    else if (key == "--kernel-siren-path") o.siren_portable = choice("portable", "coopmat");
+    else if (key == "--kernel-samples") o.independent_samples = choice("independent", "stratified");
+    else if (key == "--kernel-gradient-min-hits") o.gradient_min_hits = args.f32();
+    else return false;
+    return true;
+}
 
 [[noreturn]] void usage(const std::string& problem) {
     std::cerr << "ff-engine-bench: " << problem << "\n"
@@ -61,7 +122,18 @@ using ff::bench::ArgReader;
               << "  --save-init PREFIX  write the initial model (PREFIX.init.f32: grid then padded MLP, fp32)\n"
               << "                   and the sampler's pixel indices of steps 0 and 1 (PREFIX.idx.u32), so a\n"
               << "                   peer can start from the same weights and draw the same samples\n"
-              << "  --trace-steps K  report the loss of each of the first K steps\n";
+              << "  --trace-steps K  report the loss of each of the first K steps\n"
+              << "  --float-gradients  the encoding's gradients as float atomics, not fixed-point\n"
+              << "  --pipeline-stats the driver's figures for each kernel it compiles (stderr)\n"
+              << "  kernel choices fixed for a measurement (docs/engine.md, \"Measuring a kernel choice\"):\n"
+              << "  --kernel-tile N  --kernel-weights shared|memory  --kernel-siren-path portable|coopmat\n"
+              << "  --kernel-samples independent|stratified  --kernel-gradient-min-hits X\n"
+              << "  --kernel-{row-split,shared-rows,deferred-sets,optimizer-params-per-group,samples-block,\n"
+              << "           render-band-rows} N\n"
+              << "  --kernel-{shared-tile,weight-fragments,bias-fragments,first-weight-fragments,ends-by-columns,\n"
+              << "           narrow-ends,half-sums,encoding-inputs-by-rows,stage-inputs,late-encoding,stage-targets,\n"
+              << "           early-fragments,prefetch,local-gradients,deferred-gradients,deferred-half,\n"
+              << "           read-beside-claim,samples-xy16} 0|1\n";
     std::exit(2);
 }
 
@@ -121,11 +193,6 @@ Args parse(int argc, char** argv) {
         else if (k == "--hash-scale") a.hash.per_level_scale = args.f32();
         else if (k == "--report-every") a.report_every = std::max(1u, args.u32());
         else if (k == "--validation") a.validation = true;
-        else if (k == "--kernel-path") {
-            std::string v = args.value();
-            if (v != "auto" && v != "portable") usage("--kernel-path expects auto or portable, got '" + v + "'");
-            a.portable = v == "portable";
-        }
         else if (k == "--profile") a.profile_steps = args.u32();
         else if (k == "--profile-warm") {
             a.profile_steps = args.u32();
@@ -135,6 +202,14 @@ Args parse(int argc, char** argv) {
         else if (k == "--check-paths") a.check_paths = true;
         else if (k == "--save-init") a.save_init = args.value();
         else if (k == "--trace-steps") a.trace_steps = args.u32();
+        else if (k == "--kernel-path") {
+            std::string v = args.value();
+            if (v != "auto" && v != "portable") usage("--kernel-path expects auto or portable, got '" + v + "'");
+            a.device_options.force_portable = v == "portable";
+        }
+        else if (k == "--float-gradients") a.device_options.fixed_point_gradients = false;
+        else if (k == "--pipeline-stats") a.device_options.pipeline_stats = true;
+        else if (read_kernel_flag(args, k, a.train.kernels)) {}
         else if (k == "--help" || k == "-h") usage("help");
         else usage("unknown option " + k);
     }
@@ -225,7 +300,8 @@ std::string json_string(const std::string& s) {
 // Compares the tensor-core kernels with the portable ones on one model: forward at every pixel
 // (render) and one fused forward + backward on `batch` random pixels. Prints one JSON line.
 void check_paths(const Args& a, const Model& model, const ff::bench::RgbImage& img) {
-    DeviceOptions fast, portable;
+    DeviceOptions fast = a.device_options, portable = a.device_options;
+    fast.force_portable = false;
     fast.validation = portable.validation = a.validation;
     portable.force_portable = true;
     Device dev_fast = Device::open(a.device, fast);
@@ -247,8 +323,8 @@ void check_paths(const Args& a, const Model& model, const ff::bench::RgbImage& i
         uv.push_back((float(p / w) + 0.5f) / float(h));
         for (int c = 0; c < 3; ++c) targets.push_back(img.rgb[size_t(p) * 3 + c]);
     }
-    testing::ForwardBackward f = testing::forward_backward(dev_fast, model, uv, targets);
-    testing::ForwardBackward p = testing::forward_backward(dev_portable, model, uv, targets);
+    testing::ForwardBackward f = testing::forward_backward(dev_fast, model, uv, targets, 0, {}, a.train.kernels);
+    testing::ForwardBackward p = testing::forward_backward(dev_portable, model, uv, targets, 0, {}, a.train.kernels);
     double max_out = 0;
     for (size_t i = 0; i < f.outputs.size(); ++i)
         max_out = std::max(max_out, std::abs(double(f.outputs[i]) - double(p.outputs[i])));
@@ -285,7 +361,8 @@ void save_init(const Args& a, const Device& device, const Model& m, const ff::be
     std::vector<uint32_t> idx;
     for (uint32_t step = 0; step < 2; ++step) {
         std::vector<uint32_t> s =
-            testing::sample_indices(device, m.config, a.train.seed, step, a.train.batch, img.width, img.height);
+            testing::sample_indices(device, m.config, a.train.seed, step, a.train.batch, img.width, img.height,
+                                    a.train.kernels);
         idx.insert(idx.end(), s.begin(), s.end());
     }
     write(a.save_init + ".idx.u32", idx.data(), idx.size() * sizeof(uint32_t));
@@ -329,9 +406,8 @@ int main(int argc, char** argv) {
         if (a.siren) config = siren_config(a.hidden, a.layers, a.omega);
         if (std::string why = config.validate(); !why.empty()) usage(why);
 
-        DeviceOptions dopt;
+        DeviceOptions dopt = a.device_options;
         dopt.validation = a.validation;
-        dopt.force_portable = a.portable;
         Device device = Device::open(a.device, dopt);
         const DeviceInfo& info = device.info();
         std::printf("{\"event\":\"device\",\"name\":%s,\"type\":%s,\"driver\":%s,\"kernel_path\":%s,"
@@ -367,8 +443,6 @@ int main(int argc, char** argv) {
 
         double wall = 0;
         float loss = 0;
-        const char* ablate = std::getenv("FIELDFLOW_TRAIN_ABLATE");
-        const bool ablated = ablate && *ablate;
         while (trainer.step() < a.train.steps) {
             uint32_t every = trainer.step() < a.trace_steps ? 1 : a.report_every;
             uint32_t n = std::min(every - trainer.step() % every, a.train.steps - trainer.step());
@@ -379,8 +453,7 @@ int main(int argc, char** argv) {
                         "\"gpu_seconds\":%.6f}\n",
                         trainer.step(), loss, wall, trainer.gpu_seconds());
             std::fflush(stdout);
-            // A step with parts left out (FIELDFLOW_TRAIN_ABLATE) is timed, not trained: it may diverge.
-            if (trainer.diverged() && !ablated) throw EngineError("training diverged (non-finite loss)");
+            if (trainer.diverged()) throw EngineError("training diverged (non-finite loss)");
         }
 
         // The profile's steps train too, but are timed apart: the rates below are the timed steps'.

@@ -1,6 +1,5 @@
 #include "gpu_model.hpp"
 #include "encodings/encoding.hpp"
-#include "env_switch.hpp"
 #include "half_float.hpp"
 
 #include <algorithm>
@@ -72,16 +71,17 @@ void require_consistent(const Model& m) {
                           "configuration needs " + std::to_string(mlp));
 }
 
-GpuModel::GpuModel(DeviceImpl& device, CommandRunner& runner, const Model& model, uint32_t training_batch)
-    : config(model.config), layout(mlp_layout(model.config)),
+GpuModel::GpuModel(DeviceImpl& device, CommandRunner& runner, const Model& model, uint32_t training_batch,
+                   const KernelOverrides& kernels)
+    : config(model.config), layout(mlp_layout(model.config)), kernels(kernels),
       mlp(device, model.mlp.size() * 4, MemoryKind::device_local, "MLP parameters"),
       encoding(device, model.encoding_params.size() * 4, MemoryKind::device_local,
                std::string(detail::encoding_of(model.config).parameters)) {
     require_consistent(model);
     upload(device, runner, mlp, model.mlp.data(), model.mlp.size() * 4);
     upload(device, runner, encoding, model.encoding_params.data(), model.encoding_params.size() * 4);
-    if (train_tiling_for(device.features(), config).weights_in_memory() ||
-        train_tiling_for(device.features(), config, training_batch).weights_in_memory()) {
+    if (train_tiling_for(device.features(), config, 0, kernels).weights_in_memory() ||
+        train_tiling_for(device.features(), config, training_batch, kernels).weights_in_memory()) {
         const std::vector<uint16_t> halves = to_half(model.mlp);
         mlp16 = Buffer(device, halves.size() * 2, MemoryKind::device_local, "MLP parameters (fp16)");
         upload(device, runner, mlp16, halves.data(), halves.size() * 2);
@@ -122,30 +122,29 @@ uint32_t coopmat_workgroups(const DeviceFeatures& device) {
 }
 } // namespace
 
-TrainTiling train_tiling_for(const DeviceFeatures& device, const ModelConfig& config, uint32_t batch) {
+TrainTiling train_tiling_for(const DeviceFeatures& device, const ModelConfig& config, uint32_t batch,
+                             const KernelOverrides& o) {
     // Sine layers with a frequency factor (SIREN) train on the tensor cores like the others: with
     // fp16 activations and deltas they learn the same image as the fp32 portable kernels to within
     // 0.1 dB, 1.6-4.2x faster (omega 30, widths 16-64, leuvenA and graf1; bench/RESULTS.md).
-    // FIELDFLOW_SIREN_PATH=portable keeps them on the portable kernels (measurements).
-    const bool siren_portable = env_choice("FIELDFLOW_SIREN_PATH", {"portable", "coopmat"}) == "portable";
+    const bool siren_portable = o.siren_portable.value_or(false);
     const bool scaled_sine = config.first_omega != 1.0f || config.hidden_omega != 1.0f;
     std::string reason;
     if (device.coopmat && scaled_sine && siren_portable) {
-        reason = "FIELDFLOW_SIREN_PATH=portable";
+        reason = "the kernel option siren_portable";
     } else if (device.coopmat) {
         // Training wide ReLU MLPs: one tile a workgroup, shared by its subgroups (rendering keeps a
         // subgroup a tile: it has no backward pass to share).
         if (batch > 0)
             if (std::optional<TrainTiling> t = choose_shared_tile(config, device.max_shared, device.max_invocations,
                                                                   device.shared_blocks, batch,
-                                                                  coopmat_workgroups(device))) {
+                                                                  coopmat_workgroups(device), o)) {
                 t->fixed_point_gradients = device.fixed_point_gradients;
-                // FIELDFLOW_TRAIN_NARROW_ENDS=0 keeps the ends 16 wide (measurements).
-                t->narrow_ends = device.narrow_coopmat && env_switch("FIELDFLOW_TRAIN_NARROW_ENDS").value_or(true);
+                t->narrow_ends = device.narrow_coopmat && o.narrow_ends.value_or(true);
                 return *t;
             }
         TrainTiling t = choose_coopmat_tiling(config, device.max_shared, device.max_invocations, batch,
-                                              coopmat_workgroups(device), device.shared_blocks);
+                                              coopmat_workgroups(device), device.shared_blocks, o);
         t.fixed_point_gradients = device.fixed_point_gradients;
         if (t.tile) return t;
         reason = "the tensor-core kernels of hidden width " + std::to_string(config.hidden_width) + " x " +
@@ -153,7 +152,7 @@ TrainTiling train_tiling_for(const DeviceFeatures& device, const ModelConfig& co
                  "need more than the device's " +
                  std::to_string(device.max_shared) + " bytes of shared memory";
     }
-    TrainTiling t = choose_tiling(config, device.max_shared, device.max_invocations);
+    TrainTiling t = choose_tiling(config, device.max_shared, device.max_invocations, o);
     t.portable_reason = reason;
     t.fixed_point_gradients = device.fixed_point_gradients;
     t.loops_capped = device.loops_capped;
@@ -184,26 +183,18 @@ namespace {
 // Invocations of encoding_deferred_sums.comp's workgroups (its GROUP_SIZE): 1,024 where the device
 // allows (one workgroup a multiprocessor, below). On the H100 the hash model's pass at 2^20 took
 // 39.8 us so, against 48.4 with two such workgroups a multiprocessor, 66.9 with two of 256 and
-// 105 with two of 128 (bench/RESULTS.md, session 16). FIELDFLOW_DEFERRED_GROUP_SIZE=n overrides
-// (measurements: a multiple of 32 up to 1,024).
-uint32_t deferred_sums_group_size(const DeviceFeatures& device) {
-    const std::optional<uint32_t> n = env_count("FIELDFLOW_DEFERRED_GROUP_SIZE", 32, 1024);
-    if (n && *n % 32 != 0)
-        throw EngineError("FIELDFLOW_DEFERRED_GROUP_SIZE='" + std::to_string(*n) + "' must be a multiple of 32");
-    return std::min(n.value_or(1024u), device.max_invocations);
-}
+// 105 with two of 128 (bench/RESULTS.md, session 16).
+uint32_t deferred_sums_group_size(const DeviceFeatures& device) { return std::min(1024u, device.max_invocations); }
 } // namespace
 
 TrainTiling::Deferred deferred_gradients_for(const DeviceFeatures& device, const ModelConfig& config,
                                              const TrainTiling& tiling, uint32_t batch,
-                                             std::optional<double> min_hits) {
+                                             std::optional<double> min_hits, const KernelOverrides& o) {
     // One workgroup a multiprocessor where the device says how many it has (else 256; 8 on a CPU):
     // each flushes its sums once, and more of them (two, four, eight a multiprocessor) were slower
-    // on the H100 at 2^20 and no faster at 2^22. FIELDFLOW_DEFERRED_SUM_GROUPS=n overrides
-    // (measurements).
+    // on the H100 at 2^20 and no faster at 2^22.
     const uint32_t sms = device.multiprocessors;
-    const uint32_t cap = env_count("FIELDFLOW_DEFERRED_SUM_GROUPS", 1, 65535)
-                             .value_or(device.cpu ? 8u : sms ? sms : 256u);
+    const uint32_t cap = device.cpu ? 8u : sms ? sms : 256u;
     // The levels are chosen for `cap` workgroups, whatever the batch: a small batch then defers
     // none, and the step's own atomics are cheaper than the pass (on the H100 the hash model at
     // 2^14 and 2^15 with 16 and 32 workgroups' levels 0-2 deferred: 42.4 against 39.5 and 64.3
@@ -215,7 +206,7 @@ TrainTiling::Deferred deferred_gradients_for(const DeviceFeatures& device, const
     const uint64_t buffer_cap = memory ? std::min(device.max_buffer_bytes, memory / 8) : device.max_buffer_bytes;
     const uint32_t group_size = deferred_sums_group_size(device);
     TrainTiling::Deferred d = choose_deferred_gradients(config, tiling, device.max_shared,
-                                                        buffer_cap, batch, cap, min_hits);
+                                                        buffer_cap, batch, cap, min_hits, o);
     if (d.groups) {
         d.group_size = group_size;
         d.sum_groups = std::min(cap, div_up(batch, group_size));
@@ -224,14 +215,18 @@ TrainTiling::Deferred deferred_gradients_for(const DeviceFeatures& device, const
 }
 
 void choose_gradient_sums(const DeviceFeatures& device, const ModelConfig& config, TrainTiling& tiling, uint32_t batch,
-                          uint32_t groups, std::optional<double> min_hits, bool local, bool deferred) {
+                          uint32_t groups, std::optional<double> min_hits, bool local, bool deferred,
+                          const KernelOverrides& o) {
     // Deferred sums first: where both can take a hash grid's coarse levels, the pass was the faster
     // (the small hash model on the H100, levels 0-2 either way: 2^18 287.5 against 300 us/step,
     // 2^20 937.5 against 1,112.5, 2^22 3,562.5 against 4,337.5; bench/RESULTS.md, session 16).
     // Local sums where the pass takes nothing: an encoding whose groups share their inputs (a
     // small dense grid), the pass switched off, or its inputs' buffer over the cap.
     tiling.local_gradient_cells = 0;
-    tiling.deferred = deferred ? deferred_gradients_for(device, config, tiling, batch, min_hits) : TrainTiling::Deferred{};
+    local = local && o.local_gradients.value_or(true);
+    deferred = deferred && o.deferred_gradients.value_or(true);
+    if (!min_hits) min_hits = o.gradient_min_hits;
+    tiling.deferred = deferred ? deferred_gradients_for(device, config, tiling, batch, min_hits, o) : TrainTiling::Deferred{};
     if (local && !tiling.deferred.groups)
         tiling.local_gradient_cells = local_gradient_cells_for(device, config, tiling, batch, groups, min_hits);
 }
@@ -293,9 +288,8 @@ uint32_t persistent_groups(const DeviceFeatures& device, const TrainTiling& tili
     // groups taking more tiles each were faster at every batch from 2^14 to 2^20 on the H100
     // (lake model at 2^16: 39.8 us/step at 132 groups against 62.6 at 512; width 64: 112 against
     // 178; width 128, whose weights stay in memory: 188 against 243 at 256; bench/RESULTS.md).
-    // FIELDFLOW_TRAIN_GROUPS overrides (measurements). A CPU driver runs a few threads.
+    // A CPU driver runs a few threads.
     uint32_t cap = device.cpu ? 64u : tiling.coopmat ? coopmat_workgroups(device) : 512u;
-    if (const std::optional<uint32_t> groups = env_count("FIELDFLOW_TRAIN_GROUPS", 1, 1u << 20)) cap = *groups;
     // The partial rows must fit one storage buffer binding.
     const uint64_t group_bytes = uint64_t(partial_rows(tiling, 1)) * mlp_floats * 4;
     const uint64_t fit = device.max_buffer_bytes / std::max<uint64_t>(group_bytes, 1);
@@ -304,19 +298,6 @@ uint32_t persistent_groups(const DeviceFeatures& device, const TrainTiling& tili
     return std::max(1u, std::min(div_up(batch, tiling.tile_samples()), cap));
 }
 
-namespace {
-// The non-empty parts of environment variable `name`, split at any of `separators`.
-std::vector<std::string> env_list(const char* name, const char* separators) {
-    std::vector<std::string> parts;
-    const char* env = std::getenv(name);
-    for (std::string rest = env ? env : ""; !rest.empty();) {
-        const size_t cut = rest.find_first_of(separators);
-        if (cut != 0) parts.push_back(rest.substr(0, cut));
-        rest = cut == std::string::npos ? "" : rest.substr(cut + 1);
-    }
-    return parts;
-}
-} // namespace
 
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
                                    const TargetImageLayout& image) {
@@ -338,64 +319,20 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         d.push_back({"CM_LATE_ENCODING", tiling.late_encoding ? "1" : "0"});
         d.push_back({"CM_STAGE_TARGETS", tiling.stage_targets ? "1" : "0"});
         d.push_back({"CM_EARLY_FRAGMENTS", tiling.early_fragments ? "1" : "0"});
-        // FIELDFLOW_TRAIN_ROW_GROUP=n: row blocks a product phase takes at once (measurements).
-        if (const std::optional<uint32_t> group = env_count("FIELDFLOW_TRAIN_ROW_GROUP", 1, 16))
-            d.push_back({"CM_ROW_GROUP", std::to_string(*group)});
     } else if (tiling.coopmat) {
         d.push_back({"CM_SHARED_BLOCKS", tiling.shared_blocks ? "1" : "0"});
         // A subgroup's gradient sums stay in registers while they take at most 28 accumulator
         // fragments (224 registers a lane: the 64-wide MLPs of the dense grid and of the hash
         // model; on the H100 width 64 at batch 2^20 1,452 against 1,694 us/step, the hash model
         // 8-9% faster at every batch, though the driver spills to local memory); more keep them in
-        // the subgroup's partial row. FIELDFLOW_TRAIN_GRADS=registers|memory overrides
-        // (measurements).
-        bool registers = weight_blocks(mlp_layout(config)) <= 28;
-        if (const std::optional<std::string> v = env_choice("FIELDFLOW_TRAIN_GRADS", {"registers", "memory"}))
-            registers = *v == "registers";
+        // the subgroup's partial row.
+        const bool registers = weight_blocks(mlp_layout(config)) <= 28;
         d.push_back({"CM_GRADS_IN_REGISTERS", registers ? "1" : "0"});
         d.push_back({"CM_WEIGHT_FRAGMENTS", tiling.weight_fragments ? "1" : "0"});
         d.push_back({"CM_BIAS_FRAGMENTS", tiling.bias_fragments ? "1" : "0"});
     }
-    // Each subgroup loads its next tile's inputs while it trains on the current one
-    // (train_step.comp), but for shared tiles in three parts or more: their six subgroups hide one
-    // another's loads, which the stratified samples (sampling.glsl) mostly find in the cache, and
-    // the registers the next tile's inputs would hold cost more (on the H200 the lake model at 2^20
-    // 194.4 against 200.7 us/step, at 2^22 725.5 against 757.1, 188 registers a lane against 211;
-    // in two parts prefetching stays ahead: 2^18 59.5 against 61.5, 2^14 12.6 against 12.8;
-    // bench/RESULTS.md, session 28). Nor for tiles whose ends are by columns (width 128), where
-    // the registers go to the products: with its fp16 sums at 2^20 869 against 885 us/step, at
-    // 2^18 236.4 against 240.0, at 2^14 34.3 against 34.2 (session 31).
-    // FIELDFLOW_TRAIN_PREFETCH=0|1 overrides (measurements).
-    if (tiling.coopmat) {
-        bool prefetch = !(tiling.shared_tile_rows && (tiling.shared_tile_parts >= 3 || tiling.ends_by_columns));
-        if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_PREFETCH")) prefetch = *forced;
-        if (!prefetch) d.push_back({"CM_PREFETCH", "0"});
-    }
-    // FIELDFLOW_TRAIN_ABLATE=part[,part...] leaves parts of the tensor-core step out, to measure
-    // what each costs (docs/engine.md); the step then does not train. '+' joins parts too (for
-    // bench/gpu/run.sh's settings, which ',' separates).
-    if (tiling.coopmat)
-        for (const std::string& part : env_list("FIELDFLOW_TRAIN_ABLATE", ",+")) {
-            if (part == "backward") d.push_back({"ABLATE_BACKWARD", "1"});
-            else if (part == "encoding_backward") d.push_back({"ABLATE_ENCODING_BACKWARD", "1"});
-            else if (part == "bias") d.push_back({"ABLATE_BIAS", "1"});
-            else if (part == "inputs") d.push_back({"ABLATE_INPUTS", "1"});
-            else if (part == "mlp") d.push_back({"ABLATE_MLP", "1"});
-            else if (part == "gradient_rows") d.push_back({"ABLATE_GRADIENT_ROWS", "1"});
-            else if (part == "weight_gradients") d.push_back({"ABLATE_WEIGHT_GRADIENTS", "1"});
-            else if (part == "tile_loads") d.push_back({"ABLATE_TILE_LOADS", "1"});       // shared tiles
-            else if (part == "tile_barriers") d.push_back({"ABLATE_TILE_BARRIERS", "1"}); // shared tiles
-            else throw EngineError("FIELDFLOW_TRAIN_ABLATE: unknown part '" + part +
-                                   "' (backward, encoding_backward, bias, inputs, mlp, gradient_rows, "
-                                   "weight_gradients, tile_loads, tile_barriers)");
-        }
-    // FIELDFLOW_TRAIN_DEFINES=NAME[=value][+...]: the tensor-core step's switches (a name alone: 1),
-    // to measure its variants (docs/engine.md).
-    if (tiling.coopmat)
-        for (const std::string& define : env_list("FIELDFLOW_TRAIN_DEFINES", "+")) {
-            const size_t eq = define.find('=');
-            d.push_back({define.substr(0, eq), eq == std::string::npos ? "1" : define.substr(eq + 1)});
-        }
+    // TrainTiling::prefetch (choose_shared_tile says where it pays).
+    if (tiling.coopmat && !tiling.prefetch) d.push_back({"CM_PREFETCH", "0"});
     uint32_t bindings = 9; // explicit samples: uv, target and output after the step's 6 buffers
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     else bindings = image.add_defines(d, 6); // the image after the model's and the step's buffers
@@ -420,19 +357,16 @@ void check_render_size(uint32_t width, uint32_t height) {
         throw EngineError("render size " + size + " is too large: at most 2^32 - 1 pixels render in one call");
 }
 
-// The render's kernel path: the training's, unless FIELDFLOW_RENDER_PATH=portable|coopmat picks
-// it on a tensor-core device (measurements); the default is the faster one measured on the H100
-// (bench/RESULTS.md).
-TrainTiling render_tiling(const DeviceFeatures& device, const ModelConfig& config) {
-    TrainTiling tiling = train_tiling_for(device, config);
-    if (tiling.coopmat && env_choice("FIELDFLOW_RENDER_PATH", {"portable", "coopmat"}) == "portable")
-        tiling.coopmat = false;
-    return tiling;
+// The render's kernel path and layout: the training's for any batch (rendering keeps a subgroup a
+// tile: it has no backward pass to share).
+TrainTiling render_tiling(const DeviceFeatures& device, const ModelConfig& config, const KernelOverrides& o) {
+    return train_tiling_for(device, config, 0, o);
 }
 } // namespace
 
-KernelRequest render_kernel_request(const DeviceFeatures& device, const ModelConfig& config) {
-    const TrainTiling tiling = render_tiling(device, config);
+KernelRequest render_kernel_request(const DeviceFeatures& device, const ModelConfig& config,
+                                    const KernelOverrides& o) {
+    const TrainTiling tiling = render_tiling(device, config, o);
     Defines defines = model_defines(config);
     if (tiling.coopmat) {
         defines.push_back({"COOPMAT", "1"});
@@ -448,9 +382,10 @@ RenderBandResources::~RenderBandResources() = default;
 RenderBandResources::RenderBandResources(RenderBandResources&&) noexcept = default;
 RenderBandResources& RenderBandResources::operator=(RenderBandResources&&) noexcept = default;
 
-uint32_t render_band_rows(const DeviceFeatures& device, const ModelConfig& config, uint32_t width, uint32_t height) {
+uint32_t render_band_rows(const DeviceFeatures& device, const ModelConfig& config, uint32_t width, uint32_t height,
+                          const KernelOverrides& o) {
     check_render_size(width, height);
-    const TrainTiling tiling = render_tiling(device, config);
+    const TrainTiling tiling = render_tiling(device, config, o);
     const uint32_t group_size = tiling.coopmat ? tiling.tile : 64;
     // Rows per band: the band's output within the buffer cap (and at most 256 MB, so the host
     // never holds two copies of a huge image), its workgroups within one dispatch.
@@ -459,9 +394,8 @@ uint32_t render_band_rows(const DeviceFeatures& device, const ModelConfig& confi
     const uint64_t max_pixels = std::min<uint64_t>(uint64_t(device.max_group_count) * group_size,
                                                    uint64_t(1) << 31);
     uint32_t band_rows = uint32_t(std::min<uint64_t>({height, max_bytes / row_bytes, max_pixels / width}));
-    // FIELDFLOW_RENDER_BAND_ROWS=N caps the rows per band (tests and measurements).
-    if (const char* env = std::getenv("FIELDFLOW_RENDER_BAND_ROWS"); env && *env && band_rows > 0)
-        band_rows = std::clamp<uint32_t>(uint32_t(std::strtoul(env, nullptr, 10)), 1, band_rows);
+    // KernelOverrides::render_band_rows caps the rows per band (tests and measurements).
+    if (o.render_band_rows && band_rows > 0) band_rows = std::clamp<uint32_t>(*o.render_band_rows, 1, band_rows);
     if (band_rows == 0)
         throw EngineError("render width " + std::to_string(width) + " is too large: one row needs " +
                           std::to_string(row_bytes) + " bytes, more than '" + device.name +
@@ -472,11 +406,11 @@ uint32_t render_band_rows(const DeviceFeatures& device, const ModelConfig& confi
 void render_bands(DeviceImpl& device, CommandRunner& runner, const GpuModel& model, uint32_t width, uint32_t height,
                   const RenderBandUse& use, double* gpu_seconds, RenderBandResources* keep) {
     const ModelConfig& config = model.config;
-    const uint32_t band_rows = render_band_rows(device.features(), config, width, height);
+    const uint32_t band_rows = render_band_rows(device.features(), config, width, height, model.kernels);
     const uint64_t row_bytes = uint64_t(width) * config.output_dims * 4;
-    const TrainTiling tiling = render_tiling(device.features(), config);
+    const TrainTiling tiling = render_tiling(device.features(), config, model.kernels);
     const uint32_t group_size = tiling.coopmat ? tiling.tile : 64;
-    const Kernel& k = device.kernel(render_kernel_request(device.features(), config));
+    const Kernel& k = device.kernel(render_kernel_request(device.features(), config, model.kernels));
     RenderBandResources local;
     RenderBandResources& r = keep ? *keep : local;
     if (r.kernel != &k || r.mlp != model.mlp.handle() || r.encoding != model.encoding.handle() || r.width != width ||
@@ -590,12 +524,11 @@ std::vector<double> GpuTimer::seconds() {
 
 namespace ff::engine {
 
-std::vector<float> render(const Device& device, const Model& model, uint32_t width,
-                          uint32_t height) {
+std::vector<float> render(const Device& device, const Model& model, uint32_t width, uint32_t height,
+                          const KernelOverrides& kernels) {
     detail::CommandRunner runner(device.impl());
-    detail::GpuModel gpu(device.impl(), runner, model);
-    return detail::render_buffers(device.impl(), runner, gpu, width,
-                                  height);
+    detail::GpuModel gpu(device.impl(), runner, model, 0, kernels);
+    return detail::render_buffers(device.impl(), runner, gpu, width, height);
 }
 
 } // namespace ff::engine

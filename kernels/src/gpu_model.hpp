@@ -45,7 +45,10 @@ struct GpuModel {
     // `training_batch` samples a step, whose tiling may differ (small MLPs on large batches);
     // empty otherwise. The optimizer keeps it current (optimizer.comp's MLP_FP16_COPY).
     Buffer mlp16;
-    GpuModel(DeviceImpl& device, CommandRunner& runner, const Model& model, uint32_t training_batch = 0);
+    // The kernel choices a measurement fixed (TrainOptions::kernels): its renders take them too.
+    KernelOverrides kernels;
+    GpuModel(DeviceImpl& device, CommandRunner& runner, const Model& model, uint32_t training_batch = 0,
+             const KernelOverrides& kernels = {});
     Model download(DeviceImpl& device, CommandRunner& runner) const;
     // The model's buffers as a kernel of `tiling` binds them: mlp, encoding, then `more`, then mlp16
     // where the kernel reads its weights from memory (add_weight_defines).
@@ -63,7 +66,8 @@ void require_consistent(const Model& model);
 // and the model fits their shared memory, else the portable kernels. A training batch (0: any,
 // as for rendering) can shrink a tensor-core workgroup (choose_coopmat_tiling); the weights stay
 // where they are for every batch.
-TrainTiling train_tiling_for(const DeviceFeatures& device, const ModelConfig& config, uint32_t batch = 0);
+TrainTiling train_tiling_for(const DeviceFeatures& device, const ModelConfig& config, uint32_t batch = 0,
+                             const KernelOverrides& overrides = {});
 
 // Workgroups of one training dispatch for a batch: each loops over tiles (train_step.comp), so the
 // gradient partial rows do not grow with the batch.
@@ -81,7 +85,7 @@ uint32_t local_gradient_cells_for(const DeviceFeatures& device, const ModelConfi
 // `local` / `deferred` false: that kind is not taken (testing::forward_backward's choices).
 void choose_gradient_sums(const DeviceFeatures& device, const ModelConfig& config, TrainTiling& tiling, uint32_t batch,
                           uint32_t groups, std::optional<double> min_hits = std::nullopt, bool local = true,
-                          bool deferred = true);
+                          bool deferred = true, const KernelOverrides& overrides = {});
 // TrainTiling::deferred for training `batch` samples with `tiling` on this device (whose local sums
 // are chosen: choose_deferred_gradients with its shared memory, its buffer cap or an eighth of its
 // memory, whichever is less, and the summing
@@ -89,7 +93,8 @@ void choose_gradient_sums(const DeviceFeatures& device, const ModelConfig& confi
 // samples).
 TrainTiling::Deferred deferred_gradients_for(const DeviceFeatures& device, const ModelConfig& config,
                                              const TrainTiling& tiling, uint32_t batch,
-                                             std::optional<double> min_hits = std::nullopt);
+                                             std::optional<double> min_hits = std::nullopt,
+                                             const KernelOverrides& overrides = {});
 // The summing pass of `tiling.deferred` (encoding_deferred_sums.comp): bindings the encoding's
 // state twice (64-bit words, uints), the deferred inputs, and with explicit samples their uvs.
 KernelRequest deferred_sums_kernel_request(const ModelConfig& config, const TrainTiling& tiling,
@@ -136,7 +141,8 @@ uint32_t optimizer_params_per_group(uint32_t mlp_params, uint32_t multiprocessor
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
                                    const TargetImageLayout& image = {});
 // The kernel render_bands runs for a model on this device.
-KernelRequest render_kernel_request(const DeviceFeatures& device, const ModelConfig& config);
+KernelRequest render_kernel_request(const DeviceFeatures& device, const ModelConfig& config,
+                                    const KernelOverrides& overrides = {});
 
 // What is done with each band of a render: `record` adds commands after the band's dispatch
 // (same command buffer; `out` holds rows [first, first + rows), output_dims floats per pixel),
@@ -170,7 +176,8 @@ struct RenderBandResources {
 };
 
 // Rows in each band of a width x height render on this device (EngineError if not even one row fits).
-uint32_t render_band_rows(const DeviceFeatures& device, const ModelConfig& config, uint32_t width, uint32_t height);
+uint32_t render_band_rows(const DeviceFeatures& device, const ModelConfig& config, uint32_t width, uint32_t height,
+                          const KernelOverrides& overrides = {});
 
 // Renders width x height pixel centres of the model held in `mlp` / `encoding` in bands of rows,
 // each within maxStorageBufferRange and one dispatch (so any size the host can hold renders on any

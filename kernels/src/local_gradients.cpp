@@ -3,7 +3,6 @@
 // after the step (TrainTiling::deferred; encoding_deferred_sums.comp).
 #include "model_layout.hpp"
 #include "encodings/encoding.hpp"
-#include "env_switch.hpp"
 
 #include <vector>
 
@@ -27,8 +26,7 @@ constexpr uint32_t kDefaultMinHits = 4;
 constexpr uint32_t kDeferredMinHits = 2;
 
 double hits_wanted(std::optional<double> min_hits, uint32_t default_hits) {
-    return min_hits ? *min_hits
-                    : double(env_count("FIELDFLOW_LOCAL_GRADIENT_HITS", 0, 1u << 20).value_or(default_hits));
+    return min_hits ? *min_hits : double(default_hits);
 }
 
 // The encoding's fixed-point groups in cell order (each a contiguous run of cells: a hash level),
@@ -69,7 +67,6 @@ uint32_t choose_local_gradient_cells(const ModelConfig& c, const TrainTiling& t,
     // tile a subgroup do not); the sums are integers: fixed-point gradients only.
     const bool kernel_has_sums = !t.coopmat || t.shared_tile_rows;
     if (!t.fixed_point_gradients || !kernel_has_sums || t.shared_bytes == 0 || groups == 0 || batch == 0) return 0;
-    if (!env_switch("FIELDFLOW_LOCAL_GRADIENTS").value_or(true)) return 0;
     const Groups g = fixed_point_groups(c);
     // The sums follow the layout's arrays.
     const uint64_t room = max_shared > t.shared_bytes ? max_shared - t.shared_bytes : 0u;
@@ -79,19 +76,20 @@ uint32_t choose_local_gradient_cells(const ModelConfig& c, const TrainTiling& t,
 
 TrainTiling::Deferred choose_deferred_gradients(const ModelConfig& c, const TrainTiling& t, uint32_t max_shared,
                                                 uint64_t max_buffer_bytes, uint32_t batch, uint32_t sum_groups,
-                                                std::optional<double> min_hits) {
+                                                std::optional<double> min_hits, const KernelOverrides& o) {
     const EncodingDescriptor& encoding = encoding_of(c);
     if (!t.fixed_point_gradients || t.local_gradient_cells || !encoding.group_inputs || sum_groups == 0 || batch == 0)
         return {};
-    if (!env_switch("FIELDFLOW_DEFERRED_GRADIENTS").value_or(true)) return {};
     const Groups g = fixed_point_groups(c);
     const double samples = double(batch) / double(sum_groups), hits = hits_wanted(min_hits, kDeferredMinHits); // a summing workgroup's
-    const uint32_t max_sets = env_count("FIELDFLOW_DEFERRED_SETS", 1, TrainTiling::Deferred::kMaxSets)
-                                  .value_or(TrainTiling::Deferred::kMaxSets);
+    if (o.deferred_sets && (*o.deferred_sets < 1 || *o.deferred_sets > TrainTiling::Deferred::kMaxSets))
+        throw EngineError("the kernel option deferred_sets " + std::to_string(*o.deferred_sets) + " must be 1.." +
+                          std::to_string(TrainTiling::Deferred::kMaxSets));
+    const uint32_t max_sets = o.deferred_sets.value_or(TrainTiling::Deferred::kMaxSets);
     const uint64_t room_cells = max_shared / local_bytes_per_cell(c);
     TrainTiling::Deferred d;
     d.sum_groups = sum_groups;
-    d.half_inputs = env_switch("FIELDFLOW_DEFERRED_HALF").value_or(true);
+    d.half_inputs = o.deferred_half.value_or(true);
     uint64_t set_first = 0; // the current set's first cell
     for (uint64_t n : g.sizes) {
         if (samples * g.reads_a_group < hits * double(n) || n > room_cells ||

@@ -1,7 +1,6 @@
 #include "model_layout.hpp"
 #include "encoding_state.hpp"
 #include "encodings/encoding.hpp"
-#include "env_switch.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -187,7 +186,8 @@ void require_valid(const ModelConfig& config) {
     if (!why.empty()) throw EngineError("invalid model configuration: " + why);
 }
 
-TrainTiling choose_tiling(const ModelConfig& c, uint32_t max_shared, uint32_t max_invocations) {
+TrainTiling choose_tiling(const ModelConfig& c, uint32_t max_shared, uint32_t max_invocations,
+                          const KernelOverrides& o) {
     MlpLayout L = mlp_layout(c);
     uint32_t max_in = std::max(c.input_width(), c.hidden_width);
     uint32_t max_out = std::max(c.output_dims, c.hidden_width);
@@ -197,13 +197,11 @@ TrainTiling choose_tiling(const ModelConfig& c, uint32_t max_shared, uint32_t ma
     };
     // Largest first: fewer workgroups means fewer gradient partials to reduce. Measured on the H100
     // at batch 16,384 (bench/RESULTS.md): tile 128 = 63 us/step, 64 = 113, 32 = 141, equal PSNR.
-    // FIELDFLOW_TRAIN_TILE overrides (measurements).
     std::vector<uint32_t> tiles = {128u, 64u, 32u, 16u};
-    if (const char* env = std::getenv("FIELDFLOW_TRAIN_TILE"); env && *env) {
-        uint32_t t = uint32_t(std::strtoul(env, nullptr, 10));
-        if (t != 16 && t != 32 && t != 64 && t != 128)
-            throw EngineError(std::string("FIELDFLOW_TRAIN_TILE='") + env + "' must be 16, 32, 64 or 128");
-        tiles = {t};
+    if (o.tile) {
+        if (*o.tile != 16 && *o.tile != 32 && *o.tile != 64 && *o.tile != 128)
+            throw EngineError("the kernel option tile " + std::to_string(*o.tile) + " must be 16, 32, 64 or 128");
+        tiles = {*o.tile};
     }
     for (bool weights : {true, false})
         for (uint32_t tile : tiles)
@@ -217,7 +215,8 @@ TrainTiling choose_tiling(const ModelConfig& c, uint32_t max_shared, uint32_t ma
 }
 
 TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uint32_t max_invocations,
-                                  uint32_t batch, uint32_t workgroups, bool shared_blocks) {
+                                  uint32_t batch, uint32_t workgroups, bool shared_blocks,
+                                  const KernelOverrides& o) {
     MlpLayout L = mlp_layout(c);
     uint32_t slice_cols = c.padded_input_width() + c.hidden_layers * c.hidden_width +
                           c.padded_output_width();
@@ -234,7 +233,7 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     // workgroup a multiprocessor (Trainer), so the most subgroups that fit is the most a
     // multiprocessor runs: on the H100, width 64 at 96 samples (3 subgroups) trained 1.3x faster
     // than at 64 at batch 2^20, where two workgroups of 64 gained nothing (bench/RESULTS.md).
-    // FIELDFLOW_TRAIN_TILE overrides (measurements: any multiple of 32 up to 256).
+    // KernelOverrides::tile asks for one (any multiple of 32 up to 256).
     std::vector<uint32_t> tiles = {128u, 96u, 64u, 32u};
     // A fifth subgroup (which fits the lake model once its outputs pass through the delta slice)
     // paid for hidden width 32 where each subgroup has many tiles to take: on the H100 the lake
@@ -244,14 +243,12 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     // batch gives 5 subgroups of every workgroup at least 8 tiles.
     if (shared_blocks && c.hidden_width >= 32 && workgroups > 0 && uint64_t(batch) >= 8ull * 160 * workgroups)
         tiles.insert(tiles.begin(), 160u);
-    bool overridden = false;
-    if (const char* env = std::getenv("FIELDFLOW_TRAIN_TILE"); env && *env) {
-        char* end = nullptr;
-        const unsigned long t = std::strtoul(env, &end, 10);
-        if (*end != '\0' || t % 32 != 0 || t < 32 || t > 256)
-            throw EngineError(std::string("FIELDFLOW_TRAIN_TILE='") + env +
-                              "' must be a multiple of 32 from 32 to 256 on the tensor-core kernels");
-        tiles = {uint32_t(t)}, overridden = true;
+    const bool overridden = o.tile.has_value();
+    if (o.tile) {
+        if (*o.tile % 32 != 0 || *o.tile < 32 || *o.tile > 256)
+            throw EngineError("the kernel option tile " + std::to_string(*o.tile) +
+                              " must be a multiple of 32 from 32 to 256 on the tensor-core kernels");
+        tiles = {*o.tile};
     }
     // Small ReLU MLPs (at most 8 weight blocks, which the step holds in registers) on large
     // batches: a sixth subgroup, which fits once the weights leave shared memory; the blocks then
@@ -261,16 +258,16 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     // (2.6 tiles each) the lake model lost, 32.6 against 29.4; five subgroups the same way lost
     // everywhere (bench/RESULTS.md, session 10). So: from 8 tiles a subgroup.
     constexpr uint32_t kSixSubgroups = 192;
-    if (!overridden && !env_given("FIELDFLOW_TRAIN_WEIGHTS") && shared_blocks && weight_blocks(L) <= 8 &&
+    if (!overridden && !o.weights_in_shared && shared_blocks && weight_blocks(L) <= 8 &&
         c.hidden_activation == Activation::relu && workgroups > 0 &&
         uint64_t(batch) >= 8ull * kSixSubgroups * workgroups && kSixSubgroups <= max_invocations &&
         bytes(kSixSubgroups, false) <= max_shared) {
         TrainTiling t{kSixSubgroups, false, true};
         t.shared_blocks = true;
-        t.weight_fragments = env_switch("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS").value_or(true);
+        t.weight_fragments = o.weight_fragments.value_or(true);
         t.bias_fragments = t.weight_fragments && c.hidden_layers * (c.hidden_width / 16) <= 2;
-        if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_BIAS_FRAGMENTS"))
-            t.bias_fragments = *forced && t.weight_fragments;
+        if (o.bias_fragments) t.bias_fragments = *o.bias_fragments && t.weight_fragments;
+        t.prefetch = o.prefetch.value_or(true);
         return t;
     }
     // Where no workgroup fits its weights beside its tiles, the products read the weights from
@@ -278,11 +275,10 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     // MLPs of hidden width 64 and more take that form too: their workgroups then hold more tiles
     // in the same shared memory, and on the H100 width 64 trained 5-11% faster at batches 2^14 to
     // 2^20 and rendered 22% faster (the hash model's width-64 MLP within 2%, either way;
-    // bench/RESULTS.md). FIELDFLOW_TRAIN_WEIGHTS=shared|memory forces a form (measurements).
+    // bench/RESULTS.md). KernelOverrides::weights_in_shared forces a form.
     std::vector<bool> places = {true, false};
     if (c.hidden_width >= 64) places = {false};
-    if (const std::optional<std::string> v = env_choice("FIELDFLOW_TRAIN_WEIGHTS", {"shared", "memory"}))
-        places = *v == "memory" ? std::vector<bool>{false} : std::vector<bool>{true, false};
+    if (o.weights_in_shared) places = *o.weights_in_shared ? std::vector<bool>{true, false} : std::vector<bool>{false};
     for (bool weights : places)
         for (uint32_t tile : tiles)
             if (tile <= max_invocations && bytes(tile, weights) <= max_shared) {
@@ -308,27 +304,25 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
                 // the H100 the lake model at 2^16 (4 tiles each) 32.2 against 33.6 us/step, at 2^20
                 // 286 against 300, width 16 at 2^16 23.1 against 24.0; at 2^14 (one tile each) the
                 // lake model lost, 17.5 against 17.1 (bench/RESULTS.md).
-                // FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS=0|1 overrides (measurements).
                 t.weight_fragments =
                     weights && weight_blocks(L) <= 8 && batch > 0 && uint64_t(batch) >= 2ull * tile * workgroups;
-                if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS"))
-                    t.weight_fragments = *forced && (weights || weight_blocks(L) <= 8);
+                if (o.weight_fragments) t.weight_fragments = *o.weight_fragments && (weights || weight_blocks(L) <= 8);
                 // The hidden matrices' bias rows (fp32 accumulator fragments, 8 registers a lane
                 // each) held too only where they are at most two blocks: on the H100 width 16 (two
                 // blocks) at 2^20 157.5 against 182.5 us/step with them, the lake model (four)
                 // 277.5 against 270 at 2^20, 83-84 against 80-81 at 2^18 and 31.5 against 29.5 at
-                // 2^16 without (bench/RESULTS.md, session 9). FIELDFLOW_TRAIN_BIAS_FRAGMENTS=0|1
-                // overrides (measurements).
+                // 2^16 without (bench/RESULTS.md, session 9).
                 t.bias_fragments = t.weight_fragments && c.hidden_layers * (c.hidden_width / 16) <= 2;
-                if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_BIAS_FRAGMENTS"))
-                    t.bias_fragments = *forced && t.weight_fragments;
+                if (o.bias_fragments) t.bias_fragments = *o.bias_fragments && t.weight_fragments;
+                t.prefetch = o.prefetch.value_or(true);
                 return t;
             }
     return {0, false, false};
 }
 
 std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max_shared, uint32_t max_invocations,
-                                              bool shared_blocks, uint32_t batch, uint32_t workgroups) {
+                                              bool shared_blocks, uint32_t batch, uint32_t workgroups,
+                                              const KernelOverrides& o) {
     // Measured on the H100 (leuvenA, late us/step; bench/RESULTS.md, session 11): width 64 at 2^20
     // 419 against 829 a subgroup a tile, at 2^14 18.1 against 30.5; the hash model's 64-wide MLP
     // 1,281 against 1,767 and 41.0 against 56.0; width 128 1,512 against 5,012. The lake model
@@ -336,10 +330,9 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
     // 21.25, 2^16 26.0 against 29.5, 2^18 70.5 against 79.0, 2^20 241.7 against 253.3; in one part
     // it lost (2^16 33.3, 2^18 104.5, 2^20 381.7), in four too (27.5 / 73.5 / 253.3), as did width
     // 16 in four (2^18 54.0 against 46.0).
-    // FIELDFLOW_TRAIN_TILE and FIELDFLOW_TRAIN_WEIGHTS describe a tile a subgroup: set, they ask
-    // for that layout (unless FIELDFLOW_TRAIN_SHARED_TILE=1 says otherwise).
-    bool wanted = c.hidden_width >= 32 && !env_given("FIELDFLOW_TRAIN_TILE") && !env_given("FIELDFLOW_TRAIN_WEIGHTS");
-    if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_SHARED_TILE")) wanted = *forced;
+    // KernelOverrides::tile and weights_in_shared describe a tile a subgroup: set, they ask for
+    // that layout (unless shared_tile says otherwise).
+    const bool wanted = o.shared_tile.value_or(c.hidden_width >= 32 && !o.tile && !o.weights_in_shared);
     // Widths 64 and 128 in one part: in two, 256 or 512 invocations cap a lane's registers (width
     // 128 at 128, spilling, its weight blocks no longer held) and every batch trained slower: on the
     // H200 width 128 at 2^20 2,000 against 1,000 us/step, at 2^14 54.5 against 37.0; width 64 at 2^20
@@ -350,8 +343,7 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
     // trained at 2^20 in 200.5 against 203.1 us/step, at 2^21 385.2 against 393.1, at 2^22 756.6
     // against 772.5, but at 2^18 (10 tiles each) in 61.5 against 59.2 and at 2^14 14.3 against 12.6
     // (bench/RESULTS.md, session 28); 194.3 and 726.6 without loading the next tile ahead, which
-    // the three parts leave out (gpu_model.cpp). FIELDFLOW_TRAIN_ROW_SPLIT=n: n subgroups a column
-    // block (measurements).
+    // the three parts leave out (prefetch, below).
     auto shared_bytes = [&](uint32_t rows, uint32_t subgroups) {
         // Mirrors mlp_coopmat_split.glsl's shared block: the tile's fp16 slices (row stride
         // rows + 8), the bias sums' 16 x 16 fp16 selectors and a float per subgroup.
@@ -365,16 +357,20 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
             batch > 0 && workgroups > 0 && uint64_t(batch) >= 32ull * three_part_rows * workgroups;
         parts = many_tiles && shared_bytes(three_part_rows, three_part_rows / 32) <= max_shared ? 3 : 2;
     }
-    if (const std::optional<uint32_t> forced = env_count("FIELDFLOW_TRAIN_ROW_SPLIT", 1, 8)) parts = *forced;
+    if (o.row_split) {
+        if (*o.row_split < 1 || *o.row_split > 8)
+            throw EngineError("the kernel option row_split " + std::to_string(*o.row_split) + " must be 1..8");
+        parts = *o.row_split;
+    }
     const uint32_t invocations = 2 * c.hidden_width * parts; // hidden_width / 16 subgroups of 32 a part
     if (!wanted || !shared_blocks || c.hidden_activation != Activation::relu || c.hidden_width % 16 != 0 ||
         c.padded_output_width() != 16 || invocations > max_invocations)
         return std::nullopt;
-    // FIELDFLOW_TRAIN_SHARED_ROWS=n: a tile of at most n samples, a multiple of 32 (measurements).
-    const std::optional<uint32_t> asked_rows = env_count("FIELDFLOW_TRAIN_SHARED_ROWS", 32, 1024);
-    if (asked_rows && *asked_rows % 32 != 0)
-        throw EngineError("FIELDFLOW_TRAIN_SHARED_ROWS='" + std::to_string(*asked_rows) + "' must be a multiple of 32");
-    const uint32_t most_rows = std::min(invocations, asked_rows.value_or(invocations));
+    // KernelOverrides::shared_rows: a tile of at most that many samples.
+    if (o.shared_rows && (*o.shared_rows % 32 != 0 || *o.shared_rows < 32 || *o.shared_rows > 1024))
+        throw EngineError("the kernel option shared_rows " + std::to_string(*o.shared_rows) +
+                          " must be a multiple of 32 from 32 to 1024");
+    const uint32_t most_rows = std::min(invocations, o.shared_rows.value_or(invocations));
     for (uint32_t rows = most_rows; rows >= 32; rows -= 32) {
         // Each part's products take up to four row blocks at once: a part's rows a multiple of 64,
         // or 32 or 16.
@@ -394,9 +390,8 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // (bench/RESULTS.md, session 16). Width 128 once loaded them where a workgroup has fewer
         // than two tiles (2^10 and 2^12 then trained faster so); on today's kernel holding them is
         // faster there too: the H200 at 2^10 21.9 against 22.7 us/step, 2^12 20.9 against 21.4,
-        // 2^14 29.9 against 32.8 (session 34). FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS=0|1 overrides
-        // (measurements).
-        t.weight_fragments = env_switch("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS").value_or(true);
+        // 2^14 29.9 against 32.8 (session 34).
+        t.weight_fragments = o.weight_fragments.value_or(true);
         // What a subgroup holds for the step, in registers a lane: the weight blocks (4 each: the
         // first matrix's column blocks x input blocks, the hidden and last matrices' blocks for
         // both directions) and the sums (8 a fragment: the owned blocks of every matrix, the
@@ -404,68 +399,70 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // the dense grid: 160, no local memory); the hash model's 64-wide MLP, whose 32 inputs
         // make it 184, trained faster with them loaded for each tile (H100: 2^14 40.0 against
         // 40.95 us/step, 2^20 1,276 against 1,295; bench/RESULTS.md, session 12).
-        // FIELDFLOW_TRAIN_FIRST_WEIGHT_FRAGMENTS=0|1 overrides (measurements).
         const uint32_t columns = c.hidden_width / 16, inputs = c.padded_input_width() / 16, middle = c.hidden_layers - 1;
         const uint32_t held = 4 * (columns * inputs + 2 * middle * columns + 2 * columns) +
                               8 * (inputs + middle * columns + columns + 1);
         t.first_weight_fragments = t.weight_fragments && held <= 168;
-        if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_FIRST_WEIGHT_FRAGMENTS"))
-            t.first_weight_fragments = *forced && t.weight_fragments;
+        if (o.first_weight_fragments) t.first_weight_fragments = *o.first_weight_fragments && t.weight_fragments;
         // Width 128's 64-sample tile has 2 sample subgroups of 8: the ends of the MLP by columns
-        // too. FIELDFLOW_TRAIN_ENDS_BY_COLUMNS=0|1 overrides (measurements).
-        t.ends_by_columns = rows / 32 < invocations / 32;
-        if (const std::optional<bool> forced = env_switch("FIELDFLOW_TRAIN_ENDS_BY_COLUMNS")) t.ends_by_columns = *forced;
+        // too.
+        t.ends_by_columns = o.ends_by_columns.value_or(rows / 32 < invocations / 32);
         // There, the wide phases' sums in fp16 accumulators (16 registers a lane fewer in each
         // phase) with the encoding's input gradients by rows (one workgroup barrier a tile fewer;
         // below): width 128 on the H200 at 2^20 885 against 914 us/step, at 2^18 240.5 against
         // 249.1, at 2^14 34.2 against 34.4; either alone 894 and 935 at 2^20 (bench/RESULTS.md,
-        // session 31). FIELDFLOW_TRAIN_HALF_SUMS=0|1 overrides (measurements).
-        t.half_sums = env_switch("FIELDFLOW_TRAIN_HALF_SUMS").value_or(t.ends_by_columns);
+        // session 31).
+        t.half_sums = o.half_sums.value_or(t.ends_by_columns);
         // The next tile's inputs encoded by the subgroups after the sample ones, which wait for
         // the last matrix's forward product anyway, into a staging slice beside the tile (where
         // it fits): the H200 at 2^20 787.2 against 831.8 us/step, at 2^22 3,070 against 3,250, at
         // 2^18 215.4 against 226.9, at 2^14 33.73 against 33.42 (bench/RESULTS.md, session 32).
         // The encoding's input gradients then go over slice 2 (mlp_coopmat_split.glsl), which
-        // must hold them. FIELDFLOW_TRAIN_STAGE_INPUTS=0|1 overrides (measurements).
+        // must hold them.
         const uint32_t subgroups = invocations / 32, sample_subgroups = rows / 32, in_pad = c.padded_input_width();
         const uint32_t slice_bytes = 2u * in_pad * (rows + 8); // IN_PAD columns of the tile
         t.stage_inputs = t.ends_by_columns && subgroups >= 2 * sample_subgroups &&
                          in_pad <= (c.hidden_layers >= 2 ? c.hidden_width : 16) && bytes + slice_bytes <= max_shared &&
-                         env_switch("FIELDFLOW_TRAIN_STAGE_INPUTS").value_or(true);
+                         o.stage_inputs.value_or(true);
         if (t.stage_inputs) t.shared_bytes += slice_bytes;
         // ... and a tile's encoding backward pass taken by the subgroups after those during the
         // next tile's last forward product, from input gradients kept in IN_PAD columns of their
         // own (where they hold whole shares of the samples and the columns fit): 2^20 781.4
         // against 794.0 us/step, 2^22 3,044 against 3,100, 2^14 33.40 against 33.72 (session 32).
-        // FIELDFLOW_TRAIN_LATE_ENCODING=0|1 overrides (measurements).
         t.late_encoding = t.stage_inputs && invocations > 2 * rows && invocations % rows == 0 &&
                           t.shared_bytes + slice_bytes <= max_shared &&
-                          env_switch("FIELDFLOW_TRAIN_LATE_ENCODING").value_or(true);
+                          o.late_encoding.value_or(true);
         if (t.late_encoding) t.shared_bytes += slice_bytes;
         // ... and the next tile's targets fetched by the staging subgroups beside its encoding's
         // reads, from pixels they drew a tile before, in shared memory where they fit: otherwise
         // every subgroup draws a sample and waits on its image read at each tile's start (the
         // H200 at 2^20 723 against 732 us/step, 2^18 198.1 against 199.9; session 34). Room for
         // two tiles' targets (explicit samples' fp32 outputs, or an image's words: two for RGBA16)
-        // and, from an image, four tiles' pixels. FIELDFLOW_TRAIN_STAGE_TARGETS=0|1 overrides
-        // (measurements).
+        // and, from an image, four tiles' pixels.
         const uint32_t target_bytes = rows * std::max(2u * 4u * c.output_dims, 2u * 8u + 4u * 4u);
         t.stage_targets = t.stage_inputs && t.shared_bytes + target_bytes <= max_shared &&
-                          env_switch("FIELDFLOW_TRAIN_STAGE_TARGETS").value_or(true);
+                          o.stage_targets.value_or(true);
         if (t.stage_targets) t.shared_bytes += target_bytes;
         // The held blocks' loads issued before the first tile's inputs are staged: the H200 at
         // 2^20 711.4 against 712.0 us/step, 2^18 193.4 against 193.8, 2^14 27.0 against 27.4; the
         // lake model's layout alike or slower (2^18 57.95 against 57.80; session 35).
-        // FIELDFLOW_TRAIN_EARLY_FRAGMENTS=0|1 overrides (measurements).
-        t.early_fragments =
-            env_switch("FIELDFLOW_TRAIN_EARLY_FRAGMENTS").value_or(t.ends_by_columns && t.weight_fragments);
+        t.early_fragments = o.early_fragments.value_or(t.ends_by_columns && t.weight_fragments);
         // The encoding's input gradients by rows where the sample subgroups read them at once
         // (one workgroup barrier a tile fewer); late, by columns, as every subgroup's row block
         // and with no barrier either (the H200 at 2^20 778.7 against 783.4 us/step, alike at 2^14:
-        // 33.36 against 33.34; session 32). FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS=0|1 overrides
-        // (measurements).
-        t.encoding_inputs_by_rows =
-            t.ends_by_columns && env_switch("FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS").value_or(!t.late_encoding);
+        // 33.36 against 33.34; session 32).
+        t.encoding_inputs_by_rows = t.ends_by_columns && o.encoding_inputs_by_rows.value_or(!t.late_encoding);
+        // Each subgroup loads its next tile's inputs while it trains on the current one
+        // (train_step.comp), but for shared tiles in three parts or more: their six subgroups hide
+        // one another's loads, which the stratified samples (sampling.glsl) mostly find in the
+        // cache, and the registers the next tile's inputs would hold cost more (on the H200 the
+        // lake model at 2^20 194.4 against 200.7 us/step, at 2^22 725.5 against 757.1, 188
+        // registers a lane against 211; in two parts prefetching stays ahead: 2^18 59.5 against
+        // 61.5, 2^14 12.6 against 12.8; bench/RESULTS.md, session 28). Nor for tiles whose ends are
+        // by columns (width 128), where the registers go to the products: with its fp16 sums at
+        // 2^20 869 against 885 us/step, at 2^18 236.4 against 240.0, at 2^14 34.3 against 34.2
+        // (session 31).
+        t.prefetch = o.prefetch.value_or(!(parts >= 3 || t.ends_by_columns));
         return t;
     }
     return std::nullopt;

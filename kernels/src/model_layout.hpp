@@ -91,6 +91,9 @@ struct TrainTiling {
     // With shared_tile_rows: the MLP's narrow ends (at most 8 inputs or outputs) in 8-wide blocks
     // (mlp_coopmat_split.glsl's CM_NARROW_ENDS), where the device has the 16x8 shapes.
     bool narrow_ends = false;
+    // Tensor-core training: each subgroup loads its next tile's inputs while it trains on the
+    // current one (train_step.comp's CM_PREFETCH).
+    bool prefetch = true;
     // Bytes of shared memory the training kernel's layout takes (portable and shared-tile
     // kernels; 0 where not counted), before any local gradient sums.
     uint32_t shared_bytes = 0;
@@ -133,15 +136,14 @@ struct TrainTiling {
     }
 };
 TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
-                          uint32_t max_invocations);
+                          uint32_t max_invocations, const KernelOverrides& overrides = {});
 // TrainTiling::local_gradient_cells for training `batch` samples on `groups` workgroups with
 // `tiling` (fixed-point gradients on the portable or shared-tile kernels; 0 otherwise): the
 // encoding's leading fixed-point groups (a hash grid's coarsest levels) whose cells a workgroup
 // reads at least `min_hits` times a step on average, as many as fit the shared memory the tiling
 // leaves. Their atomics then meet in shared memory, and device memory takes one a cell a workgroup
 // (bench/RESULTS.md). Integer sums do not depend on the order they are added in: the gradients
-// are the same bit for bit. min_hits unset: FIELDFLOW_LOCAL_GRADIENT_HITS or the measured default;
-// FIELDFLOW_LOCAL_GRADIENTS=0 turns the sums off (measurements).
+// are the same bit for bit. min_hits unset: the measured default.
 uint32_t choose_local_gradient_cells(const ModelConfig& config, const TrainTiling& tiling,
                                      uint32_t max_shared_bytes, uint32_t batch, uint32_t groups,
                                      std::optional<double> min_hits = std::nullopt);
@@ -150,16 +152,16 @@ uint32_t choose_local_gradient_cells(const ModelConfig& config, const TrainTilin
 // groups share their inputs. Otherwise the leading fixed-point groups whose cells each of the
 // summing pass's `sum_groups` workgroups reads at least `min_hits` times a step on average, in
 // up to Deferred::kMaxSets sets whose sums each fit `max_shared_bytes`, and whose inputs' buffer
-// (Deferred::bytes_for: 2 bytes a sample an input) fits `max_buffer_bytes`. min_hits unset:
-// FIELDFLOW_LOCAL_GRADIENT_HITS or the pass's measured default; FIELDFLOW_DEFERRED_GRADIENTS=0
-// turns them off, FIELDFLOW_DEFERRED_SETS=n caps the sets and FIELDFLOW_DEFERRED_HALF=0 stores the
-// inputs as floats (measurements).
+// (Deferred::bytes_for: 2 bytes a sample an input) fits `max_buffer_bytes`. min_hits unset: the
+// pass's measured default; KernelOverrides::deferred_sets caps the sets and deferred_half false
+// stores the inputs as floats.
 TrainTiling::Deferred choose_deferred_gradients(const ModelConfig& config, const TrainTiling& tiling,
                                                 uint32_t max_shared_bytes, uint64_t max_buffer_bytes,
                                                 uint32_t batch, uint32_t sum_groups,
-                                                std::optional<double> min_hits = std::nullopt);
+                                                std::optional<double> min_hits = std::nullopt,
+                                                const KernelOverrides& overrides = {});
 // The tensor-core kernels' workgroup: the largest of 128, 96, 64, 32 invocations (4..1 subgroups
-// of 32 samples each) whose shared memory fits (or FIELDFLOW_TRAIN_TILE) with the fp16 weights,
+// of 32 samples each) whose shared memory fits (or KernelOverrides::tile) with the fp16 weights,
 // else without them (weights_in_shared false: read from device memory); tile 0 if not even one
 // subgroup's tile fits (then the portable kernels run this model). Training `batch` samples on
 // `workgroups` persistent workgroups (batch 0: rendering, any size) may take one subgroup fewer.
@@ -169,7 +171,7 @@ TrainTiling::Deferred choose_deferred_gradients(const ModelConfig& config, const
 // tiles or more (weight_fragments).
 TrainTiling choose_coopmat_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
                                   uint32_t max_invocations, uint32_t batch = 0, uint32_t workgroups = 0,
-                                  bool shared_blocks = false);
+                                  bool shared_blocks = false, const KernelOverrides& overrides = {});
 
 // The shared-tile layout for training `config` on the tensor cores (TrainTiling::shared_tile_rows),
 // or nullopt where it does not apply: ReLU hidden layers of width 64 or more (one part) or 32 (two
@@ -177,11 +179,10 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& config, uint32_t max_shared
 // `max_shared_bytes` (the largest such, up to one sample an invocation).
 // Training `batch` samples on `workgroups` workgroups (0: not given) decides whether width 128
 // holds its weight blocks (weight_fragments: where every workgroup has two tiles).
-// FIELDFLOW_TRAIN_SHARED_TILE=0|1 turns it off or on where it can run and
-// FIELDFLOW_TRAIN_ROW_SPLIT=n sets the parts (measurements).
+// KernelOverrides::shared_tile turns it off or on where it can run and row_split sets the parts.
 std::optional<TrainTiling> choose_shared_tile(const ModelConfig& config, uint32_t max_shared_bytes,
                                               uint32_t max_invocations, bool shared_blocks, uint32_t batch = 0,
-                                              uint32_t workgroups = 0);
+                                              uint32_t workgroups = 0, const KernelOverrides& overrides = {});
 
 // Defines shared by every kernel of this model.
 Defines model_defines(const ModelConfig& config);

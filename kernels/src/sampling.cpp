@@ -1,7 +1,6 @@
 // How a training step orders its samples over the image (sampling.hpp, kernels/shaders/sampling.glsl).
 #include "sampling.hpp"
 #include "encodings/encoding.hpp"
-#include "env_switch.hpp"
 
 #include <bit>
 #include <cmath>
@@ -33,17 +32,22 @@ uint32_t sample_block_shift(uint32_t batch, uint32_t width, uint32_t height, uin
     return std::min(kLaneShift + wanted, kMaxShift);
 }
 
-Defines sampling_defines(const ModelConfig& config, uint32_t batch, uint32_t width, uint32_t height) {
+Defines sampling_defines(const ModelConfig& config, uint32_t batch, uint32_t width, uint32_t height,
+                         const KernelOverrides& o) {
     // A pixel's column and row fit 16 bits each (train_step.comp's staged pixels).
-    // FIELDFLOW_SAMPLES_XY16=0 leaves them out (measurements).
-    const bool xy16 = width <= 65536 && height <= 65536 && env_switch("FIELDFLOW_SAMPLES_XY16").value_or(true);
+    const bool xy16 = width <= 65536 && height <= 65536 && o.samples_xy16.value_or(true);
     Defines d;
-    if (env_choice("FIELDFLOW_SAMPLES", {"independent", "stratified"}) == "independent") {
+    if (o.independent_samples.value_or(false)) {
         d = {{"SAMPLES_INDEPENDENT", "1"}};
     } else {
         const EncodingDescriptor& encoding = encoding_of(config);
         uint32_t shift = sample_block_shift(batch, width, height, encoding.cells_across ? encoding.cells_across(config) : 0);
-        if (const std::optional<uint32_t> forced = env_count("FIELDFLOW_SAMPLES_BLOCK", kLaneShift, kMaxShift)) shift = *forced;
+        if (o.samples_block) {
+            if (*o.samples_block < kLaneShift || *o.samples_block > kMaxShift)
+                throw EngineError("the kernel option samples_block " + std::to_string(*o.samples_block) + " must be " +
+                                  std::to_string(kLaneShift) + ".." + std::to_string(kMaxShift));
+            shift = *o.samples_block;
+        }
         d = {{"SAMPLES_BLOCK_SHIFT", std::to_string(shift)}};
         if (batch && std::has_single_bit(batch)) d.push_back({"SAMPLES_BATCH_LOG2", std::to_string(std::countr_zero(batch))});
     }

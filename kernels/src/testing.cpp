@@ -13,8 +13,8 @@ namespace ff::engine::testing {
 
 using namespace detail;
 
-Tiling train_tiling(const Device& device, const ModelConfig& config) {
-    TrainTiling t = train_tiling_for(device.impl().features(), config);
+Tiling train_tiling(const Device& device, const ModelConfig& config, const KernelOverrides& kernels) {
+    TrainTiling t = train_tiling_for(device.impl().features(), config, 0, kernels);
     return {t.tile, t.weights_in_shared};
 }
 
@@ -26,11 +26,12 @@ struct ExplicitRun {
     uint32_t groups = 0;
 };
 ExplicitRun explicit_run(DeviceImpl& dev, const ModelConfig& c, uint32_t samples, uint32_t max_groups,
-                         const GradientSums& sums) {
-    ExplicitRun run{train_tiling_for(dev.features(), c, samples)};
+                         const GradientSums& sums, const KernelOverrides& kernels) {
+    ExplicitRun run{train_tiling_for(dev.features(), c, samples, kernels)};
     run.groups = persistent_groups(dev.features(), run.tiling, samples, mlp_layout(c).total);
     if (max_groups) run.groups = std::min(run.groups, max_groups);
-    choose_gradient_sums(dev.features(), c, run.tiling, samples, run.groups, sums.min_hits, sums.local, sums.deferred);
+    choose_gradient_sums(dev.features(), c, run.tiling, samples, run.groups, sums.min_hits, sums.local, sums.deferred,
+                         kernels);
     if (sums.exact_deferred_inputs) run.tiling.deferred.half_inputs = false;
     return run;
 }
@@ -38,15 +39,15 @@ ExplicitRun explicit_run(DeviceImpl& dev, const ModelConfig& c, uint32_t samples
 
 ForwardBackward forward_backward(const Device& device, const Model& model,
                                  const std::vector<float>& uv, const std::vector<float>& targets,
-                                 uint32_t max_groups, GradientSums sums) {
+                                 uint32_t max_groups, GradientSums sums, const KernelOverrides& kernels) {
     DeviceImpl& dev = device.impl();
     const ModelConfig& c = model.config;
     uint32_t n = uint32_t(uv.size() / 2);
     if (n == 0 || uv.size() != size_t(n) * 2 || targets.size() != size_t(n) * c.output_dims)
         throw EngineError("forward_backward: need 2 uv floats and output_dims targets per sample");
     CommandRunner runner(dev);
-    GpuModel gpu(dev, runner, model, n);
-    const auto [tiling, groups] = explicit_run(dev, c, n, max_groups, sums);
+    GpuModel gpu(dev, runner, model, n, kernels);
+    const auto [tiling, groups] = explicit_run(dev, c, n, max_groups, sums, kernels);
     const detail::EncodingDescriptor& encoding = encoding_of(c);
     const size_t cells = size_t(encoding.cells(c)), params = size_t(encoding.parameter_count(c));
     auto local = [&](size_t bytes, const char* name) {
@@ -127,17 +128,18 @@ ForwardBackward forward_backward(const Device& device, const Model& model,
 }
 
 SummedCells gradient_sum_cells(const Device& device, const Model& model, uint32_t samples, uint32_t max_groups,
-                               GradientSums sums) {
-    const TrainTiling t = explicit_run(device.impl(), model.config, samples, max_groups, sums).tiling;
+                               GradientSums sums, const KernelOverrides& kernels) {
+    const TrainTiling t = explicit_run(device.impl(), model.config, samples, max_groups, sums, kernels).tiling;
     return {t.local_gradient_cells, t.deferred.cells, t.deferred.groups ? t.deferred.sets : 0u};
 }
 
 std::vector<uint32_t> sample_indices(const Device& device, const ModelConfig& config, uint64_t seed, uint32_t step,
-                                     uint32_t batch, uint32_t width, uint32_t height) {
+                                     uint32_t batch, uint32_t width, uint32_t height,
+                                     const KernelOverrides& kernels) {
     DeviceImpl& dev = device.impl();
     CommandRunner runner(dev);
     Defines defines = model_defines(config);
-    const Defines sampling = sampling_defines(config, batch, width, height);
+    const Defines sampling = sampling_defines(config, batch, width, height, kernels);
     defines.insert(defines.end(), sampling.begin(), sampling.end());
     const Kernel& k = dev.kernel("sample_indices.comp", defines, 1);
     Buffer out(dev, size_t(batch) * 4, MemoryKind::device_local, "sample indices");

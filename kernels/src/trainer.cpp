@@ -4,7 +4,6 @@
 #include "encoding_state.hpp"
 #include "gpu_model.hpp"
 #include "encodings/encoding.hpp"
-#include "env_switch.hpp"
 #include "sampling.hpp"
 #include "training_plan.hpp"
 
@@ -198,7 +197,7 @@ TrainerImpl::TrainerImpl(const Device& device, const ModelConfig& config,
                          const TrainerState* resume)
     : device_(device), dev_(device.impl()), config_(config), options_(options),
       image_(checked_shape(device, image, config, options)), runner_(dev_), pipeline_(dev_),
-      model_(dev_, runner_, start_model(config, options, start, resume), options.batch) {
+      model_(dev_, runner_, start_model(config, options, start, resume), options.batch, options.kernels) {
     const auto& limits = dev_.properties().limits;
     TrainingPlan plan = plan_training(dev_.features(), config, options, image.width, image.height, image.source_bits);
     tiling_ = plan.tiling;

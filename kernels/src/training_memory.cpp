@@ -26,9 +26,10 @@ MemoryEstimate estimate_training_memory(const Device& device, const ModelConfig&
     DeviceImpl& dev = device.impl();
     const EncodingDescriptor& encoding = encoding_of(config);
     const MlpLayout L = mlp_layout(config);
-    TrainTiling tiling = train_tiling_for(dev.features(), config, options.batch);
+    TrainTiling tiling = train_tiling_for(dev.features(), config, options.batch, options.kernels);
     const uint32_t groups = persistent_groups(dev.features(), tiling, options.batch, L.total);
-    choose_gradient_sums(dev.features(), config, tiling, options.batch, groups);
+    choose_gradient_sums(dev.features(), config, tiling, options.batch, groups, std::nullopt, true, true,
+                         options.kernels);
     const uint64_t cells = encoding.cells(config), floats = encoding.parameter_count(config);
 
     MemoryEstimate e;
@@ -47,7 +48,7 @@ MemoryEstimate estimate_training_memory(const Device& device, const ModelConfig&
     e.parts.emplace_back("MLP", 4 * uint64_t(L.total) * (3 + rows) + 4 * rows + fp16_copy);
     // The evaluation's render band and the error partials (one float a 256 pixels of a band, on
     // the device and read back); the snapshots' band and its read-back.
-    const uint64_t band_rows = render_band_rows(dev.features(), config, width, height);
+    const uint64_t band_rows = render_band_rows(dev.features(), config, width, height, options.kernels);
     const uint64_t band = band_rows * width * config.output_dims * 4;
     e.parts.emplace_back("renders", 3 * band + 2 * 4 * ((band_rows * width + 255) / 256));
     e.parts.emplace_back("loss log", 2 * 4 * uint64_t(PipelinedRunner::kSlots) * kTrainerStepsPerSubmit);

@@ -1,7 +1,6 @@
 #include "training_plan.hpp"
 #include "adam_schedule.hpp"
 #include "encodings/encoding.hpp"
-#include "env_switch.hpp"
 #include "gpu_model.hpp"
 #include "sampling.hpp"
 
@@ -34,9 +33,10 @@ TrainingPlan plan_training(const DeviceFeatures& device, const ModelConfig& conf
                            uint32_t width, uint32_t height, uint32_t source_bits) {
     TrainingPlan p;
     const MlpLayout L = mlp_layout(config);
-    p.tiling = train_tiling_for(device, config, options.batch);
+    const KernelOverrides& o = options.kernels;
+    p.tiling = train_tiling_for(device, config, options.batch, o);
     p.groups = persistent_groups(device, p.tiling, options.batch, L.total);
-    choose_gradient_sums(device, config, p.tiling, options.batch, p.groups);
+    choose_gradient_sums(device, config, p.tiling, options.batch, p.groups, std::nullopt, true, true, o);
     const EncodingDescriptor& encoding = encoding_of(config);
     const uint32_t cells = uint32_t(encoding.cells(config));
     p.grid_adam = options.grid_adam == GridAdam::sparse ? 0 : 1;
@@ -55,7 +55,7 @@ TrainingPlan plan_training(const DeviceFeatures& device, const ModelConfig& conf
     p.image = TargetImageLayout::of(device, width, height, source_bits);
 
     // Every kernel that draws the step's samples draws them alike.
-    const Defines sampling = sampling_defines(config, options.batch, width, height);
+    const Defines sampling = sampling_defines(config, options.batch, width, height, o);
     p.train = train_kernel_request(config, p.tiling, false, p.image);
     p.train.defines.insert(p.train.defines.end(), sampling.begin(), sampling.end());
     use_state_layout(p.train.defines, p.state_layout);
@@ -67,31 +67,27 @@ TrainingPlan plan_training(const DeviceFeatures& device, const ModelConfig& conf
     optimizer.emplace_back("ENC_GRAD_FIXED", p.tiling.fixed_point_gradients ? "1" : "0");
     optimizer.emplace_back("MLP_FP16_COPY", fp16_copy ? "1" : "0");
     // Passed as a define, so that the dispatch and the kernel cannot disagree.
-    // FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP=2^k overrides (measurements).
     p.optimizer_params_per_group = optimizer_params_per_group(L.total, device.multiprocessors);
-    if (const std::optional<uint32_t> n = env_count("FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP", 1, 256)) {
-        if (!std::has_single_bit(*n))
-            throw EngineError("FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP='" + std::to_string(*n) +
-                              "' must be a power of two");
+    if (const std::optional<uint32_t> n = o.optimizer_params_per_group) {
+        if (*n < 1 || *n > 256 || !std::has_single_bit(*n))
+            throw EngineError("the kernel option optimizer_params_per_group " + std::to_string(*n) +
+                              " must be a power of two from 1 to 256");
         p.optimizer_params_per_group = *n;
     }
     optimizer.emplace_back("PARAMS_PER_GROUP", std::to_string(p.optimizer_params_per_group));
     use_state_layout(optimizer, p.state_layout);
     // Invocations per sample where the optimizer finds a step's cells from its samples: one per
     // cell a sample reads, up to 16 (the hash grid's 64 cells then take 4 each).
-    // FIELDFLOW_VISIT_PARTS=N overrides (measurements).
-    p.visit_parts = env_count("FIELDFLOW_VISIT_PARTS", 1, 64)
-                        .value_or(std::clamp(uint32_t(encoding.cells_read(config)), 1u, 16u));
+    p.visit_parts = std::clamp(uint32_t(encoding.cells_read(config)), 1u, 16u);
     optimizer.emplace_back("VISIT_PARTS", std::to_string(p.visit_parts) + "u");
     // Visiting ahead, a visit reads a cell's record beside its claim or once it has won it, as the
-    // encoding asks (optimizer.comp's step_claimed); FIELDFLOW_READ_BESIDE_CLAIM=0/1 overrides
-    // (measurements).
-    const bool beside = env_switch("FIELDFLOW_READ_BESIDE_CLAIM").value_or(encoding.visits_read_beside_claim);
+    // encoding asks (optimizer.comp's step_claimed).
+    const bool beside = o.read_beside_claim.value_or(encoding.visits_read_beside_claim);
     optimizer.emplace_back("ENC_READ_BESIDE_CLAIM", !lazy || beside ? "1" : "0");
     optimizer.emplace_back("VISIT_SLOTS",
                            std::to_string(std::max(1u, div_up(encoding.cells_read(config), p.visit_parts))) + "u");
     p.optimizer = {"optimizer.comp", optimizer, fp16_copy ? 11u : 10u};
-    p.render = render_kernel_request(device, config);
+    p.render = render_kernel_request(device, config, o);
     // The full-image error (Trainer::full_image_mse): the image's depth picks its sampling.
     Defines squared_error = model_defines(config);
     const uint32_t squared_error_bindings = p.image.add_defines(squared_error, 2); // after the band and the partials

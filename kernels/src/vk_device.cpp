@@ -1,6 +1,5 @@
 #include "vk_device.hpp"
 
-#include "env_switch.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -79,7 +78,7 @@ Buffer::Buffer(DeviceImpl& device, VkDeviceSize size, MemoryKind kind, const std
     // image and encoding state at random, ran at 42 us instead of 56 (bench/RESULTS.md, session 8).
     VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
     dedicated.buffer = buffer_;
-    if (device.dedicated_allocations()) ai.pNext = &dedicated;
+    ai.pNext = &dedicated;
     VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
     flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
     if (access == BufferAccess::address) {
@@ -544,7 +543,7 @@ std::string no_driver_message(VkResult r) {
 DeviceImpl::DeviceImpl(const std::string& selector, const DeviceOptions& options) {
     try {
         create_instance(options.validation || env_flag("FIELDFLOW_VALIDATION"));
-        select_and_create_device(selector, options.force_portable);
+        select_and_create_device(selector, options);
         max_buffer_bytes_ = properties_.limits.maxStorageBufferRange;
         uint64_t cap = options.max_buffer_bytes;
         if (const char* env = std::getenv("FIELDFLOW_MAX_BUFFER_BYTES"); cap == 0 && env && *env) {
@@ -654,7 +653,10 @@ namespace {
 // FIELDFLOW_KERNEL_PATH: "portable" forces the portable kernels, "coopmat" requires the tensor-core
 // path (an error where the device lacks it), "auto" or unset takes the best the device offers.
 bool want_coopmat(const DeviceInfo& info, bool force_portable) {
-    const std::string env = detail::env_choice("FIELDFLOW_KERNEL_PATH", {"auto", "portable", "coopmat"}).value_or("");
+    const char* value = std::getenv("FIELDFLOW_KERNEL_PATH");
+    const std::string env = value ? value : "";
+    if (!env.empty() && env != "auto" && env != "portable" && env != "coopmat")
+        throw EngineError("FIELDFLOW_KERNEL_PATH='" + env + "' must be auto, portable or coopmat");
     if (force_portable || env == "portable") return false;
     if (env == "coopmat" && !info.cooperative_matrix)
         throw EngineError("FIELDFLOW_KERNEL_PATH=coopmat, but device '" + info.name +
@@ -664,7 +666,7 @@ bool want_coopmat(const DeviceInfo& info, bool force_portable) {
 }
 } // namespace
 
-void DeviceImpl::select_and_create_device(const std::string& selector, bool force_portable) {
+void DeviceImpl::select_and_create_device(const std::string& selector, const DeviceOptions& options) {
     std::vector<VkPhysicalDevice> pds = physical_devices(instance_);
     if (pds.empty()) throw EngineError(no_driver_message(VK_SUCCESS));
     std::vector<DeviceInfo> infos;
@@ -716,7 +718,7 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
 
     physical_ = pds[chosen];
     info_ = infos[chosen];
-    coopmat_ = want_coopmat(info_, force_portable);
+    coopmat_ = want_coopmat(info_, options.force_portable);
     // The narrow shapes let the training kernels size the MLP's narrow ends (few inputs, few
     // outputs) 8 wide: mlp_coopmat_split.glsl's CM_NARROW_ENDS.
     narrow_coopmat_ = coopmat_ && has_coopmat_shape(instance_, physical_, 16, 8, 16) &&
@@ -737,10 +739,9 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
     f2.pNext = &af;
     std::vector<const char*> exts = {VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME};
     // 64-bit integer atomics carry the encoding's gradients as fixed-point pairs
-    // (encoding_state.glsl); FIELDFLOW_FIXED_POINT_GRADIENTS=0 keeps float atomics (measurements).
+    // (encoding_state.glsl); DeviceOptions::fixed_point_gradients false keeps float atomics.
     VkPhysicalDeviceShaderAtomicInt64Features ai64{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES};
-    fixed_point_gradients_ =
-        info_.int64_atomics && detail::env_switch("FIELDFLOW_FIXED_POINT_GRADIENTS").value_or(true);
+    fixed_point_gradients_ = info_.int64_atomics && options.fixed_point_gradients;
     if (fixed_point_gradients_) {
         f2.features.shaderInt64 = VK_TRUE;
         ai64.shaderBufferInt64Atomics = VK_TRUE;
@@ -767,16 +768,13 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
         af.pNext = coopmat_features.chain(nullptr);
         exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
     }
-    // FIELDFLOW_DEDICATED_ALLOCATIONS=0: buffers' memory as plain allocations (measurements).
-    dedicated_allocations_ = detail::env_switch("FIELDFLOW_DEDICATED_ALLOCATIONS").value_or(true);
     // Explicit workgroup memory layouts let the tensor-core training kernels read a tile's fp16
     // columns as 16-byte words (mlp_coopmat.glsl's CM_SHARED_BLOCKS); taken where the device has
-    // them with 16-bit access. FIELDFLOW_TRAIN_SHARED_BLOCKS=0 leaves them off (measurements).
+    // them with 16-bit access.
     VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR wl{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_WORKGROUP_MEMORY_EXPLICIT_LAYOUT_FEATURES_KHR};
     shared_blocks_ = false;
-    if (coopmat_ && has_extension(physical_, VK_KHR_WORKGROUP_MEMORY_EXPLICIT_LAYOUT_EXTENSION_NAME) &&
-        detail::env_switch("FIELDFLOW_TRAIN_SHARED_BLOCKS").value_or(true)) {
+    if (coopmat_ && has_extension(physical_, VK_KHR_WORKGROUP_MEMORY_EXPLICIT_LAYOUT_EXTENSION_NAME)) {
         VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
         query.pNext = &wl;
         vkGetPhysicalDeviceFeatures2(physical_, &query);
@@ -790,11 +788,10 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
             exts.push_back(VK_KHR_WORKGROUP_MEMORY_EXPLICIT_LAYOUT_EXTENSION_NAME);
         }
     }
-    // FIELDFLOW_PIPELINE_STATS=1 prints what the driver reports of each compiled kernel (registers,
-    // shared memory, ...: VK_KHR_pipeline_executable_properties), for tuning the kernels.
+    // DeviceOptions::pipeline_stats: what the driver reports of each compiled kernel.
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
-    if (env_flag("FIELDFLOW_PIPELINE_STATS")) {
+    if (options.pipeline_stats) {
         pipeline_stats_ = has_extension(physical_, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
         if (pipeline_stats_) {
             exts.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
@@ -802,7 +799,7 @@ void DeviceImpl::select_and_create_device(const std::string& selector, bool forc
             pe.pNext = f2.pNext;
             f2.pNext = &pe;
         } else {
-            std::cerr << "fieldflow engine: FIELDFLOW_PIPELINE_STATS: the device has no pipeline statistics\n";
+            std::cerr << "fieldflow engine: pipeline statistics: the device has none\n";
         }
     }
     VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};

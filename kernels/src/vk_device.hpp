@@ -195,8 +195,6 @@ public:
     bool narrow_coopmat() const { return narrow_coopmat_; }
     // The tensor-core kernels may lay out shared memory explicitly (VK_KHR_workgroup_memory_explicit_layout).
     bool shared_blocks() const { return shared_blocks_; }
-    // Whether each buffer's memory is a dedicated allocation (Buffer; FIELDFLOW_DEDICATED_ALLOCATIONS).
-    bool dedicated_allocations() const { return dedicated_allocations_; }
     // Whether the training step adds the encoding's gradients as fixed-point integers
     // (encoding_state.glsl's ENC_GRAD_FIXED): the device has 64-bit integer atomics.
     bool fixed_point_gradients() const { return fixed_point_gradients_; }
@@ -238,7 +236,7 @@ public:
 private:
     void print_pipeline_stats(VkPipeline pipeline, const std::string& shader, const detail::Defines& defines) const;
     void create_instance(bool validation);
-    void select_and_create_device(const std::string& selector, bool force_portable);
+    void select_and_create_device(const std::string& selector, const DeviceOptions& options);
 
     VkInstance instance_ = VK_NULL_HANDLE;
     VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
@@ -249,10 +247,9 @@ private:
     bool coopmat_ = false;
     bool narrow_coopmat_ = false;
     bool shared_blocks_ = false;
-    bool dedicated_allocations_ = true;
     bool fixed_point_gradients_ = false;
     bool buffer_addresses_ = false;
-    bool pipeline_stats_ = false; // FIELDFLOW_PIPELINE_STATS=1: print each kernel's driver statistics
+    bool pipeline_stats_ = false; // DeviceOptions::pipeline_stats: print each kernel's driver statistics
     DeviceInfo info_;
     VkPhysicalDeviceProperties properties_{};
     VkPhysicalDeviceMemoryProperties memory_{};

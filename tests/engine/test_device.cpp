@@ -2,7 +2,6 @@
 #include "test_support.hpp"
 #include "gpu_model.hpp"
 #include "model_layout.hpp"
-#include "env_switch.hpp"
 #include "vk_device.hpp"
 
 #include <cstdlib>
@@ -294,10 +293,14 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_FALSE(t->first_weight_fragments);
     EXPECT_EQ(detail::choose_shared_tile(hash, 48400, invocations, true)->shared_tile_rows, 128u);
     EXPECT_EQ(detail::choose_shared_tile(hash, 48399, invocations, true)->shared_tile_rows, 64u);
-    {
-        test::ScopedEnv first("FIELDFLOW_TRAIN_FIRST_WEIGHT_FRAGMENTS", "1");
-        EXPECT_TRUE(detail::choose_shared_tile(hash, shared, invocations, true)->first_weight_fragments);
-    }
+    auto with = [](auto field, auto value) {
+        KernelOverrides o;
+        o.*field = value;
+        return o;
+    };
+    EXPECT_TRUE(detail::choose_shared_tile(hash, shared, invocations, true, 0, 0,
+                                           with(&KernelOverrides::first_weight_fragments, true))
+                    ->first_weight_fragments);
     // Width 128: 8 subgroups on 64 samples (288 columns of 72 halves), its blocks held for the
     // step but the first matrix's (304 registers of held fragments).
     ModelConfig widest = lake;
@@ -321,31 +324,28 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_TRUE(t->late_encoding);
     EXPECT_FALSE(t->stage_targets) << "no room for the targets";
     EXPECT_EQ(t->shared_bytes, 42016u + 2304u + 2304u);
+    EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true, 0, 0,
+                                            with(&KernelOverrides::stage_targets, false))
+                     ->stage_targets);
+    EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true, 0, 0,
+                                            with(&KernelOverrides::early_fragments, false))
+                     ->early_fragments);
+    EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true, 0, 0,
+                                            with(&KernelOverrides::weight_fragments, false))
+                     ->early_fragments)
+        << "no blocks held";
     {
-        test::ScopedEnv targets("FIELDFLOW_TRAIN_STAGE_TARGETS", "0");
-        EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true)->stage_targets);
-    }
-    {
-        test::ScopedEnv early("FIELDFLOW_TRAIN_EARLY_FRAGMENTS", "0");
-        EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true)->early_fragments);
-        test::ScopedEnv loaded("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS", "0");
-        test::ScopedEnv unset("FIELDFLOW_TRAIN_EARLY_FRAGMENTS", nullptr);
-        EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true)->early_fragments)
-            << "no blocks held";
-    }
-    {
-        test::ScopedEnv half("FIELDFLOW_TRAIN_HALF_SUMS", "0");
-        test::ScopedEnv rows("FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS", "0");
-        test::ScopedEnv stage("FIELDFLOW_TRAIN_STAGE_INPUTS", "0");
-        t = detail::choose_shared_tile(widest, shared, invocations, true);
+        KernelOverrides o;
+        o.half_sums = o.encoding_inputs_by_rows = o.stage_inputs = false;
+        t = detail::choose_shared_tile(widest, shared, invocations, true, 0, 0, o);
         EXPECT_FALSE(t->half_sums || t->encoding_inputs_by_rows || t->stage_inputs || t->late_encoding ||
                      t->stage_targets)
             << "the late pass and the targets take the staged inputs' order";
         EXPECT_EQ(t->shared_bytes, 42016u);
     }
     {
-        test::ScopedEnv late("FIELDFLOW_TRAIN_LATE_ENCODING", "0");
-        t = detail::choose_shared_tile(widest, shared, invocations, true);
+        t = detail::choose_shared_tile(widest, shared, invocations, true, 0, 0,
+                                       with(&KernelOverrides::late_encoding, false));
         EXPECT_TRUE(t->stage_inputs && t->encoding_inputs_by_rows);
         EXPECT_FALSE(t->late_encoding);
         EXPECT_TRUE(t->stage_targets);
@@ -376,10 +376,9 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     // Widths 64 and 128 hold their weight blocks at any batch, a tile a workgroup or less too.
     EXPECT_TRUE(detail::choose_shared_tile(widest, shared, invocations, true, 1024, 132)->weight_fragments);
     EXPECT_TRUE(detail::choose_shared_tile(wide, shared, invocations, true, 1024, 132)->weight_fragments);
-    {
-        test::ScopedEnv loaded("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS", "0");
-        EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true, 1u << 20, 132)->weight_fragments);
-    }
+    EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true, 1u << 20, 132,
+                                            with(&KernelOverrides::weight_fragments, false))
+                     ->weight_fragments);
     // The lake model (width 32) in two parts; not width 16, sine layers, devices without explicit
     // layouts or too few invocations.
     t = detail::choose_shared_tile(lake, shared, invocations, true);
@@ -392,10 +391,9 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_FALSE(t->ends_by_columns);
     EXPECT_FALSE(t->half_sums || t->encoding_inputs_by_rows || t->stage_inputs || t->late_encoding)
         << "fp32 sums where the ends are by rows";
-    {
-        test::ScopedEnv ends("FIELDFLOW_TRAIN_ENDS_BY_COLUMNS", "1");
-        EXPECT_TRUE(detail::choose_shared_tile(lake, shared, invocations, true)->ends_by_columns);
-    }
+    EXPECT_TRUE(detail::choose_shared_tile(lake, shared, invocations, true, 0, 0,
+                                           with(&KernelOverrides::ends_by_columns, true))
+                    ->ends_by_columns);
     // ... in three (six subgroups, 192-sample tiles: 96 columns of 200 halves, 38,936 bytes) where
     // the batch gives each of the workgroups 32 such tiles and they fit.
     const uint32_t many = 32 * 192 * 132;
@@ -411,24 +409,20 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_FALSE(detail::choose_shared_tile(siren_config(64, 3, 30.0f), shared, invocations, true).has_value());
     EXPECT_FALSE(detail::choose_shared_tile(wide, shared, invocations, false).has_value());
     EXPECT_FALSE(detail::choose_shared_tile(widest, shared, 128, true).has_value());
-    // The switches turn it off, or on for width 16, and set the parts (measurements); the other
-    // layout's tile or weights switches ask for that layout.
-    {
-        test::ScopedEnv e("FIELDFLOW_TRAIN_SHARED_TILE", "0");
-        EXPECT_FALSE(detail::choose_shared_tile(wide, shared, invocations, true).has_value());
-    }
-    {
-        test::ScopedEnv e("FIELDFLOW_TRAIN_TILE", "64");
-        EXPECT_FALSE(detail::choose_shared_tile(wide, shared, invocations, true).has_value());
-    }
-    {
-        test::ScopedEnv e("FIELDFLOW_TRAIN_WEIGHTS", "memory");
-        EXPECT_FALSE(detail::choose_shared_tile(lake, shared, invocations, true).has_value());
-    }
-    test::ScopedEnv e("FIELDFLOW_TRAIN_SHARED_TILE", "1");
-    EXPECT_EQ(detail::choose_shared_tile(narrow, shared, invocations, true)->shared_tile_parts, 1u);
-    test::ScopedEnv parts("FIELDFLOW_TRAIN_ROW_SPLIT", "1");
-    t = detail::choose_shared_tile(lake, shared, invocations, true);
+    // The kernel options turn it off, or on for width 16, and set the parts (measurements); the
+    // other layout's tile or weights options ask for that layout.
+    EXPECT_FALSE(detail::choose_shared_tile(wide, shared, invocations, true, 0, 0,
+                                            with(&KernelOverrides::shared_tile, false))
+                     .has_value());
+    EXPECT_FALSE(
+        detail::choose_shared_tile(wide, shared, invocations, true, 0, 0, with(&KernelOverrides::tile, 64u)).has_value());
+    EXPECT_FALSE(detail::choose_shared_tile(lake, shared, invocations, true, 0, 0,
+                                            with(&KernelOverrides::weights_in_shared, false))
+                     .has_value());
+    KernelOverrides on = with(&KernelOverrides::shared_tile, true);
+    EXPECT_EQ(detail::choose_shared_tile(narrow, shared, invocations, true, 0, 0, on)->shared_tile_parts, 1u);
+    on.row_split = 1;
+    t = detail::choose_shared_tile(lake, shared, invocations, true, 0, 0, on);
     ASSERT_TRUE(t.has_value());
     EXPECT_EQ(t->tile, 64u);
     EXPECT_EQ(t->shared_tile_rows, 64u);
@@ -479,14 +473,7 @@ TEST(ModelConfig, LocalGradientSumsTakeTheMostReadLevelsThatFit) {
     EXPECT_EQ(detail::choose_local_gradient_cells(small, t, shared, 1u << 14, groups, 0.0), 1514u) << "every level that fits";
     EXPECT_EQ(detail::choose_local_gradient_cells(small, t, 30992u + 2312u, 1u << 20, groups), 289u) << "room for level 0";
     EXPECT_EQ(detail::choose_local_gradient_cells(small, t, 30992u + 2311u, 1u << 20, groups), 0u);
-    {
-        test::ScopedEnv off("FIELDFLOW_LOCAL_GRADIENTS", "0");
-        EXPECT_EQ(detail::choose_local_gradient_cells(small, t, shared, 1u << 20, groups), 0u);
-    }
-    {
-        test::ScopedEnv hits("FIELDFLOW_LOCAL_GRADIENT_HITS", "8");
-        EXPECT_EQ(detail::choose_local_gradient_cells(small, t, shared, 1u << 16, groups), 0u) << "6.9 reads";
-    }
+    EXPECT_EQ(detail::choose_local_gradient_cells(small, t, shared, 1u << 16, groups, 8.0), 0u) << "6.9 reads";
     // Float atomics have no integer sums; a tile a subgroup declares none.
     detail::TrainTiling floats = t;
     floats.fixed_point_gradients = false;
@@ -529,9 +516,10 @@ TEST(ModelConfig, DeferredGradientSumsTakeTheMostReadLevelsThatFitThePass) {
     t.fixed_point_gradients = true;
     ASSERT_EQ(detail::choose_local_gradient_cells(large, t, shared, 1u << 20, groups), 0u) << "no room";
     using Sets = std::vector<std::pair<uint32_t, uint32_t>>; // each set's end group and end cell
-    auto deferred = [&](uint32_t batch, uint64_t buffer_cap = 4ull << 30, std::optional<double> hits = {}) {
+    auto deferred = [&](uint32_t batch, uint64_t buffer_cap = 4ull << 30, std::optional<double> hits = {},
+                        const KernelOverrides& o = {}) {
         const detail::TrainTiling::Deferred d =
-            detail::choose_deferred_gradients(large, t, shared, buffer_cap, batch, sum_groups, hits);
+            detail::choose_deferred_gradients(large, t, shared, buffer_cap, batch, sum_groups, hits, o);
         EXPECT_EQ(d.inputs, 2 * d.groups);
         EXPECT_EQ(d.sum_groups, d.groups ? sum_groups : 0u);
         Sets sets;
@@ -552,14 +540,9 @@ TEST(ModelConfig, DeferredGradientSumsTakeTheMostReadLevelsThatFitThePass) {
     EXPECT_EQ(deferred(1u << 14, cap, 0.0), seven) << "every level that fits a set";
     EXPECT_EQ(deferred(1u << 16, cap, 4.0), (Sets{{2, 730}})) << "4 reads a cell";
     EXPECT_EQ(deferred(1u << 20, 3ull << 22), (Sets{{3, 1514}})) << "a buffer of 6 fp16 inputs";
-    {
-        test::ScopedEnv one("FIELDFLOW_DEFERRED_SETS", "1");
-        EXPECT_EQ(deferred(1u << 20), (Sets{{5, 4926}}));
-    }
-    {
-        test::ScopedEnv off("FIELDFLOW_DEFERRED_GRADIENTS", "0");
-        EXPECT_EQ(deferred(1u << 20), Sets{});
-    }
+    KernelOverrides one_set;
+    one_set.deferred_sets = 1;
+    EXPECT_EQ(deferred(1u << 20, 4ull << 30, {}, one_set), (Sets{{5, 4926}}));
     // Local sums where they fit (the small model's levels 0-2 beside its 32-wide tile); none for
     // an encoding whose one group reads every input (the dense grid).
     ModelConfig small = large;
@@ -578,77 +561,35 @@ TEST(ModelConfig, DeferredGradientSumsTakeTheMostReadLevelsThatFitThePass) {
     EXPECT_EQ(detail::choose_deferred_gradients(grid, tg, shared, cap, 1u << 20, sum_groups, 0.0).groups, 0u);
 }
 
-// The tensor-core tiling's measurement switches refuse what they cannot use, saying what they take,
+// The tensor-core tiling's kernel options refuse what they cannot use, saying what they take,
 // instead of running another configuration than the one asked for.
-TEST(ModelConfig, TensorCoreTilingSwitchesRefuseBadValues) {
+TEST(ModelConfig, TensorCoreTilingOptionsRefuseBadValues) {
     const ModelConfig lake = test::default_config(200, 137);
-    for (const char* bad : {"100", "0", "288", "64x", "wide"}) {
-        test::ScopedEnv e("FIELDFLOW_TRAIN_TILE", bad);
+    KernelOverrides o;
+    for (uint32_t bad : {100u, 0u, 288u}) {
+        o.tile = bad;
         try {
-            detail::choose_coopmat_tiling(lake, 48 * 1024, 1024);
-            ADD_FAILURE() << "FIELDFLOW_TRAIN_TILE=" << bad << " was accepted";
+            detail::choose_coopmat_tiling(lake, 48 * 1024, 1024, 0, 0, false, o);
+            ADD_FAILURE() << "tile " << bad << " was accepted";
         } catch (const EngineError& err) {
             EXPECT_NE(std::string(err.what()).find("multiple of 32"), std::string::npos) << err.what();
         }
     }
-    {
-        test::ScopedEnv e("FIELDFLOW_TRAIN_TILE", "64");
-        EXPECT_EQ(detail::choose_coopmat_tiling(lake, 48 * 1024, 1024).tile, 64u);
-    }
+    o.tile = 64;
+    EXPECT_EQ(detail::choose_coopmat_tiling(lake, 48 * 1024, 1024, 0, 0, false, o).tile, 64u);
     // The shared tiles' cap on their samples: a multiple of 32 from 32 to 1,024.
-    for (const char* bad : {"100", "0", "2048", "64x"}) {
-        test::ScopedEnv rows("FIELDFLOW_TRAIN_SHARED_ROWS", bad);
-        EXPECT_THROW(detail::choose_shared_tile(lake, 48 * 1024, 1024, true), EngineError) << bad;
+    o = {};
+    for (uint32_t bad : {100u, 0u, 2048u}) {
+        o.shared_rows = bad;
+        EXPECT_THROW(detail::choose_shared_tile(lake, 48 * 1024, 1024, true, 0, 0, o), EngineError) << bad;
     }
-    {
-        test::ScopedEnv rows("FIELDFLOW_TRAIN_SHARED_ROWS", "64");
-        const std::optional<detail::TrainTiling> t = detail::choose_shared_tile(lake, 48 * 1024, 1024, true);
-        ASSERT_TRUE(t.has_value());
-        EXPECT_EQ(t->shared_tile_rows, 64u);
-    }
-    // Width 128's fp16 sums, encoding input gradients by rows, staged inputs, late encoding
-    // backward pass and staged targets: 0 or 1.
-    ModelConfig widest = lake;
-    widest.hidden_width = 128;
-    for (const char* name : {"FIELDFLOW_TRAIN_HALF_SUMS", "FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS", "FIELDFLOW_TRAIN_STAGE_INPUTS",
-                             "FIELDFLOW_TRAIN_LATE_ENCODING", "FIELDFLOW_TRAIN_STAGE_TARGETS"}) {
-        test::ScopedEnv e(name, "yes");
-        EXPECT_THROW(detail::choose_shared_tile(widest, 48 * 1024, 1024, true), EngineError) << name;
-    }
-    test::ScopedEnv e("FIELDFLOW_TRAIN_WEIGHTS", "registers");
-    try {
-        detail::choose_coopmat_tiling(lake, 48 * 1024, 1024);
-        ADD_FAILURE() << "FIELDFLOW_TRAIN_WEIGHTS=registers was accepted";
-    } catch (const EngineError& err) {
-        EXPECT_STREQ(err.what(), "FIELDFLOW_TRAIN_WEIGHTS='registers' must be shared or memory");
-    }
-}
-
-// A switch among named choices: unset or empty says nothing, a choice is itself, anything else is
-// an error that lists every choice.
-TEST(ModelConfig, NamedChoiceSwitchesListWhatTheyTake) {
-    const char* name = "FIELDFLOW_TEST_CHOICE";
-    {
-        test::ScopedEnv unset(name, nullptr);
-        EXPECT_EQ(detail::env_choice(name, {"auto", "portable", "coopmat"}), std::nullopt);
-    }
-    {
-        test::ScopedEnv empty(name, "");
-        EXPECT_EQ(detail::env_choice(name, {"auto", "portable", "coopmat"}), std::nullopt);
-    }
-    test::ScopedEnv set(name, "portable");
-    EXPECT_EQ(detail::env_choice(name, {"auto", "portable", "coopmat"}), "portable");
-    struct Case { std::initializer_list<const char*> choices; const char* message; };
-    for (const Case& c : {Case{{"auto", "coopmat"}, "FIELDFLOW_TEST_CHOICE='portable' must be auto or coopmat"},
-                          Case{{"a", "b", "c"}, "FIELDFLOW_TEST_CHOICE='portable' must be a, b or c"},
-                          Case{{"Portable"}, "FIELDFLOW_TEST_CHOICE='portable' must be Portable"}}) {
-        try {
-            detail::env_choice(name, c.choices);
-            ADD_FAILURE() << "accepted: " << c.message;
-        } catch (const EngineError& err) {
-            EXPECT_STREQ(err.what(), c.message);
-        }
-    }
+    o.shared_rows = 64;
+    const std::optional<detail::TrainTiling> t = detail::choose_shared_tile(lake, 48 * 1024, 1024, true, 0, 0, o);
+    ASSERT_TRUE(t.has_value());
+    EXPECT_EQ(t->shared_tile_rows, 64u);
+    o = {};
+    o.row_split = 9;
+    EXPECT_THROW(detail::choose_shared_tile(lake, 48 * 1024, 1024, true, 0, 0, o), EngineError);
 }
 
 TEST(ModelConfig, InitialModelIsDeterministicAndPadded) {

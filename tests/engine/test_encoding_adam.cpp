@@ -27,19 +27,19 @@ double state_difference(const TrainerState& a, const TrainerState& b) {
 enum class LazyForm { read_beside_claim, read_after_claim };
 constexpr LazyForm kLazyForms[] = {LazyForm::read_beside_claim, LazyForm::read_after_claim};
 struct LazyFormFacts {
-    const char* beside_switch; // FIELDFLOW_READ_BESIDE_CLAIM
+    bool read_beside_claim; // KernelOverrides::read_beside_claim
     const char* name;          // for failure messages
 };
 LazyFormFacts facts(LazyForm form) {
-    if (form == LazyForm::read_after_claim) return {"0", "next step's cells visited ahead, records read after the claim"};
-    return {"1", "next step's cells visited ahead, records read beside the claim"};
+    if (form == LazyForm::read_after_claim) return {false, "next step's cells visited ahead, records read after the claim"};
+    return {true, "next step's cells visited ahead, records read beside the claim"};
 }
 
 TrainerState trained(const ModelConfig& config, TrainOptions o, GridAdam adam, bool eager, bool read_midway,
                      LazyForm form = LazyForm::read_beside_claim) {
     o.grid_adam = adam;
     o.dense_adam = eager ? DenseAdam::eager : DenseAdam::lazy;
-    test::ScopedEnv beside("FIELDFLOW_READ_BESIDE_CLAIM", facts(form).beside_switch);
+    o.kernels.read_beside_claim = facts(form).read_beside_claim;
     Trainer t(test::portable_device(), config, o, test::synthetic_image(64, 48));
     if (!eager && adam == GridAdam::dense) {
         EXPECT_EQ(t.encoding_optimizer(), "dense, lazy");

@@ -57,14 +57,14 @@ void cluster(test::Samples& s, uint32_t run) {
 // sums: testing::forward_backward's (unset: the engine's choice).
 void check_gradients(const ModelConfig& config, uint32_t samples, uint32_t seed,
                      uint32_t max_groups = 0, uint32_t run = 1, Device* device = nullptr,
-                     testing::GradientSums sums = {}) {
+                     testing::GradientSums sums = {}, const KernelOverrides& kernels = {}) {
     Device& dev = device ? *device : test::device();
     size_t messages = dev.validation_messages().size();
     Model model = test::random_model(config, seed);
     test::Samples s = test::random_samples(samples, config.output_dims, seed + 1);
     if (run > 1) cluster(s, run);
     testing::ForwardBackward gpu =
-        testing::forward_backward(dev, model, s.uv, s.targets, max_groups, sums);
+        testing::forward_backward(dev, model, s.uv, s.targets, max_groups, sums, kernels);
     reference::Gradients ref = reference::forward_backward(
         model, {s.uv.begin(), s.uv.end()}, {s.targets.begin(), s.targets.end()});
 
@@ -208,12 +208,11 @@ TEST(GpuGradients, NeighboursSharingCellsMatchReference) {
     check_gradients(test::hash_test_config(), 300, 64, 3, 40);
 }
 
-// A device without 64-bit integer atomics (or FIELDFLOW_FIXED_POINT_GRADIENTS=0) adds the
+// A device without 64-bit integer atomics (or DeviceOptions::fixed_point_gradients false) adds the
 // encoding's gradients with float atomics: that form against the reference too, on both encodings
 // and with neighbours sharing cells.
 TEST(GpuGradients, FloatAtomicGradientsMatchReference) {
-    test::ScopedEnv off("FIELDFLOW_FIXED_POINT_GRADIENTS", "0");
-    Device device = Device::open("auto", DeviceOptions{.validation = true});
+    Device device = Device::open("auto", DeviceOptions{.validation = true, .fixed_point_gradients = false});
     check_gradients(test::default_config(), 300, 81, 0, 5, &device);
     check_gradients(test::hash_test_config(), 300, 82, 2, 5, &device);
 }
@@ -333,15 +332,16 @@ TEST(GpuGradients, DeferredGradientSumsAreTheSameBitForBit) {
 // columns, so that the tensor cores' layouts of every subgroup count are checked against the
 // reference (elsewhere these run the portable kernels).
 TEST(GpuGradients, SharedTilesOfEveryShapeMatchReference) {
-    test::ScopedEnv shared("FIELDFLOW_TRAIN_SHARED_TILE", "1");
     ModelConfig narrow = test::default_config();
     narrow.hidden_width = 16;
-    for (const char* ends : {"0", "1"}) {
-        test::ScopedEnv columns("FIELDFLOW_TRAIN_ENDS_BY_COLUMNS", ends);
-        for (const char* parts : {"1", "2"}) {
-            test::ScopedEnv split("FIELDFLOW_TRAIN_ROW_SPLIT", parts);
-            check_gradients(test::default_config(), 300, 101, 2);
-            check_gradients(narrow, 300, 102, 2);
+    KernelOverrides k;
+    k.shared_tile = true;
+    for (bool ends : {false, true}) {
+        k.ends_by_columns = ends;
+        for (uint32_t parts : {1u, 2u}) {
+            k.row_split = parts;
+            check_gradients(test::default_config(), 300, 101, 2, 1, nullptr, {}, k);
+            check_gradients(narrow, 300, 102, 2, 1, nullptr, {}, k);
         }
     }
 }
@@ -355,15 +355,17 @@ TEST(GpuGradients, NarrowEndsMatchReference) {
     hash.hidden_width = 64;
     ModelConfig wide = test::default_config();
     wide.hidden_width = 128;
-    for (const char* narrow : {"0", "1"}) {
-        SCOPED_TRACE(std::string("FIELDFLOW_TRAIN_NARROW_ENDS=") + narrow);
-        test::ScopedEnv ends("FIELDFLOW_TRAIN_NARROW_ENDS", narrow);
-        for (const char* parts : {"1", "2"}) {
-            test::ScopedEnv split("FIELDFLOW_TRAIN_ROW_SPLIT", parts);
-            check_gradients(test::default_config(), 300, 111, 2);
+    for (bool narrow : {false, true}) {
+        SCOPED_TRACE(std::string("narrow_ends ") + (narrow ? "on" : "off"));
+        KernelOverrides k;
+        k.narrow_ends = narrow;
+        for (uint32_t parts : {1u, 2u}) {
+            KernelOverrides split = k;
+            split.row_split = parts;
+            check_gradients(test::default_config(), 300, 111, 2, 1, nullptr, {}, split);
         }
-        check_gradients(hash, 300, 112, 2);
-        check_gradients(wide, 300, 113, 2);
+        check_gradients(hash, 300, 112, 2, 1, nullptr, {}, k);
+        check_gradients(wide, 300, 113, 2, 1, nullptr, {}, k);
     }
 }
 
@@ -383,28 +385,30 @@ TEST(GpuGradients, StagedInputsAndLateEncodingAreTheSameBitForBit) {
     hash.hidden_width = 128;
     uint32_t seed = 500;
     for (const ModelConfig* config : {&grid, &hash})
-        for (const char* rows : {"1", "0"}) {
+        for (bool rows : {true, false}) {
             SCOPED_TRACE(std::string(config == &grid ? "dense grid" : "hash grid") +
-                         ", FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS=" + rows);
-            test::ScopedEnv by_rows("FIELDFLOW_TRAIN_ENC_INPUTS_BY_ROWS", rows);
+                         ", encoding_inputs_by_rows " + (rows ? "on" : "off"));
+            KernelOverrides k;
+            k.encoding_inputs_by_rows = rows;
             seed += 10;
             const Model model = test::random_model(*config, seed);
             test::Samples s = test::random_samples(1500, config->output_dims, seed + 1);
             cluster(s, 40);
             for (uint32_t groups : {2u, 0u}) { // 12 tiles each; the engine's count: one or none
                 SCOPED_TRACE("groups " + std::to_string(groups));
-                testing::ForwardBackward own;
-                {
-                    test::ScopedEnv stage("FIELDFLOW_TRAIN_STAGE_INPUTS", "0");
-                    own = testing::forward_backward(dev, model, s.uv, s.targets, groups);
-                }
-                for (const char* late_on : {"1", "0"})
-                    for (const char* targets_on : {"1", "0"}) {
-                        SCOPED_TRACE(std::string("staged, FIELDFLOW_TRAIN_LATE_ENCODING=") + late_on +
-                                     ", FIELDFLOW_TRAIN_STAGE_TARGETS=" + targets_on);
-                        test::ScopedEnv late("FIELDFLOW_TRAIN_LATE_ENCODING", late_on);
-                        test::ScopedEnv targets("FIELDFLOW_TRAIN_STAGE_TARGETS", targets_on);
-                        const testing::ForwardBackward other = testing::forward_backward(dev, model, s.uv, s.targets, groups);
+                KernelOverrides unstaged = k;
+                unstaged.stage_inputs = false;
+                const testing::ForwardBackward own =
+                    testing::forward_backward(dev, model, s.uv, s.targets, groups, {}, unstaged);
+                for (bool late_on : {true, false})
+                    for (bool targets_on : {true, false}) {
+                        SCOPED_TRACE(std::string("staged, late_encoding ") + (late_on ? "on" : "off") +
+                                     ", stage_targets " + (targets_on ? "on" : "off"));
+                        KernelOverrides staged = k;
+                        staged.late_encoding = late_on;
+                        staged.stage_targets = targets_on;
+                        const testing::ForwardBackward other =
+                            testing::forward_backward(dev, model, s.uv, s.targets, groups, {}, staged);
                         EXPECT_EQ(floats_differing(other.grad_encoding, own.grad_encoding), 0u)
                             << "of " << own.grad_encoding.size() << " encoding gradients";
                         EXPECT_EQ(other.grad_mlp, own.grad_mlp);
@@ -412,7 +416,7 @@ TEST(GpuGradients, StagedInputsAndLateEncodingAreTheSameBitForBit) {
                         EXPECT_EQ(other.loss, own.loss);
                     }
             }
-            check_gradients(*config, 1100, seed + 2, 2);
+            check_gradients(*config, 1100, seed + 2, 2, 1, nullptr, {}, k);
         }
 }
 
@@ -435,8 +439,9 @@ TEST(GpuGradients, WeightsReadFromMemoryMatchReference) {
         // On the tensor cores width 128 holds its weight blocks for the step; loaded for each
         // phase instead, it must learn the same.
         SCOPED_TRACE("width 128, 2 groups, weight blocks loaded for each phase");
-        test::ScopedEnv loaded("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS", "0");
-        check_gradients(wide, 1100, 74, 2);
+        KernelOverrides loaded;
+        loaded.weight_fragments = false;
+        check_gradients(wide, 1100, 74, 2, 1, nullptr, {}, loaded);
     }
     SCOPED_TRACE("SIREN 64x5");
     check_gradients(siren_config(64, 5, 30.0f), 200, 73);

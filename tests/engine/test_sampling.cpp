@@ -124,41 +124,29 @@ TEST(Sampler, SpacingCountsTheEncodingsCells) {
     EXPECT_EQ(detail::encoding_of(test::siren_test_config()).cells_across, nullptr);
 }
 
-TEST(Sampler, EnvironmentSwitchesAreChecked) {
+// The samples' kernel options (measurements) reach the defines; a block size out of range is an
+// error naming the option.
+TEST(Sampler, KernelOptionsReachTheDefines) {
     const ModelConfig c = test::default_config();
-    test::ScopedEnv no_block("FIELDFLOW_SAMPLES_BLOCK", nullptr);
-    {
-        test::ScopedEnv samples("FIELDFLOW_SAMPLES", "sorted");
-        try {
-            detail::sampling_defines(c, 4096, 64, 64);
-            ADD_FAILURE() << "FIELDFLOW_SAMPLES=sorted was accepted";
-        } catch (const EngineError& e) {
-            EXPECT_STREQ(e.what(), "FIELDFLOW_SAMPLES='sorted' must be independent or stratified");
-        }
+    KernelOverrides o;
+    o.independent_samples = true;
+    EXPECT_EQ(detail::sampling_defines(c, 4096, 64, 64, o),
+              (detail::Defines{{"SAMPLES_INDEPENDENT", "1"}, {"SAMPLES_XY16", "1"}}));
+    o = {};
+    o.samples_block = 4;
+    try {
+        detail::sampling_defines(c, 4096, 64, 64, o);
+        ADD_FAILURE() << "samples_block 4 was accepted";
+    } catch (const EngineError& e) {
+        EXPECT_STREQ(e.what(), "the kernel option samples_block 4 must be 5..30");
     }
-    {
-        test::ScopedEnv samples("FIELDFLOW_SAMPLES", "independent");
-        EXPECT_EQ(detail::sampling_defines(c, 4096, 64, 64),
-                  (detail::Defines{{"SAMPLES_INDEPENDENT", "1"}, {"SAMPLES_XY16", "1"}}));
-    }
-    test::ScopedEnv samples("FIELDFLOW_SAMPLES", nullptr);
-    {
-        test::ScopedEnv block("FIELDFLOW_SAMPLES_BLOCK", "4");
-        EXPECT_THROW(detail::sampling_defines(c, 4096, 64, 64), EngineError);
-    }
-    test::ScopedEnv block("FIELDFLOW_SAMPLES_BLOCK", "7");
-    EXPECT_EQ(detail::sampling_defines(c, 4000, 64, 64),
+    o.samples_block = 7;
+    EXPECT_EQ(detail::sampling_defines(c, 4000, 64, 64, o),
               (detail::Defines{{"SAMPLES_BLOCK_SHIFT", "7"}, {"SAMPLES_XY16", "1"}}));
-    EXPECT_EQ(detail::sampling_defines(c, 4096, 64, 64),
+    EXPECT_EQ(detail::sampling_defines(c, 4096, 64, 64, o),
               (detail::Defines{{"SAMPLES_BLOCK_SHIFT", "7"}, {"SAMPLES_BATCH_LOG2", "12"}, {"SAMPLES_XY16", "1"}}));
-    {
-        test::ScopedEnv xy("FIELDFLOW_SAMPLES_XY16", "0");
-        EXPECT_EQ(detail::sampling_defines(c, 4000, 64, 64), (detail::Defines{{"SAMPLES_BLOCK_SHIFT", "7"}}));
-    }
-    {
-        test::ScopedEnv xy("FIELDFLOW_SAMPLES_XY16", "yes");
-        EXPECT_THROW(detail::sampling_defines(c, 4000, 64, 64), EngineError);
-    }
+    o.samples_xy16 = false;
+    EXPECT_EQ(detail::sampling_defines(c, 4000, 64, 64, o), (detail::Defines{{"SAMPLES_BLOCK_SHIFT", "7"}}));
 }
 
 // A pixel's column and row fit 16 bits each up to 65,536 pixels a side (train_step.comp's staged

@@ -397,82 +397,25 @@ TEST(ShaderVariants, GradientSumsStayInRegistersUpTo28Fragments) {
     EXPECT_TRUE(in_registers(test::default_config(200, 137)));
 }
 
-// FIELDFLOW_TRAIN_ABLATE's parts, joined by ',' or '+', each become their define; an unknown part
-// stops the request with its name (the switch is read only for tensor-core tilings).
-TEST(ShaderVariants, AblatedPartsBecomeDefinesAndUnknownOnesAreNamed) {
-    ModelConfig c = test::default_config(200, 137);
-    c.hidden_width = 128;
-    const detail::TrainTiling tiling = detail::choose_coopmat_tiling(c, 48 * 1024, 1024);
-    ASSERT_TRUE(tiling.coopmat);
-    {
-        test::ScopedEnv ablate("FIELDFLOW_TRAIN_ABLATE", "tile_loads+tile_barriers,bias");
-        const detail::KernelRequest r = detail::train_kernel_request(c, tiling, false, {});
-        EXPECT_TRUE(has(r.defines, "ABLATE_TILE_LOADS"));
-        EXPECT_TRUE(has(r.defines, "ABLATE_TILE_BARRIERS"));
-        EXPECT_TRUE(has(r.defines, "ABLATE_BIAS"));
-        EXPECT_FALSE(has(r.defines, "ABLATE_MLP"));
-    }
-    {
-        test::ScopedEnv ablate("FIELDFLOW_TRAIN_ABLATE", "tile_loads+tile_loadz");
-        try {
-            detail::train_kernel_request(c, tiling, false, {});
-            ADD_FAILURE() << "an unknown part was accepted";
-        } catch (const EngineError& e) {
-            EXPECT_NE(std::string(e.what()).find("unknown part 'tile_loadz'"), std::string::npos) << e.what();
-        }
-    }
-    test::ScopedEnv none("FIELDFLOW_TRAIN_ABLATE", nullptr);
-    EXPECT_FALSE(has(detail::train_kernel_request(c, tiling, false, {}).defines, "ABLATE_TILE_LOADS"));
-}
-
-// FIELDFLOW_TRAIN_DEFINES sets the training kernel's switches for measurements ('+' between
-// them, "=value" or 1); width 128's scheduling switches (mlp_coopmat_split.glsl) compile and
-// validate each turned off, and one that cannot hold where it is asked for is an error.
-TEST(ShaderVariants, TrainDefinesReachTheKernelAndWidth128SwitchesCompileEitherWay) {
-    ModelConfig c = test::default_config(200, 137);
-    c.hidden_width = 128;
-    const detail::TrainTiling tiling = detail::choose_shared_tile(c, 48 * 1024, 1024, true).value();
-    ASSERT_TRUE(tiling.stage_inputs && tiling.late_encoding);
-    {
-        test::ScopedEnv defines("FIELDFLOW_TRAIN_DEFINES", "CM_CHAINS=1+CM_OWN_BLOCKS=0+CM_SPREAD_LAST_BIAS");
-        const detail::KernelRequest r = detail::train_kernel_request(c, tiling, false, {});
-        EXPECT_EQ(define_value(r.defines, "CM_CHAINS"), "1");
-        EXPECT_EQ(define_value(r.defines, "CM_OWN_BLOCKS"), "0");
-        EXPECT_EQ(define_value(r.defines, "CM_SPREAD_LAST_BIAS"), "1");
-    }
-    for (const char* off : {"CM_CHAINS=1", "CM_OWN_BLOCKS=0", "CM_SPREAD_LAST_BIAS=0", "CM_FIRST_GRADS_LATE=0",
-                            "CM_STAGE_PINGPONG=0+CM_FIRST_GRADS_LATE=0"}) {
-        SCOPED_TRACE(off);
-        test::ScopedEnv defines("FIELDFLOW_TRAIN_DEFINES", off);
-        const detail::KernelRequest r = detail::train_kernel_request(c, tiling, false, {});
-        expect_request_valid(r);
-    }
-    // Staged inputs in one set of columns leave matrix 0's gradients no room past the barrier.
-    test::ScopedEnv defines("FIELDFLOW_TRAIN_DEFINES", "CM_STAGE_PINGPONG=0+CM_FIRST_GRADS_LATE=1");
-    EXPECT_THROW(compile(detail::train_kernel_request(c, tiling, false, {})), std::exception);
-}
-
 // Width 128's targets fetched by its staging subgroups (CM_STAGE_TARGETS) from each source a
 // sample's target has: explicit samples' floats, an RGBA8 image's word, an RGBA16 image's two;
-// from an image with its pixels drawn a tile ahead (CM_STAGE_PIXELS), staged as column and row
-// (SAMPLES_XY16) or as index, and without.
+// from an image with its pixels drawn a tile ahead, staged as column and row (SAMPLES_XY16) or as
+// index.
 TEST(ShaderVariants, StagedTargetsCompileInEverySampleForm) {
     ModelConfig c = test::default_config(200, 137);
     c.hidden_width = 128;
     const detail::TrainTiling tiling = detail::choose_shared_tile(c, 48 * 1024, 1024, true).value();
     ASSERT_TRUE(tiling.stage_targets);
-    const char* forms[] = {"explicit samples", "RGBA8", "RGBA16", "RGBA8, pixels drawn apart",
-                           "RGBA8, pixels staged by index (no SAMPLES_XY16)"};
-    for (int form = 0; form < 5; ++form) {
+    const char* forms[] = {"explicit samples", "RGBA8", "RGBA16", "RGBA8, pixels staged by index (no SAMPLES_XY16)"};
+    for (int form = 0; form < 4; ++form) {
         SCOPED_TRACE(forms[form]);
-        test::ScopedEnv pixels("FIELDFLOW_TRAIN_DEFINES", form == 3 ? "CM_STAGE_PIXELS=0" : nullptr);
         detail::TargetImageLayout image;
         image.rgba16 = form == 2;
         image.words = 1000;
         detail::KernelRequest r = detail::train_kernel_request(c, tiling, form == 0, image);
         EXPECT_EQ(define_value(r.defines, "CM_STAGE_TARGETS"), "1");
         EXPECT_EQ(define_value(r.defines, "CM_EARLY_FRAGMENTS"), "1");
-        if (form != 4) r.defines.push_back({"SAMPLES_XY16", "1"}); // sampling_defines: a 200x137 image
+        if (form != 3) r.defines.push_back({"SAMPLES_XY16", "1"}); // sampling_defines: a 200x137 image
         expect_request_valid(r);
     }
 }
@@ -481,23 +424,23 @@ TEST(ShaderVariants, StagedTargetsCompileInEverySampleForm) {
 // trains (widths 16 and 32, one part and two; explicit samples), with the defaults that follow
 // from them (mlp_coopmat_split.glsl: two chains, a subgroup's own blocks).
 TEST(ShaderVariants, EndsByColumnsCompileAtEveryWidth) {
-    test::ScopedEnv shared("FIELDFLOW_TRAIN_SHARED_TILE", "1");
-    test::ScopedEnv columns("FIELDFLOW_TRAIN_ENDS_BY_COLUMNS", "1");
+    KernelOverrides o;
+    o.shared_tile = o.ends_by_columns = true;
     for (uint32_t width : {16u, 32u})
-        for (const char* parts : {"1", "2"}) {
-            SCOPED_TRACE("width " + std::to_string(width) + ", parts " + parts);
-            test::ScopedEnv split("FIELDFLOW_TRAIN_ROW_SPLIT", parts);
+        for (uint32_t parts : {1u, 2u}) {
+            SCOPED_TRACE("width " + std::to_string(width) + ", parts " + std::to_string(parts));
+            o.row_split = parts;
             ModelConfig c = test::default_config(200, 137);
             c.hidden_width = width;
-            const std::optional<detail::TrainTiling> tiling = detail::choose_shared_tile(c, 48 * 1024, 1024, true);
+            const std::optional<detail::TrainTiling> tiling =
+                detail::choose_shared_tile(c, 48 * 1024, 1024, true, 0, 0, o);
             ASSERT_TRUE(tiling && tiling->ends_by_columns);
             expect_request_valid(detail::train_kernel_request(c, *tiling, true, {}));
         }
 }
 
 // Width 128's ends by columns with the 16x8 shapes keep the bias sums in an 8-column fragment
-// (mlp_coopmat_split.glsl's CM_NARROW_BIAS): the default, and the 16-column one it replaced, both
-// compile and validate and differ; asked for without the narrow shapes it is an error.
+// (mlp_coopmat_split.glsl), without them in a 16-column one: both compile and validate and differ.
 TEST(ShaderVariants, Width128BiasSumsAreNarrowWithTheNarrowShapes) {
     ModelConfig c = test::default_config(200, 137);
     c.hidden_width = 128;
@@ -506,15 +449,10 @@ TEST(ShaderVariants, Width128BiasSumsAreNarrowWithTheNarrowShapes) {
     tiling.narrow_ends = true;
     const std::vector<uint32_t> narrow = compile(detail::train_kernel_request(c, tiling, false, {})).spirv;
     EXPECT_EQ(validate(narrow), "");
-    {
-        test::ScopedEnv defines("FIELDFLOW_TRAIN_DEFINES", "CM_NARROW_BIAS=0");
-        const std::vector<uint32_t> wide = compile(detail::train_kernel_request(c, tiling, false, {})).spirv;
-        EXPECT_EQ(validate(wide), "");
-        EXPECT_NE(narrow, wide);
-    }
     tiling.narrow_ends = false;
-    test::ScopedEnv defines("FIELDFLOW_TRAIN_DEFINES", "CM_NARROW_BIAS=1");
-    EXPECT_THROW(compile(detail::train_kernel_request(c, tiling, false, {})), std::exception);
+    const std::vector<uint32_t> wide = compile(detail::train_kernel_request(c, tiling, false, {})).spirv;
+    EXPECT_EQ(validate(wide), "");
+    EXPECT_NE(narrow, wide);
 }
 
 // The training kernel's request for an MLP whose weights are read from memory names the binding

@@ -159,27 +159,6 @@ inline ModelConfig hash_test_config() {
     return c;
 }
 
-// Sets an environment variable (or, given nullptr, unsets it) for one scope, then puts back what
-// was there before.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const char* value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old;
-        if (value) ::setenv(name, value, 1);
-        else ::unsetenv(name);
-    }
-    ~ScopedEnv() {
-        if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
-        else ::unsetenv(name_.c_str());
-    }
-    ScopedEnv(const ScopedEnv&) = delete;
-    ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-private:
-    std::string name_;
-    std::optional<std::string> old_;
-};
-
 // The hash model's shape that issue-sized runs use (16 levels x 2 features: 32 MLP inputs, MLP
 // 64 x 2) on the small test table: for what depends on the shape only (tiling, kernel variants).
 inline ModelConfig hash64_test_config() {

@@ -126,18 +126,19 @@ TEST(TrainingMemory, DeferredInputsAreCountedAsAllocated) {
     TrainOptions o;
     o.batch = 4096;
     o.steps = 10;
-    test::ScopedEnv hits("FIELDFLOW_LOCAL_GRADIENT_HITS", "0"); // every level that fits
+    o.kernels.gradient_min_hits = 0; // every level that fits
     struct Run {
         uint64_t estimate = 0, held = 0;
         uint32_t deferred_cells = 0;
     };
-    auto run = [&](const char* deferred) {
-        test::ScopedEnv sums("FIELDFLOW_DEFERRED_GRADIENTS", deferred);
-        Trainer t(test::device(), config, o, image);
-        return Run{estimate_training_memory(test::device(), config, o, image.width, image.height).total,
+    auto run = [&](bool deferred) {
+        TrainOptions with = o;
+        with.kernels.deferred_gradients = deferred;
+        Trainer t(test::device(), config, with, image);
+        return Run{estimate_training_memory(test::device(), config, with, image.width, image.height).total,
                    t.device_bytes(), t.deferred_gradient_cells()};
     };
-    const Run with = run("1"), without = run("0");
+    const Run with = run(true), without = run(false);
     ASSERT_GT(with.deferred_cells, 0u) << "nothing deferred";
     ASSERT_EQ(without.deferred_cells, 0u);
     // Every level (289 + 1,024 + 1,024 cells of two 4-byte sums) fits the summing pass, in one set

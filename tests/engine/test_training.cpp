@@ -9,10 +9,9 @@
 namespace ff::engine {
 namespace {
 
-// A trainer's loss and model after o.steps steps with environment variable `name` set to `value`.
-std::pair<float, Model> train_with_env(Device& device, const ModelConfig& c, const TrainOptions& o,
-                                       const ImageData& img, const char* name, const char* value) {
-    test::ScopedEnv env(name, value);
+// A trainer's loss and model after o.steps steps (o.kernels: the kernel choices it fixes).
+std::pair<float, Model> train_steps(Device& device, const ModelConfig& c, const TrainOptions& o,
+                                    const ImageData& img) {
     Trainer t(device, c, o, img);
     const float loss = t.train(o.steps);
     return {loss, t.model()};
@@ -161,29 +160,30 @@ TEST(Training, GradientSumsTrainTheSameModel) {
     o.batch = 4096;
     o.steps = 40;
     o.seed = 17;
-    test::ScopedEnv min_hits("FIELDFLOW_LOCAL_GRADIENT_HITS", "0"); // every level that fits
+    o.kernels.gradient_min_hits = 0; // every level that fits
     struct Run {
         uint32_t local_cells = 0, deferred_cells = 0;
         size_t dispatches = 0;
         Model model;
         double mse = 0; // of a render of the whole image
     };
-    auto train = [&](const char* local, const char* deferred, const char* half = "0") {
-        test::ScopedEnv local_sums("FIELDFLOW_LOCAL_GRADIENTS", local);
-        test::ScopedEnv deferred_sums("FIELDFLOW_DEFERRED_GRADIENTS", deferred);
-        test::ScopedEnv half_inputs("FIELDFLOW_DEFERRED_HALF", half);
-        Trainer t(device, c, o, img);
+    auto train = [&](bool local, bool deferred, bool half = false) {
+        TrainOptions with = o;
+        with.kernels.local_gradients = local;
+        with.kernels.deferred_gradients = deferred;
+        with.kernels.deferred_half = half;
+        Trainer t(device, c, with, img);
         t.train(40);
         const size_t dispatches = t.profile_dispatches(2).size();
         return Run{t.local_gradient_cells(), t.deferred_gradient_cells(), dispatches, t.model(), t.full_image_mse()};
     };
-    const Run local = train("1", "0"), deferred = train("0", "1"), each = train("0", "0");
+    const Run local = train(true, false), deferred = train(false, true), each = train(false, false);
     // The deferred inputs as the engine stores them, as fp16: on the tensor cores, whose input
     // gradients are fp16, the same model; on the portable kernels not the same, as good a one.
     // Adam's steps turn the rounding of near-zero gradients into whole steps: 1% of the encoding's
     // parameters apart after 40 steps on lavapipe; inputs lost to fp16 (left in units of the
     // gradient, far below its normal range) leave the deferred levels untrained, 7% apart.
-    const Run half = train("0", "1", "1");
+    const Run half = train(false, true, true);
     EXPECT_EQ(half.deferred_cells, deferred.deferred_cells);
     if (test::on_tensor_cores()) {
         EXPECT_EQ(half.model.mlp, each.model.mlp);
@@ -300,21 +300,23 @@ TEST(Training, StagedTargetsTrainTheSameModel) {
     o.steps = 6;
     o.seed = 5;
     for (uint32_t bits : {8u, 16u})
-        for (const char* held : {"1", "0"}) {
-            SCOPED_TRACE(std::to_string(bits) + "-bit image, FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS=" + held);
-            test::ScopedEnv fragments("FIELDFLOW_TRAIN_WEIGHT_FRAGMENTS", held);
+        for (bool held : {true, false}) {
+            SCOPED_TRACE(std::to_string(bits) + "-bit image, weight_fragments " + (held ? "on" : "off"));
             ImageData img = test::synthetic_image(50, 40);
             img.source_bits = bits;
-            auto train = [&](const char* staged) {
-                return train_with_env(device, c, o, img, "FIELDFLOW_TRAIN_STAGE_TARGETS", staged);
+            auto train = [&](bool staged, bool xy16 = true) {
+                TrainOptions with = o;
+                with.kernels.weight_fragments = held;
+                with.kernels.stage_targets = staged;
+                with.kernels.samples_xy16 = xy16;
+                return train_steps(device, c, with, img);
             };
-            const auto [staged_loss, staged] = train("1");
-            const auto [own_loss, own] = train("0");
+            const auto [staged_loss, staged] = train(true);
+            const auto [own_loss, own] = train(false);
             {
                 // The staged pixels as indices (a division by the width where they are read)
                 // instead of as column and row: the same arithmetic.
-                test::ScopedEnv xy("FIELDFLOW_SAMPLES_XY16", "0");
-                const auto [index_loss, by_index] = train("1");
+                const auto [index_loss, by_index] = train(true, false);
                 EXPECT_EQ(index_loss, staged_loss);
                 EXPECT_EQ(by_index.mlp, staged.mlp);
                 EXPECT_EQ(by_index.encoding_params, staged.encoding_params);
@@ -345,18 +347,20 @@ TEST(Training, OptimizerSlicesTrainTheSameModel) {
     o.steps = 5;
     o.seed = 3;
     const ImageData img = test::synthetic_image(36, 28);
-    auto train = [&](const char* per_group) {
-        return train_with_env(device, c, o, img, "FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP", per_group);
+    auto train = [&](uint32_t per_group) {
+        TrainOptions with = o;
+        with.kernels.optimizer_params_per_group = per_group;
+        return train_steps(device, c, with, img);
     };
-    const auto [loss8, model8] = train("8");
-    for (const char* per_group : {"1", "4", "32", "256"}) {
-        SCOPED_TRACE(std::string("FIELDFLOW_OPTIMIZER_PARAMS_PER_GROUP=") + per_group);
+    const auto [loss8, model8] = train(8);
+    for (uint32_t per_group : {1u, 4u, 32u, 256u}) {
+        SCOPED_TRACE("optimizer_params_per_group " + std::to_string(per_group));
         const auto [loss, model] = train(per_group);
         EXPECT_NEAR(loss, loss8, 1e-5 * loss8);
         EXPECT_LT(test::relative_difference(model.mlp, model8.mlp), 1e-5);
         EXPECT_LT(test::relative_difference(model.encoding_params, model8.encoding_params), 1e-5);
     }
-    EXPECT_THROW(train("12"), EngineError);
+    EXPECT_THROW(train(12), EngineError);
     test::expect_validation_clean(messages, device);
 }
 

@@ -8,6 +8,8 @@
 //   std::vector<float> rgb = ff::engine::render(device, model, 1600, 1100);
 #pragma once
 
+#include "fieldflow/engine/kernel_overrides.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -59,6 +61,12 @@ struct DeviceOptions {
     // FIELDFLOW_MAX_BUFFER_BYTES=N). Buffers that can grow past the cap (the training image) are
     // split into parts; this lets a small image exercise the split on any device.
     uint64_t max_buffer_bytes = 0;
+    // The encoding's gradients as fixed-point integers where the device has 64-bit atomics; false
+    // keeps float atomics, whose order can vary (tests of that path, measurements).
+    bool fixed_point_gradients = true;
+    // Print what the driver reports of each compiled kernel (registers, shared memory, ...:
+    // VK_KHR_pipeline_executable_properties), for tuning the kernels (ff-engine-bench --pipeline-stats).
+    bool pipeline_stats = false;
 };
 
 class DeviceImpl;
@@ -246,6 +254,8 @@ struct TrainOptions {
     // The form of dense Adam (same result to rounding; automatic picks the faster). Betas whose
     // skipped steps decay too slowly for the closed form (beta1 >= sqrt(beta2)) take the eager one.
     DenseAdam dense_adam = DenseAdam::automatic;
+    // Kernel choices fixed for a measurement or a test (kernel_overrides.hpp); none by default.
+    KernelOverrides kernels;
 };
 
 struct ImageData {
@@ -362,8 +372,9 @@ private:
     std::unique_ptr<TrainerImpl> impl_;
 };
 
-// Evaluates `model` at width x height pixel centres in one dispatch; returns RGB floats.
-std::vector<float> render(const Device& device, const Model& model, uint32_t width,
-                          uint32_t height);
+// Evaluates `model` at width x height pixel centres (in bands of rows where one buffer cannot hold
+// the whole output); returns RGB floats. `kernels`: choices fixed for a test or a measurement.
+std::vector<float> render(const Device& device, const Model& model, uint32_t width, uint32_t height,
+                          const KernelOverrides& kernels = {});
 
 } // namespace ff::engine

@@ -32,10 +32,12 @@ struct GradientSums {
 // uv: 2 floats per sample; targets: output_dims floats per sample. Runs train_step.comp with
 // explicit samples (and the deferred sums' pass, if it takes any cells), then sums the
 // per-workgroup partial gradients on the host. max_groups > 0 caps the workgroups, so each loops
-// over several tiles as in training at large batches.
+// over several tiles as in training at large batches. `kernels` fixes kernel choices as
+// TrainOptions::kernels does for training.
 ForwardBackward forward_backward(const Device& device, const Model& model,
                                  const std::vector<float>& uv, const std::vector<float>& targets,
-                                 uint32_t max_groups = 0, GradientSums sums = {});
+                                 uint32_t max_groups = 0, GradientSums sums = {},
+                                 const KernelOverrides& kernels = {});
 // The leading encoding cells whose gradients forward_backward summed with these settings, locally
 // and deferred (0: none; the device, the kernel path or the encoding has no such sums).
 struct SummedCells {
@@ -43,20 +45,21 @@ struct SummedCells {
     uint32_t deferred_sets = 0; // the sets the pass sums the deferred cells in, one after another
 };
 SummedCells gradient_sum_cells(const Device& device, const Model& model, uint32_t samples, uint32_t max_groups = 0,
-                               GradientSums sums = {});
+                               GradientSums sums = {}, const KernelOverrides& kernels = {});
 
 // The pixel index (y * width + x) each of `batch` samples draws at training step `step` when
 // `config` trains on a width x height image (the order of the samples depends on the encoding's
 // cells: kernels/shaders/sampling.glsl).
 std::vector<uint32_t> sample_indices(const Device& device, const ModelConfig& config, uint64_t seed, uint32_t step,
-                                     uint32_t batch, uint32_t width, uint32_t height);
+                                     uint32_t batch, uint32_t width, uint32_t height,
+                                     const KernelOverrides& kernels = {});
 
 // Samples per workgroup and whether weights live in shared memory, for this model on this device.
 struct Tiling {
     uint32_t tile = 0;
     bool weights_in_shared = false;
 };
-Tiling train_tiling(const Device& device, const ModelConfig& config);
+Tiling train_tiling(const Device& device, const ModelConfig& config, const KernelOverrides& kernels = {});
 
 // The encoding's double-precision CPU reference (its descriptor's): the MLP inputs at (u, v), and
 // the accumulation of dLoss/dparams given dLoss/dx for the encoding's gradient inputs.

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Counts what makes the engine hard to read (issue 61) and checks it against the targets.
+
+    python3 scripts/engine_simplicity.py [--root DIR]
+
+Prints each figure with its target and exits 1 when one is missed:
+  - FIELDFLOW_* environment variables named in kernels/src (at most 5: those the README tells a
+    user about);
+  - preprocessor conditionals (#if/#ifdef/#ifndef/#elif lines) in kernels/shaders (at most 150),
+    and the distinct macro names they test (reported);
+  - the largest shader file (at most 600 lines);
+  - ABLATE_* parts in the shaders (none);
+  - "session N" citations in the engine's code and tests (none), and measured figures
+    ("X against Y") in their comments (reported).
+"""
+import argparse
+import pathlib
+import re
+import sys
+
+CONDITIONAL = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif)\b(.*)$")
+IDENTIFIER = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+NOT_MACROS = {"defined", "if", "ifdef", "ifndef", "elif"}
+ENV_NAME = re.compile(r"\bFIELDFLOW_[A-Z0-9_]+\b")
+SESSION = re.compile(r"\bsession \d+", re.IGNORECASE)
+AGAINST = re.compile(r"\d[\d,.]* against \d")
+SOURCE_SUFFIXES = {".cpp", ".hpp", ".h", ".glsl", ".comp", ".cmake", ".txt"}
+
+
+def files(root, folder, suffixes):
+    base = root / folder
+    return sorted(p for p in base.rglob("*") if p.is_file() and p.suffix in suffixes)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", default=pathlib.Path(__file__).resolve().parent.parent, type=pathlib.Path)
+    root = parser.parse_args().root
+
+    env_names = set()
+    for path in files(root, "kernels/src", {".cpp", ".hpp"}):
+        env_names.update(ENV_NAME.findall(path.read_text()))
+
+    conditionals = 0
+    macros = set()
+    largest = (0, "")
+    ablate = 0
+    for path in files(root, "kernels/shaders", {".glsl", ".comp"}):
+        lines = path.read_text().splitlines()
+        largest = max(largest, (len(lines), str(path.relative_to(root))))
+        for line in lines:
+            match = CONDITIONAL.match(line)
+            if match:
+                conditionals += 1
+                macros.update(n for n in IDENTIFIER.findall(match.group(2).split("//")[0])
+                              if n not in NOT_MACROS and not n[0].isdigit())
+            ablate += len(re.findall(r"\bABLATE_\w+", line))
+
+    sessions = []
+    figures = 0
+    for folder in ("kernels", "tests/engine"):
+        for path in files(root, folder, SOURCE_SUFFIXES):
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if SESSION.search(line):
+                    sessions.append(f"{path.relative_to(root)}:{number}")
+                if "//" in line and AGAINST.search(line.split("//", 1)[1]):
+                    figures += 1
+
+    checks = [
+        ("FIELDFLOW_* variables named in kernels/src", len(env_names), 5, ", ".join(sorted(env_names))),
+        ("conditional lines in kernels/shaders", conditionals, 150, ""),
+        ("largest shader file (lines)", largest[0], 600, largest[1]),
+        ("ABLATE_* names in kernels/shaders", ablate, 0, ""),
+        ("'session N' citations in kernels/ and tests/engine", len(sessions), 0, " ".join(sessions[:5])),
+    ]
+    missed = 0
+    for name, value, target, detail in checks:
+        ok = value <= target
+        missed += not ok
+        print(f"{'ok  ' if ok else 'MISS'} {name}: {value} (target <= {target}){'  ' + detail if detail else ''}")
+    print(f"info distinct macro names in shader conditionals: {len(macros)}")
+    print(f"info 'X against Y' figures in comments of kernels/ and tests/engine: {figures}")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
