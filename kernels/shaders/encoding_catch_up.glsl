@@ -22,7 +22,7 @@ float encoding_lr(uint t) {
 // epsilon is not negligible next to sqrt(v) (below). The moments and the bias corrections'
 // powers as running products, as eager Adam keeps them. On the H100 the form before (five exp2 a
 // step more) made the optimizer of the 8192x8192 photo twice as slow beside this file's series,
-// 57 against 29 us a step (bench/RESULTS.md, session 18).
+// 57 against 29 us a step (bench/RESULTS.md).
 float catch_up_stepwise(float p, float m, float v, uint from, uint to) {
     const uint steps = min(to - from, pc.catch_up_limit);
     const float b1 = exp2(pc.log2_beta1), b2 = exp2(pc.log2_beta2);
@@ -64,7 +64,7 @@ CatchUpTerms catch_up_terms(uint from, uint to) {
 // of order 0.01^3, is 1e-6 of the moves. Elsewhere (gradients well under the fixed-point sums'
 // unit at the default epsilon of 1e-15) the steps are taken one by one. With the first-order form
 // alone (1e-3, its d^2 = 1e-6) the 8192x8192 photo's step grew from 29 to 66 us over 40,000 steps
-// (bench/RESULTS.md, session 18).
+// (bench/RESULTS.md).
 const float CATCH_UP_SERIES_MAX_D = 0.01;
 
 // Parameter p with moments m, v at step `from`, brought to step `to` (from < to). Up to the

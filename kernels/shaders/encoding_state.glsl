@@ -51,7 +51,7 @@
 // fixed-point sums, features f and f + 1 added by one 64-bit atomic (a pair's words are adjacent
 // and 8-byte aligned: records are whole 16-byte words, f even); otherwise floats added by float
 // atomics. The step's atomics are what its cost is made of on the hash model (128 float atomics
-// a sample, half the step at 2^20); pairs halve them (bench/RESULTS.md, session 8). Integer sums
+// a sample, half the step at 2^20); pairs halve them (bench/RESULTS.md). Integer sums
 // also do not depend on the order the atomics arrive in: a step's gradients are the same on
 // every run.
 //

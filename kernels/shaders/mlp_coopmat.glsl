@@ -305,8 +305,7 @@ void cm_forward() {
 }
 
 #ifdef CM_TRAINING
-// ---- The step's gradient sums of this subgroup. (FIELDFLOW_TRAIN_ABLATE's defines leave parts
-// out to measure what they cost; such a step does not train.)
+// ---- The step's gradient sums of this subgroup.
 // Bias sums: invocation i keeps outputs i, i + 32, ... of every matrix.
 #define CM_BIAS_SLOTS ((CM_BIAS_STRIDE + WT - 1) / WT)
 
@@ -362,7 +361,6 @@ void cm_weight_gradients(int l) {
     }
     // Bias: invocation i sums output i's column over the tile, starting at a rotated row so the
     // 32 invocations read 32 different banks.
-#ifndef ABLATE_BIAS
     [[unroll]] for (int j = 0; j < CM_BIAS_SLOTS; ++j) {
         const uint o = CM_LANE + uint(j * WT);
         if (o < uint(OUT_L(l))) {
@@ -384,7 +382,6 @@ void cm_weight_gradients(int l) {
             cm_bias_grad[l][j] += s;
         }
     }
-#endif
 }
 
 // dLoss/d(input of matrix l) = delta W_l for the first in_blocks * 16 inputs, written over slice l
@@ -425,9 +422,7 @@ void cm_input_gradients(int l, uint in_blocks) {
 void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
     subgroupBarrier();
     [[unroll]] for (int l = LAYERS; l >= 0; --l) {
-#ifndef ABLATE_WEIGHT_GRADIENTS
         cm_weight_gradients(l);
-#endif
         subgroupBarrier(); // slice l is read by the weight gradient before it is overwritten
         cm_input_gradients(l, l > 0 ? uint(CM_IB(l)) : uint((ENC_GRAD_DIM + 15) / 16));
         subgroupBarrier();

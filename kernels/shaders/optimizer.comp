@@ -20,8 +20,7 @@
 //     step after its last visit, which read it), then the zero-gradient steps it skipped since,
 //     up to this one; a cell that this step read and the next does not keeps its gradient until a
 //     later visit or the settle pass takes it. One visit a cell a step read; visiting both steps'
-//     cells (a form before) made the 8192x8192 photo's step 29 us against 25 (bench/RESULTS.md,
-//     session 19).
+//     cells (a form before) made the 8192x8192 photo's step 29 us against 25 (bench/RESULTS.md).
 // The sparse and lazy forms find a step's cells as the training step found them: its samples
 // drawn again (sampling.glsl) and the encoding's backward pass run with a visitor in place of the
 // gradient atomics, so the training step marks and lists nothing (those marks, a returning
@@ -160,9 +159,9 @@ void step_cell(uint cell, uint from, EncCellParams q, EncRecord r) {
 // lost claim drops them), except where lazy Adam visits ahead on an encoding whose samples meet
 // in the same cells (ENC_READ_BESIDE_CLAIM 0, EncodingDescriptor::visits_read_beside_claim): there
 // the winner reads once it holds the claim, as the losers' reads of the same records cost more
-// than the round trip saved. H100, late us/step, beside / after the claim (bench/RESULTS.md,
-// session 20): the dense grid on the 8192x8192 photo 20.3-20.5 / 21.5-21.8, the hash grid there
-// (2^22 table, 16 levels) 240 / 147.
+// than the round trip saved. H100, late us/step, beside / after the claim (bench/RESULTS.md): the
+// dense grid on the 8192x8192 photo 20.3-20.5 / 21.5-21.8, the hash grid there (2^22 table, 16
+// levels) 240 / 147.
 #ifndef ENC_READ_BESIDE_CLAIM
 #define ENC_READ_BESIDE_CLAIM 1
 #endif

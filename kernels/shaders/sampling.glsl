@@ -15,9 +15,9 @@
 // apart. The host picks the shift (sampling.cpp) so that they are a few encoding cells apart:
 // close enough that a workgroup's reads and gradient atomics reuse the same cache lines, far
 // enough that a subgroup's lanes do not add to the same cells at once. On the H200 the lake model
-// trained 9% faster at 2^20 so than with independent draws (bench/RESULTS.md, session 28).
+// trained 9% faster at 2^20 so than with independent draws (bench/RESULTS.md).
 // SAMPLES_INDEPENDENT draws every sample from the whole image instead (measurements:
-// FIELDFLOW_SAMPLES=independent).
+// KernelOverrides::independent_samples).
 #ifndef FF_SAMPLING_GLSL
 #define FF_SAMPLING_GLSL
 

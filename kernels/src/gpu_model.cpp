@@ -183,7 +183,7 @@ namespace {
 // Invocations of encoding_deferred_sums.comp's workgroups (its GROUP_SIZE): 1,024 where the device
 // allows (one workgroup a multiprocessor, below). On the H100 the hash model's pass at 2^20 took
 // 39.8 us so, against 48.4 with two such workgroups a multiprocessor, 66.9 with two of 256 and
-// 105 with two of 128 (bench/RESULTS.md, session 16).
+// 105 with two of 128 (bench/RESULTS.md).
 uint32_t deferred_sums_group_size(const DeviceFeatures& device) { return std::min(1024u, device.max_invocations); }
 } // namespace
 
@@ -198,7 +198,7 @@ TrainTiling::Deferred deferred_gradients_for(const DeviceFeatures& device, const
     // The levels are chosen for `cap` workgroups, whatever the batch: a small batch then defers
     // none, and the step's own atomics are cheaper than the pass (on the H100 the hash model at
     // 2^14 and 2^15 with 16 and 32 workgroups' levels 0-2 deferred: 42.4 against 39.5 and 64.3
-    // against 61.4 us/step; bench/RESULTS.md, session 16). The pass runs no more workgroups than
+    // against 61.4 us/step; bench/RESULTS.md). The pass runs no more workgroups than
     // the batch fills.
     // The inputs' buffer within one storage buffer and an eighth of the device's memory: a speed-up
     // should not be what makes a run too large for its device.
@@ -219,7 +219,7 @@ void choose_gradient_sums(const DeviceFeatures& device, const ModelConfig& confi
                           const KernelOverrides& o) {
     // Deferred sums first: where both can take a hash grid's coarse levels, the pass was the faster
     // (the small hash model on the H100, levels 0-2 either way: 2^18 287.5 against 300 us/step,
-    // 2^20 937.5 against 1,112.5, 2^22 3,562.5 against 4,337.5; bench/RESULTS.md, session 16).
+    // 2^20 937.5 against 1,112.5, 2^22 3,562.5 against 4,337.5; bench/RESULTS.md).
     // Local sums where the pass takes nothing: an encoding whose groups share their inputs (a
     // small dense grid), the pass switched off, or its inputs' buffer over the cap.
     tiling.local_gradient_cells = 0;

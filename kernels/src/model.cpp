@@ -256,7 +256,7 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     // us/step) the lake model at 2^20 (41 tiles a subgroup) 252-253 against 267-268, at 2^18 (10)
     // 78.5-79 against 80, width 16 at 2^20 143 against 157 and at 2^18 46.0 against 48.5; at 2^16
     // (2.6 tiles each) the lake model lost, 32.6 against 29.4; five subgroups the same way lost
-    // everywhere (bench/RESULTS.md, session 10). So: from 8 tiles a subgroup.
+    // everywhere (bench/RESULTS.md). So: from 8 tiles a subgroup.
     constexpr uint32_t kSixSubgroups = 192;
     if (!overridden && !o.weights_in_shared && shared_blocks && weight_blocks(L) <= 8 &&
         c.hidden_activation == Activation::relu && workgroups > 0 &&
@@ -311,7 +311,7 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
                 // each) held too only where they are at most two blocks: on the H100 width 16 (two
                 // blocks) at 2^20 157.5 against 182.5 us/step with them, the lake model (four)
                 // 277.5 against 270 at 2^20, 83-84 against 80-81 at 2^18 and 31.5 against 29.5 at
-                // 2^16 without (bench/RESULTS.md, session 9).
+                // 2^16 without (bench/RESULTS.md).
                 t.bias_fragments = t.weight_fragments && c.hidden_layers * (c.hidden_width / 16) <= 2;
                 if (o.bias_fragments) t.bias_fragments = *o.bias_fragments && t.weight_fragments;
                 t.prefetch = o.prefetch.value_or(true);
@@ -323,7 +323,7 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
 std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max_shared, uint32_t max_invocations,
                                               bool shared_blocks, uint32_t batch, uint32_t workgroups,
                                               const KernelOverrides& o) {
-    // Measured on the H100 (leuvenA, late us/step; bench/RESULTS.md, session 11): width 64 at 2^20
+    // Measured on the H100 (leuvenA, late us/step; bench/RESULTS.md): width 64 at 2^20
     // 419 against 829 a subgroup a tile, at 2^14 18.1 against 30.5; the hash model's 64-wide MLP
     // 1,281 against 1,767 and 41.0 against 56.0; width 128 1,512 against 5,012. The lake model
     // (width 32) in two parts (four subgroups): at 2^14 14.0 against 16.0, 2^15 18.25 against
@@ -336,13 +336,13 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
     // Widths 64 and 128 in one part: in two, 256 or 512 invocations cap a lane's registers (width
     // 128 at 128, spilling, its weight blocks no longer held) and every batch trained slower: on the
     // H200 width 128 at 2^20 2,000 against 1,000 us/step, at 2^14 54.5 against 37.0; width 64 at 2^20
-    // 400 against 383, the hash model 1,067 against 983 (bench/RESULTS.md, session 25).
+    // 400 against 383, the hash model 1,067 against 983 (bench/RESULTS.md).
     // Width 32 in three parts (six subgroups, tiles of 192) where every workgroup takes at least
     // 32 such tiles and they fit the shared memory: with the samples stratified (sampling.glsl) the
     // step waits on its subgroups' latency rather than on the cache, and on the H200 the lake model
     // trained at 2^20 in 200.5 against 203.1 us/step, at 2^21 385.2 against 393.1, at 2^22 756.6
     // against 772.5, but at 2^18 (10 tiles each) in 61.5 against 59.2 and at 2^14 14.3 against 12.6
-    // (bench/RESULTS.md, session 28); 194.3 and 726.6 without loading the next tile ahead, which
+    // (bench/RESULTS.md); 194.3 and 726.6 without loading the next tile ahead, which
     // the three parts leave out (prefetch, below).
     auto shared_bytes = [&](uint32_t rows, uint32_t subgroups) {
         // Mirrors mlp_coopmat_split.glsl's shared block: the tile's fp16 slices (row stride
@@ -387,10 +387,10 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // grid: 20 blocks, 80 registers a lane, beside 9 fragments of gradient sums), or loaded
         // for each phase of a tile: held, width 64 at 2^20 trained in 419 against 505 us/step;
         // width 128 (36 blocks) at 2^20 in 987.5 against 1,325, at 2^22 3,800 against 5,175
-        // (bench/RESULTS.md, session 16). Width 128 once loaded them where a workgroup has fewer
+        // (bench/RESULTS.md). Width 128 once loaded them where a workgroup has fewer
         // than two tiles (2^10 and 2^12 then trained faster so); on today's kernel holding them is
         // faster there too: the H200 at 2^10 21.9 against 22.7 us/step, 2^12 20.9 against 21.4,
-        // 2^14 29.9 against 32.8 (session 34).
+        // 2^14 29.9 against 32.8.
         t.weight_fragments = o.weight_fragments.value_or(true);
         // What a subgroup holds for the step, in registers a lane: the weight blocks (4 each: the
         // first matrix's column blocks x input blocks, the hidden and last matrices' blocks for
@@ -398,7 +398,7 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // bias sums). The first matrix's blocks stay held while that is at most 168 (width 64 on
         // the dense grid: 160, no local memory); the hash model's 64-wide MLP, whose 32 inputs
         // make it 184, trained faster with them loaded for each tile (H100: 2^14 40.0 against
-        // 40.95 us/step, 2^20 1,276 against 1,295; bench/RESULTS.md, session 12).
+        // 40.95 us/step, 2^20 1,276 against 1,295; bench/RESULTS.md).
         const uint32_t columns = c.hidden_width / 16, inputs = c.padded_input_width() / 16, middle = c.hidden_layers - 1;
         const uint32_t held = 4 * (columns * inputs + 2 * middle * columns + 2 * columns) +
                               8 * (inputs + middle * columns + columns + 1);
@@ -410,13 +410,12 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // There, the wide phases' sums in fp16 accumulators (16 registers a lane fewer in each
         // phase) with the encoding's input gradients by rows (one workgroup barrier a tile fewer;
         // below): width 128 on the H200 at 2^20 885 against 914 us/step, at 2^18 240.5 against
-        // 249.1, at 2^14 34.2 against 34.4; either alone 894 and 935 at 2^20 (bench/RESULTS.md,
-        // session 31).
+        // 249.1, at 2^14 34.2 against 34.4; either alone 894 and 935 at 2^20 (bench/RESULTS.md).
         t.half_sums = o.half_sums.value_or(t.ends_by_columns);
         // The next tile's inputs encoded by the subgroups after the sample ones, which wait for
         // the last matrix's forward product anyway, into a staging slice beside the tile (where
         // it fits): the H200 at 2^20 787.2 against 831.8 us/step, at 2^22 3,070 against 3,250, at
-        // 2^18 215.4 against 226.9, at 2^14 33.73 against 33.42 (bench/RESULTS.md, session 32).
+        // 2^18 215.4 against 226.9, at 2^14 33.73 against 33.42 (bench/RESULTS.md).
         // The encoding's input gradients then go over slice 2 (mlp_coopmat_split.glsl), which
         // must hold them.
         const uint32_t subgroups = invocations / 32, sample_subgroups = rows / 32, in_pad = c.padded_input_width();
@@ -428,7 +427,7 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // ... and a tile's encoding backward pass taken by the subgroups after those during the
         // next tile's last forward product, from input gradients kept in IN_PAD columns of their
         // own (where they hold whole shares of the samples and the columns fit): 2^20 781.4
-        // against 794.0 us/step, 2^22 3,044 against 3,100, 2^14 33.40 against 33.72 (session 32).
+        // against 794.0 us/step, 2^22 3,044 against 3,100, 2^14 33.40 against 33.72.
         t.late_encoding = t.stage_inputs && invocations > 2 * rows && invocations % rows == 0 &&
                           t.shared_bytes + slice_bytes <= max_shared &&
                           o.late_encoding.value_or(true);
@@ -436,7 +435,7 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // ... and the next tile's targets fetched by the staging subgroups beside its encoding's
         // reads, from pixels they drew a tile before, in shared memory where they fit: otherwise
         // every subgroup draws a sample and waits on its image read at each tile's start (the
-        // H200 at 2^20 723 against 732 us/step, 2^18 198.1 against 199.9; session 34). Room for
+        // H200 at 2^20 723 against 732 us/step, 2^18 198.1 against 199.9). Room for
         // two tiles' targets (explicit samples' fp32 outputs, or an image's words: two for RGBA16)
         // and, from an image, four tiles' pixels.
         const uint32_t target_bytes = rows * std::max(2u * 4u * c.output_dims, 2u * 8u + 4u * 4u);
@@ -445,12 +444,12 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         if (t.stage_targets) t.shared_bytes += target_bytes;
         // The held blocks' loads issued before the first tile's inputs are staged: the H200 at
         // 2^20 711.4 against 712.0 us/step, 2^18 193.4 against 193.8, 2^14 27.0 against 27.4; the
-        // lake model's layout alike or slower (2^18 57.95 against 57.80; session 35).
+        // lake model's layout alike or slower (2^18 57.95 against 57.80).
         t.early_fragments = o.early_fragments.value_or(t.ends_by_columns && t.weight_fragments);
         // The encoding's input gradients by rows where the sample subgroups read them at once
         // (one workgroup barrier a tile fewer); late, by columns, as every subgroup's row block
         // and with no barrier either (the H200 at 2^20 778.7 against 783.4 us/step, alike at 2^14:
-        // 33.36 against 33.34; session 32).
+        // 33.36 against 33.34).
         t.encoding_inputs_by_rows = t.ends_by_columns && o.encoding_inputs_by_rows.value_or(!t.late_encoding);
         // Each subgroup loads its next tile's inputs while it trains on the current one
         // (train_step.comp), but for shared tiles in three parts or more: their six subgroups hide
@@ -458,10 +457,10 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // cache, and the registers the next tile's inputs would hold cost more (on the H200 the
         // lake model at 2^20 194.4 against 200.7 us/step, at 2^22 725.5 against 757.1, 188
         // registers a lane against 211; in two parts prefetching stays ahead: 2^18 59.5 against
-        // 61.5, 2^14 12.6 against 12.8; bench/RESULTS.md, session 28). Nor for tiles whose ends are
+        // 61.5, 2^14 12.6 against 12.8; bench/RESULTS.md). Nor for tiles whose ends are
         // by columns (width 128), where the registers go to the products: with its fp16 sums at
         // 2^20 869 against 885 us/step, at 2^18 236.4 against 240.0, at 2^14 34.3 against 34.2
-        // (session 31).
+        //.
         t.prefetch = o.prefetch.value_or(!(parts >= 3 || t.ends_by_columns));
         return t;
     }

@@ -8,6 +8,12 @@
 #include "gpu_model.hpp"
 #include "target_image.hpp"
 #include "test_support.hpp"
+#include "training_plan.hpp"
+#include "encodings/encoding.hpp"
+
+#include <functional>
+#include <map>
+#include <set>
 
 #include <gtest/gtest.h>
 #include <spirv-tools/libspirv.hpp>
@@ -136,8 +142,7 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                      {{"TILE", "192"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                       {"CM_WEIGHT_FRAGMENTS", "1"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_BIAS_FRAGMENTS", "0"}});
     // Wide ReLU MLPs training on one tile a workgroup shared by its subgroups (width 64: the dense
-    // grid's and the hash model's, weight blocks held or not; width 128 on 64 samples; the
-    // measurement switches).
+    // grid's and the hash model's, weight blocks held or not; width 128 on 64 samples).
     for (size_t c : {1u, 3u})
         for (const char* held : {"0", "1"})
             for (const char* first : {"0", "1"})
@@ -195,7 +200,7 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                               {"CM_ENC_INPUTS_BY_ROWS", rows}});
     // ... with the next tile's inputs staged and the encoding's backward pass late (the engine's
     // form), staged alone too, on the dense grid and on a hash grid (its 32 inputs' gradients,
-    // local sums of its coarse cells); the measurement parts with them.
+    // local sums of its coarse cells).
     ModelConfig widest_hash = configs()[3];
     widest_hash.hidden_width = 128;
     for (const ModelConfig& c : {configs()[2], widest_hash})
@@ -218,12 +223,6 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
         const detail::CompileResult compiled = compile(detail::train_kernel_request(c, t, false, {}));
         EXPECT_EQ(validate(compiled.spirv), "") << layers << " layers";
     }
-    for (const char* part : {"ABLATE_INPUTS", "ABLATE_MLP", "ABLATE_ENCODING_BACKWARD", "ABLATE_BACKWARD"})
-        expect_valid("train_step.comp", configs()[2],
-                     {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
-                      {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"},
-                      {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"}, {"CM_HALF_SUMS", "1"},
-                      {"CM_ENC_INPUTS_BY_ROWS", "1"}, {"CM_STAGE_INPUTS", "1"}, {"CM_LATE_ENCODING", "1"}, {part, "1"}});
     // The wide phases summed in fp16 where the ends are by rows (width 64).
     expect_valid("train_step.comp", configs()[1],
                  {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
@@ -241,8 +240,7 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                   {"CM_WEIGHT_FRAGMENTS", "0"}});
     expect_valid("train_step.comp", configs()[1],
                  {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
-                  {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_PREFETCH", "0"},
-                  {"ABLATE_WEIGHT_GRADIENTS", "1"}, {"ABLATE_BIAS", "1"}, {"ABLATE_ENCODING_BACKWARD", "1"}});
+                  {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_PREFETCH", "0"}});
     // The tensor-core step keeping its gradient sums in its partial row (wide MLPs) instead of
     // registers (the default above).
     for (const ModelConfig& c : configs())
@@ -265,31 +263,6 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                 expect_valid("train_step.comp", configs()[c],
                              {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"}, {"CM_PREFETCH", "0"}});
     }
-    // The measurement step's left-out parts (FIELDFLOW_TRAIN_ABLATE), one at a time and together.
-    const Defines cm = {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", "1"}};
-    Defines all = cm;
-    for (const char* part : {"ABLATE_BACKWARD", "ABLATE_ENCODING_BACKWARD", "ABLATE_BIAS", "ABLATE_INPUTS",
-                             "ABLATE_MLP", "ABLATE_GRADIENT_ROWS", "ABLATE_WEIGHT_GRADIENTS"}) {
-        Defines d = cm;
-        d.push_back({part, "1"});
-        all.push_back({part, "1"});
-        expect_valid("train_step.comp", configs()[0], d);
-    }
-    expect_valid("train_step.comp", configs()[0], all);
-    // The shared tile's own measurement parts (width 128's kernel as the engine builds it), each and
-    // together.
-    const Defines wide = {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
-                          {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"},
-                          {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"}, {"CM_HALF_SUMS", "1"},
-                          {"CM_ENC_INPUTS_BY_ROWS", "1"}};
-    Defines both = wide;
-    for (const char* part : {"ABLATE_TILE_LOADS", "ABLATE_TILE_BARRIERS"}) {
-        Defines d = wide;
-        d.push_back({part, "1"});
-        both.push_back({part, "1"});
-        expect_valid("train_step.comp", configs()[2], d);
-    }
-    expect_valid("train_step.comp", configs()[2], both);
 }
 
 // The fixed-point gradient forms (ENC_GRAD_FIXED, on devices with 64-bit integer atomics): the
@@ -491,6 +464,107 @@ TEST(ShaderVariants, RenderAndOptimizerKernelsValidate) {
     }
     for (bool rgba16 : {false, true})
         for (uint32_t parts : {1u, 2u, 8u}) expect_valid("squared_error.comp", configs()[0], image(2, parts, rgba16));
+}
+
+} // namespace
+} // namespace ff::engine
+
+namespace ff::engine {
+namespace {
+
+// The bytes of workgroup (shared) memory a SPIR-V module declares: explicitly laid-out blocks
+// (VK_KHR_workgroup_memory_explicit_layout) alias one another, so they take the largest's size
+// (from their members' Offset decorations); plain shared variables take their types' sizes.
+uint64_t workgroup_bytes(const std::vector<uint32_t>& spirv) {
+    enum : uint32_t { kInt = 21, kFloat = 22, kVector = 23, kArray = 28, kStruct = 30, kPointer = 32,
+                      kConstant = 43, kVariable = 59, kDecorate = 71, kMemberDecorate = 72 };
+    constexpr uint32_t kWorkgroup = 4, kOffset = 35, kBlock = 2, kArrayStride = 6;
+    std::map<uint32_t, uint64_t> scalar_bytes, constants, vector_count, vector_of, array_of, array_length, stride;
+    std::map<uint32_t, std::vector<uint32_t>> members;
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> member_offset;
+    std::map<uint32_t, uint32_t> pointee;
+    std::set<uint32_t> blocks;
+    std::vector<uint32_t> variables;
+    for (size_t at = 5; at < spirv.size();) {
+        const uint32_t count = spirv[at] >> 16, op = spirv[at] & 0xffff;
+        const uint32_t* w = &spirv[at];
+        if (op == kInt || op == kFloat) scalar_bytes[w[1]] = w[2] / 8;
+        else if (op == kVector) vector_of[w[1]] = w[2], vector_count[w[1]] = w[3];
+        else if (op == kArray) array_of[w[1]] = w[2], array_length[w[1]] = w[3];
+        else if (op == kStruct) members[w[1]].assign(w + 2, w + count);
+        else if (op == kPointer && w[2] == kWorkgroup) pointee[w[1]] = w[3];
+        else if (op == kConstant) constants[w[2]] = w[3];
+        else if (op == kVariable && w[3] == kWorkgroup) variables.push_back(w[2]);
+        else if (op == kDecorate && w[2] == kBlock) blocks.insert(w[1]);
+        else if (op == kDecorate && w[2] == kArrayStride) stride[w[1]] = w[3];
+        else if (op == kMemberDecorate && w[3] == kOffset) member_offset[{w[1], w[2]}] = w[4];
+        at += count ? count : 1;
+    }
+    std::function<uint64_t(uint32_t)> size = [&](uint32_t type) -> uint64_t {
+        if (scalar_bytes.count(type)) return scalar_bytes[type];
+        if (vector_of.count(type)) return vector_count[type] * size(uint32_t(vector_of[type]));
+        if (array_of.count(type))
+            return constants[uint32_t(array_length[type])] *
+                   (stride.count(type) ? stride[type] : size(uint32_t(array_of[type])));
+        uint64_t end = 0, sum = 0;
+        for (uint32_t m = 0; m < members[type].size(); ++m) {
+            const uint64_t bytes = size(members[type][m]);
+            end = std::max(end, member_offset[{type, m}] + bytes);
+            sum += bytes;
+        }
+        return blocks.count(type) ? end : sum;
+    };
+    // Each variable's pointer type: found from its OpVariable's result type.
+    std::map<uint32_t, uint32_t> variable_type;
+    for (size_t at = 5; at < spirv.size();) {
+        const uint32_t count = spirv[at] >> 16, op = spirv[at] & 0xffff;
+        if (op == kVariable && spirv[at + 3] == kWorkgroup) variable_type[spirv[at + 2]] = spirv[at + 1];
+        at += count ? count : 1;
+    }
+    uint64_t aliased = 0, plain = 0;
+    for (uint32_t v : variables) {
+        const uint32_t type = pointee[variable_type[v]];
+        if (blocks.count(type)) aliased = std::max(aliased, size(type));
+        else plain += size(type);
+    }
+    return aliased + plain;
+}
+
+// The host's count of a shared tile's memory (TrainTiling::shared_bytes, which decides which tile
+// fits and whether the staging, late-encoding and target sets fit beside it) and of the local
+// gradient sums after it is what the kernel declares, for every shared tile the H100/H200 gets for
+// the shipped MLPs: the layout is written once in the shader and counted by the host, and this
+// test holds the two together. The staged targets' room is counted for the largest sample form
+// (an RGBA16 image's two words a target): exactly that from a 16-bit image, at most that from an
+// 8-bit one.
+TEST(ShaderVariants, SharedTileMemoryIsWhatTheHostCounts) {
+    detail::DeviceFeatures h100{.name = "nvidia", .coopmat = true, .narrow_coopmat = true, .shared_blocks = true,
+                                .fixed_point_gradients = true, .subgroup_size = 32, .multiprocessors = 132,
+                                .max_shared = 48 * 1024, .max_invocations = 1024, .max_group_count = 65535,
+                                .max_buffer_bytes = 4294967295ull, .memory_bytes = 80ull << 30};
+    const ModelConfig bases[] = {test::default_config(187, 140), test::hash64_test_config()};
+    for (uint32_t width : {32u, 64u, 128u})
+        for (int e = 0; e < 2; ++e)
+            for (uint32_t batch : {1u << 14, 1u << 20, 1u << 22})
+                for (uint32_t bits : {16u, 8u}) {
+                ModelConfig c = bases[e];
+                c.hidden_width = width;
+                TrainOptions o;
+                o.batch = batch;
+                const detail::TrainingPlan plan = detail::plan_training(h100, c, o, 751, 563, bits);
+                ASSERT_TRUE(plan.tiling.shared_tile_rows) << "width " << width;
+                const uint64_t local = uint64_t(plan.tiling.local_gradient_cells) * 4 *
+                                       detail::encoding_of(c).cell_features(c);
+                SCOPED_TRACE("width " + std::to_string(width) + (e ? ", hash grid" : ", dense grid") +
+                             ", batch " + std::to_string(batch) + ", " + std::to_string(bits) + "-bit image");
+                const uint64_t declared = workgroup_bytes(detail::compile_shader(plan.train.shader, plan.train.defines).spirv);
+                if (bits == 16 || !plan.tiling.stage_targets) {
+                    EXPECT_EQ(declared, plan.tiling.shared_bytes + local);
+                } else {
+                    EXPECT_LE(declared, plan.tiling.shared_bytes + local);
+                }
+                EXPECT_LE(declared, h100.max_shared);
+                }
 }
 
 } // namespace

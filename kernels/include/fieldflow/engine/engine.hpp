@@ -87,7 +87,7 @@ public:
     // Bytes of device memory currently allocated by the engine on this device.
     uint64_t allocated_bytes() const;
     // Whether training adds the encoding's gradients as fixed-point integers (the device has 64-bit
-    // integer atomics; FIELDFLOW_FIXED_POINT_GRADIENTS=0 turns it off). Their sums then do not
+    // integer atomics; DeviceOptions::fixed_point_gradients false turns it off). Their sums then do not
     // depend on the order the GPU adds them in, and two runs with the same seed agree bit for bit;
     // otherwise float atomics leave them agreeing to rounding.
     bool fixed_point_gradients() const;
@@ -182,7 +182,7 @@ struct Model {
 // few units start (and stay) switched off: with the warm-up, +0.5 dB on graf1 and +0.2 dB on
 // leuvenA over 10 seeds for the dense grid at 40,000 steps (bench/RESULTS.md). The 64-wide hash
 // model at 2,000 steps learns better from 0 without the warm-up, as Instant-NGP's bias-free MLP
-// starts (+1.1 dB on leuvenA; bench/RESULTS.md, session 24).
+// starts (+1.1 dB on leuvenA; bench/RESULTS.md).
 inline constexpr float kDefaultHiddenBias = 0.1f;
 
 // The same initialisation the Trainer uses (deterministic for a seed). ReLU-like layers take
@@ -216,20 +216,20 @@ enum class DenseAdam : uint32_t { automatic = 0, eager = 1, lazy = 2 };
 // The dense grid's cells-to-reads ratio from which the lazy form is the faster. On the H100 the two
 // tie at 2 at batch 2^14 (17.83 / 18.00 us a step) and the lazy form wins there at larger batches
 // (by 9% at 2^16, 14% at 2^18, 11% at 2^20), and from 2.5 at every batch; at 1.5 eager wins by 9%
-// at 2^14 and ties at 2^16 and 2^20 (bench/RESULTS.md, 2026-11-27, sessions 20 and 21).
+// at 2^14 and ties at 2^16 and 2^20 (bench/RESULTS.md, 2026-11-27).
 inline constexpr double kLazyDenseAdamRatio = 2.0;
 // The same on a CPU driver (lavapipe, 2 cores), where the lazy form's visits cost more next to the
-// eager pass: still 20% the slower at 4.2 (bench/RESULTS.md, 2026-11-27, session 19).
+// eager pass: still 20% the slower at 4.2 (bench/RESULTS.md, 2026-11-27).
 inline constexpr double kLazyDenseAdamRatioOnCpu = 5.0;
 // The hash grid's. On the H100, on tables shaped like graphs/gigapixel.yaml's (per-level scale
 // 1.65, 2^19-2^23 rows, an 8192x8192 photo), eager wins by 12-18% at ratios 1.7-2.2 and ties or
 // wins (by up to 7%) at 2.5-2.8; the lazy form wins by 2-9% at 3, 14-23% at 3.4-4.4, 1.8-1.95x at
 // 6.1-8.2 and 3.2x at 15. On issue 13's leuvenA model (scale 1.3, 2^20 rows) the lazy form wins at
-// every ratio measured, 1.6-12.6 (bench/RESULTS.md, 2026-11-27, session 21).
+// every ratio measured, 1.6-12.6 (bench/RESULTS.md, 2026-11-27).
 inline constexpr double kLazyHashAdamRatio = 3.0;
 // The same on a CPU driver (lavapipe, 2 cores; the same tables' shape, three runs each): the lazy
 // form takes 1.4x eager's time at ratios 1.5-1.6 and 1.1x at 2.7, the same at 3.1, and 0.77x at 5.1
-// (bench/RESULTS.md, 2026-11-27, session 21).
+// (bench/RESULTS.md, 2026-11-27).
 inline constexpr double kLazyHashAdamRatioOnCpu = 4.0;
 
 struct TrainOptions {
