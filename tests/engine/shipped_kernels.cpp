@@ -13,6 +13,7 @@
 // device this machine opens, to compare with the lavapipe set below.
 #include "fieldflow/engine/engine.hpp"
 #include "device_features.hpp"
+#include "known_devices.hpp"
 #include "shader_compiler.hpp"
 #include "training_plan.hpp"
 #include "vk_device.hpp"
@@ -34,43 +35,8 @@ using namespace ff::engine;
 using detail::DeviceFeatures;
 using detail::KernelRequest;
 
-// An H100 or H200 as its Vulkan driver reports it (the two differ only in memory, which no choice
-// reads below 32 GB): NV cooperative matrices with the 16x16x16 and 16x8 shapes, explicit
-// workgroup layouts, 64-bit atomics, subgroups of 32, 48 KiB of shared memory, 132 SMs.
-DeviceFeatures nvidia() {
-    return {.name = "nvidia",
-            .coopmat = true,
-            .narrow_coopmat = true,
-            .shared_blocks = true,
-            .fixed_point_gradients = true,
-            .cpu = false,
-            .loops_capped = false,
-            .subgroup_size = 32,
-            .multiprocessors = 132,
-            .max_shared = 48 * 1024,
-            .max_invocations = 1024,
-            .max_group_count = 2147483647u,
-            .max_buffer_bytes = 4294967295ull,
-            .memory_bytes = 80ull << 30};
-}
-
-// lavapipe (Mesa 22.3, Debian 12) as CI runs it: no cooperative matrix, subgroups of 8.
-DeviceFeatures lavapipe() {
-    return {.name = "lavapipe",
-            .coopmat = false,
-            .narrow_coopmat = false,
-            .shared_blocks = false,
-            .fixed_point_gradients = true,
-            .cpu = true,
-            .loops_capped = true,
-            .subgroup_size = 8,
-            .multiprocessors = 0,
-            .max_shared = 32 * 1024,
-            .max_invocations = 1024,
-            .max_group_count = 65535,
-            .max_buffer_bytes = 134217728ull,
-            .memory_bytes = 2ull << 30};
-}
+using test::lavapipe;
+using test::nvidia_h100;
 
 struct NamedModel {
     std::string name;
@@ -199,7 +165,7 @@ int main(int argc, char** argv) {
     // SPIR-V depends on the shader and its defines alone: the cache would only hide a compiler change.
     setenv("FIELDFLOW_SPIRV_CACHE_DIR", "", 1);
     std::vector<Line> lines;
-    for (const auto& [name, features] : {std::pair{std::string("nvidia"), nvidia()}, {"lavapipe", lavapipe()}})
+    for (const auto& [name, features] : {std::pair{std::string("nvidia"), nvidia_h100()}, {"lavapipe", lavapipe()}})
         if (which == "all" || which == name) {
             add_model_kernels(name, features, lines);
             add_fixed_kernels(name, lines);

@@ -9,6 +9,7 @@
 #include "target_image.hpp"
 #include "test_support.hpp"
 #include "training_plan.hpp"
+#include "known_devices.hpp"
 #include "encodings/encoding.hpp"
 
 #include <functional>
@@ -538,10 +539,7 @@ uint64_t workgroup_bytes(const std::vector<uint32_t>& spirv) {
 // (an RGBA16 image's two words a target): exactly that from a 16-bit image, at most that from an
 // 8-bit one.
 TEST(ShaderVariants, SharedTileMemoryIsWhatTheHostCounts) {
-    detail::DeviceFeatures h100{.name = "nvidia", .coopmat = true, .narrow_coopmat = true, .shared_blocks = true,
-                                .fixed_point_gradients = true, .subgroup_size = 32, .multiprocessors = 132,
-                                .max_shared = 48 * 1024, .max_invocations = 1024, .max_group_count = 65535,
-                                .max_buffer_bytes = 4294967295ull, .memory_bytes = 80ull << 30};
+    const detail::DeviceFeatures h100 = test::nvidia_h100();
     const ModelConfig bases[] = {test::default_config(187, 140), test::hash64_test_config()};
     for (uint32_t width : {32u, 64u, 128u})
         for (int e = 0; e < 2; ++e)
