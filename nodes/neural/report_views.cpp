@@ -184,9 +184,16 @@ float win_scale(const ReportImages& images) {
     return std::max(ff::metrics::error_quantile({gain}, kWinQuantile), 1.0f / 255.0f);
 }
 
-PngBytes index_thumbnail(const ReportImages& images, int height) {
+PngBytes index_thumbnail(const ReportImages& images, int max_height) {
     const cv::Size size = images.truth.size();
-    const int width = std::max(1, int(std::lround(double(size.width) * height / size.height)));
+    // Each half fits in max_height tall and 4 times that wide, aspect kept, sides at least 1: a
+    // 100000x1 photo's thumbnail is 288x1 per half, not 7,200,000 pixels wide.
+    const int max_width = 4 * max_height;
+    int width = std::max(1, int(std::lround(double(size.width) * max_height / size.height))), height = max_height;
+    if (width > max_width) {
+        width = max_width;
+        height = std::max(1, int(std::lround(double(size.height) * max_width / size.width)));
+    }
     cv::Mat learned;
     cv::resize(images.learned, learned, cv::Size(width, height), 0, 0, cv::INTER_AREA);
     // Gains on a scale of +-0.05 (12.75 8-bit levels).

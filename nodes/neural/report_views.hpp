@@ -62,8 +62,8 @@ std::pair<double, double> block_wins(const ReportImages& images, int block);
 
 // The batch index's picture of one image: the learned image and, right of it, where it gained on
 // bilinear (green: the learned pixel is closer to the truth; magenta: the bilinear one is), each
-// `height` pixels high. PNG bytes.
-PngBytes index_thumbnail(const ReportImages& images, int height);
+// at most `max_height` pixels high and 4 times that wide (aspect kept, sides at least 1). PNG bytes.
+PngBytes index_thumbnail(const ReportImages& images, int max_height);
 
 // 8-bit RGB -> PNG bytes, OpenCV's quickest (png_size.hpp's kPngFastest): the page is built once
 // and read by a browser, so the encode's time matters more than the bytes a higher level saves.

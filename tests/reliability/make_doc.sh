@@ -69,6 +69,8 @@ The `output_root_*` cases give `output` values that are the root folder however 
 raw `libpng` line reaches the log; `set_value_escape` that `$${` in a `--set` value is a literal
 `${` in the folder written. `batch_warning_shown` checks that a batch prints its images' warnings
 on its own terminal (prefixed with the image's name), not only in their logs.
+`lake_one_row` runs the main graph (`graphs/lake.yaml`, 10 steps) on a 4000x1 photo: it must
+finish with a report and metrics, and its index thumbnail must fit 288x72 per half (576x1 here).
 
 A device index past the devices present is a validation error (exit 2) when it is a node's `device`
 param (`unknown_device_param`: Train's and Infer's validate hooks list the Vulkan devices), but a

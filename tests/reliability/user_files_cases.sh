@@ -72,3 +72,11 @@ run_case jobs_not_a_number 2 "fieldflow run: error: --jobs abc is not a number: 
 mkdir -p exr_photos && cp inputs/rgb32.exr exr_photos/float.exr
 run_case batch_warning_shown 0 "float: \[save\] warning: the image came from a 32-bit float file; png stores at most 16 bits per sample, so it is saved at 16 \(use \.exr to keep floats\)" \
     -- batch $rw --input exr_photos --output out/batch_warning
+# 6. Degenerate shapes run through the main graph: a 4000x1 photo (10 steps) gets a report, its
+#    metrics and an index thumbnail of sane size (each half at most 288x72, aspect kept).
+cp "$here/../../graphs/lake.yaml" graphs/lake.yaml
+"$tool" large inputs/one_row.png 4000 1 8 >/dev/null
+post='[ -s out/one_row/metrics.json ] && [ -s out/one_row/report.html ]'
+run_case lake_one_row 0 "out/one_row/thumbnail.png: 576x1, 8-bit, 3 channels" \
+    -- run graphs/lake.yaml --set input=inputs/one_row.png --set output=out/one_row --set steps=10 --set cpu_steps=10 \
+    -- check out/one_row/thumbnail.png 576 1
