@@ -12,6 +12,7 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <vector>
@@ -45,8 +46,8 @@ FF_NODE(metrics_table) =
              "SSIM and MSE on the reference's source depth, as Metrics) and writes them as one "
              "table: Markdown (path), CSV (csv) and JSON (metrics, also the 'json' output). Outputs "
              "'strip': the reference and each image cut to one region (crop_x, crop_y, "
-             "crop_width x crop_height, clipped to the image) side by side at 1:1, each labelled "
-             "with its scores.")
+             "crop_width x crop_height; at most the image's size, moved inside it where it reaches "
+             "past an edge) side by side at 1:1, each labelled with its scores.")
         .flags(FF_OP_WRITES_OUTSIDE)
         .input("reference", ff::kImage, "the image the others are scored against")
         .optional_input(kPorts[0], ff::kImage, "first image")
@@ -125,13 +126,12 @@ FF_NODE(metrics_table) =
                                               .dump(2) +
                                           "\n";
 
-            // The strip: the region clipped to the image, at 1:1, each picture under its label.
-            const cv::Rect region = cv::Rect(int(node.integer("crop_x")), int(node.integer("crop_y")),
-                                             int(node.integer("crop_width")), int(node.integer("crop_height"))) &
-                                    cv::Rect(cv::Point(0, 0), reference.size());
-            if (region.empty())
-                throw ff::ParamError("crop_x", "the region (crop_x, crop_y) lies outside the " +
-                                                   ff::nodes::size_text(reference.size()) + " image");
+            // The strip: the region at most the image's size, moved inside it where it reaches past
+            // an edge (a graph's region for a large photo still shows something of a small one).
+            const int region_w = std::min(int(node.integer("crop_width")), reference.cols);
+            const int region_h = std::min(int(node.integer("crop_height")), reference.rows);
+            const cv::Rect region(std::min(int(node.integer("crop_x")), reference.cols - region_w),
+                                  std::min(int(node.integer("crop_y")), reference.rows - region_h), region_w, region_h);
             const int n = int(images.size()) + 1;
             cv::Mat strip = ff::nodes::output_mat(node, "strip", cv::Size(n * region.width + (n - 1) * kGap,
                                                                           region.height + 2 * kBand));

@@ -62,4 +62,15 @@ TEST(UpscaleGraph, ASizeNotAMultipleOfTheFactorIsCroppedNotShifted) {
     cv::Mat lanczos = cv::imread((out / "lanczos.png").string(), cv::IMREAD_COLOR);
     ASSERT_EQ(lanczos.size(), cv::Size(48, 36));
     EXPECT_EQ(cv::norm(strip(cv::Rect(3 * 28, 48, 24, 24)), lanczos(cv::Rect(8, 8, 24, 24)), cv::NORM_INF), 0.0);
+
+    // A region past the image's edge moves inside it: the bottom-right 24x24 of the crop.
+    const fs::path out2 = dir.path() / "up2";
+    const auto past = ff::test::run_command(std::string(FF_FIELDFLOW_EXE) + " run " + FF_GRAPHS_DIR +
+                                            "/upscale_methods.yaml --no-cache --set input=" + input.string() +
+                                            " --set output=" + out2.string() +
+                                            " --set crop_x=100 --set crop_y=100 --set crop_size=24");
+    ASSERT_EQ(past.exit_code, 0) << past.output;
+    const cv::Mat moved = cv::imread((out2 / "compare.png").string(), cv::IMREAD_COLOR);
+    ASSERT_EQ(moved.size(), strip.size());
+    EXPECT_EQ(cv::norm(moved(cv::Rect(3 * 28, 48, 24, 24)), lanczos(cv::Rect(24, 12, 24, 24)), cv::NORM_INF), 0.0);
 }
