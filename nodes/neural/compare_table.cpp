@@ -39,9 +39,9 @@ std::string compare_markdown(const std::string& title, uint32_t width, uint32_t 
     std::string out = "## " + title + "\n\n";
     out += "Image " + std::to_string(width) + "x" + std::to_string(height) +
            "; PSNR and SSIM on 8-bit values against the original. Device time: the training "
-           "steps' time on the device from GPU timestamps (not shared with models training "
-           "beside it); wall time: the training loop's, which models training side by side "
-           "share; steps/s from the device time where there is one.\n\n";
+           "steps' time on the device from timestamps (on a CPU driver, models training side "
+           "by side share its cores, and it); wall time: the training loop's, which models "
+           "training side by side share; steps/s from the device time where there is one.\n\n";
     out += "| Model | PSNR (dB) | SSIM | Parameters | Bytes | Device time (s) | Wall time (s) | Steps/s | Configuration |\n";
     out += "|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
     for (const CompareRow& r : rows) {
