@@ -63,8 +63,12 @@ TEST_F(ModelCommands, TrainWritesWeightsAndImageAndRenderReproducesIt) {
                    " --hidden-width 32 --hidden-layers 2");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     // Loss every 50 steps, PSNR at the evaluations, timing at the end.
-    for (const char* line : {"step 50: loss", "step 150: loss", "step 200: loss"})
-        EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+    for (const char* step : {"step 50: ", "step 150: ", "step 200: "}) {
+        const size_t at = r.output.find(step);
+        ASSERT_NE(at, std::string::npos) << step << "\n" << r.output;
+        const std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+        EXPECT_NE(line.find(", loss "), std::string::npos) << line;
+    }
     EXPECT_NE(r.output.find(" dB"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("steps/s"), std::string::npos) << r.output;
 
@@ -108,7 +112,8 @@ TEST_F(ModelCommands, CompareModelsGraphWritesItsTable) {
                    " --set siren_lr=1e-3 --set splats=200 --set splat_steps=50");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     json table = json::parse(read_text(out / "comparison.json"));
-    ASSERT_EQ(table["models"].size(), 5u);
+    // The five renders, then JPEG and WebP at the grid model's file bytes (codec_budget: grid).
+    ASSERT_EQ(table["models"].size(), 7u);
     const char* names[] = {"grid+MLP", "hash grid+MLP", "SIREN", "splats", "bilinear"};
     cv::Mat truth = cv::imread(input_.string());
     const char* files[] = {"grid.png", "hash.png", "siren.png", "splats.png", "bilinear.png"};
@@ -121,11 +126,22 @@ TEST_F(ModelCommands, CompareModelsGraphWritesItsTable) {
             << names[i];
     }
     EXPECT_TRUE(table["models"][4]["train_seconds"].is_null());
+    const uint64_t grid_bytes = table["models"][0]["bytes"].get<uint64_t>();
+    const char* codecs[] = {"JPEG at grid's bytes", "WebP at grid's bytes"};
+    for (size_t i = 0; i < 2; ++i) {
+        const json& m = table["models"][5 + i];
+        EXPECT_EQ(m["name"], codecs[i]);
+        EXPECT_GT(m["bytes"].get<uint64_t>(), 0u) << m.dump();
+        EXPECT_LE(m["bytes"].get<uint64_t>(), grid_bytes) << m.dump();
+        EXPECT_GT(m["psnr"].get<double>(), 0.0) << m.dump();
+    }
     // The hash model's row names its encoding.
     EXPECT_NE(table["models"][1]["configuration"].get<std::string>().find("hash grid 16x2"), std::string::npos)
         << table["models"][1].dump();
     const std::string md = read_text(out / "comparison.md");
-    EXPECT_NE(md.find("| Model | PSNR (dB) | SSIM | Parameters | Train time (s) |"), std::string::npos);
+    EXPECT_NE(md.find("| Model | PSNR (dB) | SSIM | Parameters | Bytes | Device time (s) | Wall time (s) |"),
+              std::string::npos)
+        << md;
     EXPECT_TRUE(fs::exists(out / "strip.png"));
     EXPECT_TRUE(fs::exists(out / "siren.json"));
 }
