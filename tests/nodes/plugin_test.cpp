@@ -39,6 +39,7 @@ TEST(CorePlugin, DescribesItsOps) {
         {"MergeChannels", FF_OP_PURE},       {"DrawText", FF_OP_PURE},
         {"Statistics", FF_OP_PURE},          {"Histogram", FF_OP_PURE},
         {"ColorConvert", FF_OP_PURE},        {"Concat", FF_OP_PURE},
+        {"MetricsTable", FF_OP_WRITES_OUTSIDE},
     };
     std::map<std::string, uint32_t> actual;
     for (uint32_t i = 0; i < info.op_count; ++i) {
