@@ -2,7 +2,8 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the unit tests (preset `asan`), run clean.
 # Only the unit-test programs are built; the long lavapipe runs (training convergence, the neural
 # node and end-to-end programs, the bad-input matrix, and the CLI tests that run the shipped
-# graphs' neural ops, whose plugin this stage does not build) stay in the main stage, which covers them.
+# graphs' neural ops, and the user-files property test, which trains: this stage builds no
+# neural plugin) stay in the main stage, which covers them.
 # Leaks inside the Vulkan loader, Mesa's lavapipe and the validation layer are theirs, not ours:
 # they are suppressed by library (tests/reliability/lsan.supp), and tests that open a device run
 # without leak checking (see below); any leak in the other tests still fails.
@@ -27,7 +28,7 @@ export LSAN_OPTIONS=suppressions=$PWD/tests/reliability/lsan.supp:print_suppress
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Only the programs built above: not gtest's *_NOT_BUILT placeholders, nor add_test entries of
 # programs this stage does not build (they run in the main stage); graph checks need every plugin.
-skip='NOT_BUILT|graph_check_|docs_graph_examples|reliability_bad_inputs|reliability_interrupt_resume|reliability_interrupt_each_node|Convergence|ff_neural_nodes_test|ff_neural_siren_test|ff_neural_resume_test|ff_models_|ff_e2e|CliForgiving.ExamplesRunByNameFromAnyFolder|CliForgiving.CheckAndDryRunSayWhatTrainingCosts|CliForgiving.CompletionKnowsOpsParamsValuesVarsAndExamples|progress_terminal'
+skip='NOT_BUILT|graph_check_|docs_graph_examples|reliability_bad_inputs|reliability_interrupt_resume|reliability_interrupt_each_node|Convergence|ff_neural_nodes_test|ff_neural_siren_test|ff_neural_resume_test|ff_models_|ff_e2e|CliForgiving.ExamplesRunByNameFromAnyFolder|CliForgiving.CheckAndDryRunSayWhatTrainingCosts|CliForgiving.CompletionKnowsOpsParamsValuesVarsAndExamples|progress_terminal|reliability_user_files_property'
 rc=0
 ctest --preset asan -j "$jobs" --timeout 900 -LE 'engine|device' -E "$skip" || rc=1
 # Tests that open a Vulkan device: lavapipe leaves a 128-byte allocation made from code with no
