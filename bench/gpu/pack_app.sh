@@ -18,13 +18,14 @@ mkdir -p "$stage/bin/plugins" "$stage/lib"
 cp "$BUILD/bin/fieldflow" "$stage/bin/"
 cp "$BUILD"/bin/plugins/*.so "$stage/bin/plugins/"
 cp "$BUILD"/lib/*.so "$stage/lib/"
-# The engine's tests and step benchmark (Release, engine-only: they need nothing more), and the photos.
+# The engine's tests and step benchmark (Release, engine-only: they need nothing more).
 # PROGRAMS: which of them (default the benchmark only: the tests would take the carry past 64 MiB).
 for program in ${PROGRAMS:-ff-engine-bench}; do
   [ -f "build-engine-only/bin/$program" ] && cp "build-engine-only/bin/$program" "$stage/bin/"
 done
+# The photos: leuvenA and graf1, and those of bench/model_choice.py (2 MB in all).
 mkdir -p "$stage/img"
-cp /usr/share/doc/opencv-doc/examples/data/{leuvenA.jpg,graf1.png} "$stage/img/"
+cp $(python3 bench/model_choice.py --list-photos) "$stage/img/"
 # The mosaic maker (recipe gigapixel), and with MOSAIC_SAMPLES=1 all its sample photos
 # (5 MB more: with them the bundle and the working tree pass the 64 MiB the device tool carries;
 # without, the mosaic is painted from leuvenA and graf1).

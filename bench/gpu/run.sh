@@ -75,39 +75,11 @@ WORK=/tmp/ff-bench-work
 IMG=$WORK/img
 
 # --- programs and the GPU machine's setup ---------------------------------------------------
-APP=/tmp/ff-bench-app
-if [ $DRY = 0 ]; then
-  if ! ldconfig -p 2>/dev/null | grep -q libvulkan.so.1; then
-    for gl in .gl .gl-app; do
-      ls $gl/*.deb > /dev/null 2>&1 && { for f in $gl/*.deb; do dpkg -x "$f" /; done; ldconfig; break; }
-    done
-  fi
-  nvidia_icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-  [ -f $nvidia_icd ] && export VK_DRIVER_FILES=${VK_DRIVER_FILES:-$nvidia_icd}
-  if [ -f .appbundle/app.tar.xz ] && [ ! -x $APP/bin/fieldflow ]; then
-    mkdir -p $APP && tar -xJf .appbundle/app.tar.xz -C $APP
-  fi
-  [ -d $APP/lib ] && export LD_LIBRARY_PATH=$APP/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  mkdir -p "$IMG"
-fi
-program() { # NAME: the first of the bundles and the build that holds it
-  local dir
-  for dir in .bundle/bin $APP/bin build/bin; do
-    [ -x "$dir/$1" ] && { echo "$dir/$1"; return; }
-  done
-  echo "build/bin/$1"
-}
+source bench/gpu/app_env.sh
+[ $DRY = 0 ] && mkdir -p "$IMG"
 BENCH=$(program ff-engine-bench)
 FIELDFLOW=$(program fieldflow)
 MAKE_MOSAIC=$(program ff-make-mosaic)
-photo_dir() { # where leuvenA.jpg and graf1.png are
-  local dir
-  for dir in .bundle/img $APP/img /usr/share/doc/opencv-doc/examples/data; do
-    [ -f "$dir/leuvenA.jpg" ] && { echo "$dir"; return; }
-  done
-  echo /usr/share/doc/opencv-doc/examples/data
-}
-PHOTOS=$(photo_dir)
 have_cv2() { python3 -c 'import cv2' 2> /dev/null; }
 have_torch() { python3 -c 'import torch' 2> /dev/null; }
 
