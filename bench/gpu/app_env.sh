@@ -12,8 +12,12 @@ if [ "${DRY:-0}" = 0 ]; then
   fi
   nvidia_icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
   [ -f $nvidia_icd ] && export VK_DRIVER_FILES=${VK_DRIVER_FILES:-$nvidia_icd}
-  if [ -f .appbundle/app.tar.xz ] && [ ! -x $APP/bin/fieldflow ]; then
-    mkdir -p $APP && tar -xJf .appbundle/app.tar.xz -C $APP
+  # Unpacked again when the bundle differs from the one unpacked there (a warm machine keeps /tmp).
+  if [ -f .appbundle/app.tar.xz ]; then
+    stamp=$(cksum < .appbundle/app.tar.xz)
+    if [ ! -x $APP/bin/fieldflow ] || [ "$(cat $APP/.bundle-stamp 2> /dev/null)" != "$stamp" ]; then
+      rm -rf $APP && mkdir -p $APP && tar -xJf .appbundle/app.tar.xz -C $APP && echo "$stamp" > $APP/.bundle-stamp
+    fi
   fi
   [ -d $APP/lib ] && export LD_LIBRARY_PATH=$APP/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
