@@ -9,6 +9,7 @@ packages=(
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   googletest libgtest-dev clang libclang-rt-14-dev
   opencv-doc
+  zsh
 )
 
 missing=()

@@ -67,6 +67,8 @@ mkdir elsewhere && cd elsewhere
 [ -s out/photo/report.html ] || fail "the prefix install's lake wrote no out/photo/report.html"
 "$prefix/bin/fieldflow" check upscale_methods >/dev/null || fail "the prefix install does not find upscale_methods"
 [ -s "$prefix/share/bash-completion/completions/fieldflow" ] || fail "no bash completion under the prefix"
+[ -s "$prefix/share/zsh/site-functions/_fieldflow" ] || fail "no zsh completion under the prefix"
+[ -s /usr/share/zsh/vendor-completions/_fieldflow ] || fail "the package has no zsh completion where Debian's zsh looks"
 cd "$work"
 echo "package: a prefix install runs lake by name from any folder"
 
