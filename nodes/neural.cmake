@@ -13,6 +13,7 @@ add_library(ff_neural_support STATIC
   ${FF_NEURAL_DIR}/compare_table.cpp
   ${FF_NEURAL_DIR}/cpu_budget.cpp
   ${FF_NEURAL_DIR}/device_cache.cpp
+  ${FF_NEURAL_DIR}/model_alternative.cpp
   ${FF_NEURAL_DIR}/model_input.cpp
   ${FF_NEURAL_DIR}/neural_images.cpp
   ${FF_NEURAL_DIR}/number_text.cpp

@@ -23,6 +23,12 @@ GridSize grid_with_values(uint64_t values, uint32_t channels, uint32_t image_wid
     return {width, clamp_side(cells / width, image_height)};
 }
 
+GridSize grid_of_model(GridSize model_grid, uint64_t parameters, uint32_t channels, uint32_t image_width,
+                       uint32_t image_height) {
+    if (model_grid.width > 0 && model_grid.height > 0) return model_grid;
+    return grid_with_values(parameters, channels, image_width, image_height);
+}
+
 namespace {
 
 std::string_view trim(std::string_view s) {

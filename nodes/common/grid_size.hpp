@@ -34,6 +34,13 @@ std::optional<GridSize> parse_grid_spec(std::string_view spec);
 // cell (a baseline the size of a model: its parameter count), 2 to the image's size per axis.
 GridSize grid_with_values(uint64_t values, uint32_t channels, uint32_t image_width, uint32_t image_height);
 
+// The grid of a baseline as large as a model (grid 'model'): the model's own feature grid when it
+// has one (a dense grid: the cells it learns, `model_grid` nonzero), else the largest grid holding
+// at most as many values as the model has parameters (a hash grid's tables, a SIREN: no grid of
+// their own).
+GridSize grid_of_model(GridSize model_grid, uint64_t parameters, uint32_t channels, uint32_t image_width,
+                       uint32_t image_height);
+
 // The grid for `spec` and an image of the given size.
 GridSize resolve_grid_size(std::string_view spec, uint32_t image_width, uint32_t image_height);
 

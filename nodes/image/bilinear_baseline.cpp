@@ -14,18 +14,30 @@
 namespace {
 
 constexpr const char* kParamsGrid = "params";
+constexpr const char* kModelGrid = "model";
 
-// The model's parameter count from a Train node's stats (grid 'params').
-uint64_t model_parameters(ff::Node& node) {
+// A Train node's stats: its parameter count (positive) and its feature grid (0x0 when the model
+// has none).
+struct ModelSize {
+    uint64_t parameters = 0;
+    ff::nodes::GridSize grid;
+};
+
+ModelSize model_size(ff::Node& node, const std::string& mode) {
     const auto blob = node.optional_blob("stats");
     if (!blob)
-        throw ff::ParamError("grid", "grid 'params' needs the stats input (a Train node's stats), "
+        throw ff::ParamError("grid", "grid '" + mode + "' needs the stats input (a Train node's stats), "
                                      "whose parameter_count sets the grid");
     const nlohmann::json stats = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(blob->data()), blob->size()), nullptr, false);
     if (!stats.is_object() || !stats.contains("parameter_count") || !stats["parameter_count"].is_number_unsigned() ||
         stats["parameter_count"].get<uint64_t>() == 0)
         throw ff::Error("input 'stats' holds no positive parameter_count (is it a Train node's stats?)");
-    return stats["parameter_count"].get<uint64_t>();
+    ModelSize size{stats["parameter_count"].get<uint64_t>(), {}};
+    auto side = [&](const char* key) {
+        return stats.contains(key) && stats[key].is_number_unsigned() ? stats[key].get<uint32_t>() : 0u;
+    };
+    size.grid = {side("grid_width"), side("grid_height")};
+    return size;
 }
 
 } // namespace
@@ -37,16 +49,19 @@ FF_NODE(bilinear_baseline) =
              "(INTER_LINEAR). With grid 'auto' the grid is the size the Train node uses: the "
              "image size / 4, rounded down; with grid 'params' it holds as many values as the "
              "model of the `stats` input has parameters (a comparison at equal size, for "
-             "encodings whose size is not a grid's). Gray, RGB and RGBA keep their channels "
+             "encodings whose size is not a grid's); with grid 'model' it is that model's own "
+             "feature grid when it has one, else as 'params'. Gray, RGB and RGBA keep their channels "
              "(alpha is scaled like the colours).")
         .input("image", ff::kImage, "image to approximate")
-        .optional_input("stats", ff::kJson, "a Train node's stats (grid 'params' reads its parameter_count)")
+        .optional_input("stats", ff::kJson,
+                        "a Train node's stats (grid 'params' and 'model' read its parameter_count and grid)")
         .output("image", ff::kImage, "baseline reconstruction, same size as the input")
         .param_string("grid", "auto",
-                      "grid size: 'auto' (image / 4), 'WxH' / 'W,H', or 'params' (the model's "
-                      "parameter count in values, from the stats input)")
+                      "grid size: 'auto' (image / 4), 'WxH' / 'W,H', 'params' (the model's "
+                      "parameter count in values, from the stats input) or 'model' (the model's "
+                      "feature grid, or 'params' for a model without one)")
         .validate([](ff::Node& node) {
-            if (node.string("grid") == kParamsGrid) return;
+            if (node.string("grid") == kParamsGrid || node.string("grid") == kModelGrid) return;
             try {
                 ff::nodes::parse_grid_spec(node.string("grid"));
             } catch (const ff::Error& e) {
@@ -58,12 +73,15 @@ FF_NODE(bilinear_baseline) =
             const cv::Mat in = ff::nodes::native_mat(node.image("image"), "image");
             ff::nodes::GridSize grid;
             std::string why;
-            if (node.string("grid") == kParamsGrid) {
-                const uint64_t parameters = model_parameters(node);
-                grid = ff::nodes::grid_with_values(parameters, uint32_t(in.channels()), uint32_t(in.cols),
-                                                   uint32_t(in.rows));
+            const std::string mode = node.string("grid");
+            if (mode == kParamsGrid || mode == kModelGrid) {
+                ModelSize model = model_size(node, mode);
+                if (mode == kParamsGrid) model.grid = {};
+                grid = ff::nodes::grid_of_model(model.grid, model.parameters, uint32_t(in.channels()),
+                                                uint32_t(in.cols), uint32_t(in.rows));
                 why = " (" + std::to_string(uint64_t(grid.width) * grid.height * in.channels()) +
-                      " values, for the model's " + std::to_string(parameters) + " parameters)";
+                      " values, for the model's " + std::to_string(model.parameters) + " parameters" +
+                      (grid == model.grid ? ": its own grid)" : ")");
             } else {
                 try {
                     grid = ff::nodes::resolve_grid_size(node.string("grid"), uint32_t(in.cols),

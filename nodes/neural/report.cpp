@@ -4,6 +4,7 @@
 // training curve, what ran against what was asked, what each baseline and metric is, timings,
 // device and model size, as one self-contained HTML page; and the numbers as metrics.json.
 #include "codec_baselines.hpp"
+#include "model_alternative.hpp"
 #include "model_input.hpp"
 #include "png_size.hpp"
 #include "png_thumbnail.hpp"
@@ -124,12 +125,17 @@ std::optional<PngSize> png_size_input(const Node& node) {
 }
 
 // The bilinear baseline's grid as BilinearBaseline resolves the `bilinear_grid` param: 'auto',
-// 'WxH', or 'params' (as many values as the model has parameters).
-ff::nodes::GridSize baseline_grid(const Node& node, cv::Size image, uint64_t parameters) {
+// 'WxH', 'params' (as many values as the model has parameters) or 'model' (the model's own grid,
+// else as 'params').
+ff::nodes::GridSize baseline_grid(const Node& node, cv::Size image, uint64_t parameters,
+                                  ff::nodes::GridSize model_grid) {
     const std::string spec = node.string("bilinear_grid");
-    if (spec == "params") {
-        if (parameters == 0) throw ParamError("bilinear_grid", "bilinear_grid 'params' needs the model's parameter count (inputs 'stats' or 'model')");
-        return ff::nodes::grid_with_values(parameters, 3, uint32_t(image.width), uint32_t(image.height));
+    if (spec == "params" || spec == "model") {
+        if (parameters == 0)
+            throw ParamError("bilinear_grid", "bilinear_grid '" + spec +
+                                                  "' needs the model's parameter count (inputs 'stats' or 'model')");
+        return ff::nodes::grid_of_model(spec == "model" ? model_grid : ff::nodes::GridSize{}, parameters, 3,
+                                        uint32_t(image.width), uint32_t(image.height));
     }
     try {
         return ff::nodes::resolve_grid_size(spec, uint32_t(image.width), uint32_t(image.height));
@@ -332,7 +338,9 @@ void execute_report(Node& node) {
     const PngSize truth_png = given_png_size ? *given_png_size : truth_png_task->get();
 
     const uint64_t parameters = fact<uint64_t>(facts, "parameter_count", 0);
-    const ff::nodes::GridSize bilinear_grid = baseline_grid(node, truth.size(), parameters);
+    const ff::nodes::GridSize bilinear_grid =
+        baseline_grid(node, truth.size(), parameters,
+                      {fact<uint32_t>(facts, "grid_width", 0), fact<uint32_t>(facts, "grid_height", 0)});
     json metrics = {
         {"psnr_learned", psnr_json(m_learned)},
         {"psnr_bilinear", psnr_json(m_bilinear)},
@@ -367,6 +375,17 @@ void execute_report(Node& node) {
         {"png_bytes", truth_png.bytes},
         {"png_bytes_estimated", truth_png.estimated},
     };
+    // Which model ran and what the other grid encoding would cost (model_alternative.hpp).
+    std::optional<ReportNote> model_text;
+    if (model && model->kind == ff::engine::ModelKind::grid) {
+        const std::optional<ModelAlternative> other = model_alternative(*model);
+        metrics["model_summary"] = ff::engine::model_summary(model->model.config);
+        if (other)
+            metrics["other_encoding"] = {{"set", other->set}, {"model_summary", other->summary},
+                                         {"parameter_count", other->parameters},
+                                         {"model_bytes", other->bytes}, {"bytes_exact", other->bytes_exact}};
+        model_text = model_note(*model, *model_bytes, other);
+    }
     if (facts.contains("final_psnr")) metrics["final_training_psnr"] = facts["final_psnr"];
     if (facts.contains("device_bytes")) metrics["device_bytes"] = facts["device_bytes"];
     // Where the train node's time went besides the steps (for a run's own accounting): all wall
@@ -403,6 +422,7 @@ void execute_report(Node& node) {
     page.crops = std::move(crops);
     page.training_curve = std::move(training_curve);
     page.run_notes = run_notes(facts);
+    if (model_text) page.run_notes.push_back(*model_text);
     page.baseline_notes.push_back(bilinear_note(bilinear_grid.width, bilinear_grid.height, 3, parameters));
     for (const Scored& s : same_bytes) page.baseline_notes.push_back(codec_note(s.codec, *model_bytes));
     page.metric_notes = metric_notes(computed_on);
@@ -593,15 +613,15 @@ FF_NODE(report) =
         .param_string("webp", std::string(""), "the WebP at the model's bytes to write; empty = none")
         .param_flags(FF_PARAM_WRITES_FILE)
         .param_string("bilinear_grid", std::string("auto"),
-                      "the bilinear input's grid, as BilinearBaseline's `grid` ('auto', 'WxH' or "
-                      "'params'), for the page's account of it")
+                      "the bilinear input's grid, as BilinearBaseline's `grid` ('auto', 'WxH', "
+                      "'params' or 'model'), for the page's account of it")
         .param_string("thumbnail", std::string(""),
                       "PNG to write for the batch index: the learned image and where it gains "
                       "(green) or loses (magenta) against bilinear; empty = none")
         .validate([](Node& node) {
             codecs_param(node);
             const std::string grid = node.string("bilinear_grid");
-            if (grid == "params") return;
+            if (grid == "params" || grid == "model") return;
             try {
                 ff::nodes::parse_grid_spec(grid);
             } catch (const Error& e) {

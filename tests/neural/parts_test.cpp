@@ -5,6 +5,7 @@
 #include "base64.hpp"
 #include "codec_baselines.hpp"
 #include "cpu_budget.hpp"
+#include "model_alternative.hpp"
 #include "neural_images.hpp"
 #include "output_size.hpp"
 #include "png_size.hpp"
@@ -442,6 +443,51 @@ TEST(ReportNotes, SayWhatRanAgainstWhatWasAskedAndNameTheTimings) {
     const std::vector<ReportNote> metrics = metric_notes("8-bit values, as saved");
     EXPECT_NE(metrics[0].text.find("8-bit values"), std::string::npos);
     EXPECT_NE(metrics[1].text.find("sigma 1.5"), std::string::npos);
+}
+
+// Which model ran and what the other encoding would cost: its parameters, and the bytes of its
+// file at the same precision (the file each encoding's model makes, encoded here independently).
+TEST(ReportNotes, NameTheModelAndWhatTheOtherEncodingCosts) {
+    namespace fe = ff::engine;
+    auto model_file = [](fe::ModelConfig config) {
+        fe::ModelFile file;
+        file.precision = fe::WeightPrecision::fp16;
+        file.image_width = 751;
+        file.image_height = 563;
+        file.model.config = config;
+        file.model.encoding_params.assign(fe::encoding_float_count(config), 0.25f);
+        file.model.mlp.assign(fe::mlp_float_count(config), -0.5f);
+        return file;
+    };
+    fe::ModelConfig dense_config;
+    dense_config.grid_width = 187; // the lake graph's grid for 751x563
+    dense_config.grid_height = 140;
+    fe::ModelConfig hash_config;
+    hash_config.encoding.kind = fe::EncodingKind::hash_grid;
+    const fe::ModelFile dense = model_file(dense_config), hash = model_file(hash_config);
+
+    const std::optional<ModelAlternative> to_hash = model_alternative(dense);
+    ASSERT_TRUE(to_hash);
+    EXPECT_EQ(to_hash->set, "encoding=hash");
+    EXPECT_EQ(to_hash->parameters, 101183u);
+    EXPECT_EQ(to_hash->bytes, fe::encode_model_file(hash).size());
+    EXPECT_TRUE(to_hash->bytes_exact);
+    const std::optional<ModelAlternative> to_dense = model_alternative(hash);
+    ASSERT_TRUE(to_dense);
+    EXPECT_EQ(to_dense->set, "encoding=dense");
+    EXPECT_EQ(to_dense->parameters, dense.model.parameter_count());
+    EXPECT_EQ(to_dense->bytes, fe::encode_model_file(dense).size());
+    EXPECT_EQ(to_dense->summary, "187x140x3 grid + MLP 32x2");
+
+    const size_t dense_bytes = fe::encode_model_file(dense).size();
+    const ReportNote note = model_note(dense, dense_bytes, to_hash);
+    EXPECT_EQ(note.lead, "Model:");
+    EXPECT_NE(note.text.find("187x140x3 grid + MLP 32x2: " + grouped(dense.model.parameter_count()) +
+                             " parameters, " + grouped(dense_bytes) + " bytes as stored (fp16"),
+              std::string::npos) << note.text;
+    EXPECT_NE(note.text.find("(--set encoding=hash)"), std::string::npos) << note.text;
+    EXPECT_NE(note.text.find("101,183 parameters"), std::string::npos) << note.text;
+    EXPECT_FALSE(model_alternative(model_file(fe::siren_config())));
 }
 
 // ---- PNG size ----

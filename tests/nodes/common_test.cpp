@@ -50,6 +50,9 @@ TEST(GridSize, WithValuesHoldsAModelsParameterCountAtTheImagesAspect) {
     EXPECT_EQ(ff::nodes::grid_with_values(200 * 100, 1, 800, 400), (GridSize{200, 100})); // gray
     EXPECT_EQ(ff::nodes::grid_with_values(1, 3, 800, 400), (GridSize{2, 2}));        // never below 2x2
     EXPECT_EQ(ff::nodes::grid_with_values(1u << 30, 3, 80, 40), (GridSize{80, 40})); // nor above the image
+    // A model's own grid when it has one, else its parameters in values.
+    EXPECT_EQ(ff::nodes::grid_of_model({187, 140}, 80143, 3, 751, 563), (GridSize{187, 140}));
+    EXPECT_EQ(ff::nodes::grid_of_model({0, 0}, 200 * 100 * 3, 3, 800, 400), (GridSize{200, 100}));
 }
 
 TEST(GridSize, ExplicitSpecs) {

@@ -149,6 +149,33 @@ TEST(BilinearBaseline, BandsGiveExactlyWhatOneResizeGives) {
     EXPECT_EQ(bands, 1);
 }
 
+// Grid 'model': a dense model's own grid, else as many values as the model has parameters (a hash
+// grid's tables are no grid); 'params' always the latter; either without stats is a param error.
+TEST(BilinearBaseline, GridOfTheModelFromItsStats) {
+    const cv::Mat rgb = ff::test::test_picture(75, 53);
+    auto baseline = [&](const char* grid, const std::string& stats) {
+        FakeRun run = op_run("BilinearBaseline", rgb);
+        run.param("grid", grid).input_blob("stats", stats);
+        return run_ok(run);
+    };
+    auto expected = [&](cv::Size grid) {
+        cv::Mat small, out;
+        cv::resize(rgb, small, grid, 0, 0, cv::INTER_AREA);
+        cv::resize(small, out, rgb.size(), 0, 0, cv::INTER_LINEAR);
+        return out;
+    };
+    const std::string dense = R"({"parameter_count": 2000, "grid_width": 20, "grid_height": 9})";
+    const std::string hash = R"({"parameter_count": 1200, "grid_width": 0, "grid_height": 0})";
+    EXPECT_EQ(ff::test::max_abs_diff(baseline("model", dense), expected({20, 9})), 0.0);
+    // 1200 values at 3 a cell, 75:53: 23x17 (391 cells, 1,173 values).
+    EXPECT_EQ(ff::test::max_abs_diff(baseline("model", hash), expected({23, 17})), 0.0);
+    EXPECT_EQ(ff::test::max_abs_diff(baseline("params", dense), expected({30, 22})), 0.0); // 1,980 values
+    FakeRun missing = op_run("BilinearBaseline", rgb);
+    missing.param("grid", "model");
+    EXPECT_EQ(missing.execute(), FF_ERROR);
+    EXPECT_EQ(missing.error_param(), "grid");
+}
+
 TEST(BilinearBaseline, BadGridIsAParamError) {
     FakeRun run = op_run("BilinearBaseline", ff::test::test_picture(8, 8));
     run.param("grid", "big");
