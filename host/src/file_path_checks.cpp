@@ -16,8 +16,13 @@ struct FileUse {
     const ResolvedParam* param;
 };
 
-// One name per file: absolute, with symbolic links in its existing part resolved, so
-// `a/../x.png`, `./x.png` and a link to it are the same file.
+std::string where(const Graph& graph, const FileUse& use) {
+    return graph.file + ":" + std::to_string(use.param->pos.line) + ":" +
+           std::to_string(use.param->pos.column);
+}
+
+} // namespace
+
 std::string file_identity(const std::string& path) {
     std::error_code ec;
     fs::path absolute = fs::absolute(path, ec);
@@ -25,13 +30,6 @@ std::string file_identity(const std::string& path) {
     fs::path canonical = fs::weakly_canonical(absolute, ec);
     return (ec ? absolute.lexically_normal() : canonical).string();
 }
-
-std::string where(const Graph& graph, const FileUse& use) {
-    return graph.file + ":" + std::to_string(use.param->pos.line) + ":" +
-           std::to_string(use.param->pos.column);
-}
-
-} // namespace
 
 void check_file_paths(const Graph& graph, Diagnostics& diags) {
     // A side-output param without FF_PARAM_WRITES_FILE names a folder (Train's snapshots): its node
@@ -83,22 +81,6 @@ void check_file_paths(const Graph& graph, Diagnostics& diags) {
                                             use.node->name + "' to replace it on purpose");
         }
     }
-}
-
-std::vector<std::string> output_folders(const Graph& graph) {
-    std::set<std::string> folders;
-    for (const PlannedNode& node : graph.nodes) {
-        if (!node.op) continue;
-        for (const ResolvedParam& p : node.params) {
-            const auto* path = std::get_if<std::string>(&p.value);
-            if (!p.info || !path || path->empty()) continue;
-            if (p.info->flags & FF_PARAM_WRITES_FILE)
-                folders.insert(fs::path(file_identity(*path)).parent_path().string());
-            else if (p.info->flags & FF_PARAM_SIDE_OUTPUT)
-                folders.insert(file_identity(*path));
-        }
-    }
-    return {folders.begin(), folders.end()};
 }
 
 } // namespace fieldflow::host

@@ -14,9 +14,8 @@ namespace fieldflow::host {
 // Reports each conflict at the writing param, naming the other node with FILE:LINE:COL.
 void check_file_paths(const Graph& graph, Diagnostics& diags);
 
-// The folders a graph writes into (absolute, links resolved, each once): each written file's
-// folder and each side-output folder. `fieldflow run` locks each, so two runs never mix their
-// files in one folder.
-std::vector<std::string> output_folders(const Graph& graph);
+// One name per file: absolute, with symbolic links in its existing part resolved, so
+// `a/../x.png`, `./x.png` and a link to it are the same file.
+std::string file_identity(const std::string& path);
 
 } // namespace fieldflow::host

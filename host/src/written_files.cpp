@@ -121,6 +121,11 @@ WrittenFiles parse_written_files(const std::string& text) {
     return out;
 }
 
+bool proves(const WrittenFiles& written, const fs::path& folder, const std::string& relative) {
+    struct stat st {};
+    return ::lstat((folder / relative).c_str(), &st) == 0 && proven(written, relative, st);
+}
+
 std::vector<std::string> foreign_entries(const fs::path& folder, const WrittenFiles& written, const std::string& mark) {
     std::vector<std::string> out;
     foreign_into(folder, "", written, mark, out);

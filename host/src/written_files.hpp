@@ -32,6 +32,10 @@ WrittenFiles list_written(const std::filesystem::path& folder, const std::string
 std::string written_files_text(const WrittenFiles& written);
 WrittenFiles parse_written_files(const std::string& text);
 
+// Whether the entry at `relative` under `folder` is what `written` lists there: a listed folder,
+// or a regular file of the listed size and modification time.
+bool proves(const WrittenFiles& written, const std::filesystem::path& folder, const std::string& relative);
+
 // The top-most entries under `folder` that `written` does not prove fieldflow wrote (relative
 // paths, in byte order), leaving out `mark` at its top. A listed folder is looked into; one not
 // listed is the user's as a whole.

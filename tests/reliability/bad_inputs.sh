@@ -161,8 +161,8 @@ run_diverge() {
     good=$(sed -nE 's/.*the last good snapshot is step ([0-9]+).*/\1/p' <<<"$message")
     if [ -z "$good" ]; then
         verdict=FAIL why="$why${why:+; }the message names no last good snapshot"
-    elif ! "$tool" check "$out/snapshots/prediction_at_$good.png" 40 30 >/dev/null 2>&1; then
-        verdict=FAIL why="$why${why:+; }the last good snapshot $out/snapshots/prediction_at_$good.png is missing or incomplete"
+    elif ! "$tool" check "$out/.fieldflow-partial/snapshots/prediction_at_$good.png" 40 30 >/dev/null 2>&1; then
+        verdict=FAIL why="$why${why:+; }the last good snapshot $out/.fieldflow-partial/snapshots/prediction_at_$good.png is missing or incomplete"
     fi
     [ -e "$out/model.ffm" ] && { verdict=FAIL why="$why${why:+; }a model file was written"; }
     if [ -d "$out" ] && find "$out" -name '.*.tmp-*' | grep -q .; then
@@ -276,12 +276,12 @@ run_case render_in_bands 0 "out/render_bands/render.png: 4608x1024, 8-bit, 3 cha
 # A SIREN of 8 hidden layers of 64 with omega 1000 and lr_siren 10 (all within Train's param
 # ranges) overflows after a few dozen steps (steps 38-50 over seeds 1-8 and four images on
 # lavapipe), after the snapshots at steps 1 and 10.
-run_diverge diverging_training "error: node ${q}train${q} failed: training diverged at step [0-9]+ \(the loss is not finite\): the learning rate is probably too high \(lr_siren 10 with omega 1000 and 8 hidden layers\), so the parameters overflowed; try a lower one; the last good snapshot is step [0-9]+ \(in ${q}out/diverging_training/snapshots${q}\)" \
+run_diverge diverging_training "error: node ${q}train${q} failed: training diverged at step [0-9]+ \(the loss is not finite\): the learning rate is probably too high \(lr_siren 10 with omega 1000 and 8 hidden layers\), so the parameters overflowed; try a lower one; the last good snapshot is step [0-9]+ \(in ${q}out/diverging_training/\.fieldflow-partial/snapshots${q}\)" \
     run $train --set input=inputs/gray8.png --set model=siren --set hidden_width=64 --set hidden_layers=8 \
     --set omega=1000 --set lr_siren=10 --set steps=1000
 
 # --- outputs and model files --------------------------------------------------------------------
-run_case unwritable_output 1 "error: node ${q}save${q} failed: cannot create folder ${q}inputs/gray8.png/out${q}: Not a directory" \
+run_case unwritable_output 2 "fieldflow run: error: cannot create output folder ${q}inputs/gray8.png/out${q}: Not a directory" \
     -- run $rw --set input=inputs/gray8.png --set output=inputs/gray8.png/out
 run_case model_other_version 1 "error: node ${q}model${q} failed: inputs/other_version.ffm: unsupported version 2\.0 \(this build reads 1\)" \
     -- run $infer --set model=inputs/other_version.ffm --set output=out/other_version
@@ -326,11 +326,12 @@ run_case spirv_is_folder 0 "fieldflow engine: warning: SPIR-V cache path spirv_c
 # 5. An empty output variable would put outputs at the root folder.
 run_case empty_output 2 "graphs/read_write.yaml:[0-9]+:[0-9]+: error: node ${q}save${q}: param ${q}path${q}: variable ${q}output${q} is empty, so ${q}\\$\{output\}/\\$\{file\}${q} resolves to ${q}/image.png${q} in the root folder; give it a folder \(--set output=DIR\)" \
     -- run $rw --set input=inputs/gray8.png --set output=
-# 6. Leftovers: a killed writer's temporary file is removed by the next write of the same file,
-#    and a batch removes its lock when it ends.
-mkdir -p out/stale_temp
+# 6. Leftovers: what a killed run staged (a writer's temporary file among it) never reaches the
+#    output folder and is cleared by the next run, and a batch removes its lock when it ends.
+mkdir -p out/stale_temp/.fieldflow-partial && echo "another run" >out/stale_temp/.fieldflow-partial/.fieldflow-attempt
 bash -c 'exit 0' & wait $!; dead=$!
-head -c 1000 /dev/zero >"out/stale_temp/.image.tmp-$dead-0-0000abcd.png" && touch -d '1 hour ago' "out/stale_temp/.image.tmp-$dead-0-0000abcd.png"
+head -c 1000 /dev/zero >"out/stale_temp/.fieldflow-partial/.image.tmp-$dead-0-0000abcd.png"
+post='[ ! -e out/stale_temp/.fieldflow-partial ] && [ ! -e "out/stale_temp/.image.tmp-$dead-0-0000abcd.png" ]'
 run_case stale_temp_removed 0 "out/stale_temp/image.png: 40x30, 8-bit, 1 channel" \
     -- run $rw --set input=inputs/gray8.png --set output=out/stale_temp -- check out/stale_temp/image.png 40 30 8 1
 post='[ ! -e out/batch_lock/.lock ] && [ -d out/batch_lock/trip ]'

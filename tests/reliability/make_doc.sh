@@ -32,16 +32,16 @@ machine starts slowly) and must exit within 10 s of the signal and leave no mode
 complete one. `diverging_training` drives a real run to a non-finite loss with values every param
 range allows (a SIREN of 8 hidden layers of 64, omega 1000, lr_siren 10: the parameters overflow
 within a few dozen steps, so no test-only fault injection is needed): it must stop with exit 1
-naming the step and the likely cause, the last good snapshot it names must be a complete PNG, and
-no model file may be written.
+naming the step and the likely cause, the last good snapshot it names must be a complete PNG (in
+the run's staging folder: a failed run moves nothing into place), and no model file may be written.
 
 The data-safety cases check more too. `batch_output_is_input` and `batch_existing_folder` (a
 batch whose output folder is its input folder, which holds a folder `trip/` of the user's beside
 `trip.png`; and an existing output folder with a `trip/` folder, `index.html` and `summary.csv` of
 the user's) compare the paths and bytes of both folders before and after: nothing may change.
 `batch_lock_removed` checks that no `.lock` is left after a batch; `stale_temp_removed` starts
-with a 1-hour-old temporary file of a dead writer beside the output and fails if it is still there
-afterwards; `yaml_syntax_error_with_set` checks that the syntax error is the only error printed.
+with what another run left in the output's staging folder (`.fieldflow-partial/`, a dead writer's
+temporary file in it) and fails if any of it is still there afterwards or reached the output; `yaml_syntax_error_with_set` checks that the syntax error is the only error printed.
 `cache_entry_is_folder`, `spirv_swapped` and `spirv_is_folder` first fill a cache with one run
 (`--cache DIR` instead of `--no-cache`), then damage it: a node cache entry replaced by a folder,
 the optimizer's SPIR-V copied over the training kernel's, a SPIR-V entry replaced by a folder.
@@ -51,9 +51,14 @@ The user's files are safe (`tests/reliability/user_files_cases.sh`, sourced by `
 nothing fieldflow did not write is deleted or replaced. `snapshot_keeps_users_file` puts a file of
 the user's named like a snapshot (`prediction_at_7.png`) into Train's snapshot folder and checks it
 is still there, byte for byte, after a run writing other steps; `snapshot_name_taken` does the same
-with the name of a snapshot the run writes (`prediction_at_10.png`): the run stops before training
-and the file keeps its bytes. Train marks its snapshots (a PNG text chunk naming fieldflow) and
-removes or replaces only marked ones. `writer_in_snapshot_folder` points another node's output into
+with the name of a snapshot the run writes (`prediction_at_10.png`): the file keeps its bytes and
+nothing of the run moves into place, its model folder included (the results wait in the staging
+folder the message names). `output_name_taken` puts a file of the user's where a run writes
+`image.png`: refused before anything runs, the file kept. A run writes into a hidden staging
+folder and moves its results into place only once every node succeeded, replacing only files the
+list in `.fieldflow-run` proves an earlier run wrote; `reliability_run_one_set`
+(`tests/reliability/run_one_set.sh`) stops runs by SIGINT, SIGTERM, kill -9 and a closed pipe
+once they wrote a file, and checks the folder still holds the earlier run's files byte for byte. `writer_in_snapshot_folder` points another node's output into
 Train's snapshot folder: refused at check time, as two writers of one file are.
 `second_run_same_folder` starts a long training run writing `out/two_runs`, waits for the sign
 that it is under way, and runs a second graph into the same folder: `fieldflow run` locks every

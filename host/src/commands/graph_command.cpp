@@ -108,11 +108,14 @@ int run_and_summarise(const Graph& graph, RunOptions options, ProgressBoard& boa
     options.log = &log;
     options.cancel = &install_interrupt_handlers();
     RunResult result = run_graph(graph, options);
+    std::string not_committed;
+    if (style.commit && !result.any_failed() && !result.interrupted) not_committed = style.commit();
     log.summary(result, graph.nodes.size());
     for (size_t i = 0; i < result.nodes.size(); ++i)
         if (result.nodes[i].status == NodeStatus::Failed)
             board.print("error: node '" + graph.nodes[i].name + "' failed: " + result.nodes[i].message);
-    int code = result.any_failed() ? kExitNodeFailed : kExitOk;
+    if (!not_committed.empty()) board.print("error: " + not_committed);
+    int code = result.any_failed() || !not_committed.empty() ? kExitNodeFailed : kExitOk;
     if (result.interrupted) {
         code = interrupt_exit_code() ? interrupt_exit_code() : kExitSigint;
         print_resume_hint(graph, result, options, style, board);

@@ -9,6 +9,7 @@
 #include <fieldflow/host/run_log.hpp>
 #include <fieldflow/host/scheduler.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -30,6 +31,9 @@ struct SummaryStyle {
     // The command line that runs the same work again (shell-quoted), printed after an interrupt
     // that left a checkpoint; "" for none.
     std::string resume_command;
+    // Called once every node succeeded, before the summary (`fieldflow run` moves its staged
+    // outputs into place): "" or what failed, which fails the run.
+    std::function<std::string()> commit;
 };
 
 // Runs a validated graph with a fresh memory cache and Ctrl-C/SIGTERM handling (filling those in

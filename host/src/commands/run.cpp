@@ -10,6 +10,7 @@
 
 #include "../file_path_checks.hpp"
 #include "../folder_lock.hpp"
+#include "../run_staging.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -207,17 +208,29 @@ int run_main(CommandLine& cl, const std::vector<std::string>& args) {
     }
 
     // One writer per output folder: a second run into the same folder is refused, naming the first.
+    const Graph as_written = *graph; // the paths the user gave, for the closing line
+    RunStaging staging(*graph);
+    const std::vector<fs::path> roots = staging.roots();
+    // A batch stages each image's folder itself and moves it into place as a whole.
+    const bool staged = !std::all_of(roots.begin(), roots.end(), staged_by_batch);
     std::vector<FolderLock> locks;
     std::vector<std::string> words = {invoked_as(), "run"};
     words.insert(words.end(), args.begin(), args.end());
+    const auto lock = [&](const fs::path& folder) {
+        locks.emplace_back(folder / ".fieldflow-lock", shell_command(words),
+                           "another fieldflow run is writing to '" + folder.string() +
+                               "'; wait for it to end, or give this one another output folder");
+    };
     try {
-        for (const std::string& folder : output_folders(*graph)) {
+        for (const fs::path& folder : roots) {
             std::error_code ec;
             fs::create_directories(folder, ec);
-            if (ec) continue; // the node that writes there says why it cannot
-            locks.emplace_back(fs::path(folder) / ".fieldflow-lock", shell_command(words),
-                               "another fieldflow run is writing to '" + folder +
-                                   "'; wait for it to end, or give this one another output folder");
+            if (ec) throw std::runtime_error("cannot create output folder '" + folder.string() + "': " + ec.message());
+            lock(folder);
+        }
+        for (const fs::path& folder : staging.subfolders()) {
+            std::error_code ec;
+            if (fs::is_directory(fs::symlink_status(folder, ec))) lock(folder); // created only when moved into place
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "fieldflow run: error: %s\n", e.what());
@@ -226,6 +239,15 @@ int run_main(CommandLine& cl, const std::vector<std::string>& args) {
 
     ProgressBoard board(stderr, ProgressBoard::is_terminal(stderr), !quiet);
     RunLog log(board, quiet);
+    if (staged) {
+        try {
+            for (const std::string& note : staging.prepare(attempt_text(as_written))) log.info(note);
+        } catch (const std::exception& e) {
+            board.print(std::string("fieldflow run: error: ") + e.what());
+            return kExitInvalid;
+        }
+        staging.redirect(*graph);
+    }
 
     std::optional<DiskCache> disk;
     if (!cl.values.count("no-cache")) {
@@ -247,8 +269,17 @@ int run_main(CommandLine& cl, const std::vector<std::string>& args) {
     SummaryStyle style;
     style.json = json;
     style.resume_command = shell_command(words);
+    // An interrupted or failed run's staged files stay (hidden) for the same command to take up:
+    // a resumed Train's snapshots, or a failed one's last good snapshot its message names.
+    bool committed = !staged;
+    if (staged)
+        style.commit = [&] {
+            std::string why = staging.commit();
+            committed = why.empty();
+            return why;
+        };
     const int code = run_and_summarise(*graph, options, board, log, style);
-    if (!quiet && !json) say_where_it_wrote(*graph);
+    if (!quiet && !json && committed) say_where_it_wrote(as_written);
     return code;
 }
 
