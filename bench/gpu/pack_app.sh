@@ -46,7 +46,10 @@ mkdir -p .appbundle
 tar -cf - -C "$stage" bin lib img | xz -9 -T2 > .appbundle/app.tar.xz.tmp
 mv .appbundle/app.tar.xz.tmp .appbundle/app.tar.xz
 grep -qxF '/.appbundle/' .gitignore 2>/dev/null || echo '/.appbundle/' >> .gitignore
-if ! ls .gl-app/*.deb > /dev/null 2>&1; then
-  mkdir -p .gl-app && (cd .gl-app && apt-get download libvulkan1 libglvnd0)
+# NVIDIA's Vulkan driver lives in libGLX_nvidia, which finds no vkCreateInstance unless the whole
+# glvnd set is there (the loader alone reports "Found no drivers").
+gl_debs="libvulkan1 libglvnd0 libegl1 libopengl0 libgl1 libglx0 libgles2"
+if [ "$(ls .gl-app/*.deb 2> /dev/null | wc -l)" -lt 7 ]; then
+  mkdir -p .gl-app && (cd .gl-app && apt-get download $gl_debs)
 fi
 du -h .appbundle/app.tar.xz
