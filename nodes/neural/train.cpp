@@ -15,6 +15,7 @@
 #include "training_log.hpp"
 #include "training_schedule.hpp"
 
+#include "common/cancellable_call.hpp"
 #include "common/image_mat.hpp"
 
 #include <fieldflow/engine/encoding_names.hpp>
@@ -29,6 +30,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
 
 namespace ff::neural {
@@ -156,7 +158,8 @@ private:
                                            schedule_.steps);
         if (checkpoint) {
             try {
-                trainer_.emplace(device_, config_, params_.options, image_, &checkpoint->engine.trainer);
+                trainer_ = std::make_shared<fe::Trainer>(device_, config_, params_.options, image_,
+                                                          &checkpoint->engine.trainer);
                 progress_ = std::move(checkpoint->progress);
                 resumed_from_ = trainer_->step();
                 last_checkpoint_ = resumed_from_;
@@ -166,7 +169,7 @@ private:
             }
         }
         log_device_memory();
-        trainer_.emplace(device_, config_, params_.options, image_);
+        trainer_ = std::make_shared<fe::Trainer>(device_, config_, params_.options, image_);
     }
 
     // What the run will hold on the device (the Trainer refuses one that cannot fit, with the same
@@ -254,7 +257,7 @@ private:
             progress_text_.add_loss(loss);
             if (schedule_.is_eval(done)) {
                 const Clock::time_point eval_start = Clock::now();
-                row.psnr = psnr_from_mse(trainer_->full_image_mse());
+                row.psnr = psnr_from_mse(full_image_mse(done, rate));
                 eval_seconds_ += seconds_since(eval_start);
                 progress_.final_psnr = *row.psnr;
                 progress_text_.add_eval(*row.psnr, done);
@@ -276,6 +279,30 @@ private:
                 save_checkpoint_quietly(done);
         }
     }
+
+    // A full-image evaluation is one engine call, seconds long for a large image or model: it runs
+    // on a thread of its own, so a cancel is answered at once (common/cancellable_call.hpp) and
+    // the call is abandoned with the trainer it holds. No checkpoint can be taken while it runs,
+    // so one is taken first where the evaluation may be long (the last one was, or before any:
+    // the image's pixels take longer than a second at `steps_per_second` x batch samples per
+    // second, a training sample costing at least what a pixel's evaluation does): a cancel loses
+    // no training.
+    double full_image_mse(uint32_t done, double steps_per_second) {
+        const double pixels = double(image_.width) * image_.height;
+        const double expected = last_eval_seconds_ ? *last_eval_seconds_
+                                : steps_per_second > 0 ? pixels / (steps_per_second * params_.options.batch)
+                                                       : kQuickEvalSeconds;
+        if (expected >= kQuickEvalSeconds) save_checkpoint_quietly(done);
+        const Clock::time_point start = Clock::now();
+        const double mse = nodes::call_cancellable_result(
+            node_, [trainer = trainer_] { return trainer->full_image_mse(); },
+            [&](double seconds) {
+                node_.progress(done, schedule_.steps, "evaluating the full image, " + format("%.0f", seconds) + " s");
+            });
+        last_eval_seconds_ = seconds_since(start);
+        return mse;
+    }
+    static constexpr double kQuickEvalSeconds = 0.5;
 
     // Training stopped on a non-finite loss at `step`: where, the likely cause (a learning rate
     // too high for this model: the parameters overflow), and what is left to look at.
@@ -452,7 +479,7 @@ private:
     double device_open_seconds_; // opening the device (first use in the process) and reading the image
     fe::ModelConfig config_;
     TrainingSchedule schedule_;
-    std::optional<fe::Trainer> trainer_;
+    std::shared_ptr<fe::Trainer> trainer_; // shared with an evaluation a cancel abandons
     TrainingProgressText progress_text_; // the progress line's loss-derived and measured dB
     TrainingProgress progress_; // log rows, snapshots written, time trained: what a checkpoint keeps
     std::optional<fs::path> checkpoint_; // this work's checkpoint file; none without a state folder
@@ -461,6 +488,7 @@ private:
     Clock::time_point start_;
     double setup_seconds_ = 0;
     double eval_seconds_ = 0, snapshot_seconds_ = 0;
+    std::optional<double> last_eval_seconds_;
     std::optional<uint32_t> last_snapshot_;
     BackgroundWriter snapshot_writer_; // last member: the first destroyed, while the rest still exist
 };

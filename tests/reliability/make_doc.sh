@@ -29,7 +29,10 @@ message.
 Two kinds of case check more than the message. The interrupts (`sigint_during_training`,
 `sigterm_during_training`) are sent once the log shows training starting (no fixed wait: a loaded
 machine starts slowly) and must exit within 10 s of the signal and leave no model file or a
-complete one. `diverging_training` drives a real run to a non-finite loss with values every param
+complete one. `sigint_during_evaluation` is sent once Train says it trains a wide, deep MLP (128x8)
+on a 200x150 photo with a full-image evaluation after every step (each one engine call of about
+15 s on lavapipe): it must exit within 5 s, so an evaluation answers the interrupt as training does
+(Train runs it on a thread of its own and abandons it). `diverging_training` drives a real run to a non-finite loss with values every param
 range allows (a SIREN of 8 hidden layers of 64, omega 1000, lr_siren 10: the parameters overflow
 within a few dozen steps, so no test-only fault injection is needed): it must stop with exit 1
 naming the step and the likely cause, the last good snapshot it names must be a complete PNG (in
