@@ -2,6 +2,7 @@
 
 #include "common/grid_size.hpp"
 #include "number_text.hpp"
+#include "train_params.hpp"
 
 #include <fieldflow/engine/engine.hpp>
 
@@ -29,6 +30,7 @@ std::optional<ModelAlternative> model_alternative(const fe::ModelFile& ran) {
         c.encoding.kind = fe::EncodingKind::hash_grid;
         c.encoding.hash = defaults.encoding.hash;
         c.grid_width = c.grid_height = 0;
+        c.encoding.hash.log2_table_size = hash_table_for_count(c, ran.model.parameter_count());
         alt.set = "encoding=hash";
     } else if (c.encoding.kind == fe::EncodingKind::hash_grid) {
         c.encoding = defaults.encoding;

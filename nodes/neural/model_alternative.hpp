@@ -1,8 +1,9 @@
 // Which grid model a run learned and what the other grid encoding would have cost: the choice
 // between the dense grid and the hash grid is one `--set encoding=...` away, and a user who keeps
-// one should see the size of the other. The other of a dense model is the hash grid of Train's
-// defaults; of a hash model, the dense grid the lake graph learns (the image / 4, Train's dense
-// defaults otherwise); the MLP stays the one that ran.
+// one should see the size of the other. The lake graph's rule (hash_log2_table_size 0): the other
+// of a dense model is the hash grid of Train's defaults with the table whose parameter count is
+// nearest the dense model's (train_params.hpp); of a hash model, the dense grid the lake graph
+// learns (the image / 4, Train's dense defaults otherwise); the MLP stays the one that ran.
 #pragma once
 
 #include "report_page.hpp"

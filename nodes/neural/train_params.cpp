@@ -54,9 +54,10 @@ OpBuilder& declare_train_params(OpBuilder& op) {
         .param_int("hash_features", model.encoding.hash.features, 1, 8,
                    "features per level: 1, 2, 4 or 8")
         .applies_when("model=grid, encoding=hash")
-        .param_int("hash_log2_table_size", model.encoding.hash.log2_table_size, 10, 24,
-                   "rows per level at most 2^N (a coarse level that fits is indexed densely, a "
-                   "finer one hashed)")
+        .param_int("hash_log2_table_size", model.encoding.hash.log2_table_size, 0, 24,
+                   "rows per level at most 2^N, 10..24 (a coarse level that fits is indexed "
+                   "densely, a finer one hashed); 0 = sized to the image: the table whose model has "
+                   "about as many parameters as the dense grid (`grid`) would have")
         .applies_when("model=grid, encoding=hash")
         .param_int("hash_base_resolution", model.encoding.hash.base_resolution, 2, 65536,
                    "cells per side of the coarsest level")
@@ -183,6 +184,9 @@ TrainParams read_train_params(const Node& node) {
         h.levels = uint32_t(node.integer("hash_levels"));
         h.features = uint32_t(node.integer("hash_features"));
         h.log2_table_size = uint32_t(node.integer("hash_log2_table_size"));
+        if (h.log2_table_size != 0 && h.log2_table_size < 10)
+            throw ParamError("hash_log2_table_size", "hash_log2_table_size " + std::to_string(h.log2_table_size) +
+                                                         " is neither 0 (sized to the image) nor 10..24");
         h.base_resolution = uint32_t(node.integer("hash_base_resolution"));
         h.per_level_scale = float(node.number("hash_per_level_scale"));
     }
@@ -232,14 +236,35 @@ TrainParams read_train_params(const Node& node) {
     // The engine's own rules on the rest of the configuration, checked with a placeholder (smallest valid) grid.
     fe::ModelConfig probe = m;
     if (m.encoding.kind == fe::EncodingKind::dense_grid) probe.grid_width = probe.grid_height = 2;
+    if (m.encoding.kind == fe::EncodingKind::hash_grid && m.encoding.hash.log2_table_size == 0)
+        probe.encoding.hash.log2_table_size = 10; // sized to the image later
     if (std::string problem = probe.validate(); !problem.empty())
         throw Error("invalid model configuration: " + problem);
     return p;
 }
 
+uint32_t hash_table_for_count(const fe::ModelConfig& hash, uint64_t dense_count) {
+    fe::ModelConfig c = hash;
+    uint32_t best = 10;
+    uint64_t best_gap = UINT64_MAX;
+    for (uint32_t t = 10; t <= 24; ++t) {
+        c.encoding.hash.log2_table_size = t;
+        const uint64_t count = c.parameter_count();
+        const uint64_t gap = count > dense_count ? count - dense_count : dense_count - count;
+        if (gap < best_gap) best = t, best_gap = gap;
+    }
+    return best;
+}
+
 fe::ModelConfig model_config_for_image(const TrainParams& params, uint32_t image_width,
                                        uint32_t image_height) {
     fe::ModelConfig config = params.model;
+    if (config.encoding.kind == fe::EncodingKind::hash_grid && config.encoding.hash.log2_table_size == 0) {
+        TrainParams dense = params;
+        dense.model.encoding.kind = fe::EncodingKind::dense_grid;
+        config.encoding.hash.log2_table_size =
+            hash_table_for_count(config, model_config_for_image(dense, image_width, image_height).parameter_count());
+    }
     if (config.encoding.kind != fe::EncodingKind::dense_grid) return config; // no grid to size
     ff::nodes::GridSize grid = ff::nodes::resolve_grid_size(params.grid, image_width, image_height);
     config.grid_width = grid.width;

@@ -42,7 +42,15 @@ OpBuilder& declare_train_params(OpBuilder& op);
 // Reads and checks the params (throws ff::ParamError naming the param).
 TrainParams read_train_params(const Node& node);
 
-// The model configuration for an image of the given size (resolves grid "auto").
+// The hash table sized to an image (hash_log2_table_size 0): of 2^10 .. 2^24 rows a level, the
+// one whose model's parameter count is nearest `dense_count`, the dense grid's for that image (the
+// smaller on a tie). At equal parameter counts the hash grid learned 32 of 33 photo-and-size pairs
+// better than the dense grid on the GPU (bench/RESULTS.md, "model choice"), and sized this way its
+// file and its baseline stay as large as the dense model's would be.
+uint32_t hash_table_for_count(const ff::engine::ModelConfig& hash, uint64_t dense_count);
+
+// The model configuration for an image of the given size (resolves grid "auto" and a hash table
+// sized to the image).
 ff::engine::ModelConfig model_config_for_image(const TrainParams& params, uint32_t image_width,
                                                uint32_t image_height);
 

@@ -20,6 +20,7 @@
 #include "training_checkpoint.hpp"
 #include "training_log.hpp"
 #include "training_progress_text.hpp"
+#include "train_params.hpp"
 #include "training_schedule.hpp"
 
 #include <fieldflow/engine/model_file.hpp>
@@ -488,6 +489,26 @@ TEST(ReportNotes, NameTheModelAndWhatTheOtherEncodingCosts) {
     EXPECT_NE(note.text.find("(--set encoding=hash)"), std::string::npos) << note.text;
     EXPECT_NE(note.text.find("101,183 parameters"), std::string::npos) << note.text;
     EXPECT_FALSE(model_alternative(model_file(fe::siren_config())));
+}
+
+// The hash table sized to the image (hash_log2_table_size 0): the one whose model's parameter
+// count is nearest the dense grid's for that image (the H100 table's photos, bench/RESULTS.md).
+TEST(TrainParams, HashTableSizedToTheDenseGridsCount) {
+    namespace fe = ff::engine;
+    fe::ModelConfig hash;
+    hash.encoding.kind = fe::EncodingKind::hash_grid;
+    EXPECT_EQ(hash_table_for_count(hash, 80143), 12u);  // leuvenA: 2^12 (101,183) before 2^11 (56,983)
+    EXPECT_EQ(hash_table_for_count(hash, 267523), 14u); // aloeL 1282x1110: 2^14 (313,977)
+    EXPECT_EQ(hash_table_for_count(hash, 67843), 11u);  // aloeL at half size
+    EXPECT_EQ(hash_table_for_count(hash, 100), 10u);    // never below 2^10
+    TrainParams params;
+    params.grid = "auto";
+    params.model = hash;
+    params.model.encoding.hash.log2_table_size = 0;
+    EXPECT_EQ(model_config_for_image(params, 1282, 1110).encoding.hash.log2_table_size, 14u);
+    EXPECT_EQ(model_config_for_image(params, 751, 563).encoding.hash.log2_table_size, 12u);
+    params.model.encoding.hash.log2_table_size = 13; // a table given is kept
+    EXPECT_EQ(model_config_for_image(params, 1282, 1110).encoding.hash.log2_table_size, 13u);
 }
 
 // ---- PNG size ----
