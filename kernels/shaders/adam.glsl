@@ -1,9 +1,6 @@
 // Adam on fp32 master values. adam_update takes the learning rate and the bias corrections
 // (1 - beta^t) of its step; adam_step takes them from the push constants, so the host owns the
 // MLP's schedule (the encoding's: encoding_adam.glsl).
-#ifndef FF_ADAM_GLSL
-#define FF_ADAM_GLSL
-
 float adam_update(float param, float grad, inout float m, inout float v, float lr, float bc1, float bc2) {
     m = pc.beta1 * m + (1.0 - pc.beta1) * grad;
     v = pc.beta2 * v + (1.0 - pc.beta2) * grad * grad;
@@ -15,5 +12,3 @@ float adam_update(float param, float grad, inout float m, inout float v, float l
 float adam_step(float param, float grad, inout float m, inout float v, float lr) {
     return adam_update(param, grad, m, v, lr, pc.bias_correction1, pc.bias_correction2);
 }
-
-#endif

@@ -1,9 +1,6 @@
 // Shared by every engine kernel: configuration checks, push constants, the MLP parameter layout
 // and activations. The host compiles each kernel with -D defines for the model configuration
 // (see kernels/src/model_layout.cpp: model_defines).
-#ifndef FF_COMMON_GLSL
-#define FF_COMMON_GLSL
-
 #if !defined(IN_DIM) || !defined(IN_PAD) || !defined(HIDDEN) || !defined(LAYERS) || \
     !defined(OUT_DIM) || !defined(OUT_PAD) || !defined(HIDDEN_ACT) || !defined(OUTPUT_ACT)
 #error "the model configuration defines are missing"
@@ -84,5 +81,3 @@ float act_derivative(int kind, float z, float y) {
     if (kind == ACT_SINE) return cos(z);
     return 1.0;
 }
-
-#endif

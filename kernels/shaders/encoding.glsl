@@ -33,9 +33,6 @@
 // (the set it sums).
 // The descriptor (kernels/src/encodings/) defines its glsl_define, which selects the file below;
 // a new encoding is a new file here plus one #elif.
-#ifndef FF_ENCODING_GLSL
-#define FF_ENCODING_GLSL
-
 #ifndef ENC_DEFERRED_GROUPS
 #define ENC_DEFERRED_GROUPS 0
 #endif
@@ -56,6 +53,4 @@ struct EncFetch {
 };
 EncFetch encode_fetch(vec2 uv) { return EncFetch(0u); }
 void encode_finish(vec2 uv, EncFetch f, out float x[IN_PAD]) { encode(uv, x); }
-#endif
-
 #endif

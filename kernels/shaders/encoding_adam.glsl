@@ -14,9 +14,6 @@
 //
 // A cell's record is read and written whole, as 16-byte words (EncRecord): the eager pass walks
 // the records in order, and word loads keep it as cheap as the separate arrays were.
-#ifndef FF_ENCODING_ADAM_GLSL
-#define FF_ENCODING_ADAM_GLSL
-
 #include "adam.glsl"
 #include "encoding_state.glsl"
 #ifdef ENCODING_ADAM_LAZY
@@ -144,6 +141,4 @@ void encoding_step_held(uint from, uint to, float grad[ENC_CELL_FEATURES], inout
     }
     encoding_catch_up(s, to, q, r);
 }
-#endif
-
 #endif

@@ -3,9 +3,6 @@
 // cells.
 // The including kernel declares `enc_catch_up` (the host's table, kernels/src/adam_schedule.hpp)
 // and uses common.glsl's push constants.
-#ifndef FF_ENCODING_CATCH_UP_GLSL
-#define FF_ENCODING_CATCH_UP_GLSL
-
 // The encoding's learning rate at Adam step t (1-based): Trainer::lr_scale's schedule, in fp32.
 float encoding_lr(uint t) {
     const float step = float(t - 1u);
@@ -82,5 +79,3 @@ float caught_up_parameter(float p, float m, float v, CatchUpTerms terms, uint fr
     if (v > 0.0 && abs(m / root) * terms.t.x < 0.2 * abs(p) * exp2(-23.0)) return p;
     return catch_up_stepwise(p, m, v, from, to);
 }
-
-#endif

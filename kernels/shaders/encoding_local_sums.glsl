@@ -16,8 +16,6 @@
 // The sums hold ENC_LOCAL_COUNT cells from ENC_LOCAL_BASE (sum i: cell ENC_LOCAL_BASE + i; the
 // training step's are cells [0, ENC_LOCAL_CELLS); the deferred pass defines them for the set it
 // sums, encoding_deferred_sums.comp).
-#ifndef FF_ENCODING_LOCAL_SUMS_GLSL
-#define FF_ENCODING_LOCAL_SUMS_GLSL
 #if ENC_LOCAL_CELLS
 #ifndef ENC_LOCAL_BASE
 #define ENC_LOCAL_BASE 0u
@@ -56,5 +54,4 @@ void enc_local_flush() {
 #else
 void enc_local_clear() {}
 void enc_local_flush() {}
-#endif
 #endif

@@ -18,9 +18,6 @@
 // takes 270 MB), and the same names reach it through its device address (pc.buffer_address), the
 // kernel enabling GL_EXT_buffer_reference and GL_EXT_buffer_reference_uvec2. Indices are the same;
 // only where the words are found changes.
-#ifndef FF_ENCODING_STATE_GLSL
-#define FF_ENCODING_STATE_GLSL
-
 #ifndef ENC_RECORD
 #error "ENC_RECORD (words per record) comes from the host's model defines (encoding_state.hpp)"
 #endif
@@ -115,5 +112,3 @@ void enc_grad_fixed_shares(uint group, float g[ENC_CELL_FEATURES], out int q[ENC
     const vec2 scale = enc_grad_fixed_scale(enc_group_cells(group));
     for (int f = 0; f < ENC_CELL_FEATURES; ++f) q[f] = int(round(clamp(g[f] * scale.x, -scale.y, scale.y)));
 }
-
-#endif

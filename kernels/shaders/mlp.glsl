@@ -1,9 +1,6 @@
 // Per-sample MLP, one invocation per sample, fp32, activations kept in registers. The including
 // kernel defines MLP_W(i): parameter i of the flat MLP vector (shared memory or a buffer).
 // Padded rows and columns are never touched: loops run over the logical widths only.
-#ifndef FF_MLP_GLSL
-#define FF_MLP_GLSL
-
 #ifndef MLP_W
 #error "define MLP_W(i) before including mlp.glsl"
 #endif
@@ -60,5 +57,3 @@ void mlp_backprop(int l, float delta[MAXW], int n, out float dx[MAXW]) {
         dx[i] = g;
     }
 }
-
-#endif

@@ -43,9 +43,6 @@
 // scaled once when written. The workgroup writes one partial row and one loss partial for each
 // part, every entry by one subgroup; the sample subgroups' sums of the last matrix are added in
 // shared memory, in a fixed order, at the step's end.
-#ifndef FF_MLP_COOPMAT_SPLIT_GLSL
-#define FF_MLP_COOPMAT_SPLIT_GLSL
-
 #if !defined(CM_SHARED_BLOCKS) || !CM_SHARED_BLOCKS
 #error "the shared-tile MLP needs explicit shared memory layouts (CM_SHARED_BLOCKS)"
 #endif
@@ -449,5 +446,3 @@ CM_H cm_w_last_back_own() { return cm_w_last_back(CM_COL); }
 
 #include "mlp_coopmat_split_forward.glsl"
 #include "mlp_coopmat_split_backward.glsl"
-
-#endif

@@ -1,8 +1,5 @@
 // Counter-based random numbers: every value is a pure hash of (sample, step, seed), so the same
 // seed draws the same samples on any device, with no RNG state to store or advance.
-#ifndef FF_RNG_GLSL
-#define FF_RNG_GLSL
-
 // A 4D PCG-style integer hash (Jarzynski & Olano, "Hash Functions for GPU Rendering", 2020).
 uvec4 rng_hash4(uvec4 v) {
     v = v * 1664525u + 1013904223u;
@@ -19,5 +16,3 @@ uint rng_index(uint seed_lo, uint seed_hi, uint step, uint sample_id, uint count
     umulExtended(h.x ^ (h.z >> 7u), count, hi, lo); // multiply-high: no modulo bias to speak of
     return hi;
 }
-
-#endif

@@ -18,9 +18,6 @@
 // trained 9% faster at 2^20 so than with independent draws (bench/RESULTS.md).
 // SAMPLES_INDEPENDENT draws every sample from the whole image instead (measurements:
 // KernelOverrides::independent_samples).
-#ifndef FF_SAMPLING_GLSL
-#define FF_SAMPLING_GLSL
-
 #include "rng.glsl"
 
 #if defined(SAMPLES_INDEPENDENT)
@@ -85,5 +82,3 @@ vec2 pixel_uv(uint pixel) {
     const uint px = pixel % pc.width, py = pixel / pc.width;
     return COLUMN_ROW_UV(px, py);
 }
-
-#endif

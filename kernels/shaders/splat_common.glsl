@@ -4,9 +4,6 @@
 // A splat is 8 floats: x, y (centre, pixels), l11, l21, l22 (Cholesky factor L of the covariance,
 // Sigma = L L^T, pixels), r, g, b (colour with opacity folded in). A pixel centre p receives
 // c * exp(-q / 2) with q = |L^-1 (p - mu)|^2 while q <= CUTOFF_Q (3 sigma), and 0 beyond.
-#ifndef FF_SPLAT_COMMON_GLSL
-#define FF_SPLAT_COMMON_GLSL
-
 // Mirrors the first 80 bytes of ff::engine::detail::SplatPush (the engine's push constants).
 layout(push_constant) uniform Push {
     uint width, height, tiles_x, tiles_y; // target / render size in pixels; tile grid
@@ -35,5 +32,3 @@ ivec4 splat_tile_rect(float x, float y, float l11, float l21, float l22) {
     if (!(px0 <= px1 && py0 <= py1)) return ivec4(1, 1, 0, 0); // off screen, or NaN
     return ivec4(int(px0) / TILE, int(py0) / TILE, int(px1) / TILE, int(py1) / TILE);
 }
-
-#endif

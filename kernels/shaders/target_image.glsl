@@ -3,9 +3,6 @@
 // words each, at bindings IMAGE_BINDING, IMAGE_BINDING + 1, ... (kernels/src/target_image.hpp), so
 // that no buffer exceeds maxStorageBufferRange. One part (every image up to 4 GB on NVIDIA) reads
 // as a single buffer, with no part arithmetic.
-#ifndef FF_TARGET_IMAGE_GLSL
-#define FF_TARGET_IMAGE_GLSL
-
 #if !defined(IMAGE_BINDING) || !defined(IMAGE_PARTS) || IMAGE_PARTS < 1 || IMAGE_PARTS > 8
 #error "target_image.glsl needs IMAGE_BINDING and IMAGE_PARTS (1..8)"
 #endif
@@ -88,5 +85,3 @@ vec3 target_from_words(uvec2 words) {
 
 // The target colour of a pixel, each channel in [0, 1].
 vec3 target_rgb(uint pixel) { return target_from_words(target_words(pixel)); }
-
-#endif

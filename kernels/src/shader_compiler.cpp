@@ -19,6 +19,7 @@
 #include <fstream>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -39,7 +40,9 @@ constexpr char kCacheMagic[8] = {'F', 'F', 'S', 'P', 'V', '0', '0', '2'};
 constexpr size_t kCacheHeader = sizeof kCacheMagic + 16 + 16;
 
 // Resolves #include "x.glsl" from the embedded sources only, so a shader never depends on files
-// next to the binary.
+// next to the binary. Each file is included once a compile (as `#pragma once` would, which
+// glslang does not implement): a later #include of the same file yields nothing, so the shader
+// files need no include guards.
 class EmbeddedIncluder : public shaderc::CompileOptions::IncluderInterface {
 public:
     shaderc_include_result* GetInclude(const char* requested, shaderc_include_type, const char*,
@@ -48,7 +51,7 @@ public:
         const char* text = find_shader_source(requested);
         if (text) {
             holder->name = requested;
-            holder->content = text;
+            if (included_.insert(requested).second) holder->content = text;
         } else {
             holder->name = "";
             holder->content = std::string("no embedded shader file named '") + requested + "'";
@@ -70,6 +73,7 @@ private:
         std::string name;
         std::string content;
     };
+    std::set<std::string> included_;
 };
 
 shaderc::CompileOptions make_options(const Defines& defines) {
