@@ -1,6 +1,9 @@
 // Shared by every engine kernel: configuration checks, push constants, the MLP parameter layout
 // and activations. The host compiles each kernel with -D defines for the model configuration
-// (see kernels/src/model_layout.cpp: model_defines).
+// (kernels/src/model.cpp: model_defines). Every other value a kernel reads comes from
+// its request builder too (train_kernel_request, render_kernel_request, plan_training's optimizer
+// ...), which sets each one the kernel needs: no shader file restates a default. A switch
+// tested only in #if and left undefined reads as 0 (off).
 #if !defined(IN_DIM) || !defined(IN_PAD) || !defined(HIDDEN) || !defined(LAYERS) || \
     !defined(OUT_DIM) || !defined(OUT_PAD) || !defined(HIDDEN_ACT) || !defined(OUTPUT_ACT)
 #error "the model configuration defines are missing"
@@ -55,12 +58,6 @@ const float PI = 3.14159265358979323846;
 
 // Frequency factors of sine layers (SIREN): matrix l computes act(OMEGA_L(l) * (W x + b)); the
 // derivative the backward pass sees is OMEGA_L(l) * act'(.), so gradients need nothing else.
-#ifndef FIRST_OMEGA
-#define FIRST_OMEGA 1.0
-#endif
-#ifndef HIDDEN_OMEGA
-#define HIDDEN_OMEGA 1.0
-#endif
 #define OMEGA_L(l) ((l) == 0 ? FIRST_OMEGA : ((l) < LAYERS ? HIDDEN_OMEGA : 1.0))
 
 const int MAXW = max(max(IN_PAD, HIDDEN), OUT_PAD); // widest activation vector

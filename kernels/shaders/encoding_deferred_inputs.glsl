@@ -10,9 +10,6 @@
 // there the pass reads back exactly what the step had; the portable kernels' fp32 gradients round
 // to a part in 2^11, below what the fixed-point shares round themselves (encoding_state.glsl: a
 // coarse level's share is tens to thousands of units, rounded to one). Otherwise a float an input.
-#ifndef ENC_DEFERRED_HALF
-#define ENC_DEFERRED_HALF 0
-#endif
 #if ENC_DEFERRED_HALF
 #define ENC_DEFERRED_WORDS ((ENC_DEFERRED_INPUTS + 1) / 2)
 #else

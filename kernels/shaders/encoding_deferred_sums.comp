@@ -32,9 +32,6 @@
 #include "common.glsl"
 #include "sampling.glsl"
 
-#ifndef GROUP_SIZE
-#define GROUP_SIZE 256 // the host passes its choice (TrainTiling::Deferred::group_size)
-#endif
 layout(local_size_x = GROUP_SIZE) in;
 
 // The encoding's training state (encoding_state.glsl), as 64-bit words (gradient pairs) and uints.

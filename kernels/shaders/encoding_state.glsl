@@ -25,9 +25,6 @@
 // dense Adam visiting the next step's cells, on an encoding that asks for it: optimizer.comp). Its
 // kernels then read and write parameters there; enc_params, which render and the host read,
 // becomes current when the settle pass copies them out (encoding_settle.comp).
-#ifndef ENC_PARAMS_IN_RECORD
-#define ENC_PARAMS_IN_RECORD 0
-#endif
 // Where each quantity lies in a record (its word offsets), and word w of a cell's record
 // (kernels/src/encoding_state.hpp computes the same).
 #define ENC_GRAD_WORD(f) uint(f)
@@ -57,9 +54,6 @@
 // shares (four times the expected reads, to spare) of at most ENC_GRAD_CLIP each in units of
 // LOSS_SCALE (a share is (prediction - target) x d output / d feature x the bilinear weight: well
 // under 1 in practice; larger ones are clipped); the units put that worst case at 2^30.
-#ifndef ENC_GRAD_FIXED
-#define ENC_GRAD_FIXED 0
-#endif
 // The state by address (see the top).
 #ifdef ENC_STATE_BY_ADDRESS
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer EncStateFloats { float words[]; };

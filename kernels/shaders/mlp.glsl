@@ -9,9 +9,6 @@
 // back-edges in all, past which every loop exits and the results are silently wrong; a 128-wide
 // MLP's forward pass of 5 hidden layers alone takes 66,000 one term an iteration). The inner
 // products then take 8 terms an iteration (MLP_SUM8), the rest one at a time.
-#ifndef LOOPS_CAPPED
-#define LOOPS_CAPPED 0
-#endif
 #define MLP_SUM8(term) \
     ((term(0) + term(1)) + (term(2) + term(3)) + ((term(4) + term(5)) + (term(6) + term(7))))
 

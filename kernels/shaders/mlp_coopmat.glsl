@@ -51,9 +51,6 @@
 // for MLPs whose weights and tiles together outgrow shared memory (width 128, deep SIRENs), read
 // by the products straight from the fp16 copy the optimizer keeps in device memory (binding
 // CM_WEIGHTS_BINDING; the including kernel enables GL_EXT_shader_16bit_storage).
-#ifndef WEIGHTS_IN_SHARED
-#define WEIGHTS_IN_SHARED 1
-#endif
 // Every shared array is a multiple of 16 bytes: cooperative-matrix loads and stores need 16-byte
 // aligned addresses, and the arrays lie one after another.
 #if !WEIGHTS_IN_SHARED
@@ -68,9 +65,6 @@ layout(std430, binding = CM_WEIGHTS_BINDING) readonly buffer MlpWeights16 { floa
 // as 16-byte words, so that a column of a tile (its samples, contiguous) is read in four loads,
 // and as floats, so that the last matrix's fp32 outputs pass through the tile's delta slice
 // (free until the deltas are written) instead of an array of their own.
-#ifndef CM_SHARED_BLOCKS
-#define CM_SHARED_BLOCKS 0
-#endif
 #define CM_SLICE_HALVES (CM_WARPS * SLICE_COLS * WS) // per subgroup: its tile's slices
 #define CM_OUT_FLOATS (CM_WARPS * OUT_PAD * WOS)      // per subgroup: the last matrix's output, fp32, 16 rows
 #define CM_BIAS_FLOATS (MATRICES * CM_BIAS_STRIDE)    // fp32 biases, matrix l's at l * CM_BIAS_STRIDE
@@ -178,17 +172,11 @@ void cm_put_input(float x[IN_PAD]) {
 // forward pass, W for the input gradients), with the hidden ReLU matrices' bias rows, instead
 // of from shared memory for every 16 rows of every tile. The loops over a matrix's output (forward) or
 // input (backward) blocks are then unrolled, so each block is a register, not an indexed array.
-#ifndef CM_WEIGHT_FRAGMENTS
-#define CM_WEIGHT_FRAGMENTS 0
-#endif
 #if CM_WEIGHT_FRAGMENTS
 CM_H cm_wt[CM_FRAGS];                  // block (nb, kb) of W_l^T: the forward's operand
 CM_H cm_wn[CM_FRAGS];                  // block (ob, ib) of W_l: the input gradients' operand
 // CM_BIAS_FRAGMENTS: the hidden ReLU matrices' bias rows held as accumulator fragments too, or
 // loaded from shared memory for each row block (the host decides: held rows cost registers).
-#ifndef CM_BIAS_FRAGMENTS
-#define CM_BIAS_FRAGMENTS 1
-#endif
 #if CM_FUSED_RELU && CM_BIAS_FRAGMENTS
 CM_F cm_bias_rows[LAYERS * (HIDDEN / 16)]; // hidden matrix l's bias, block nb, in every row
 #endif
@@ -306,9 +294,6 @@ void cm_forward() {
 // Bias sums: invocation i keeps outputs i, i + 32, ... of every matrix.
 #define CM_BIAS_SLOTS ((CM_BIAS_STRIDE + WT - 1) / WT)
 
-#ifndef CM_GRADS_IN_REGISTERS
-#define CM_GRADS_IN_REGISTERS 1
-#endif
 #if CM_GRADS_IN_REGISTERS
 CM_F cm_grad[CM_FRAGS];
 #endif

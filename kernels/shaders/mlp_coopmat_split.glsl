@@ -50,23 +50,14 @@
 #error "the shared-tile MLP takes ReLU hidden layers, 16-aligned widths and 16 padded outputs"
 #endif
 // CM_ROW_SPLIT: subgroups a column block (each taking its share of the tile's row blocks).
-#ifndef CM_ROW_SPLIT
-#define CM_ROW_SPLIT 1
-#endif
 // CM_ENDS_BY_COLUMNS: the first matrix's forward product, the last matrix's backward products and
 // the encoding's input gradients by columns too (every subgroup an output block or a block of
 // rows), for tiles whose sample subgroups are fewer than the subgroups (width 128: 2 of 8, which
 // took those phases alone while 6 waited). Only the last matrix's forward product stays by rows.
 // Two more workgroup barriers a tile.
-#ifndef CM_ENDS_BY_COLUMNS
-#define CM_ENDS_BY_COLUMNS 0
-#endif
 // CM_ENC_INPUTS_BY_ROWS: with the ends by columns, the encoding's input gradients still by rows:
 // each sample subgroup its own, so no workgroup barrier follows them (one a tile fewer; the host
 // takes it with CM_HALF_SUMS, whose registers it needs).
-#ifndef CM_ENC_INPUTS_BY_ROWS
-#define CM_ENC_INPUTS_BY_ROWS 0
-#endif
 // CM_STAGE_INPUTS (the host's TrainTiling::stage_inputs; with the ends by columns, where the
 // sample subgroups are at most half the subgroups): the next tile's encoded inputs are worked out
 // by the subgroups after the sample ones (train_step.comp) while the sample subgroups take the
@@ -82,12 +73,6 @@
 // tile is theirs too, during the next tile's last forward product (train_step.comp), from the
 // input gradients the sample subgroups leave in IN_PAD columns of their own after the slices
 // (CM_DX_COL), which nothing else writes.
-#ifndef CM_STAGE_INPUTS
-#define CM_STAGE_INPUTS 0
-#endif
-#ifndef CM_LATE_ENCODING
-#define CM_LATE_ENCODING 0
-#endif
 #if CM_STAGE_INPUTS && !CM_ENDS_BY_COLUMNS
 #error "the next tile's inputs are staged where the ends are by columns"
 #endif
@@ -141,9 +126,6 @@ uint cm_x0_col; // the tile's encoding outputs' first column (cm_take_staged_inp
 // over 8 of them. Half the tensor-core work and half the operand loads of those products. With
 // the ends by columns only the last matrix's forward product (the sample subgroups', which the
 // others wait on) is narrow: CM_NARROW_LAST_FORWARD.
-#ifndef CM_NARROW_ENDS
-#define CM_NARROW_ENDS 0
-#endif
 #define CM_NARROW_OUT (CM_NARROW_ENDS && !CM_ENDS_BY_COLUMNS && OUT_DIM <= 8 && MATRICES <= 8)
 #define CM_NARROW_IN (CM_NARROW_ENDS && !CM_ENDS_BY_COLUMNS && IN_DIM <= 8)
 #define CM_NARROW_LAST_FORWARD (CM_NARROW_ENDS && OUT_DIM <= 8)
@@ -170,9 +152,6 @@ uint cm_x0_col; // the tile's encoding outputs' first column (cm_take_staged_inp
 // stored as fp16 anyway) summed in fp16 accumulators, as tiny-cuda-nn's fully fused MLP sums
 // them: half the registers of fp32 ones, which width 128's phases are short of. The weight
 // gradients (summed over the step), the MLP's ends and the encoding's input gradients stay fp32.
-#ifndef CM_HALF_SUMS
-#define CM_HALF_SUMS 0
-#endif
 #if CM_HALF_SUMS
 #define CM_ACC CM_H
 #define CM_ACC_ZERO float16_t(0.0)
@@ -314,14 +293,8 @@ CM_H8 cm_load_first_back8(uint ob) {
 #define cm_load_first_back(ob, ib) cm_load_block(0, ob, ib)
 #endif
 
-#ifndef CM_WEIGHT_FRAGMENTS
-#define CM_WEIGHT_FRAGMENTS 1
-#endif
 // With CM_WEIGHT_FRAGMENTS: the first matrix's blocks held too, else loaded for each tile (the
 // host's choice by the registers the held fragments take).
-#ifndef CM_FIRST_WEIGHT_FRAGMENTS
-#define CM_FIRST_WEIGHT_FRAGMENTS CM_WEIGHT_FRAGMENTS
-#endif
 #define CM_HOLDS_FIRST (CM_WEIGHT_FRAGMENTS && CM_FIRST_WEIGHT_FRAGMENTS)
 // The weight blocks a subgroup's products use: forward (W^T), matrix 0's (nb, kb) for every
 // output block (rows), hidden matrix l's (CM_COL, kb) (columns), the last matrix's (0, kb) (rows);

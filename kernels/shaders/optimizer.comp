@@ -43,15 +43,8 @@
 #include "common.glsl"
 #include "adam.glsl"
 
-#ifndef GRID_ADAM
-#define GRID_ADAM 2
-#endif
-
 // PARAMS_PER_GROUP comes from the Trainer, which sizes the dispatch by it (gpu_model.hpp's
-// optimizer_params_per_group: more for larger MLPs); the default serves stand-alone compiles.
-#ifndef PARAMS_PER_GROUP
-#define PARAMS_PER_GROUP 8
-#endif
+// optimizer_params_per_group: more for larger MLPs).
 #define GROUP_SIZE 256
 #define ROW_SLICES (GROUP_SIZE / PARAMS_PER_GROUP)
 #define MLP_GROUPS ((MLP_PARAMS + PARAMS_PER_GROUP - 1) / PARAMS_PER_GROUP)
@@ -162,9 +155,6 @@ void step_cell(uint cell, uint from, EncCellParams q, EncRecord r) {
 // than the round trip saved. H100, late us/step, beside / after the claim (bench/RESULTS.md): the
 // dense grid on the 8192x8192 photo 20.3-20.5 / 21.5-21.8, the hash grid there (2^22 table, 16
 // levels) 240 / 147.
-#ifndef ENC_READ_BESIDE_CLAIM
-#define ENC_READ_BESIDE_CLAIM 1
-#endif
 void step_claimed(uint cell) {
     const uint t = pc.step + 1u;
 #if GRID_ADAM == 2 && !ENC_READ_BESIDE_CLAIM
@@ -183,12 +173,6 @@ void step_claimed(uint cell) {
 // VISIT_PARTS invocations share a sample, each claiming every VISIT_PARTS-th cell it visits (one
 // each on the dense grid), so that no invocation waits on a long chain of cells' memory round
 // trips; VISIT_SLOTS is how many that is at most. The host sets both from the cells a sample reads.
-#ifndef VISIT_PARTS
-#define VISIT_PARTS 4u
-#endif
-#ifndef VISIT_SLOTS
-#define VISIT_SLOTS 1u
-#endif
 // The backward pass only notes an invocation's cells; it claims them after, every lane of a warp
 // together. Claimed inside the pass, each cell's claim sat in a branch that the lanes of one part
 // alone took, so a warp ran its parts' claims, each a chain of memory round trips, one after

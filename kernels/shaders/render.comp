@@ -2,9 +2,6 @@
 // Evaluates the field at every pixel centre of a width x height image in one dispatch:
 // uv = ((x + 0.5) / width, (y + 0.5) / height), OUT_DIM floats per pixel.
 // COOPMAT=1: TILE pixels per workgroup through the tensor-core MLP (mlp_coopmat.glsl), 32 per subgroup.
-#ifndef COOPMAT
-#define COOPMAT 0
-#endif
 #extension GL_GOOGLE_include_directive : require
 #if COOPMAT
 #extension GL_NV_cooperative_matrix : require

@@ -15,9 +15,6 @@
 //   COOPMAT=1 (tensor cores, mlp_coopmat.glsl): every 32-wide subgroup takes its own tiles of 32
 //     samples and keeps its gradient sums to itself until the step's end, then writes them as its
 //     own row (and its loss as its own partial), which the optimizer sums with all the others.
-#ifndef COOPMAT
-#define COOPMAT 0
-#endif
 #extension GL_EXT_shader_atomic_float : require
 #if ENC_GRAD_FIXED
 #extension GL_EXT_shader_atomic_int64 : require
@@ -90,9 +87,6 @@ layout(std430, binding = 8) writeonly buffer SampleOut { float sample_out[]; };
 // cells), take their fixed-point shares in the workgroup's shared memory, and each of their sums
 // goes to device memory once, at the workgroup's end (enc_local_flush). Integer sums are the same
 // in any order: so are the gradients, bit for bit.
-#ifndef ENC_LOCAL_CELLS
-#define ENC_LOCAL_CELLS 0
-#endif
 #if ENC_LOCAL_CELLS
 #if !ENC_GRAD_FIXED
 #error "local gradient sums (ENC_LOCAL_CELLS) take fixed-point gradients"
@@ -132,9 +126,6 @@ void enc_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
 // subgroups of eight waited. Fixed-point sums are the same in any order: so are the gradients,
 // bit for bit. (The measurements without the MLP take their own; those without the encoding's
 // backward pass, none.)
-#ifndef CM_LATE_ENCODING
-#define CM_LATE_ENCODING 0
-#endif
 #if CM_LATE_ENCODING
 #define CM_LATE_BACKWARD 1
 #else

@@ -3,20 +3,11 @@
 // CM_SPLIT), the encoding's passes around the MLP, and the step's loop over the workgroup's tiles.
 // Included once, by train_step.comp, after the bindings and the sample helpers it uses.
 #define CM_TRAINING
-#ifndef CM_STAGE_INPUTS
-#define CM_STAGE_INPUTS 0
-#endif
-#ifndef CM_SPLIT
-#define CM_SPLIT 0
-#endif
 // CM_STAGE_TARGETS (the host's TrainTiling::stage_targets; with CM_STAGE_INPUTS): the staging
 // subgroups fetch the next tile's samples whole, their targets' image reads beside the encoding's
 // reads, and leave the targets in shared memory, where the sample subgroups read them after the
 // tile's last forward product. Otherwise every subgroup draws a sample and waits on its image
 // read at the tile's start, before the first product, while no other work is in flight.
-#ifndef CM_STAGE_TARGETS
-#define CM_STAGE_TARGETS 0
-#endif
 #if CM_STAGE_TARGETS && !CM_STAGE_INPUTS
 #error "staged targets (CM_STAGE_TARGETS) are the staging subgroups' (CM_STAGE_INPUTS)"
 #endif
@@ -67,9 +58,6 @@
 #define CM_TILE_SAMPLES WT
 #define CM_ROW CM_LANE
 #define CM_HOLDS_SAMPLES true
-#endif
-#ifndef CM_PREFETCH
-#define CM_PREFETCH 1
 #endif
 #if ENC_LOCAL_CELLS && !CM_SPLIT
 #error "local gradient sums (ENC_LOCAL_CELLS) take the portable or the shared-tile kernels"
@@ -280,9 +268,6 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
 // CM_EARLY_FRAGMENTS (the host's TrainTiling::early_fragments; shared tiles, whose weight blocks
 // come from memory): a subgroup's held blocks loaded before the first tile's inputs are staged,
 // their reads in flight beside those, rather than after the barrier that follows.
-#ifndef CM_EARLY_FRAGMENTS
-#define CM_EARLY_FRAGMENTS 0
-#endif
 #if CM_EARLY_FRAGMENTS && !CM_SPLIT
 #error "CM_EARLY_FRAGMENTS takes the shared tiles' kernel (CM_SPLIT), whose weights are in memory"
 #endif

@@ -332,7 +332,7 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         d.push_back({"CM_BIAS_FRAGMENTS", tiling.bias_fragments ? "1" : "0"});
     }
     // TrainTiling::prefetch (choose_shared_tile says where it pays).
-    if (tiling.coopmat && !tiling.prefetch) d.push_back({"CM_PREFETCH", "0"});
+    if (tiling.coopmat) d.push_back({"CM_PREFETCH", tiling.prefetch ? "1" : "0"});
     uint32_t bindings = 9; // explicit samples: uv, target and output after the step's 6 buffers
     if (explicit_samples) d.push_back({"EXPLICIT_SAMPLES", "1"});
     else bindings = image.add_defines(d, 6); // the image after the model's and the step's buffers

@@ -1,7 +1,9 @@
 // Device selection, error reporting and validation plumbing.
 #include "test_support.hpp"
 #include "gpu_model.hpp"
+#include "known_devices.hpp"
 #include "model_layout.hpp"
+#include "training_plan.hpp"
 #include "vk_device.hpp"
 
 #include <cstdlib>
@@ -119,8 +121,8 @@ TEST(Device, PreparedKernelsAreBuiltSideBySideAndAFailureIsRethrown) {
     DeviceImpl& device = test::device().impl();
     const ModelConfig config = test::default_config(13, 9);
     const detail::Defines defines = detail::model_defines(config);
-    detail::Defines optimizer = defines;
-    optimizer.push_back({"GRID_ADAM", "1"});
+    const detail::Defines optimizer =
+        detail::plan_training(test::lavapipe(), config, TrainOptions{}, 13, 9, 8).optimizer.defines;
     const std::vector<detail::KernelRequest> good = {{"render.comp", defines, 3}, {"optimizer.comp", optimizer, 10}};
     std::vector<detail::KernelRequest> with_bad = good;
     with_bad.insert(with_bad.begin(), {"no_such_kernel.comp", defines, 3});

@@ -2,6 +2,8 @@
 #include "fieldflow/engine/engine.hpp"
 #include "model_layout.hpp"
 #include "shader_compiler.hpp"
+#include "known_devices.hpp"
+#include "training_plan.hpp"
 
 #include <gtest/gtest.h>
 
@@ -38,8 +40,14 @@ protected:
         ModelConfig c;
         c.grid_width = c.grid_height = 4;
         detail::Defines d = detail::model_defines(c);
-        d.push_back({"SAMPLES_BLOCK_SHIFT", "5"}); // optimizer.comp draws the samples (sampling.glsl)
+        d.push_back({"SAMPLES_BLOCK_SHIFT", "5"}); // sample_indices.comp draws the samples (sampling.glsl)
         return d;
+    }
+    // The optimizer's defines as the engine plans them for the same model on lavapipe.
+    detail::Defines optimizer_defines() const {
+        ModelConfig c;
+        c.grid_width = c.grid_height = 4;
+        return detail::plan_training(test::lavapipe(), c, TrainOptions{}, 64, 48, 8).optimizer.defines;
     }
     fs::path dir_;
     std::string old_;
@@ -66,30 +74,30 @@ TEST_F(ShaderCache, SecondCompileHitsTheCache) {
 }
 
 TEST_F(ShaderCache, CorruptedFileIsRecompiledNotFatal) {
-    detail::CompileResult first = detail::compile_shader("optimizer.comp", defines());
+    detail::CompileResult first = detail::compile_shader("optimizer.comp", optimizer_defines());
     {
         std::fstream f(first.cache_path, std::ios::in | std::ios::out | std::ios::binary);
         f.seekp(100);
         f.put('\x5a');
         f.put('\xa5');
     }
-    detail::CompileResult again = detail::compile_shader("optimizer.comp", defines());
+    detail::CompileResult again = detail::compile_shader("optimizer.comp", optimizer_defines());
     EXPECT_FALSE(again.from_cache);
     EXPECT_EQ(again.spirv, first.spirv);
     ASSERT_EQ(again.warnings.size(), 1u);
     EXPECT_NE(again.warnings[0].find("corrupted"), std::string::npos) << again.warnings[0];
     // Rewritten: the next compile hits again.
-    EXPECT_TRUE(detail::compile_shader("optimizer.comp", defines()).from_cache);
+    EXPECT_TRUE(detail::compile_shader("optimizer.comp", optimizer_defines()).from_cache);
 
     // Truncated to a few bytes: also a warning, not an error.
     fs::resize_file(first.cache_path, 10);
-    detail::CompileResult truncated = detail::compile_shader("optimizer.comp", defines());
+    detail::CompileResult truncated = detail::compile_shader("optimizer.comp", optimizer_defines());
     EXPECT_FALSE(truncated.from_cache);
     EXPECT_EQ(truncated.spirv, first.spirv);
 }
 
 TEST_F(ShaderCache, AnotherShadersFileUnderThisNameIsRecompiledNotServed) {
-    detail::CompileResult optimizer = detail::compile_shader("optimizer.comp", defines());
+    detail::CompileResult optimizer = detail::compile_shader("optimizer.comp", optimizer_defines());
     detail::CompileResult render = detail::compile_shader("render.comp", defines());
     ASSERT_NE(optimizer.spirv, render.spirv);
     fs::copy_file(optimizer.cache_path, render.cache_path, fs::copy_options::overwrite_existing);

@@ -12,6 +12,7 @@
 #include "known_devices.hpp"
 #include "encodings/encoding.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -36,14 +37,19 @@ std::string validate(const std::vector<uint32_t>& spirv) {
     return tools.Validate(spirv.data(), spirv.size(), options) ? "" : messages + "(invalid)";
 }
 
-// The training image's defines (target_image.glsl) for `parts` parts of 2^20 words from `binding`.
-Defines image(uint32_t binding, uint32_t parts = 1, bool rgba16 = false) {
+// A training image of `parts` parts of 2^20 words.
+detail::TargetImageLayout image_layout(uint32_t parts = 1, bool rgba16 = false) {
     detail::TargetImageLayout layout;
     layout.rgba16 = rgba16;
     layout.parts = parts;
     layout.part_shift = 20;
+    return layout;
+}
+
+// The training image's defines (target_image.glsl) for `parts` parts of 2^20 words from `binding`.
+Defines image(uint32_t binding, uint32_t parts = 1, bool rgba16 = false) {
     Defines d;
-    layout.add_defines(d, binding);
+    image_layout(parts, rgba16).add_defines(d, binding);
     return d;
 }
 
@@ -61,10 +67,29 @@ std::string define_value(const Defines& d, const std::string& key) {
 }
 
 // A kernel that draws its samples (no EXPLICIT_SAMPLES) in the order the trainer gives it
-// (sampling.glsl; the trainer's sampling_defines).
+// (sampling.glsl; the trainer's sampling_defines), unless its request has that order already.
 Defines with_sampling(Defines d) {
-    if (!has(d, "EXPLICIT_SAMPLES")) d.push_back({"SAMPLES_BLOCK_SHIFT", "10"});
+    if (!has(d, "EXPLICIT_SAMPLES") && !has(d, "SAMPLES_BLOCK_SHIFT") && !has(d, "SAMPLES_INDEPENDENT"))
+        d.push_back({"SAMPLES_BLOCK_SHIFT", "10"});
     return d;
+}
+
+// `d` with `changes`: each key's value replaced where `d` defines it, else added.
+Defines changed(Defines d, const Defines& changes) {
+    for (const auto& [key, value] : changes) {
+        auto it = std::find_if(d.begin(), d.end(), [&](const auto& kv) { return kv.first == key; });
+        if (it != d.end()) it->second = value;
+        else d.push_back({key, value});
+    }
+    return d;
+}
+
+// The optimizer kernel the engine plans for `c` on lavapipe (plan_training), with `changes` to its
+// defines: the forms (GRID_ADAM, MLP_FP16_COPY, ...) that other options, models and devices get.
+detail::KernelRequest optimizer_request(const ModelConfig& c, const Defines& changes = {}) {
+    detail::KernelRequest r = detail::plan_training(test::lavapipe(), c, TrainOptions{}, 64, 48, 8).optimizer;
+    r.defines = changed(r.defines, changes);
+    return r;
 }
 
 detail::CompileResult compile(const detail::KernelRequest& r) {
@@ -78,15 +103,34 @@ void expect_request_valid(const detail::KernelRequest& r, const std::string& whe
     EXPECT_EQ(validate(compiled.spirv), "") << where;
 }
 
-void expect_valid(const std::string& shader, const ModelConfig& config, const Defines& extra) {
-    Defines d = detail::model_defines(config);
-    d.insert(d.end(), extra.begin(), extra.end());
-    d = with_sampling(d);
-    // The training step reads a one-part RGBA8 image unless the variant says otherwise.
-    if (shader == "train_step.comp" && !has(d, "EXPLICIT_SAMPLES") && !has(d, "IMAGE_PARTS")) {
-        const Defines one = image(6);
-        d.insert(d.end(), one.begin(), one.end());
+// The training kernel's defines for the variant `extra` names, as the engine's request builder
+// writes them (train_kernel_request, for a tiling of the variant's kind: TILE, COOPMAT,
+// WEIGHTS_IN_SHARED, CM_SPLIT with CM_ROWS and CM_WEIGHT_FRAGMENTS, the image's parts), with
+// `extra`'s values in their place. The training step reads a one-part RGBA8 image unless the
+// variant says otherwise.
+Defines train_variant_defines(const ModelConfig& config, const Defines& extra) {
+    detail::TrainTiling t;
+    t.tile = uint32_t(std::stoul(define_value(extra, "TILE")));
+    t.coopmat = define_value(extra, "COOPMAT") == "1";
+    t.weights_in_shared = define_value(extra, "WEIGHTS_IN_SHARED") != "0";
+    if (has(extra, "CM_SPLIT")) {
+        t.shared_tile_rows = uint32_t(std::stoul(define_value(extra, "CM_ROWS")));
+        t.weight_fragments = t.first_weight_fragments = define_value(extra, "CM_WEIGHT_FRAGMENTS") != "0";
     }
+    const uint32_t parts = has(extra, "IMAGE_PARTS") ? uint32_t(std::stoul(define_value(extra, "IMAGE_PARTS"))) : 1u;
+    const detail::TargetImageLayout layout = image_layout(parts, has(extra, "IMAGE_RGBA16"));
+    return changed(detail::train_kernel_request(config, t, has(extra, "EXPLICIT_SAMPLES"), layout).defines, extra);
+}
+
+void expect_valid(const std::string& shader, const ModelConfig& config, const Defines& extra) {
+    Defines d;
+    if (shader == "train_step.comp") {
+        d = train_variant_defines(config, extra);
+    } else {
+        d = detail::model_defines(config);
+        d.insert(d.end(), extra.begin(), extra.end());
+    }
+    d = with_sampling(d);
     std::string where = shader;
     for (const auto& [k, v] : extra) where += " " + k + "=" + v;
     detail::CompileResult r;
@@ -275,7 +319,7 @@ TEST(ShaderVariants, FixedPointGradientKernelsValidate) {
             expect_valid("train_step.comp", c,
                          {{"TILE", "64"}, {"WEIGHTS_IN_SHARED", "1"}, {"COOPMAT", coopmat}, {"ENC_GRAD_FIXED", "1"}});
         for (const char* form : {"0", "1", "2"})
-            expect_valid("optimizer.comp", c, {{"GRID_ADAM", form}, {"ENC_GRAD_FIXED", "1"}});
+            expect_request_valid(optimizer_request(c, {{"GRID_ADAM", form}, {"ENC_GRAD_FIXED", "1"}}));
     }
 }
 
@@ -303,22 +347,22 @@ TEST(ShaderVariants, LocalGradientSumKernelsValidate) {
 
 // The shared tiles in three parts, and those whose ends are by columns (width 128), train without
 // loading the next tile ahead; in two, and a tile a subgroup, with it (train_step.comp's
-// CM_PREFETCH, 1 unless defined).
+// CM_PREFETCH).
 TEST(ShaderVariants, ThreePartTilesTrainWithoutPrefetch) {
     const ModelConfig lake = test::default_config(200, 137);
     const uint32_t many = 32 * 192 * 132;
     detail::TrainTiling three = *detail::choose_shared_tile(lake, 48 * 1024, 1024, true, many, 132);
     ASSERT_EQ(three.shared_tile_parts, 3u);
-    EXPECT_TRUE(has(detail::train_kernel_request(lake, three, false, {}).defines, "CM_PREFETCH"));
+    EXPECT_EQ(define_value(detail::train_kernel_request(lake, three, false, {}).defines, "CM_PREFETCH"), "0");
     expect_request_valid(detail::train_kernel_request(lake, three, false, {}));
     detail::TrainTiling two = *detail::choose_shared_tile(lake, 48 * 1024, 1024, true, many - 1, 132);
     ASSERT_EQ(two.shared_tile_parts, 2u);
-    EXPECT_FALSE(has(detail::train_kernel_request(lake, two, false, {}).defines, "CM_PREFETCH"));
+    EXPECT_EQ(define_value(detail::train_kernel_request(lake, two, false, {}).defines, "CM_PREFETCH"), "1");
     ModelConfig widest = lake;
     widest.hidden_width = 128;
     detail::TrainTiling columns = *detail::choose_shared_tile(widest, 48 * 1024, 1024, true, many, 132);
     ASSERT_TRUE(columns.ends_by_columns);
-    EXPECT_TRUE(has(detail::train_kernel_request(widest, columns, false, {}).defines, "CM_PREFETCH"));
+    EXPECT_EQ(define_value(detail::train_kernel_request(widest, columns, false, {}).defines, "CM_PREFETCH"), "0");
 }
 
 // Deferred gradient sums (ENC_DEFERRED_GROUPS): the step's three kernel bodies writing the deferred
@@ -455,12 +499,22 @@ TEST(ShaderVariants, WeightsInMemoryRequestBindsTheFp16Copy) {
 
 TEST(ShaderVariants, RenderAndOptimizerKernelsValidate) {
     for (const ModelConfig& c : configs()) {
-        expect_valid("render.comp", c, {});
-        expect_valid("render.comp", c, {{"COOPMAT", "1"}, {"TILE", "64"}});
-        expect_valid("render.comp", c, {{"COOPMAT", "1"}, {"TILE", "32"}, {"WEIGHTS_IN_SHARED", "0"}, {"CM_WEIGHTS_BINDING", "3"}});
-        expect_valid("render.comp", c, {{"COOPMAT", "1"}, {"TILE", "64"}, {"CM_SHARED_BLOCKS", "1"}});
-        for (const char* form : {"0", "1", "2"}) expect_valid("optimizer.comp", c, {{"GRID_ADAM", form}});
-        expect_valid("optimizer.comp", c, {{"GRID_ADAM", "2"}, {"MLP_FP16_COPY", "1"}});
+        // The render kernels the engine builds on lavapipe and on an H100, with and without
+        // explicit workgroup layouts, weights in shared memory or read from the fp16 copy.
+        expect_request_valid(detail::render_kernel_request(test::lavapipe(), c, {}), "render, lavapipe");
+        detail::DeviceFeatures no_blocks = test::nvidia_h100();
+        no_blocks.shared_blocks = false;
+        KernelOverrides tile64;
+        tile64.tile = 64;
+        tile64.weights_in_shared = true;
+        KernelOverrides in_memory;
+        in_memory.tile = 32;
+        in_memory.weights_in_shared = false;
+        for (const detail::DeviceFeatures& device : {test::nvidia_h100(), no_blocks})
+            for (const KernelOverrides& o : {tile64, in_memory})
+                expect_request_valid(detail::render_kernel_request(device, c, o), "render, tensor cores");
+        for (const char* form : {"0", "1", "2"}) expect_request_valid(optimizer_request(c, {{"GRID_ADAM", form}}));
+        expect_request_valid(optimizer_request(c, {{"GRID_ADAM", "2"}, {"MLP_FP16_COPY", "1"}}));
         expect_valid("encoding_settle.comp", c, {});
     }
     for (bool rgba16 : {false, true})
