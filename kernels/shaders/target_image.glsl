@@ -3,63 +3,23 @@
 // words each, at bindings IMAGE_BINDING, IMAGE_BINDING + 1, ... (kernels/src/target_image.hpp), so
 // that no buffer exceeds maxStorageBufferRange. One part (every image up to 4 GB on NVIDIA) reads
 // as a single buffer, with no part arithmetic.
-#if !defined(IMAGE_BINDING) || !defined(IMAGE_PARTS) || IMAGE_PARTS < 1 || IMAGE_PARTS > 8
-#error "target_image.glsl needs IMAGE_BINDING and IMAGE_PARTS (1..8)"
+#if !defined(IMAGE_BINDING) || !defined(IMAGE_PARTS) || !defined(IMAGE_PART_LIST) || IMAGE_PARTS < 1 || IMAGE_PARTS > 8
+#error "target_image.glsl needs IMAGE_BINDING, IMAGE_PARTS (1..8) and IMAGE_PART_LIST"
 #endif
 
+// IMAGE_PART_LIST(X) (the host's) is X(0) X(1) ... X(IMAGE_PARTS - 1).
 #define FF_IMAGE_PART(k) \
     layout(std430, binding = IMAGE_BINDING + k) readonly buffer ImagePart##k { uint words[]; } image_part##k;
+#define FF_IMAGE_PART_CASE(k) case uint(k): return image_part##k.words[i];
 
-FF_IMAGE_PART(0)
-#if IMAGE_PARTS > 1
-FF_IMAGE_PART(1)
-#endif
-#if IMAGE_PARTS > 2
-FF_IMAGE_PART(2)
-#endif
-#if IMAGE_PARTS > 3
-FF_IMAGE_PART(3)
-#endif
-#if IMAGE_PARTS > 4
-FF_IMAGE_PART(4)
-#endif
-#if IMAGE_PARTS > 5
-FF_IMAGE_PART(5)
-#endif
-#if IMAGE_PARTS > 6
-FF_IMAGE_PART(6)
-#endif
-#if IMAGE_PARTS > 7
-FF_IMAGE_PART(7)
-#endif
+IMAGE_PART_LIST(FF_IMAGE_PART)
 
 uint image_word(uint w) {
 #if IMAGE_PARTS == 1
     return image_part0.words[w];
 #else
     const uint part = w >> IMAGE_PART_SHIFT, i = w & ((1u << IMAGE_PART_SHIFT) - 1u);
-    switch (part) {
-    case 0u: return image_part0.words[i];
-    case 1u: return image_part1.words[i];
-#if IMAGE_PARTS > 2
-    case 2u: return image_part2.words[i];
-#endif
-#if IMAGE_PARTS > 3
-    case 3u: return image_part3.words[i];
-#endif
-#if IMAGE_PARTS > 4
-    case 4u: return image_part4.words[i];
-#endif
-#if IMAGE_PARTS > 5
-    case 5u: return image_part5.words[i];
-#endif
-#if IMAGE_PARTS > 6
-    case 6u: return image_part6.words[i];
-#endif
-#if IMAGE_PARTS > 7
-    case 7u: return image_part7.words[i];
-#endif
-    }
+    switch (part) { IMAGE_PART_LIST(FF_IMAGE_PART_CASE) }
     return 0u;
 #endif
 }

@@ -56,6 +56,9 @@ uint32_t TargetImageLayout::add_defines(Defines& defines, uint32_t first_binding
     if (rgba16) defines.push_back({"IMAGE_RGBA16", "1"});
     defines.push_back({"IMAGE_BINDING", std::to_string(first_binding)});
     defines.push_back({"IMAGE_PARTS", std::to_string(parts)});
+    std::string list; // X(0) X(1) ... X(parts - 1): the parts' bindings and the reads' cases
+    for (uint32_t p = 0; p < parts; ++p) list += (p ? " X(" : "X(") + std::to_string(p) + ")";
+    defines.push_back({"IMAGE_PART_LIST(X)", list});
     if (parts > 1) defines.push_back({"IMAGE_PART_SHIFT", std::to_string(part_shift)});
     return first_binding + parts;
 }

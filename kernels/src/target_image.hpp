@@ -27,8 +27,8 @@ struct TargetImageLayout {
     static TargetImageLayout of(const DeviceFeatures& device, uint32_t width, uint32_t height, uint32_t source_bits);
     uint64_t part_words(uint32_t part) const;
     uint64_t bytes() const { return words * 4; }
-    // IMAGE_RGBA16, IMAGE_PARTS, IMAGE_PART_SHIFT and IMAGE_BINDING (the first part's binding);
-    // returns the kernel's binding count, the parts being its last bindings.
+    // IMAGE_RGBA16, IMAGE_PARTS, IMAGE_PART_LIST(X), IMAGE_PART_SHIFT and IMAGE_BINDING (the first
+    // part's binding); returns the kernel's binding count, the parts being its last bindings.
     uint32_t add_defines(Defines& defines, uint32_t first_binding) const;
 };
 
