@@ -201,8 +201,8 @@ no step of its work lasts long:
 - The compute device that Train's and Infer's prepare starts opening while the photo is read
   (docs/plugins.md, "Preparing") is not waited for either: an interrupted run's release leaves an
   open still under way to the process's end, and opening holds no lock that a release needs (the
-  8192x8192 job interrupted while reading: 39 ms, against 503-557 ms while it did, bench/archive/RESULTS.md
-  session 14).
+  8192x8192 job interrupted while reading: 39 ms, against 503-557 ms while it did, bench/archive/RESULTS.md,
+  "2026-11-25 — the leuvenA main job's fixed costs...").
 
 Every step that can take more than 2 s on a large image shows progress: ReadImage (`decoding
 'photo.png' (8192x8192), 2.1 s`, then rows converted), WriteImage (rows prepared, `encoding png,
