@@ -11,7 +11,9 @@ Prints each figure with its target and exits 1 when one is missed:
   - the largest shader file (at most 600 lines);
   - ABLATE_* parts in the shaders (none);
   - "session N" citations in the engine's code and tests (none), and measured figures
-    ("X against Y") in their comments (reported).
+    ("X against Y") in their comments (reported);
+  - the word "session" in the engine, its tests, the benchmark's programs and scripts, the nodes
+    and the host (none): the archive's headings carry no session numbers for a pointer to quote.
 """
 import argparse
 import pathlib
@@ -23,8 +25,12 @@ IDENTIFIER = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
 NOT_MACROS = {"defined", "if", "ifdef", "ifndef", "elif"}
 ENV_NAME = re.compile(r"\bFIELDFLOW_[A-Z0-9_]+\b")
 SESSION = re.compile(r"\bsession \d+", re.IGNORECASE)
-AGAINST = re.compile(r"\d[\d,.]* against \d")
 SOURCE_SUFFIXES = {".cpp", ".hpp", ".h", ".glsl", ".comp", ".cmake", ".txt"}
+SESSION_WORD = re.compile(r"\bsessions?\b", re.IGNORECASE)
+# Where the word "session" may not appear: (folder, file suffixes).
+SESSION_FREE = (("kernels", SOURCE_SUFFIXES), ("tests/engine", SOURCE_SUFFIXES), ("bench", {".cpp", ".hpp", ".sh"}),
+                ("nodes", SOURCE_SUFFIXES), ("host", SOURCE_SUFFIXES))
+AGAINST = re.compile(r"\d[\d,.]* against \d")
 
 
 def files(root, folder, suffixes):
@@ -66,12 +72,23 @@ def main():
                 if "//" in line and AGAINST.search(line.split("//", 1)[1]):
                     figures += 1
 
+    session_words = []
+    for folder, suffixes in SESSION_FREE:
+        for path in files(root, folder, suffixes):
+            if "archive" in path.relative_to(root).parts:
+                continue
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if SESSION_WORD.search(line):
+                    session_words.append(f"{path.relative_to(root)}:{number}")
+
     checks = [
         ("FIELDFLOW_* variables named in kernels/src", len(env_names), 5, ", ".join(sorted(env_names))),
         ("conditional lines in kernels/shaders", conditionals, 150, ""),
         ("largest shader file (lines)", largest[0], 600, largest[1]),
         ("ABLATE_* names in kernels/shaders", ablate, 0, ""),
         ("'session N' citations in kernels/ and tests/engine", len(sessions), 0, " ".join(sessions[:5])),
+        ("'session' in kernels/, tests/engine, bench/ programs, nodes/, host/", len(session_words), 0,
+         " ".join(session_words[:5])),
     ]
     missed = 0
     for name, value, target, detail in checks:
