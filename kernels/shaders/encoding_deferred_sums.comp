@@ -21,10 +21,6 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
-#if !defined(ENC_DEFERRED_GROUPS) || !defined(ENC_DEFERRED_INPUTS) || !defined(ENC_DEFERRED_SETS) || \
-    !defined(ENC_DEFERRED_MOST_CELLS)
-#error "ENC_DEFERRED_GROUPS, _INPUTS, _SETS, _SET_* and _MOST_CELLS come from the host (TrainTiling::deferred)"
-#endif
 #if !ENC_GRAD_FIXED
 #error "deferred sums take fixed-point gradients"
 #endif

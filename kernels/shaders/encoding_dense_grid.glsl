@@ -4,9 +4,6 @@
 //   ENC_SUBCELL:  sin(pi * fx), sin(pi * fy), fx/fy the position between neighbouring nodes,
 //                 a bump that lets the MLP bend the bilinear ramp inside each cell;
 //   ENC_OCTAVES:  per octave k: sin/cos(2 pi 2^k u), sin/cos(2 pi 2^k v), global Fourier features.
-#if !defined(GRID_C) || !defined(ENC_SUBCELL) || !defined(ENC_OCTAVES)
-#error "dense grid encoding needs GRID_C, ENC_SUBCELL and ENC_OCTAVES"
-#endif
 #if GRID_C + 2 * ENC_SUBCELL + 4 * ENC_OCTAVES != IN_DIM
 #error "IN_DIM does not match the dense grid encoding terms"
 #endif

@@ -4,10 +4,6 @@
 // the table indexes it densely, a finer one hashes (x * 1) XOR (y * 2654435761) mod T. Each level
 // is sampled bilinearly; the levels' features are concatenated (IN_DIM = HASH_LEVELS * HASH_F).
 // The host side (sizes, offsets, CPU reference) is kernels/src/encodings/hash_grid.cpp.
-#if !defined(HASH_LEVELS) || !defined(HASH_F) || !defined(HASH_T_MASK) || \
-    !defined(HASH_RESOLUTIONS) || !defined(HASH_OFFSETS) || !defined(HASH_DENSE)
-#error "hash grid encoding needs HASH_LEVELS, HASH_F, HASH_T_MASK and the per-level tables"
-#endif
 #if HASH_LEVELS * HASH_F != IN_DIM
 #error "IN_DIM does not match HASH_LEVELS * HASH_F"
 #endif

@@ -18,9 +18,6 @@
 // takes 270 MB), and the same names reach it through its device address (pc.buffer_address), the
 // kernel enabling GL_EXT_buffer_reference and GL_EXT_buffer_reference_uvec2. Indices are the same;
 // only where the words are found changes.
-#ifndef ENC_RECORD
-#error "ENC_RECORD (words per record) comes from the host's model defines (encoding_state.hpp)"
-#endif
 // ENC_PARAMS_IN_RECORD: the cell's parameters are in its record, after the gradient words (lazy
 // dense Adam visiting the next step's cells, on an encoding that asks for it: optimizer.comp). Its
 // kernels then read and write parameters there; enc_params, which render and the host read,

@@ -1,9 +1,6 @@
 // Per-sample MLP, one invocation per sample, fp32, activations kept in registers. The including
 // kernel defines MLP_W(i): parameter i of the flat MLP vector (shared memory or a buffer).
 // Padded rows and columns are never touched: loops run over the logical widths only.
-#ifndef MLP_W
-#error "define MLP_W(i) before including mlp.glsl"
-#endif
 
 // LOOPS_CAPPED: the driver caps the loop iterations an invocation runs (llvmpipe: 65,535 loop
 // back-edges in all, past which every loop exits and the results are silently wrong; a 128-wide

@@ -43,9 +43,6 @@
 // scaled once when written. The workgroup writes one partial row and one loss partial for each
 // part, every entry by one subgroup; the sample subgroups' sums of the last matrix are added in
 // shared memory, in a fixed order, at the step's end.
-#if !defined(CM_SHARED_BLOCKS) || !CM_SHARED_BLOCKS
-#error "the shared-tile MLP needs explicit shared memory layouts (CM_SHARED_BLOCKS)"
-#endif
 #if HIDDEN_ACT != ACT_RELU || (HIDDEN % 16) != 0 || (IN_PAD % 16) != 0 || OUT_PAD != 16
 #error "the shared-tile MLP takes ReLU hidden layers, 16-aligned widths and 16 padded outputs"
 #endif

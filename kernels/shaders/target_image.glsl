@@ -3,9 +3,6 @@
 // words each, at bindings IMAGE_BINDING, IMAGE_BINDING + 1, ... (kernels/src/target_image.hpp), so
 // that no buffer exceeds maxStorageBufferRange. One part (every image up to 4 GB on NVIDIA) reads
 // as a single buffer, with no part arithmetic.
-#if !defined(IMAGE_BINDING) || !defined(IMAGE_PARTS) || !defined(IMAGE_PART_LIST) || IMAGE_PARTS < 1 || IMAGE_PARTS > 8
-#error "target_image.glsl needs IMAGE_BINDING, IMAGE_PARTS (1..8) and IMAGE_PART_LIST"
-#endif
 
 // IMAGE_PART_LIST(X) (the host's) is X(0) X(1) ... X(IMAGE_PARTS - 1).
 #define FF_IMAGE_PART(k) \

@@ -34,7 +34,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
-#if defined(CM_SHARED_BLOCKS) && CM_SHARED_BLOCKS
+#if CM_SHARED_BLOCKS
 #extension GL_EXT_shared_memory_block : require
 #endif
 #endif
@@ -42,9 +42,6 @@
 #include "common.glsl"
 #include "sampling.glsl"
 
-#ifndef TILE
-#error "TILE (samples per workgroup) must be defined"
-#endif
 layout(local_size_x = TILE) in;
 
 layout(std430, binding = 0) readonly buffer MlpParams { float mlp_params[]; };
@@ -132,7 +129,7 @@ void enc_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
 #define CM_LATE_BACKWARD 0
 #endif
 #if CM_LATE_BACKWARD
-#if !defined(CM_SPLIT) || !CM_SPLIT
+#if !CM_SPLIT
 #error "the late encoding backward pass takes shared tiles (CM_SPLIT)"
 #endif
 #define CM_LATE_SHARES (uint(TILE) / uint(CM_ROWS) - 2u)

@@ -11,12 +11,6 @@
 #if CM_STAGE_TARGETS && !CM_STAGE_INPUTS
 #error "staged targets (CM_STAGE_TARGETS) are the staging subgroups' (CM_STAGE_INPUTS)"
 #endif
-// (The measurements without the inputs or the MLP take none: their tiles take their own.)
-#if CM_STAGE_TARGETS
-#define CM_STAGED_TARGETS 1
-#else
-#define CM_STAGED_TARGETS 0
-#endif
 #if CM_SPLIT
 // The kernel's own shared memory: the local gradient sums; CM_STAGE_TARGETS's targets, in two
 // sets of a tile's by tile parity, and CM_STAGE_PIXELS's pixels.
@@ -28,12 +22,12 @@
 // CM_STAGE_PIXELS (with staged targets from an image): the staging subgroups draw each sample's
 // pixel a tile ahead of fetching it, while their reads are in flight, into shared memory (four
 // tiles' sets, by tile & 3), where they and the late subgroups take it instead of drawing it.
-#if CM_STAGED_TARGETS && !defined(EXPLICIT_SAMPLES)
+#if CM_STAGE_TARGETS && !defined(EXPLICIT_SAMPLES)
 #define CM_STAGE_PIXELS 1
 #else
 #define CM_STAGE_PIXELS 0
 #endif
-#if CM_STAGED_TARGETS
+#if CM_STAGE_TARGETS
 // A sample's target as SampleFetch holds it: explicit samples' floats, an image's words.
 #ifdef EXPLICIT_SAMPLES
 #define CM_TARGET_WORDS OUT_DIM
@@ -73,22 +67,15 @@ struct TileFetch {
     EncFetch enc;
 };
 
-// (With CM_STAGE_INPUTS the encoding's part is the staging subgroups', below: enc is unset; but
-// the measurement without the MLP takes its inputs' own encoding.)
-#if !CM_STAGE_INPUTS
-#define CM_ENCODES_OWN_INPUTS 1
-#else
-#define CM_ENCODES_OWN_INPUTS 0
-#endif
 TileFetch tile_fetch(uint tile) {
     const uint s = tile * CM_TILE_SAMPLES + CM_ROW;
     TileFetch t;
-#if CM_STAGED_TARGETS // the staging subgroups fetched the tile's samples (stage_tile_inputs)
+#if CM_STAGE_TARGETS // the staging subgroups fetched the tile's samples (stage_tile_inputs)
     t.drawn.uv = vec2(0.0);
 #else
     t.drawn = sample_fetch(CM_HOLDS_SAMPLES && s < pc.batch ? s : 0u);
 #endif
-#if CM_ENCODES_OWN_INPUTS
+#if !CM_STAGE_INPUTS // else the encoding's part is the staging subgroups' (below): enc is unset
     t.enc = encode_fetch(t.drawn.uv);
 #endif
     return t;
@@ -136,7 +123,7 @@ void late_encoding_backward(uint tile) {
 }
 #endif
 
-#if CM_STAGED_TARGETS
+#if CM_STAGE_TARGETS
 // Word w of row `row`'s target in `tile`'s set: word-major, so a subgroup's lanes take
 // consecutive words.
 #define CM_TARGET_AT(tile, w, row) ((((tile) & 1u) * uint(CM_TARGET_WORDS) + uint(w)) * uint(CM_ROWS) + (row))
@@ -179,7 +166,7 @@ void stage_tile_inputs(uint tile) {
     const SampleFetch fetched = cm_pixel_fetch(s_pixel[CM_PIXEL_AT(tile, CM_STAGE_ROW)]);
     const vec2 uv = fetched.uv;
     cm_draw_pixel(tile + 1u); // while the reads are in flight
-#elif CM_STAGED_TARGETS
+#elif CM_STAGE_TARGETS
     const SampleFetch fetched = sample_fetch(s < pc.batch ? s : 0u);
     const vec2 uv = fetched.uv;
 #else
@@ -188,7 +175,7 @@ void stage_tile_inputs(uint tile) {
     float x[IN_PAD];
     encode(uv, x);
     cm_put_staged_input(tile, x);
-#if CM_STAGED_TARGETS
+#if CM_STAGE_TARGETS
     cm_put_staged_target(tile, fetched);
 #endif
 }
@@ -209,11 +196,11 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
     vec2 uv = fetched.drawn.uv;
     float target[OUT_PAD];
     float x[IN_PAD];
-#if   CM_STAGED_TARGETS // read after the last forward product, below
+#if   CM_STAGE_TARGETS // read after the last forward product, below
     [[unroll]] for (int o = 0; o < OUT_PAD; ++o) target[o] = 0.0;
 #else
     sample_finish(fetched.drawn, target);
-#if CM_ENCODES_OWN_INPUTS
+#if !CM_STAGE_INPUTS
     encode_finish(uv, fetched.enc, x);
 #endif
 #endif
@@ -223,7 +210,7 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
     // Beside the last product: the next tile's inputs, the tile before's encoding backward pass.
     if (CM_HOLDS_SAMPLES) {
         cm_forward_output();
-#if CM_STAGED_TARGETS
+#if CM_STAGE_TARGETS
         cm_staged_target(tile, target);
 #endif
     } else if (CM_STAGES) {
@@ -257,7 +244,7 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
 #if !CM_LATE_BACKWARD
     if (in_batch) {
         enc_defer(s, dx);
-#if CM_STAGED_TARGETS
+#if CM_STAGE_TARGETS
         uv = drawn_uv(s); // drawn again here: no register held it through the tile
 #endif
         encode_backward(uv, dx);

@@ -369,12 +369,11 @@ KernelRequest render_kernel_request(const DeviceFeatures& device, const ModelCon
     const TrainTiling tiling = render_tiling(device, config, o);
     Defines defines = model_defines(config);
     if (tiling.coopmat) {
-        defines.push_back({"COOPMAT", "1"});
         defines.push_back({"TILE", std::to_string(tiling.tile)});
         defines.push_back({"CM_SHARED_BLOCKS", tiling.shared_blocks ? "1" : "0"});
     }
     const uint32_t bindings = add_weight_defines(defines, tiling, 3); // before defines is copied
-    return {"render.comp", defines, bindings};
+    return {tiling.coopmat ? "render_coopmat.comp" : "render.comp", defines, bindings};
 }
 
 RenderBandResources::RenderBandResources() = default;
