@@ -17,9 +17,8 @@ float encoding_lr(uint t) {
 
 // Steps from + 1 .. to of one parameter, one by one: the exact form, for the rare parameter whose
 // epsilon is not negligible next to sqrt(v) (below). The moments and the bias corrections'
-// powers as running products, as eager Adam keeps them. On the H100 the form before (five exp2 a
-// step more) made the optimizer of the 8192x8192 photo twice as slow beside this file's series,
-// 57 against 29 us a step (bench/RESULTS.md).
+// powers as running products, as eager Adam keeps them, not recomputed with exp2 at each step
+// (five more a step made the optimizer of a large photo twice as slow; bench/archive/RESULTS.md).
 float catch_up_stepwise(float p, float m, float v, uint from, uint to) {
     const uint steps = min(to - from, pc.catch_up_limit);
     const float b1 = exp2(pc.log2_beta1), b2 = exp2(pc.log2_beta2);

@@ -6,9 +6,8 @@
 // bindings enc_state_u64 and enc_state_u.
 //
 // The sums are 32-bit, one a feature, although device memory adds a pair's features as one 64-bit
-// word: 64-bit shared atomics made the steps slower than no sums at all (on the H100 the hash
-// model's 2^20 step 2,112 against 1,537 us, the small one's 2^18 325 against 312.5), 32-bit ones
-// faster (the small model's 300; bench/RESULTS.md). A
+// word: 64-bit shared atomics made the steps slower than no sums at all, 32-bit ones faster
+// (bench/archive/RESULTS.md). A
 // feature's sum fits 32 bits as its device-memory word's does (encoding_state.glsl's scale bounds
 // a cell's whole step), so the pair's addend formed from the two sums is exactly what the
 // samples' own addends add up to.

@@ -128,9 +128,8 @@ uint cm_x0_col; // the tile's encoding outputs' first column (cm_take_staged_inp
 #define CM_NARROW_LAST_FORWARD (CM_NARROW_ENDS && OUT_DIM <= 8)
 // CM_NARROW_BIAS: the bias sums' fragment 16 outputs x 8 matrices (a column a matrix), its
 // products 16x8x16: with the narrow ends by rows, and with the ends by columns wherever the model
-// has at most 8 matrices. There it frees 4 registers a lane and halves those products: width 128
-// on the H200 at 2^20 690.6 against 717.0 us/step, at 2^18 187.3 against 194.3, the same sums
-// (bench/RESULTS.md).
+// has at most 8 matrices. There it frees 4 registers a lane and halves those products, with the
+// same sums (bench/archive/RESULTS.md).
 #define CM_NARROW_BIAS_FITS (CM_NARROW_ENDS && MATRICES <= 8)
 #define CM_NARROW_BIAS (CM_NARROW_OUT || (CM_ENDS_BY_COLUMNS && CM_NARROW_BIAS_FITS))
 #if CM_NARROW_IN && IN_PAD != 16

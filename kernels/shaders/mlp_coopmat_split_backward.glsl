@@ -262,8 +262,7 @@ void cm_encoding_input_gradients() {
 // weight-gradient block (0, CM_COL) over those rows (and the bias sums of those CM_LAST_BIAS_COL
 // gives it). Block CM_COL of slice LAYERS is this subgroup's alone in this phase, read once
 // before it is overwritten, with no workgroup barrier: the same blocks give the mask and the
-// sums' operand (on the H200 width 128 at 2^20 682.0 against 684.5 us/step, 2^18 184.7 against
-// 186.0, where the mask and the sums each loaded it; bench/RESULTS.md).
+// sums' operand, loaded once for both.
 void cm_output_backward_columns() {
     const int l = LAYERS;
     CM_H x[CM_ROW_BLOCKS]; // X_l: the owned input block by 16 samples

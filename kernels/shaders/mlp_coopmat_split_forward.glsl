@@ -111,9 +111,8 @@ void cm_forward_output() {
     const uint out_at = (CM_SLICE(SLICE_COL(LAYERS + 1)) + CM_SUB * WT) / 2u; // floats; column stride RS / 2
     CM_LAST_FORWARD_SUM acc[WT / 16 * CM_CHAINS]; // row block h's chain c at h * CM_CHAINS + c
     [[unroll]] for (uint h = 0; h < WT / 16 * CM_CHAINS; ++h) acc[h] = CM_LAST_FORWARD_SUM(0.0);
-    // Both row blocks' sums side by side: two chains of products, where one block after the other
-    // made one of twice the length (the H200 at 2^20: width 128 836 against 866 us/step, width 64
-    // 328 against 335, the lake model 186.6 against 189.1, the same bits; bench/RESULTS.md).
+    // Both row blocks' sums side by side: two independent chains of products hide each other's
+    // latency, where one block after the other made one chain of twice the length (the same bits).
     [[unroll]] for (uint kb = 0; kb < HIDDEN / 16; ++kb)
         [[unroll]] for (uint h = 0; h < WT / 16; ++h) {
             CM_H a;

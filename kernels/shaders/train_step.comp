@@ -144,11 +144,9 @@ void enc_cell_grad_share(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
 #else
 #define ENC_CELL_GRAD(cell, group, g) enc_cell_grad(cell, group, g)
 #endif
-// encoding_hash_grid.glsl's level loops unrolled where the MLP leaves registers to spare: the
-// hash grid with a 32-wide MLP trained 3% faster on the H100 (2^14 31.9 against 32.9 us/step,
-// 2^20 1,190 against 1,229), with a 64-wide one 5% slower (1,343 against 1,276 at 2^20: its
-// registers are all taken, and the unrolled code still spilled, 272 bytes a lane against 320;
-// bench/RESULTS.md).
+// encoding_hash_grid.glsl's level loops unrolled where the MLP leaves registers to spare (a
+// 32-wide MLP); beside a 64-wide one, whose registers are all taken, the unrolled code still
+// spilled and trained slower (bench/archive/RESULTS.md).
 #if HIDDEN <= 32
 #define ENC_LEVEL_LOOP [[unroll]]
 #endif

@@ -196,10 +196,8 @@ TrainTiling::Deferred deferred_gradients_for(const DeviceFeatures& device, const
     const uint32_t sms = device.multiprocessors;
     const uint32_t cap = device.cpu ? 8u : sms ? sms : 256u;
     // The levels are chosen for `cap` workgroups, whatever the batch: a small batch then defers
-    // none, and the step's own atomics are cheaper than the pass (on the H100 the hash model at
-    // 2^14 and 2^15 with 16 and 32 workgroups' levels 0-2 deferred: 42.4 against 39.5 and 64.3
-    // against 61.4 us/step; bench/RESULTS.md). The pass runs no more workgroups than
-    // the batch fills.
+    // none, and the step's own atomics are cheaper than the pass there (bench/archive/RESULTS.md).
+    // The pass runs no more workgroups than the batch fills.
     // The inputs' buffer within one storage buffer and an eighth of the device's memory: a speed-up
     // should not be what makes a run too large for its device.
     const uint64_t memory = device.memory_bytes;
@@ -217,9 +215,8 @@ TrainTiling::Deferred deferred_gradients_for(const DeviceFeatures& device, const
 void choose_gradient_sums(const DeviceFeatures& device, const ModelConfig& config, TrainTiling& tiling, uint32_t batch,
                           uint32_t groups, std::optional<double> min_hits, bool local, bool deferred,
                           const KernelOverrides& o) {
-    // Deferred sums first: where both can take a hash grid's coarse levels, the pass was the faster
-    // (the small hash model on the H100, levels 0-2 either way: 2^18 287.5 against 300 us/step,
-    // 2^20 937.5 against 1,112.5, 2^22 3,562.5 against 4,337.5; bench/RESULTS.md).
+    // Deferred sums first: where both can take a hash grid's coarse levels, the pass was the faster,
+    // the more so the larger the batch (bench/archive/RESULTS.md).
     // Local sums where the pass takes nothing: an encoding whose groups share their inputs (a
     // small dense grid), the pass switched off, or its inputs' buffer over the cap.
     tiling.local_gradient_cells = 0;
@@ -285,9 +282,8 @@ uint32_t persistent_groups(const DeviceFeatures& device, const TrainTiling& tili
     // than 512). Tensor-core kernels: one workgroup a multiprocessor where the device says how
     // many it has (VK_NV_shader_sm_builtins), else 256. Each of their workgroups loads the
     // weights, and each of their subgroups writes a partial row of every MLP parameter, so fewer
-    // groups taking more tiles each were faster at every batch from 2^14 to 2^20 on the H100
-    // (lake model at 2^16: 39.8 us/step at 132 groups against 62.6 at 512; width 64: 112 against
-    // 178; width 128, whose weights stay in memory: 188 against 243 at 256; bench/RESULTS.md).
+    // groups taking more tiles each were faster at every batch from 2^14 to 2^20 on the H100, at
+    // every width (bench/archive/RESULTS.md).
     // A CPU driver runs a few threads.
     uint32_t cap = device.cpu ? 64u : tiling.coopmat ? coopmat_workgroups(device) : 512u;
     // The partial rows must fit one storage buffer binding.
@@ -323,9 +319,8 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         d.push_back({"CM_SHARED_BLOCKS", tiling.shared_blocks ? "1" : "0"});
         // A subgroup's gradient sums stay in registers while they take at most 28 accumulator
         // fragments (224 registers a lane: the 64-wide MLPs of the dense grid and of the hash
-        // model; on the H100 width 64 at batch 2^20 1,452 against 1,694 us/step, the hash model
-        // 8-9% faster at every batch, though the driver spills to local memory); more keep them in
-        // the subgroup's partial row.
+        // model, faster so at every batch though the driver spills to local memory); more keep
+        // them in the subgroup's partial row.
         const bool registers = weight_blocks(mlp_layout(config)) <= 28;
         d.push_back({"CM_GRADS_IN_REGISTERS", registers ? "1" : "0"});
         d.push_back({"CM_WEIGHT_FRAGMENTS", tiling.weight_fragments ? "1" : "0"});

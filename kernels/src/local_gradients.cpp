@@ -19,10 +19,8 @@ uint32_t local_bytes_per_cell(const ModelConfig& c) { return 4u * encoding_of(c)
 // (bench/RESULTS.md).
 constexpr uint32_t kDefaultMinHits = 4;
 // The same for the deferred sums' pass, whose workgroups (one a multiprocessor) sum the levels of
-// the whole batch once: on the H100 the hash models with 2 against 4 at 2^17 174.4 against 186.1
-// and 147.6 against 151.1 us/step, at 2^18 312.5 against 325 and 253.9 against 270.6, alike at
-// 2^15, 2^16 and 2^20; with 1 they took levels at 2^14, where the pass costs more than it saves
-// (bench/RESULTS.md).
+// the whole batch once: 2 rather than 4 paid on the hash models (or was alike); with 1 the pass
+// took levels at 2^14, where it costs more than it saves (bench/archive/RESULTS.md).
 constexpr uint32_t kDeferredMinHits = 2;
 
 double hits_wanted(std::optional<double> min_hits, uint32_t default_hits) {

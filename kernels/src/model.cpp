@@ -231,16 +231,14 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     };
     // Each subgroup takes its own tiles; the workgroup shares the weights, and the device runs one
     // workgroup a multiprocessor (Trainer), so the most subgroups that fit is the most a
-    // multiprocessor runs: on the H100, width 64 at 96 samples (3 subgroups) trained 1.3x faster
-    // than at 64 at batch 2^20, where two workgroups of 64 gained nothing (bench/RESULTS.md).
+    // multiprocessor runs (more subgroups a workgroup hide more latency; a second workgroup of
+    // fewer gained nothing where measured; bench/archive/RESULTS.md).
     // KernelOverrides::tile asks for one (any multiple of 32 up to 256).
     std::vector<uint32_t> tiles = {128u, 96u, 64u, 32u};
     // A fifth subgroup (which fits the lake model once its outputs pass through the delta slice)
-    // paid for hidden width 32 where each subgroup has many tiles to take: on the H100 the lake
-    // model at 2^18 (12 tiles each) 89.9 against 94.5 us/step, at 2^20 301 against 322; at 2^17
-    // (6 tiles each) 54.6 against 54.0 and at 2^16 36.4 against 33.6 it lost; width 16 lost at
-    // every batch (2^20: 217 against 207; bench/RESULTS.md). So: width 32 and more, where the
-    // batch gives 5 subgroups of every workgroup at least 8 tiles.
+    // pays for hidden width 32 where each subgroup has many tiles to take, and costs where it has
+    // few or the MLP is 16 wide (measured on the H100; bench/archive/RESULTS.md). So: width 32 and
+    // more, where the batch gives 5 subgroups of every workgroup at least 8 tiles.
     if (shared_blocks && c.hidden_width >= 32 && workgroups > 0 && uint64_t(batch) >= 8ull * 160 * workgroups)
         tiles.insert(tiles.begin(), 160u);
     const bool overridden = o.tile.has_value();
@@ -252,11 +250,10 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     }
     // Small ReLU MLPs (at most 8 weight blocks, which the step holds in registers) on large
     // batches: a sixth subgroup, which fits once the weights leave shared memory; the blocks then
-    // come from the fp16 copy in memory, once a step for each subgroup. On the H100 (leuvenA, late
-    // us/step) the lake model at 2^20 (41 tiles a subgroup) 252-253 against 267-268, at 2^18 (10)
-    // 78.5-79 against 80, width 16 at 2^20 143 against 157 and at 2^18 46.0 against 48.5; at 2^16
-    // (2.6 tiles each) the lake model lost, 32.6 against 29.4; five subgroups the same way lost
-    // everywhere (bench/RESULTS.md). So: from 8 tiles a subgroup.
+    // come from the fp16 copy in memory, once a step for each subgroup. That load pays only where
+    // each subgroup has many tiles to spread it over (a few tiles each lost on the H100; five
+    // subgroups the same way lost everywhere; bench/archive/RESULTS.md). So: from 8 tiles a
+    // subgroup.
     constexpr uint32_t kSixSubgroups = 192;
     if (!overridden && !o.weights_in_shared && shared_blocks && weight_blocks(L) <= 8 &&
         c.hidden_activation == Activation::relu && workgroups > 0 &&
@@ -273,9 +270,8 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     // Where no workgroup fits its weights beside its tiles, the products read the weights from
     // device memory (an fp16 copy; mlp_coopmat.glsl) and shared memory holds the tiles alone.
     // MLPs of hidden width 64 and more take that form too: their workgroups then hold more tiles
-    // in the same shared memory, and on the H100 width 64 trained 5-11% faster at batches 2^14 to
-    // 2^20 and rendered 22% faster (the hash model's width-64 MLP within 2%, either way;
-    // bench/RESULTS.md). KernelOverrides::weights_in_shared forces a form.
+    // in the same shared memory, which kept the tensor cores busier at every batch measured
+    // (bench/archive/RESULTS.md). KernelOverrides::weights_in_shared forces a form.
     std::vector<bool> places = {true, false};
     if (c.hidden_width >= 64) places = {false};
     if (o.weights_in_shared) places = *o.weights_in_shared ? std::vector<bool>{true, false} : std::vector<bool>{false};
@@ -287,11 +283,8 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
                 // tiles to follow: two, and one more for every 32 encoding cells a sample reads
                 // (an encoding that reads many keeps memory busy with fewer subgroups). Training
                 // a batch that gives the `workgroups` workgroups' subgroups fewer, they run one
-                // subgroup fewer, if that leaves two. Measured crossovers (H100, 132 workgroups,
-                // bench/RESULTS.md): width 64 on the dense grid (4 cells) between 2^14 and 2^15
-                // (at 2^14 33.0 against 37.1 us/step); the hash model (64 cells), with its
-                // gradients as fixed-point pairs, at 2^15 (93.0 against 93.5; at 2^16 3 subgroups
-                // 158.5 against 162.5, at 2^17 272 against 299).
+                // subgroup fewer, if that leaves two (the crossovers measured on the H100 for width
+                // 64 on the dense grid and on the hash model; bench/archive/RESULTS.md).
                 const uint64_t cells = encoding_of(c).cells_read(c);
                 const uint64_t tiles_each = 2 + cells / 32;
                 if (!overridden && !weights && tile >= 96 && batch > 0 &&
@@ -300,18 +293,15 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
                 TrainTiling t{tile, weights, true};
                 t.shared_blocks = shared_blocks;
                 // Weight blocks in registers for the step (at most 8: the lake model's) cost a load
-                // of every block per subgroup and step, which paid from two tiles a subgroup: on
-                // the H100 the lake model at 2^16 (4 tiles each) 32.2 against 33.6 us/step, at 2^20
-                // 286 against 300, width 16 at 2^16 23.1 against 24.0; at 2^14 (one tile each) the
-                // lake model lost, 17.5 against 17.1 (bench/RESULTS.md).
+                // of every block per subgroup and step, which pays from two tiles a subgroup (with
+                // one tile each it lost on the H100; bench/archive/RESULTS.md).
                 t.weight_fragments =
                     weights && weight_blocks(L) <= 8 && batch > 0 && uint64_t(batch) >= 2ull * tile * workgroups;
                 if (o.weight_fragments) t.weight_fragments = *o.weight_fragments && (weights || weight_blocks(L) <= 8);
                 // The hidden matrices' bias rows (fp32 accumulator fragments, 8 registers a lane
-                // each) held too only where they are at most two blocks: on the H100 width 16 (two
-                // blocks) at 2^20 157.5 against 182.5 us/step with them, the lake model (four)
-                // 277.5 against 270 at 2^20, 83-84 against 80-81 at 2^18 and 31.5 against 29.5 at
-                // 2^16 without (bench/RESULTS.md).
+                // each) held too only where they are at most two blocks: more take the registers
+                // the products need (width 16's two paid, the lake model's four lost on the H100;
+                // bench/archive/RESULTS.md).
                 t.bias_fragments = t.weight_fragments && c.hidden_layers * (c.hidden_width / 16) <= 2;
                 if (o.bias_fragments) t.bias_fragments = *o.bias_fragments && t.weight_fragments;
                 t.prefetch = o.prefetch.value_or(true);
@@ -323,27 +313,21 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
 std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max_shared, uint32_t max_invocations,
                                               bool shared_blocks, uint32_t batch, uint32_t workgroups,
                                               const KernelOverrides& o) {
-    // Measured on the H100 (leuvenA, late us/step; bench/RESULTS.md): width 64 at 2^20
-    // 419 against 829 a subgroup a tile, at 2^14 18.1 against 30.5; the hash model's 64-wide MLP
-    // 1,281 against 1,767 and 41.0 against 56.0; width 128 1,512 against 5,012. The lake model
-    // (width 32) in two parts (four subgroups): at 2^14 14.0 against 16.0, 2^15 18.25 against
-    // 21.25, 2^16 26.0 against 29.5, 2^18 70.5 against 79.0, 2^20 241.7 against 253.3; in one part
-    // it lost (2^16 33.3, 2^18 104.5, 2^20 381.7), in four too (27.5 / 73.5 / 253.3), as did width
-    // 16 in four (2^18 54.0 against 46.0).
+    // Shared tiles for widths 32 and more: a subgroup keeps only its own blocks' weights and sums
+    // (mlp_coopmat_split.glsl), where a tile a subgroup needs them all. They trained faster than a
+    // tile a subgroup at every batch measured on the H100 for widths 64 and 128 and the hash
+    // model, and for the lake model (width 32) in two parts; in one or four parts the lake model,
+    // and width 16 in any, lost (bench/archive/RESULTS.md).
     // KernelOverrides::tile and weights_in_shared describe a tile a subgroup: set, they ask for
     // that layout (unless shared_tile says otherwise).
     const bool wanted = o.shared_tile.value_or(c.hidden_width >= 32 && !o.tile && !o.weights_in_shared);
     // Widths 64 and 128 in one part: in two, 256 or 512 invocations cap a lane's registers (width
-    // 128 at 128, spilling, its weight blocks no longer held) and every batch trained slower: on the
-    // H200 width 128 at 2^20 2,000 against 1,000 us/step, at 2^14 54.5 against 37.0; width 64 at 2^20
-    // 400 against 383, the hash model 1,067 against 983 (bench/RESULTS.md).
+    // 128 at 128, spilling, its weight blocks no longer held) and every batch trained slower.
     // Width 32 in three parts (six subgroups, tiles of 192) where every workgroup takes at least
     // 32 such tiles and they fit the shared memory: with the samples stratified (sampling.glsl) the
-    // step waits on its subgroups' latency rather than on the cache, and on the H200 the lake model
-    // trained at 2^20 in 200.5 against 203.1 us/step, at 2^21 385.2 against 393.1, at 2^22 756.6
-    // against 772.5, but at 2^18 (10 tiles each) in 61.5 against 59.2 and at 2^14 14.3 against 12.6
-    // (bench/RESULTS.md); 194.3 and 726.6 without loading the next tile ahead, which
-    // the three parts leave out (prefetch, below).
+    // step waits on its subgroups' latency rather than on the cache, which more subgroups hide;
+    // with fewer tiles each, two parts stay faster (bench/archive/RESULTS.md). The three parts do
+    // not load the next tile ahead (prefetch, below).
     auto shared_bytes = [&](uint32_t rows, uint32_t subgroups) {
         // Mirrors mlp_coopmat_split.glsl's shared block: the tile's fp16 slices (row stride
         // rows + 8), the bias sums' 16 x 16 fp16 selectors and a float per subgroup.
@@ -385,20 +369,16 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         t.shared_tile_parts = parts;
         // The weight blocks a subgroup's products use, held for the step (width 64 on the dense
         // grid: 20 blocks, 80 registers a lane, beside 9 fragments of gradient sums), or loaded
-        // for each phase of a tile: held, width 64 at 2^20 trained in 419 against 505 us/step;
-        // width 128 (36 blocks) at 2^20 in 987.5 against 1,325, at 2^22 3,800 against 5,175
-        // (bench/RESULTS.md). Width 128 once loaded them where a workgroup has fewer
-        // than two tiles (2^10 and 2^12 then trained faster so); on today's kernel holding them is
-        // faster there too: the H200 at 2^10 21.9 against 22.7 us/step, 2^12 20.9 against 21.4,
-        // 2^14 29.9 against 32.8.
+        // for each phase of a tile: held, every width and batch measured trains faster, width 128's
+        // 36 blocks included (bench/archive/RESULTS.md).
         t.weight_fragments = o.weight_fragments.value_or(true);
         // What a subgroup holds for the step, in registers a lane: the weight blocks (4 each: the
         // first matrix's column blocks x input blocks, the hidden and last matrices' blocks for
         // both directions) and the sums (8 a fragment: the owned blocks of every matrix, the
         // bias sums). The first matrix's blocks stay held while that is at most 168 (width 64 on
         // the dense grid: 160, no local memory); the hash model's 64-wide MLP, whose 32 inputs
-        // make it 184, trained faster with them loaded for each tile (H100: 2^14 40.0 against
-        // 40.95 us/step, 2^20 1,276 against 1,295; bench/RESULTS.md).
+        // make it 184, trained faster with them loaded for each tile (H100;
+        // bench/archive/RESULTS.md).
         const uint32_t columns = c.hidden_width / 16, inputs = c.padded_input_width() / 16, middle = c.hidden_layers - 1;
         const uint32_t held = 4 * (columns * inputs + 2 * middle * columns + 2 * columns) +
                               8 * (inputs + middle * columns + columns + 1);
@@ -408,14 +388,14 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // too.
         t.ends_by_columns = o.ends_by_columns.value_or(rows / 32 < invocations / 32);
         // There, the wide phases' sums in fp16 accumulators (16 registers a lane fewer in each
-        // phase) with the encoding's input gradients by rows (one workgroup barrier a tile fewer;
-        // below): width 128 on the H200 at 2^20 885 against 914 us/step, at 2^18 240.5 against
-        // 249.1, at 2^14 34.2 against 34.4; either alone 894 and 935 at 2^20 (bench/RESULTS.md).
+        // phase, which width 128's phases are short of) with the encoding's input gradients by rows
+        // (one workgroup barrier a tile fewer; below); each pays more with the other
+        // (bench/archive/RESULTS.md).
         t.half_sums = o.half_sums.value_or(t.ends_by_columns);
         // The next tile's inputs encoded by the subgroups after the sample ones, which wait for
         // the last matrix's forward product anyway, into a staging slice beside the tile (where
-        // it fits): the H200 at 2^20 787.2 against 831.8 us/step, at 2^22 3,070 against 3,250, at
-        // 2^18 215.4 against 226.9, at 2^14 33.73 against 33.42 (bench/RESULTS.md).
+        // it fits): the encoding's parameter loads then wait behind that product instead of ahead
+        // of the tile (faster from 2^18 up on the H200, alike at 2^14; bench/archive/RESULTS.md).
         // The encoding's input gradients then go over slice 2 (mlp_coopmat_split.glsl), which
         // must hold them.
         const uint32_t subgroups = invocations / 32, sample_subgroups = rows / 32, in_pad = c.padded_input_width();
@@ -426,41 +406,35 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         if (t.stage_inputs) t.shared_bytes += slice_bytes;
         // ... and a tile's encoding backward pass taken by the subgroups after those during the
         // next tile's last forward product, from input gradients kept in IN_PAD columns of their
-        // own (where they hold whole shares of the samples and the columns fit): 2^20 781.4
-        // against 794.0 us/step, 2^22 3,044 against 3,100, 2^14 33.40 against 33.72.
+        // own (where they hold whole shares of the samples and the columns fit), so that the
+        // sample subgroups do not take it after their products.
         t.late_encoding = t.stage_inputs && invocations > 2 * rows && invocations % rows == 0 &&
                           t.shared_bytes + slice_bytes <= max_shared &&
                           o.late_encoding.value_or(true);
         if (t.late_encoding) t.shared_bytes += slice_bytes;
         // ... and the next tile's targets fetched by the staging subgroups beside its encoding's
         // reads, from pixels they drew a tile before, in shared memory where they fit: otherwise
-        // every subgroup draws a sample and waits on its image read at each tile's start (the
-        // H200 at 2^20 723 against 732 us/step, 2^18 198.1 against 199.9). Room for
+        // every subgroup draws a sample and waits on its image read at each tile's start, with no
+        // other work in flight. Room for
         // two tiles' targets (explicit samples' fp32 outputs, or an image's words: two for RGBA16)
         // and, from an image, four tiles' pixels.
         const uint32_t target_bytes = rows * std::max(2u * 4u * c.output_dims, 2u * 8u + 4u * 4u);
         t.stage_targets = t.stage_inputs && t.shared_bytes + target_bytes <= max_shared &&
                           o.stage_targets.value_or(true);
         if (t.stage_targets) t.shared_bytes += target_bytes;
-        // The held blocks' loads issued before the first tile's inputs are staged: the H200 at
-        // 2^20 711.4 against 712.0 us/step, 2^18 193.4 against 193.8, 2^14 27.0 against 27.4; the
-        // lake model's layout alike or slower (2^18 57.95 against 57.80).
+        // The held blocks' loads issued before the first tile's inputs are staged, beside those
+        // reads (width 128's layout; the lake model's measured alike or slower).
         t.early_fragments = o.early_fragments.value_or(t.ends_by_columns && t.weight_fragments);
         // The encoding's input gradients by rows where the sample subgroups read them at once
         // (one workgroup barrier a tile fewer); late, by columns, as every subgroup's row block
-        // and with no barrier either (the H200 at 2^20 778.7 against 783.4 us/step, alike at 2^14:
-        // 33.36 against 33.34).
+        // and with no barrier either.
         t.encoding_inputs_by_rows = t.ends_by_columns && o.encoding_inputs_by_rows.value_or(!t.late_encoding);
         // Each subgroup loads its next tile's inputs while it trains on the current one
         // (train_step.comp), but for shared tiles in three parts or more: their six subgroups hide
         // one another's loads, which the stratified samples (sampling.glsl) mostly find in the
-        // cache, and the registers the next tile's inputs would hold cost more (on the H200 the
-        // lake model at 2^20 194.4 against 200.7 us/step, at 2^22 725.5 against 757.1, 188
-        // registers a lane against 211; in two parts prefetching stays ahead: 2^18 59.5 against
-        // 61.5, 2^14 12.6 against 12.8; bench/RESULTS.md). Nor for tiles whose ends are
-        // by columns (width 128), where the registers go to the products: with its fp16 sums at
-        // 2^20 869 against 885 us/step, at 2^18 236.4 against 240.0, at 2^14 34.3 against 34.2
-        //.
+        // cache, and the registers the next tile's inputs would hold cost more than the loads
+        // they hide (in two parts prefetching stays ahead). Nor for tiles whose ends are by
+        // columns (width 128), where the registers go to the products (bench/archive/RESULTS.md).
         t.prefetch = o.prefetch.value_or(!(parts >= 3 || t.ends_by_columns));
         return t;
     }

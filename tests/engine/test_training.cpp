@@ -111,8 +111,8 @@ TEST(Training, SmallMlpOnALargeBatchTrains) {
 }
 
 // On the portable kernels everywhere: on the tensor cores fp16 activations grow float atomics'
-// rounding-level differences over the steps, past the tolerance now and then (0.052 against 0.01
-// in one H100 run of 2026-11-24, within it in the others), which would hide what this test is for.
+// rounding-level differences over the steps, past the tolerance now and then (on an H100, in one
+// run of several), which would hide what this test is for.
 // With fixed-point encoding gradients (Device::fixed_point_gradients) the runs agree bit for bit.
 TEST(Training, SameSeedSameResult) {
     Device& device = test::portable_device();

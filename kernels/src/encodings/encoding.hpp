@@ -95,9 +95,9 @@ struct EncodingDescriptor {
     bool parameters_in_records = false;
     // Where lazy dense Adam's optimizer visits the next step's cells, a visit reads a cell's record
     // beside its claim, not once it has won it: one round trip to memory instead of two, right
-    // where a step's samples seldom meet in a cell (the dense grid, 8192x8192 photo: 20.3-20.5
-    // against 21.5-21.8 us a step on the H100), wrong where they often do, as on a hash grid's
-    // coarse levels (240 against 147 us), whose losing claims' reads then cost more.
+    // where a step's samples seldom meet in a cell (the dense grid on a large photo), wrong where
+    // they often do, as on a hash grid's coarse levels, whose losing claims' reads then cost more
+    // (bench/archive/RESULTS.md).
     bool visits_read_beside_claim = false;
     // lazy_adam_ratio on a CPU driver (lavapipe), where the visits cost more next to the eager
     // pass than on a GPU; 0: lazy_adam_ratio.
