@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Counts what makes the engine hard to read (issue 61) and checks it against the targets.
 
-    python3 scripts/engine_simplicity.py [--root DIR]
+    python3 scripts/engine_simplicity.py [--root DIR] [--ci]
 
-Prints each figure with its target and exits 1 when one is missed:
+Prints each figure with its target and exits 1 when one is missed (with --ci, as the CI stage
+scripts/test.d/engine_simplicity.sh runs it: when one is above its ceiling, below):
   - FIELDFLOW_* environment variables named in kernels/src (at most 5: those the README tells a
     user about);
   - preprocessor conditionals (#if/#ifdef/#ifndef/#elif lines) in kernels/shaders (at most 150),
@@ -11,7 +12,8 @@ Prints each figure with its target and exits 1 when one is missed:
   - the largest shader file (at most 600 lines);
   - ABLATE_* parts in the shaders (none);
   - "session N" citations in the engine's code and tests (none), and measured figures
-    ("X against Y") in their comments (reported);
+    ("X against Y") in their comments (none: a comment states the reason, and may point at a
+    RESULTS heading for the figures);
   - the word "session" in the engine, its tests, the benchmark's programs and scripts, the nodes
     and the host (none): the archive's headings carry no session numbers for a pointer to quote.
 """
@@ -31,6 +33,9 @@ SESSION_WORD = re.compile(r"\bsessions?\b", re.IGNORECASE)
 SESSION_FREE = (("kernels", SOURCE_SUFFIXES), ("tests/engine", SOURCE_SUFFIXES), ("bench", {".cpp", ".hpp", ".sh"}),
                 ("nodes", SOURCE_SUFFIXES), ("host", SOURCE_SUFFIXES))
 AGAINST = re.compile(r"\d[\d,.]* against \d")
+# CI's ceilings for the figures not yet at their targets: today's counts, so that none can grow.
+# A change that brings a figure down lowers its ceiling with it; at the target, the entry goes.
+CI_CEILINGS = {"conditionals": 244}
 
 
 def files(root, folder, suffixes):
@@ -41,7 +46,9 @@ def files(root, folder, suffixes):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", default=pathlib.Path(__file__).resolve().parent.parent, type=pathlib.Path)
-    root = parser.parse_args().root
+    parser.add_argument("--ci", action="store_true", help="fail only above CI_CEILINGS where a target is not met yet")
+    args = parser.parse_args()
+    root = args.root
 
     env_names = set()
     for path in files(root, "kernels/src", {".cpp", ".hpp"}):
@@ -63,14 +70,14 @@ def main():
             ablate += len(re.findall(r"\bABLATE_\w+", line))
 
     sessions = []
-    figures = 0
+    figures = []
     for folder in ("kernels", "tests/engine"):
         for path in files(root, folder, SOURCE_SUFFIXES):
             for number, line in enumerate(path.read_text().splitlines(), 1):
                 if SESSION.search(line):
                     sessions.append(f"{path.relative_to(root)}:{number}")
                 if "//" in line and AGAINST.search(line.split("//", 1)[1]):
-                    figures += 1
+                    figures.append(f"{path.relative_to(root)}:{number}")
 
     session_words = []
     for folder, suffixes in SESSION_FREE:
@@ -81,23 +88,27 @@ def main():
                 if SESSION_WORD.search(line):
                     session_words.append(f"{path.relative_to(root)}:{number}")
 
-    checks = [
-        ("FIELDFLOW_* variables named in kernels/src", len(env_names), 5, ", ".join(sorted(env_names))),
-        ("conditional lines in kernels/shaders", conditionals, 150, ""),
-        ("largest shader file (lines)", largest[0], 600, largest[1]),
-        ("ABLATE_* names in kernels/shaders", ablate, 0, ""),
-        ("'session N' citations in kernels/ and tests/engine", len(sessions), 0, " ".join(sessions[:5])),
-        ("'session' in kernels/, tests/engine, bench/ programs, nodes/, host/", len(session_words), 0,
+    checks = [  # (key, what, value, target, detail)
+        ("env", "FIELDFLOW_* variables named in kernels/src", len(env_names), 5, ", ".join(sorted(env_names))),
+        ("conditionals", "conditional lines in kernels/shaders", conditionals, 150, ""),
+        ("largest", "largest shader file (lines)", largest[0], 600, largest[1]),
+        ("ablate", "ABLATE_* names in kernels/shaders", ablate, 0, ""),
+        ("sessions", "'session N' citations in kernels/ and tests/engine", len(sessions), 0, " ".join(sessions[:5])),
+        ("session words", "'session' in kernels/, tests/engine, bench/ programs, nodes/, host/", len(session_words), 0,
          " ".join(session_words[:5])),
+        ("figures", "'X against Y' figures in comments of kernels/ and tests/engine", len(figures), 0,
+         " ".join(figures[:5])),
     ]
-    missed = 0
-    for name, value, target, detail in checks:
+    failed = 0
+    for key, name, value, target, detail in checks:
         ok = value <= target
-        missed += not ok
-        print(f"{'ok  ' if ok else 'MISS'} {name}: {value} (target <= {target}){'  ' + detail if detail else ''}")
+        ceiling = CI_CEILINGS.get(key, target) if args.ci else target
+        failed += value > ceiling
+        verdict = "ok  " if ok else "MISS" if value > ceiling else "HELD"
+        held = f", CI ceiling {ceiling}" if ceiling != target else ""
+        print(f"{verdict} {name}: {value} (target <= {target}{held}){'  ' + detail if detail else ''}")
     print(f"info distinct macro names in shader conditionals: {len(macros)}")
-    print(f"info 'X against Y' figures in comments of kernels/ and tests/engine: {figures}")
-    return 1 if missed else 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
