@@ -64,9 +64,6 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer EncStatePai
 #define enc_state_u64 EncStatePairs(pc.buffer_address).words
 #endif
 #endif
-#ifndef ENC_GRAD_CLIP
-#error "ENC_GRAD_CLIP comes from the host's model defines (encoding_state.hpp)"
-#endif
 // The encoding's groups (encoding.glsl), declared for the kernels that use them before the
 // encoding's file is included.
 uint enc_cell_group(uint cell);

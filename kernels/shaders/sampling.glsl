@@ -24,10 +24,7 @@
 uint training_pixel(uint step, uint s) {
     return rng_index(pc.seed_lo, pc.seed_hi, step, s, pc.width * pc.height);
 }
-#elif defined(SAMPLES_BLOCK_SHIFT)
-#if SAMPLES_BLOCK_SHIFT < 5 || SAMPLES_BLOCK_SHIFT > 30
-#error "SAMPLES_BLOCK_SHIFT must lie in 5..30"
-#endif
+#elif defined(SAMPLES_BLOCK_SHIFT) // 5..30: sampling_defines refuses any other
 
 // The stratum of sample s: within each whole block, row r's lane l takes stratum
 // l * rows + r; samples past the last whole block keep their own index.
