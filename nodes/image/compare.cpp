@@ -26,12 +26,7 @@ FF_NODE(compare) =
              "image1, image2, ... in order, skipping unconnected ports, each scaled to a common "
              "height keeping its aspect ratio. labels: one per connected image, or none for no "
              "label bands.")
-        .optional_input(kPorts[0], ff::kImage, "first image")
-        .optional_input(kPorts[1], ff::kImage, "second image")
-        .optional_input(kPorts[2], ff::kImage, "third image")
-        .optional_input(kPorts[3], ff::kImage, "fourth image")
-        .optional_input(kPorts[4], ff::kImage, "fifth image")
-        .optional_input(kPorts[5], ff::kImage, "sixth image")
+        .optional_inputs(kPorts, ff::kImage, "image")
         .output("image", ff::kImage, "the strip")
         .param_string_list("labels", "[]", "one label per connected image, or [] for none")
         .param_int("height", 0, 0, kMaxHeight, "common image height; 0: the first image's height")

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <limits>
 
 namespace ff {
@@ -71,6 +72,17 @@ OpBuilder& OpBuilder::input(std::string name, std::string type, std::string doc)
 
 OpBuilder& OpBuilder::optional_input(std::string name, std::string type, std::string doc) {
     inputs_.push_back(make_port(*strings_, std::move(name), std::move(type), std::move(doc), true));
+    return *this;
+}
+
+OpBuilder& OpBuilder::optional_inputs(std::span<const char* const> names, const std::string& type,
+                                      const std::string& noun) {
+    static constexpr const char* kOrdinals[] = {"first", "second", "third", "fourth", "fifth",
+                                                "sixth", "seventh", "eighth", "ninth", "tenth"};
+    for (size_t i = 0; i < names.size(); ++i)
+        optional_input(names[i], type,
+                       i < std::size(kOrdinals) ? std::string(kOrdinals[i]) + " " + noun
+                                                : noun + " " + std::to_string(i + 1));
     return *this;
 }
 

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstddef>
 #include <cstring>
 #include <optional>
@@ -41,6 +42,21 @@ const ff_param_decl& param_named(const ff_op_decl& decl, const char* name) {
 }
 
 } // namespace
+
+TEST(Sdk, NumberedOptionalInputsInOrder) {
+    static constexpr std::array<const char*, 3> kPorts = {"image1", "image2", "image3"};
+    ff::OpBuilder builder = ff::op("Strip", "test");
+    builder.optional_inputs(kPorts, ff::kImage, "image");
+    const ff_op_decl* decl = builder.decl();
+    ASSERT_EQ(decl->input_count, 3u);
+    const char* docs[] = {"first image", "second image", "third image"};
+    for (uint32_t i = 0; i < 3; ++i) {
+        EXPECT_STREQ(decl->inputs[i].name, kPorts[i]);
+        EXPECT_STREQ(decl->inputs[i].type, "image");
+        EXPECT_STREQ(decl->inputs[i].doc, docs[i]);
+        EXPECT_EQ(decl->inputs[i].optional, 1);
+    }
+}
 
 TEST(Sdk, DeclarationSurvivesMoveIntoRegistry) {
     ff::Registry registry;

@@ -141,6 +141,10 @@ public:
 
     OpBuilder& input(std::string name, std::string type, std::string doc);
     OpBuilder& optional_input(std::string name, std::string type, std::string doc);
+    // Optional inputs of one type for an op that takes a varying number of them in order (image1,
+    // image2, ...), documented "first <noun>", "second <noun>", ...
+    OpBuilder& optional_inputs(std::span<const char* const> names, const std::string& type,
+                               const std::string& noun);
     OpBuilder& output(std::string name, std::string type, std::string doc);
 
     // Params. `def` is the default as YAML text; omit it (std::nullopt) to make the param required.
