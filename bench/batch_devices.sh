@@ -11,11 +11,9 @@
 # device MANY became), KEEP=1 keeps the outputs. Every run uses --no-cache, so each one trains.
 # Prints one line per run and a Markdown table for bench/RESULTS.md.
 set -euo pipefail
+source "$(dirname "$0")/batch_bench_setup.sh"
 
-if [ $# -lt 2 ]; then
-    sed -n '2,12p' "$0" >&2
-    exit 2
-fi
+need_arguments 2 "$@"
 DIR=$1
 STEPS=$2
 shift 2
@@ -27,15 +25,8 @@ fi
 [ "${1:-}" = "--" ] && shift
 EXTRA=("$@")
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-if [ -z "${FIELDFLOW:-}" ]; then
-    if [ -x "$ROOT/build/bin/fieldflow" ]; then FIELDFLOW=$ROOT/build/bin/fieldflow; else FIELDFLOW=fieldflow; fi
-fi
-GRAPH=${GRAPH:-$ROOT/graphs/lake.yaml}
 MANY=${MANY:-all}
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/ff-batch-devices.XXXXXX")
-[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
+work_folder ff-batch-devices
 
 # One batch; sets SECONDS_TAKEN, DONE and USED (the devices the batch says it took).
 run_batch() { # OUT DEVICES JOBS

@@ -9,11 +9,9 @@
 # KEEP=1 keeps the outputs (printed at the end). Every run uses --no-cache, so each one trains.
 # Prints one line per jobs value and a Markdown table for bench/RESULTS.md.
 set -euo pipefail
+source "$(dirname "$0")/batch_bench_setup.sh"
 
-if [ $# -lt 3 ]; then
-    sed -n '2,12p' "$0" >&2
-    exit 2
-fi
+need_arguments 3 "$@"
 DIR=$1
 STEPS=$2
 JOBS_LIST=$3
@@ -21,18 +19,12 @@ shift 3
 [ "${1:-}" = "--" ] && shift
 EXTRA=("$@")
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-if [ -z "${FIELDFLOW:-}" ]; then
-    if [ -x "$ROOT/build/bin/fieldflow" ]; then FIELDFLOW=$ROOT/build/bin/fieldflow; else FIELDFLOW=fieldflow; fi
-fi
-GRAPH=${GRAPH:-$ROOT/graphs/lake.yaml}
 STEP_ARGS=(--set "steps=$STEPS")
 [ "$STEPS" = - ] && STEP_ARGS=() # a graph without a steps variable
 DEVICE_ARGS=()
 [ -n "${DEVICES:-}" ] && DEVICE_ARGS=(--devices "$DEVICES")
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/ff-batch-bench.XXXXXX")
-[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
+work_folder ff-batch-bench
 
 echo "fieldflow: $FIELDFLOW ($("$FIELDFLOW" --version))"
 echo "graph: $GRAPH, steps: $STEPS, folder: $DIR, devices: ${DEVICES:-default}"
