@@ -4,6 +4,7 @@
 #include "run_command.hpp"
 #include "test_support.hpp"
 
+#include <sstream>
 #include <string>
 
 namespace fieldflow::host {
@@ -123,6 +124,48 @@ TEST(CliForgiving, CheckAndDryRunSayWhatTrainingCosts) {
     if (has(hours.output, "a CPU driver on ")) {
         EXPECT_TRUE(has(hours.output, "warning: node 'train': trains 40,000 steps")) << hours.output;
     }
+}
+
+// The seconds of one training note ("...; about 41 s", "3 min" or "1 h 05 min"; a figure "a
+// megapixel of the image" scaled to `megapixels`); -1 where it has none.
+double noted_seconds(const std::string& note, double megapixels) {
+    const size_t at = note.rfind("; about ");
+    if (at == std::string::npos) return -1;
+    const std::string figure = note.substr(at + 8);
+    if (figure.rfind("under a second", 0) == 0) return 1;
+    std::istringstream in(figure);
+    double value = 0, minutes = 0;
+    std::string unit, after_hours;
+    in >> value >> unit;
+    double seconds = unit == "s" ? value : unit == "min" ? value * 60 : -1;
+    if (unit == "h" && in >> minutes >> after_hours) seconds = value * 3600 + minutes * 60;
+    if (seconds >= 0 && has(figure, " a megapixel of the image")) seconds *= megapixels;
+    return seconds;
+}
+
+// On a CPU Vulkan driver the shipped model comparison finishes within 10 minutes: the whole run
+// takes about twice its models' training estimates (the full-image passes, the SIREN's PSNR and
+// render, which the estimates leave out) and twice that again beside another heavy job
+// (bench/RESULTS.md, "Shipped graphs on the CPU driver"), so the estimates must add up to under
+// 150 s.
+TEST(CliForgiving, CompareModelsTrainsInMinutesOnTheCpuDriver) {
+    test::TempDir dir;
+    auto dry = in_folder(dir.path(), "run compare_models --dry-run --device cpu");
+    ASSERT_EQ(dry.exit_code, 0) << dry.output;
+    if (!has(dry.output, "a CPU driver on ")) GTEST_SKIP() << "no CPU Vulkan driver here: " << dry.output;
+    const double leuven_megapixels = 751.0 * 563 / 1e6; // the graph's input
+    double total = 0;
+    int models = 0;
+    std::istringstream lines(dry.output);
+    for (std::string line; std::getline(lines, line);) {
+        if (!has(line, ": note: node '") || !has(line, "': trains ")) continue;
+        const double seconds = noted_seconds(line, leuven_megapixels);
+        ASSERT_GE(seconds, 0) << "no time in: " << line;
+        total += seconds;
+        ++models;
+    }
+    EXPECT_EQ(models, 4) << dry.output;
+    EXPECT_LT(total, 150) << dry.output;
 }
 
 // A one-line chain builds the graph a YAML file would: the same pipeline written as a file gives
