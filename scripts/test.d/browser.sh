@@ -3,7 +3,7 @@
 # package, installed here), must load without a console error, an uncaught exception or a failed
 # resource; the report's A/B control is driven once from the keyboard, and its sections that
 # tell both sides (codecs at the model's bytes, crops where each wins, the win map, the plot,
-# the budget and metric notes) must be drawn, the page under 10 MB. Screenshots are kept under
+# the budget, model and metric notes) must be drawn, the page under 10 MB. Screenshots are kept under
 # build/browser/. Then the same check must FAIL on a report with an injected JavaScript error and a
 # missing image: the check is shown to be able to fail.
 set -uo pipefail

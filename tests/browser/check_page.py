@@ -255,11 +255,17 @@ def check_sections(page):
             out.append(f"missing: {name} ({selector})")
         elif box[0] <= 0 or box[1] <= 0:
             out.append(f"not drawn: {name} ({selector}, {box[0]}x{box[1]})")
+    # Which model ran and what the other encoding would cost: a run note of its own.
+    model_line = page.evaluate("Array.from(document.querySelectorAll('.run-notes .explain'))"
+                               ".some(e => e.textContent.trim().startsWith('Model:') && "
+                               "e.textContent.includes('The other encoding') && e.getBoundingClientRect().height > 0)")
+    if not model_line:
+        out.append("missing: the model line with the other encoding's cost (.run-notes, 'Model:')")
     codecs = page.evaluate("Array.from(document.querySelectorAll('.side-by-side img')).map(i => i.alt)"
                            ".filter(a => a.includes(\"at the model's bytes\")).length")
     if codecs < 2:
         out.append(f"the JPEG and WebP at the model's bytes are not both shown ({codecs} found)")
-    print(f"  sections: {len(wanted) - len(out)} of {len(wanted)} drawn, {codecs} codec images")
+    print(f"  sections: {len(wanted) + 1 - len(out)} of {len(wanted) + 1} drawn, {codecs} codec images")
     return out
 
 

@@ -489,6 +489,19 @@ TEST(ReportNotes, NameTheModelAndWhatTheOtherEncodingCosts) {
     EXPECT_NE(note.text.find("(--set encoding=hash)"), std::string::npos) << note.text;
     EXPECT_NE(note.text.find("101,183 parameters"), std::string::npos) << note.text;
     EXPECT_FALSE(model_alternative(model_file(fe::siren_config())));
+
+    // A hash model of a 10000x10000 photo: its dense alternative (2500x2500x3, past 2^24 weights) is
+    // not encoded but estimated from the run's file; within its header's few differing bytes.
+    fe::ModelFile large = hash;
+    large.image_width = large.image_height = 10000;
+    const std::optional<ModelAlternative> estimated = model_alternative(large);
+    ASSERT_TRUE(estimated);
+    EXPECT_FALSE(estimated->bytes_exact);
+    fe::ModelConfig large_dense = dense_config;
+    large_dense.grid_width = large_dense.grid_height = 2500;
+    fe::ModelFile exact = model_file(large_dense);
+    exact.image_width = exact.image_height = 10000;
+    EXPECT_NEAR(double(estimated->bytes), double(fe::encode_model_file(exact).size()), 256.0);
 }
 
 // The hash table sized to the image (hash_log2_table_size 0): the one whose model's parameter
