@@ -39,9 +39,9 @@ target_include_directories(ff_neural_support PUBLIC ${FF_NEURAL_DIR})
 target_link_libraries(ff_neural_support PUBLIC
   ff_engine ff_nodes_common ff_image_metrics ff_plugin_sdk nlohmann_json::nlohmann_json
   opencv_core opencv_imgproc opencv_imgcodecs)
-# model: splats needs the splat engine (kernels/src/splats*.cpp); without it Train and Infer say
+# model: splats needs the splat engine (kernels/src/splats/); without it Train and Infer say
 # "splat model not available in this build".
-file(GLOB FF_SPLAT_ENGINE_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/kernels/src/splats*.cpp)
+file(GLOB FF_SPLAT_ENGINE_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/kernels/src/splats/*.cpp)
 if(FF_SPLAT_ENGINE_SOURCES)
   target_compile_definitions(ff_neural_support PUBLIC FF_HAVE_SPLATS=1)
 else()

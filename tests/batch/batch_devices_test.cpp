@@ -118,8 +118,8 @@ TEST(BatchDeviceFaults, TheReasonKeepsTheLinesItsMessageGoesOnWith) {
 TEST(BatchDeviceFaults, ThePhrasesAreStillTheEnginesAndThePlugins) {
     const fs::path source = FF_SOURCE_DIR;
     const std::string plugin = read_text(source / "nodes/neural/device_cache.cpp");
-    const std::string device = read_text(source / "kernels/src/vk_device.cpp");
-    const std::string memory = read_text(source / "kernels/src/training_memory.cpp");
+    const std::string device = read_text(source / "kernels/src/vulkan/vk_device.cpp");
+    const std::string memory = read_text(source / "kernels/src/field/training_memory.cpp");
     EXPECT_TRUE(contains(plugin, "\"cannot open compute device '\""));
     EXPECT_TRUE(contains(device, "\"the Vulkan device was lost (\""));
     EXPECT_TRUE(contains(device, "\"out of device memory (\""));

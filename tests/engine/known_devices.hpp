@@ -2,7 +2,7 @@
 // tests and ff-shipped-kernels can plan a device's kernels without the device.
 #pragma once
 
-#include "device_features.hpp"
+#include "vulkan/device_features.hpp"
 
 namespace ff::engine::test {
 

@@ -12,11 +12,11 @@
 // image kernels, whose requests do not depend on a model. --probe prints the features of the
 // device this machine opens, to compare with the lavapipe set below.
 #include "fieldflow/engine/engine.hpp"
-#include "device_features.hpp"
+#include "vulkan/device_features.hpp"
 #include "known_devices.hpp"
-#include "shader_compiler.hpp"
-#include "training_plan.hpp"
-#include "vk_device.hpp"
+#include "vulkan/shader_compiler.hpp"
+#include "field/training_plan.hpp"
+#include "vulkan/vk_device.hpp"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>

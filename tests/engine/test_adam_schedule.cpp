@@ -1,6 +1,6 @@
-// The host's half of lazy dense Adam's closed form (kernels/src/adam_schedule.hpp): the table of
-// skipped steps' sums against the steps taken one by one, in double.
-#include "adam_schedule.hpp"
+// The host's half of lazy dense Adam's closed form (kernels/src/field/adam_schedule.hpp): the
+// table of skipped steps' sums against the steps taken one by one, in double.
+#include "field/adam_schedule.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
 // Device selection, error reporting and validation plumbing.
 #include "test_support.hpp"
-#include "gpu_model.hpp"
+#include "field/gpu_model.hpp"
 #include "known_devices.hpp"
-#include "model_layout.hpp"
-#include "training_plan.hpp"
-#include "vk_device.hpp"
+#include "field/model_layout.hpp"
+#include "field/training_plan.hpp"
+#include "vulkan/vk_device.hpp"
 
 #include <cstdlib>
 

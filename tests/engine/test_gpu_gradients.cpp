@@ -1,7 +1,7 @@
 // The GPU kernels against the double-precision CPU reference, on fresh random inputs:
 // forward (render and the fused kernel's outputs) to 1e-4, every gradient to 1e-3 relative.
 #include "cpu_reference.hpp"
-#include "encoding_state.hpp"
+#include "field/encoding_state.hpp"
 #include "fieldflow/engine/testing.hpp"
 #include "test_support.hpp"
 

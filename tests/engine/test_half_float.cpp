@@ -1,7 +1,7 @@
-// The host's fp32 -> fp16 conversion (kernels/src/half_float.hpp), which fills the fp16 weight copy
-// the tensor-core kernels read when the weights do not fit shared memory: against known bit
-// patterns, including the ties that round to even, subnormals, overflow and NaN.
-#include "half_float.hpp"
+// The host's fp32 -> fp16 conversion (kernels/src/files/half_float.hpp), which fills the fp16
+// weight copy the tensor-core kernels read when the weights do not fit shared memory: against known
+// bit patterns, including the ties that round to even, subnormals, overflow and NaN.
+#include "files/half_float.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The CPU reference itself, checked against central finite differences of its own loss.
 #include "cpu_reference.hpp"
-#include "model_layout.hpp"
+#include "field/model_layout.hpp"
 #include "test_support.hpp"
 
 #include <cmath>

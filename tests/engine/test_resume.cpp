@@ -85,8 +85,8 @@ TEST(Resume, GridModelContinuesAsTheUninterruptedRun) {
 }
 
 // A trainer resumed from a state gives that state back bit for bit: the encoding's moments go
-// into and out of the cells' records (kernels/src/encoding_state.hpp) a run of 2^18 cells at a
-// time, and this grid (600 x 500 cells) takes two runs, the second a partial one.
+// into and out of the cells' records (kernels/src/field/encoding_state.hpp) a run of 2^18 cells at
+// a time, and this grid (600 x 500 cells) takes two runs, the second a partial one.
 TEST(Resume, StateRoundTripsThroughTheEncodingRecords) {
     size_t messages = test::portable_device().validation_messages().size();
     const ModelConfig config = test::default_config(600, 500);

@@ -2,7 +2,7 @@
 // stratified over the image, and ordered so that a subgroup's samples lie a few cells apart.
 #include "fieldflow/engine/testing.hpp"
 #include "encodings/encoding.hpp"
-#include "sampling.hpp"
+#include "field/sampling.hpp"
 #include "test_support.hpp"
 
 #include <cstdlib>

@@ -1,9 +1,9 @@
 // The run-time shader compiler: SPIR-V cache hits, corrupted / unwritable cache, error reports.
 #include "fieldflow/engine/engine.hpp"
-#include "model_layout.hpp"
-#include "shader_compiler.hpp"
+#include "field/model_layout.hpp"
+#include "vulkan/shader_compiler.hpp"
 #include "known_devices.hpp"
-#include "training_plan.hpp"
+#include "field/training_plan.hpp"
 
 #include <gtest/gtest.h>
 

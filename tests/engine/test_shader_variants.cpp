@@ -3,12 +3,12 @@
 // so this is where CI sees them. A driver may still reject what validates; the GPU run of the
 // engine tests (bench/gpu/run.sh, part "tests") covers that.
 #include "fieldflow/engine/engine.hpp"
-#include "model_layout.hpp"
-#include "shader_compiler.hpp"
-#include "gpu_model.hpp"
-#include "target_image.hpp"
+#include "field/model_layout.hpp"
+#include "vulkan/shader_compiler.hpp"
+#include "field/gpu_model.hpp"
+#include "field/target_image.hpp"
 #include "test_support.hpp"
-#include "training_plan.hpp"
+#include "field/training_plan.hpp"
 #include "known_devices.hpp"
 #include "encodings/encoding.hpp"
 

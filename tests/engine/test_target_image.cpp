@@ -1,10 +1,10 @@
 // The training image in several buffers (a gigapixel image outgrows maxStorageBufferRange): a
 // device whose buffers are capped at a few KB splits a small image into parts, and training and
 // the full-image error must not notice. The run's device memory is estimated before allocation.
-#include "adam_schedule.hpp"
-#include "target_image.hpp"
+#include "field/adam_schedule.hpp"
+#include "field/target_image.hpp"
 #include "test_support.hpp"
-#include "vk_device.hpp"
+#include "vulkan/vk_device.hpp"
 
 #include <algorithm>
 #include <cmath>

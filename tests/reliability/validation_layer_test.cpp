@@ -3,7 +3,7 @@
 // Device::validation_messages(). Without this, "zero validation messages" elsewhere proves nothing.
 #include <fieldflow/engine/engine.hpp>
 
-#include "vk_device.hpp"
+#include "vulkan/vk_device.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 #pragma once
 
 #include "fieldflow/engine/engine.hpp"
-#include "../shader_compiler.hpp"
+#include "vulkan/shader_compiler.hpp"
 
 #include <cstdint>
 #include <sstream>

@@ -5,8 +5,8 @@
 // words are split into parts of 2^part_shift words, one binding each (target_image.glsl).
 #pragma once
 
-#include "shader_compiler.hpp"
-#include "vk_device.hpp"
+#include "vulkan/shader_compiler.hpp"
+#include "vulkan/vk_device.hpp"
 
 #include <cstdint>
 #include <vector>

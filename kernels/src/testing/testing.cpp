@@ -1,9 +1,9 @@
 #include "fieldflow/engine/testing.hpp"
 
-#include "gpu_model.hpp"
-#include "encoding_state.hpp"
+#include "field/gpu_model.hpp"
+#include "field/encoding_state.hpp"
 #include "encodings/encoding.hpp"
-#include "sampling.hpp"
+#include "field/sampling.hpp"
 
 #include <algorithm>
 #include <bit>

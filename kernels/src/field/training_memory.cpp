@@ -6,7 +6,7 @@
 #include "encodings/encoding.hpp"
 #include "gpu_model.hpp"
 #include "target_image.hpp"
-#include "size_text.hpp"
+#include "vulkan/size_text.hpp"
 
 #include <cstdio>
 

@@ -1,7 +1,7 @@
 // The splat rasteriser's test entry point (fieldflow/engine/splats_testing.hpp).
 #include "fieldflow/engine/splats_testing.hpp"
 
-#include "splats_bins.hpp"
+#include "splats/splats_bins.hpp"
 
 namespace ff::engine::testing {
 

@@ -1,6 +1,6 @@
 #include "gpu_model.hpp"
 #include "encodings/encoding.hpp"
-#include "half_float.hpp"
+#include "files/half_float.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,7 +1,7 @@
 // Grayscale and box downsampling on the device: upload, one dispatch, read back.
 #include "fieldflow/engine/image_ops.hpp"
 
-#include "gpu_model.hpp"
+#include "field/gpu_model.hpp"
 
 namespace ff::engine {
 

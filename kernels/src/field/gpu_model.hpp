@@ -5,7 +5,7 @@
 #include "encoding_state.hpp"
 #include "model_layout.hpp"
 #include "target_image.hpp"
-#include "vk_device.hpp"
+#include "vulkan/vk_device.hpp"
 
 #include <functional>
 #include <memory>

@@ -1,5 +1,5 @@
 #include "target_image.hpp"
-#include "size_text.hpp"
+#include "vulkan/size_text.hpp"
 
 #include <algorithm>
 #include <cmath>

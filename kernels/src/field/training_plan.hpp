@@ -4,7 +4,7 @@
 // it does not have.
 #pragma once
 
-#include "device_features.hpp"
+#include "vulkan/device_features.hpp"
 #include "encoding_state.hpp"
 #include "model_layout.hpp"
 #include "target_image.hpp"

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "fieldflow/engine/splats.hpp"
-#include "gpu_model.hpp"
+#include "field/gpu_model.hpp"
 
 #include <bit>
 
