@@ -1,6 +1,6 @@
 """The engine's training samples in Python (kernels/shaders/rng.glsl, sampling.glsl and
-kernels/src/sampling.cpp), on ints or on int64 tensors alike: a peer that draws them trains on the
-engine's pixels, step by step. Needs nothing beyond Python (tests/bench/engine_sampler_test.py
+kernels/src/field/sampling.cpp), on ints or on int64 tensors alike: a peer that draws them trains on
+the engine's pixels, step by step. Needs nothing beyond Python (tests/bench/engine_sampler_test.py
 holds it to the engine's own indices)."""
 import math
 

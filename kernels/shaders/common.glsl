@@ -1,6 +1,6 @@
 // Shared by every engine kernel: configuration checks, push constants, the MLP parameter layout
 // and activations. The host compiles each kernel with -D defines for the model configuration
-// (kernels/src/model.cpp: model_defines). Every other value a kernel reads comes from
+// (kernels/src/field/model.cpp: model_defines). Every other value a kernel reads comes from
 // its request builder too (train_kernel_request, render_kernel_request, plan_training's optimizer
 // ...), which sets each one the kernel needs: no shader file restates a default. A switch
 // tested only in #if and left undefined reads as 0 (off).

@@ -1,7 +1,7 @@
 // Adam for the encoding's parameters, shared by optimizer.comp and encoding_settle.comp. The
 // including kernel declares the buffers enc_params (ENC_CELL_FEATURES floats per optimizer cell),
 // enc_state4 (the cells' records, encoding_state.glsl, as 16-byte words) and, for the lazy form,
-// enc_catch_up (the host's table of the skipped steps' sums, kernels/src/adam_schedule.hpp).
+// enc_catch_up (the host's table of the skipped steps' sums, kernels/src/field/adam_schedule.hpp).
 //
 // Dense Adam steps every cell every step; a cell no sample touched sees a zero gradient and its
 // momentum carries it on. Run eagerly that costs a pass over every parameter per step, which grows

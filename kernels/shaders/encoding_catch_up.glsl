@@ -1,8 +1,8 @@
 // Lazy dense Adam's catch-up of one parameter (encoding_adam.glsl): the zero-gradient steps a cell
 // skipped, in closed form. Shared by the optimizer and the settle pass, which write the caught-up
 // cells.
-// The including kernel declares `enc_catch_up` (the host's table, kernels/src/adam_schedule.hpp)
-// and uses common.glsl's push constants.
+// The including kernel declares `enc_catch_up` (the host's table,
+// kernels/src/field/adam_schedule.hpp) and uses common.glsl's push constants.
 // The encoding's learning rate at Adam step t (1-based): Trainer::lr_scale's schedule, in fp32.
 float encoding_lr(uint t) {
     const float step = float(t - 1u);
@@ -33,8 +33,8 @@ float catch_up_stepwise(float p, float m, float v, uint from, uint to) {
     return p;
 }
 
-// S_0(f) .. S_2(f) of the host's table (kernels/src/adam_schedule.hpp; .w unused), constant past
-// its end.
+// S_0(f) .. S_2(f) of the host's table (kernels/src/field/adam_schedule.hpp; .w unused), constant
+// past its end.
 vec4 catch_up_sums(uint f) { return enc_catch_up[min(f, pc.catch_up_last)]; }
 
 // What the skipped steps from + 1 .. to share, whatever the parameter: with no gradient the

@@ -1,8 +1,8 @@
 // The encoding's training state, one record of ENC_RECORD words per optimizer cell (the layout of
-// kernels/src/encoding_state.hpp, which the host reads and writes, and whose record size the host
-// passes in as ENC_RECORD): the cell's gradient, Adam's m and v (ENC_CELL_FEATURES floats each) and
-// the Adam steps it has taken (its stamp: which step it is at; the optimizers that step only what a
-// step touched also claim a cell through it, optimizer.comp).
+// kernels/src/field/encoding_state.hpp, which the host reads and writes, and whose record size the
+// host passes in as ENC_RECORD): the cell's gradient, Adam's m and v (ENC_CELL_FEATURES floats
+// each) and the Adam steps it has taken (its stamp: which step it is at; the optimizers that step
+// only what a step touched also claim a cell through it, optimizer.comp).
 //
 // One record rather than an array per quantity: a step's samples read and write a few cells at
 // random, and each cell's gradient atomics, stamp and moments then share one or two 32-byte
@@ -23,7 +23,7 @@
 // kernels then read and write parameters there; enc_params, which render and the host read,
 // becomes current when the settle pass copies them out (encoding_settle.comp).
 // Where each quantity lies in a record (its word offsets), and word w of a cell's record
-// (kernels/src/encoding_state.hpp computes the same).
+// (kernels/src/field/encoding_state.hpp computes the same).
 #define ENC_GRAD_WORD(f) uint(f)
 #if ENC_PARAMS_IN_RECORD
 #define ENC_PARAM_WORD(f) (uint(ENC_CELL_FEATURES) + uint(f))

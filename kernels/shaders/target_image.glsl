@@ -1,8 +1,8 @@
 // The training image, read by pixel index: RGBA8 (one word a pixel) or, with IMAGE_RGBA16, RGBA16
 // (two words: RG, BA). A large image lies in IMAGE_PARTS buffers (1..8) of 2^IMAGE_PART_SHIFT
-// words each, at bindings IMAGE_BINDING, IMAGE_BINDING + 1, ... (kernels/src/target_image.hpp), so
-// that no buffer exceeds maxStorageBufferRange. One part (every image up to 4 GB on NVIDIA) reads
-// as a single buffer, with no part arithmetic.
+// words each, at bindings IMAGE_BINDING, IMAGE_BINDING + 1, ...
+// (kernels/src/field/target_image.hpp), so that no buffer exceeds maxStorageBufferRange. One part
+// (every image up to 4 GB on NVIDIA) reads as a single buffer, with no part arithmetic.
 
 // IMAGE_PART_LIST(X) (the host's) is X(0) X(1) ... X(IMAGE_PARTS - 1).
 #define FF_IMAGE_PART(k) \
