@@ -51,7 +51,9 @@ std::optional<ParamValue> check_param(const ParamAst& param, const ParamInfo& in
     return parsed.value;
 }
 
-// Params of one node: unknown ones, values, missing required ones. False if any failed.
+// Params of one node: unknown ones, values, missing required ones. False if a param the op
+// declares failed (an unknown one is reported but leaves the declared ones usable: the op's own
+// validate still runs, and may say why the graph names a param the op no longer has).
 bool resolve_params(const NodeAst& ast, const OpInfo& op, const Variables& vars,
                     PlannedNode& node, Diagnostics& diags) {
     bool ok = true;
@@ -65,7 +67,6 @@ bool resolve_params(const NodeAst& ast, const OpInfo& op, const Variables& vars,
                                      : "; " + op.name + " takes " + join(known);
             diags.error(param.name_pos, node_label(ast.name) + ": unknown param '" + param.name +
                                             "'" + hint);
-            ok = false;
             continue;
         }
         given[param.name] = &param;
@@ -359,7 +360,7 @@ std::optional<Graph> validate_graph(const GraphAst& ast, const Variables& vars,
         index.names.push_back(ast.nodes[i].name);
     }
 
-    std::vector<bool> node_ok(ast.nodes.size(), true);
+    std::vector<bool> node_ok(ast.nodes.size(), true), params_ok(ast.nodes.size(), false);
     for (size_t i = 0; i < ast.nodes.size(); ++i) {
         const NodeAst& node_ast = ast.nodes[i];
         PlannedNode node;
@@ -376,7 +377,7 @@ std::optional<Graph> validate_graph(const GraphAst& ast, const Variables& vars,
         node.op = op;
         node.overwrite = node_ast.overwrite;
         const size_t before = diags.size();
-        if (op && !resolve_params(node_ast, *op, vars, node, diags)) node_ok[i] = false;
+        params_ok[i] = op && resolve_params(node_ast, *op, vars, node, diags);
         resolve_inputs(node_ast, op, ast.nodes, index, registry, node, diags);
         if (!op || diags.size() != before) node_ok[i] = false;
         graph.nodes.push_back(std::move(node));
@@ -386,11 +387,12 @@ std::optional<Graph> validate_graph(const GraphAst& ast, const Variables& vars,
     std::vector<size_t> left = topological_order(graph.nodes, graph.order);
     if (!left.empty()) report_cycles(graph.nodes, diags);
 
-    for (size_t i = 0; i < graph.nodes.size(); ++i)
-        if (node_ok[i]) {
-            run_op_validate(graph.nodes[i], diags, graph);
-            warn_params_without_effect(graph.nodes[i], diags.file(), graph.warnings);
-        }
+    // The op's validate needs only its declared params: it runs where those resolved, so that its
+    // errors join the rest (an unknown param or a bad input besides).
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        if (params_ok[i]) run_op_validate(graph.nodes[i], diags, graph);
+        if (node_ok[i]) warn_params_without_effect(graph.nodes[i], diags.file(), graph.warnings);
+    }
     check_file_paths(graph, diags);
 
     if (diags.size() != errors_before) return std::nullopt;
