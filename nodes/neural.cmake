@@ -1,4 +1,4 @@
-# Plugin "neural": the engine's nodes (Train, Infer, SaveModel, LoadModel, Report).
+# Plugin "neural": the engine's nodes (Train, TrainSiren, TrainSplats, Infer, SaveModel, LoadModel, Report).
 # ff_neural_support holds everything but the op declarations, so unit tests can link the pieces
 # directly; the plugin module adds the ops.
 include(${CMAKE_CURRENT_LIST_DIR}/common/common.cmake)
@@ -13,6 +13,7 @@ add_library(ff_neural_support STATIC
   ${FF_NEURAL_DIR}/compare_table.cpp
   ${FF_NEURAL_DIR}/cpu_budget.cpp
   ${FF_NEURAL_DIR}/device_cache.cpp
+  ${FF_NEURAL_DIR}/field_learner.cpp
   ${FF_NEURAL_DIR}/model_alternative.cpp
   ${FF_NEURAL_DIR}/model_input.cpp
   ${FF_NEURAL_DIR}/neural_images.cpp
@@ -32,14 +33,16 @@ add_library(ff_neural_support STATIC
   ${FF_NEURAL_DIR}/training_checkpoint.cpp
   ${FF_NEURAL_DIR}/training_estimate.cpp
   ${FF_NEURAL_DIR}/training_log.cpp
+  ${FF_NEURAL_DIR}/training_op.cpp
   ${FF_NEURAL_DIR}/training_progress_text.cpp
+  ${FF_NEURAL_DIR}/training_run.cpp
   ${FF_NEURAL_DIR}/training_schedule.cpp
   ${FF_NEURAL_DIR}/weights_json_format.cpp)
 target_include_directories(ff_neural_support PUBLIC ${FF_NEURAL_DIR})
 target_link_libraries(ff_neural_support PUBLIC
   ff_engine ff_nodes_common ff_image_metrics ff_plugin_sdk nlohmann_json::nlohmann_json
   opencv_core opencv_imgproc opencv_imgcodecs)
-# model: splats needs the splat engine (kernels/src/splats/); without it Train and Infer say
+# TrainSplats needs the splat engine (kernels/src/splats/); without it TrainSplats and Infer say
 # "splat model not available in this build".
 file(GLOB FF_SPLAT_ENGINE_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/kernels/src/splats/*.cpp)
 if(FF_SPLAT_ENGINE_SOURCES)

@@ -22,4 +22,10 @@ std::string rate_text(double per_second) {
     return buffer;
 }
 
+std::string formatted(const char* format, double value) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, format, value);
+    return buffer;
+}
+
 } // namespace ff::neural

@@ -12,4 +12,7 @@ std::string grouped(uint64_t value);
 // A rate with three significant figures at least, never rounded to 0: "1,234", "12.3", "0.0456".
 std::string rate_text(double per_second);
 
+// `value` through printf's `format` ("%.2f"), for log lines.
+std::string formatted(const char* format, double value);
+
 } // namespace ff::neural

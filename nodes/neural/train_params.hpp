@@ -1,25 +1,41 @@
-// The Train node's params: declared once here (names, defaults, ranges, docs) and read back into
-// the engine's ModelConfig / TrainOptions with every constraint the declarations cannot express.
+// The params of the training ops (Train, TrainSiren, TrainSplats): declared once here (names,
+// defaults, ranges, docs) and read back into the engine's ModelConfig / TrainOptions with every
+// constraint the declarations cannot express. The params every training op shares (steps, seed,
+// the CPU budget, snapshots, the log, checkpoints) are declared by one function, each op's own
+// by another.
 #pragma once
 
 #include <fieldflow/engine/engine.hpp>
 #include <fieldflow/node.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace ff::neural {
 
-// The representation Train learns (param `model`).
+// The representation an op learns: Train's grid/hash field, TrainSiren's, TrainSplats'.
 enum class ModelChoice { grid, siren, splats };
+
+// What an op trains on a CPU Vulkan driver (lavapipe) unless the graph says otherwise (params
+// cpu_steps, cpu_batch; cpu_budget.hpp): each about a minute on a two-core machine at the op's
+// defaults by the measured rates training_estimate.cpp holds, where the full runs take hours
+// there. Splat steps see the whole image, so their budget has no batch.
+struct CpuBudget {
+    uint32_t steps = 0; // 0: no budget, the run as given
+    uint32_t batch = 0; // pixels a step at most; 0 for splats, whose steps see the whole image
+};
+inline constexpr CpuBudget kGridCpuBudget{2000, 2048};
+inline constexpr CpuBudget kSirenCpuBudget{500, 1024};
+inline constexpr CpuBudget kSplatsCpuBudget{100, 0};
 
 struct TrainParams {
     ModelChoice choice = ModelChoice::grid;
-    uint32_t splat_count = 10000;           // model: splats
+    uint32_t splat_count = 10000;           // TrainSplats
     std::string grid;                       // "auto" or "WxH"
     ff::engine::ModelConfig model;          // grid size still 0: it depends on the image
-    ff::engine::TrainOptions options;
+    ff::engine::TrainOptions options;       // TrainSplats: steps and seed
     std::string device;                     // "" = the run's --device
     std::string snapshots;                  // folder, "" = none
     std::vector<int64_t> snapshot_steps;    // empty = log-spaced default
@@ -36,11 +52,15 @@ struct TrainParams {
     std::string log;                        // CSV path, "" = <snapshots>/training_log.csv or none
 };
 
-// Adds the Train params to `op`. Defaults of the training options are the engine's own.
-OpBuilder& declare_train_params(OpBuilder& op);
+// Adds each op's params to `op` (its own, then the shared ones). Defaults of the model and the
+// training options are the engine's own.
+OpBuilder& declare_train_params(OpBuilder& op);  // Train: the grid/hash field
+OpBuilder& declare_siren_params(OpBuilder& op);  // TrainSiren
+OpBuilder& declare_splats_params(OpBuilder& op); // TrainSplats
 
-// Reads and checks the params (throws ff::ParamError naming the param).
-TrainParams read_train_params(const Node& node);
+// Reads and checks the params of a node of the op `choice` names (throws ff::ParamError naming
+// the param).
+TrainParams read_train_params(const Node& node, ModelChoice choice);
 
 // The hash table sized to an image (hash_log2_table_size 0): of 2^10 .. 2^24 rows a level, the
 // one whose model's parameter count is nearest `dense_count`, the dense grid's for that image (the
@@ -56,5 +76,9 @@ ff::engine::ModelConfig model_config_for_image(const TrainParams& params, uint32
 
 // Activation by name ("relu", ...), as in the model file header.
 ff::engine::Activation activation_from_name(const std::string& name);
+
+// The encoding named by Train's `encoding` param: the engine's names (encoding_names.hpp), or
+// the older "dense" / "hash" for the same two. nullopt for any other name.
+std::optional<ff::engine::EncodingKind> train_encoding(const std::string& name);
 
 } // namespace ff::neural

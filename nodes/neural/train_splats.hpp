@@ -1,12 +1,14 @@
-// Train with `model: splats`: N 2D Gaussians fitted to the image on the splat engine
-// (kernels/include/fieldflow/engine/splats.hpp). Outputs the same ports as the grid model: the model
-// file (kind splats) and the statistics.
+// TrainSplats' model: N 2D Gaussians fitted to the image on the splat engine
+// (kernels/include/fieldflow/engine/splats.hpp), as the training loop's Learner; and Infer's
+// rendering of a splat model.
 #pragma once
 
-#include "train_params.hpp"
+#include "training_run.hpp"
 
 #include <fieldflow/engine/splats.hpp>
 #include <fieldflow/node.hpp>
+
+#include <memory>
 
 namespace ff::neural {
 
@@ -14,8 +16,8 @@ namespace ff::neural {
 bool splats_available();
 
 // Throws ff::Error("splat model not available in this build") when splats_available() is false.
-void train_splats(Node& node, const TrainParams& params, const ff::engine::ImageData& image,
-                  const ff::engine::Device& device);
+std::unique_ptr<Learner> splat_learner(const TrainParams& params, const ff::engine::ImageData& image,
+                                       const ff::engine::Device& device);
 
 // Renders a splat model (Infer); same availability rule.
 std::vector<float> render_splat_model(const ff::engine::Device& device,

@@ -1,6 +1,7 @@
 #include "training_estimate.hpp"
 
 #include "cpu_budget.hpp"
+#include "number_text.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -30,15 +31,6 @@ constexpr double kSplatGpuSecondsPerMegapixel = 0.005;
 bool is_cpu(const fe::DeviceInfo& d) { return d.type == "cpu"; }
 
 double threads() { return std::max(1u, std::thread::hardware_concurrency()); }
-
-std::string grouped(uint64_t n) {
-    std::string digits = std::to_string(n), out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
 
 std::string samples_text(double samples) {
     char buffer[32];
@@ -133,7 +125,7 @@ TrainingEstimate estimate_training(const TrainParams& params, const std::optiona
     e.text += "; about " + rough_duration(e.seconds) + " on " + where + " (a rough figure from measured rates)";
     e.long_on_cpu = is_cpu(*device) && !capped && e.seconds > kLongCpuTrainingSeconds;
     if (e.long_on_cpu)
-        e.text += ": set Train's cpu_steps (and cpu_batch) to cap the work on a CPU driver, or "
+        e.text += ": set the op's cpu_steps (and cpu_batch) to cap the work on a CPU driver, or "
                   "lower steps or batch";
     return e;
 }

@@ -14,7 +14,8 @@ with open(graph, "w") as f:
     f.write("fieldflow: 1\nnodes:\n"
             f"  image: {{op: ReadImage, params: {{path: '{image}'}}}}\n"
             "  train: {op: Train, inputs: {image: image},\n"
-            "          params: {steps: 100000000, batch: 64, eval_interval: 20, checkpoint_interval: 0}}\n")
+            "          params: {steps: 100000000, cpu_steps: 0, batch: 64, eval_interval: 20,\n"
+            "                   checkpoint_interval: 0}}\n")
 
 pid, fd = pty.fork()
 if pid == 0:

@@ -224,8 +224,8 @@ TEST(CliForgiving, CompletionKnowsOpsParamsValuesVarsAndExamples) {
     test::TempDir dir;
     EXPECT_TRUE(has(bash_offers(dir.path(), "nodes Tr", 2), "Train\n"));
     EXPECT_EQ(bash_offers(dir.path(), "nodes Train hidden_l", 3), "hidden_layers=\n");
-    EXPECT_EQ(bash_offers(dir.path(), "nodes Train model=s", 3), "model=siren\nmodel=splats\n");
-    EXPECT_EQ(bash_offers(dir.path(), "nodes Train model = s", 5), "siren\nsplats\n");
+    EXPECT_EQ(bash_offers(dir.path(), "nodes Train encoding=h", 3), "encoding=hash_grid\nencoding=hash\n");
+    EXPECT_EQ(bash_offers(dir.path(), "nodes Train encoding = h", 5), "hash_grid\nhash\n");
     EXPECT_EQ(bash_offers(dir.path(), "run lake --set cpu_s", 4), "cpu_steps=\n");
     EXPECT_TRUE(has(bash_offers(dir.path(), "run la", 2), "lake\n"));
     EXPECT_TRUE(has(bash_offers(dir.path(), "do in.jpg Resize sca", 4), "scale=\n"));

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -147,11 +148,11 @@ TEST_F(ModelCommands, CompareModelsGraphWritesItsTable) {
 }
 
 TEST_F(ModelCommands, LakeGraphLearnsWithTheHashEncoding) {
-    // `--set encoding=hash`: the hash grid model trains, is saved with its encoding's keys, is
-    // described as such, and renders the image Infer saves.
+    // `--set encoding=hash_grid`: the hash grid model trains, is saved with its encoding's keys,
+    // is described as such, and renders the image Infer saves.
     const fs::path out = folder_ / "lake_hash";
     Result r = run(exe() + "run --device cpu --no-cache " FF_LAKE_GRAPH " --set input=" + quoted(input_) +
-                   " --set output=" + quoted(out) + " --set steps=200 --set batch=2048 --set encoding=hash");
+                   " --set output=" + quoted(out) + " --set steps=200 --set batch=2048 --set encoding=hash_grid");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("hash grid 16x2"), std::string::npos) << r.output;
     const std::string model = read_text(out / "model.ffm");
@@ -172,9 +173,10 @@ TEST_F(ModelCommands, LakeGraphLearnsWithTheHashEncoding) {
 
     // An encoding Train does not offer is named, with the graph's line and column.
     r = run(exe() + "run --device cpu --no-cache " FF_LAKE_GRAPH " --set input=" + quoted(input_) +
-            " --set output=" + quoted(folder_ / "lake_bad") + " --set steps=10 --set encoding=hash_grid");
+            " --set output=" + quoted(folder_ / "lake_bad") + " --set steps=10 --set encoding=coords");
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("param 'encoding' must be one of dense, hash; got 'hash_grid'"), std::string::npos)
+    EXPECT_NE(r.output.find("param 'encoding' must be one of dense_grid, hash_grid, dense, hash; got 'coords'"),
+              std::string::npos)
         << r.output;
 }
 
@@ -206,42 +208,124 @@ TEST_F(ModelCommands, GigapixelGraphSplitsTheImageAndMatchesTheBaselineToTheMode
     EXPECT_TRUE(fs::exists(out / "report.html"));
 }
 
-TEST_F(ModelCommands, TrainListsTheParamsOfEachModel) {
-    // `fieldflow nodes Train` groups the params by the model and encoding they apply to;
-    // with model=siren it lists only the SIREN's, with encoding=hash only the hash grid model's.
+TEST_F(ModelCommands, EachModelIsItsOwnOpWithItsOwnParams) {
+    // `fieldflow nodes Train` groups the grid model's params by the encoding they apply to (the
+    // engine's names, the older ones beside them); TrainSiren and TrainSplats list only their own.
     Result all = run(exe() + "nodes Train");
     ASSERT_EQ(all.exit_code, 0) << all.output;
-    for (const char* group : {"\nparams when model=siren:\n  omega ", "\nparams when model=grid, encoding=hash:\n  hash_levels ",
-                              "\nparams when model=grid, encoding=dense:\n  grid ", "\nparams when model=splats:\n  splats "})
+    for (const char* group : {"\nparams when encoding=hash_grid|hash:\n  hash_levels ",
+                              "\nparams when encoding=dense_grid|dense:\n  grid "})
         EXPECT_NE(all.output.find(group), std::string::npos) << group << "\n" << all.output;
+    for (const char* name : {"omega", "lr_siren", "splats"})
+        EXPECT_EQ(all.output.find("\n  " + std::string(name) + " "), std::string::npos) << name;
 
-    Result siren = run(exe() + "nodes Train model=siren");
+    Result siren = run(exe() + "nodes TrainSiren");
     ASSERT_EQ(siren.exit_code, 0) << siren.output;
-    for (const char* name : {"omega", "lr_siren", "hidden_width", "steps", "batch", "snapshots"})
+    for (const char* name : {"omega", "lr", "hidden_width", "steps", "batch", "cpu_steps", "snapshots"})
         EXPECT_NE(siren.output.find("\n  " + std::string(name) + " "), std::string::npos) << name;
     for (const char* name : {"lr_grid", "lr_mlp", "encoding", "grid", "hash_levels", "splats", "grid_adam"})
         EXPECT_EQ(siren.output.find("\n  " + std::string(name) + " "), std::string::npos) << name << "\n" << siren.output;
+    Result splats = run(exe() + "nodes TrainSplats");
+    ASSERT_EQ(splats.exit_code, 0) << splats.output;
+    for (const char* name : {"splats", "steps", "cpu_steps", "seed"})
+        EXPECT_NE(splats.output.find("\n  " + std::string(name) + " "), std::string::npos) << name;
+    for (const char* name : {"batch", "cpu_batch", "hidden_width", "omega"})
+        EXPECT_EQ(splats.output.find("\n  " + std::string(name) + " "), std::string::npos) << name;
 
-    Result hash = run(exe() + "nodes Train encoding=hash --json");
+    Result hash = run(exe() + "nodes Train encoding=hash_grid --json");
     ASSERT_EQ(hash.exit_code, 0) << hash.output;
     const json described = json::parse(hash.output);
     std::vector<std::string> names;
     for (const json& p : described["params"]) names.push_back(p["name"]);
     for (const char* name : {"hash_levels", "lr_grid", "grid_adam", "hidden_activation"})
         EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
-    for (const char* name : {"grid", "grid_channels", "omega", "splats"})
+    for (const char* name : {"grid", "grid_channels"})
         EXPECT_EQ(std::find(names.begin(), names.end(), name), names.end()) << name;
 
-    // A graph that sets a param another model takes is valid, and told so where it says it.
-    const fs::path graph = folder_ / "omega_on_grid.yaml";
+    // A graph that sets a param another encoding takes is valid, and told so where it says it.
+    const fs::path graph = folder_ / "hash_param_on_dense.yaml";
     std::ofstream(graph) << "fieldflow: 1\nnodes:\n  image: {op: ReadImage, params: {path: " << quoted(input_)
-                         << "}}\n  train:\n    op: Train\n    inputs: {image: image}\n    params: {omega: 20}\n";
+                         << "}}\n  train:\n    op: Train\n    inputs: {image: image}\n    params: {hash_levels: 8}\n";
     Result check = run(exe() + "check " + quoted(graph));
     EXPECT_EQ(check.exit_code, 0) << check.output;
-    EXPECT_NE(check.output.find(graph.string() + ":7:21: warning: node 'train': param 'omega' has no effect here: "
-                                "it applies when model=siren, and model is 'grid'"),
+    EXPECT_NE(check.output.find(graph.string() + ":7:27: warning: node 'train': param 'hash_levels' has no effect "
+                                "here: it applies when encoding=hash_grid|hash, and encoding is 'dense_grid'"),
               std::string::npos)
         << check.output;
+}
+
+TEST_F(ModelCommands, TrainAskedForAnotherModelNamesItsOpAtTheParam) {
+    // A graph written when Train multiplexed three models: the error is at `model`'s value and
+    // names the op, beside the params Train does not take.
+    const fs::path graph = folder_ / "old_siren.yaml";
+    std::ofstream(graph) << "fieldflow: 1\nnodes:\n  image: {op: ReadImage, params: {path: " << quoted(input_)
+                         << "}}\n  siren:\n    op: Train\n    inputs: {image: image}\n"
+                            "    params: {model: siren, omega: 30}\n"
+                            "  splat: {op: Train, inputs: {image: image}, params: {model: splats}}\n";
+    Result check = run(exe() + "check " + quoted(graph));
+    EXPECT_EQ(check.exit_code, 2) << check.output;
+    EXPECT_NE(check.output.find(graph.string() + ":7:21: error: node 'siren': param 'model': Train no longer "
+                                "learns SIREN; use the op TrainSiren"),
+              std::string::npos)
+        << check.output;
+    EXPECT_NE(check.output.find(graph.string() + ":7:28: error: node 'siren': unknown param 'omega'"),
+              std::string::npos)
+        << check.output;
+    EXPECT_NE(check.output.find(graph.string() + ":8:62: error: node 'splat': param 'model': Train no longer "
+                                "learns splats; use the op TrainSplats"),
+              std::string::npos)
+        << check.output;
+}
+
+TEST_F(ModelCommands, TrainCommandTakesTheOpsDefaults) {
+    // `fieldflow train` declares no training defaults: what it runs, left to itself, is the op's
+    // declared defaults (`fieldflow nodes OP --json`), its CPU budget included.
+    for (const char* model : {"siren", "grid"}) {
+        const std::string op = std::string(model) == "siren" ? "TrainSiren" : "Train";
+        Result described = run(exe() + "nodes " + op + " --json");
+        ASSERT_EQ(described.exit_code, 0) << described.output;
+        std::map<std::string, std::string> defaults;
+        const json declared = json::parse(described.output);
+        for (const json& p : declared["params"])
+            defaults[p["name"].get<std::string>()] = p.value("default", std::string());
+        auto number = [&](const char* name) {
+            const auto it = defaults.find(name);
+            EXPECT_NE(it, defaults.end()) << op << " declares no " << name << "\n" << described.output;
+            return it == defaults.end() ? 0ull : std::stoull(it->second);
+        };
+        const fs::path dry_weights = folder_ / "dry.json";
+        Result dry = run(exe() + "train --device cpu --dry-run --model " + model + " --input " + quoted(input_) +
+                         " --weights " + quoted(dry_weights));
+        ASSERT_EQ(dry.exit_code, 0) << dry.output;
+        std::string said = dry.output; // its counts as plain numbers ("40,000" -> "40000")
+        std::erase(said, ',');
+        const std::string work = "trains " + std::to_string(number("steps")) + " steps x " +
+                                 std::to_string(number("batch")) + " pixels";
+        const std::string budget = "its CPU budget applies: " + std::to_string(number("cpu_steps")) +
+                                   " steps x " + std::to_string(number("cpu_batch")) + " pixels";
+        EXPECT_NE(said.find(work), std::string::npos) << work << "\n" << dry.output;
+        EXPECT_NE(said.find(budget), std::string::npos) << budget << "\n" << dry.output;
+        EXPECT_FALSE(fs::exists(dry_weights)) << "a dry run wrote its weights";
+        if (op != "TrainSiren") continue;
+
+        // A short run: the model and its training are the op's defaults but for the steps given.
+        const fs::path weights = folder_ / "defaults.json";
+        Result r = run(exe() + "train --device cpu --quiet --steps 3 --input " + quoted(input_) + " --weights " +
+                       quoted(weights) + " --output-image " + quoted(folder_ / "defaults.png"));
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const json w = json::parse(read_text(weights));
+        EXPECT_EQ(w["hidden_width"], number("hidden_width"));
+        EXPECT_EQ(w["hidden_layers"], number("hidden_layers"));
+        EXPECT_EQ(w["first_omega"], std::stod(defaults["omega"]));
+        EXPECT_FLOAT_EQ(w["training"]["lr_mlp"].get<float>(), std::stof(defaults["lr"]));
+        EXPECT_EQ(w["training"]["seed"], number("seed"));
+        EXPECT_EQ(w["training"]["batch"], std::min(number("batch"), number("cpu_batch")));
+        EXPECT_EQ(w["training"]["steps"], 3);
+    }
+    // An option of the other model is refused by name.
+    Result omega = run(exe() + "train --model grid --omega 20 --dry-run --input " + quoted(input_));
+    EXPECT_EQ(omega.exit_code, 2) << omega.output;
+    EXPECT_NE(omega.output.find("--omega applies to --model siren only"), std::string::npos) << omega.output;
 }
 
 TEST_F(ModelCommands, NoCacheKeepsNoResultsButStillCachesCompiledKernels) {

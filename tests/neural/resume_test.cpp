@@ -68,10 +68,10 @@ ff::engine::Model decoded(const std::vector<std::byte>& bytes) {
 // tests compare those over a short run).
 OpRun& configure(OpRun& run, const fs::path& folder, const fs::path& state) {
     return run.image("image", photo(96))
-        .param("model", "siren")
         .param("hidden_width", 16)
         .param("hidden_layers", 2)
         .param("steps", 1500)
+        .param("cpu_steps", 0) // the 1,500 steps on lavapipe too
         .param("batch", 512)
         .param("seed", 5)
         .param("eval_interval", 500)
@@ -83,7 +83,7 @@ OpRun& configure(OpRun& run, const fs::path& folder, const fs::path& state) {
 TEST(Resume, InterruptedTrainingResumesAndItsOutputsCoverTheWholeRun) {
     const fs::path folder = fresh_folder("interrupted"), state = folder / "state";
 
-    OpRun first("Train");
+    OpRun first("TrainSiren");
     configure(first, folder, state).on_progress([](const ff::test::ProgressEvent& e) { return e.done >= 600; });
     ASSERT_EQ(first.execute(), FF_CANCELLED) << first.error();
     const uint32_t stopped = uint32_t(first.progress().back().done);
@@ -92,7 +92,7 @@ TEST(Resume, InterruptedTrainingResumesAndItsOutputsCoverTheWholeRun) {
     ASSERT_TRUE(fs::exists(state / "checkpoint.ffckpt")) << all_logs(first);
     const std::vector<std::string> first_log = lines(ff::test::read_text(folder / "snapshots" / "training_log.csv"));
 
-    OpRun second("Train");
+    OpRun second("TrainSiren");
     configure(second, folder, state);
     ASSERT_EQ(second.execute(), FF_OK) << second.error();
     // The interrupt itself was checkpointed: nothing trained before it is lost.
@@ -120,7 +120,7 @@ TEST(Resume, InterruptedTrainingResumesAndItsOutputsCoverTheWholeRun) {
 
     // The resumed model is the uninterrupted run's, bit for bit.
     const fs::path straight_folder = fresh_folder("straight");
-    OpRun straight("Train");
+    OpRun straight("TrainSiren");
     configure(straight, straight_folder, straight_folder / "state");
     ASSERT_EQ(straight.execute(), FF_OK) << straight.error();
     EXPECT_EQ(json::parse(straight.output_text("stats"))["resumed_from_step"], 0);
@@ -197,19 +197,19 @@ TEST(Resume, InterruptedSplatFitResumes) {
     const fs::path folder = fresh_folder("splats"), state = folder / "state";
     auto configure_splats = [&](OpRun& run) -> OpRun& {
         return run.image("image", photo(48))
-            .param("model", "splats")
             .param("splats", 150)
             .param("steps", 300)
+            .param("cpu_steps", 0) // the 300 steps on lavapipe too
             .param("checkpoint_interval", 40)
             .state_dir(state.string());
     };
-    OpRun first("Train");
+    OpRun first("TrainSplats");
     configure_splats(first).on_progress([](const ff::test::ProgressEvent& e) { return e.done >= 80; });
     ASSERT_EQ(first.execute(), FF_CANCELLED) << first.error();
     const uint32_t stopped = uint32_t(first.progress().back().done);
     ASSERT_TRUE(fs::exists(state / "checkpoint.ffckpt"));
 
-    OpRun second("Train");
+    OpRun second("TrainSplats");
     configure_splats(second);
     ASSERT_EQ(second.execute(), FF_OK) << second.error();
     EXPECT_TRUE(logged(second, "resuming from checkpoint at step " + std::to_string(stopped) + " of 300"))

@@ -1,7 +1,7 @@
-// Train's other models through the plugin ABI on lavapipe: a SIREN improves clearly on its
-// starting point, its JSON weights load back bit-exactly, `limit` trims the dataset, splats train
-// (or say they are not in this build), and CompareReport's table matches an independent
-// computation.
+// The other models' ops through the plugin ABI on lavapipe: a SIREN (TrainSiren) improves clearly
+// on its starting point, its JSON weights load back bit-exactly, `limit` trims the dataset, splats
+// (TrainSplats) train and produce a model (or say they are not in this build), and CompareReport's
+// table matches an independent computation.
 #include "neural_host.hpp"
 #include "test_files.hpp"
 
@@ -53,14 +53,13 @@ struct Trained {
 };
 
 Trained train_siren(int steps) {
-    OpRun run("Train");
+    OpRun run("TrainSiren");
     run.image("image", small_photo())
-        .param("model", "siren")
         .param("hidden_width", 32)
         .param("hidden_layers", 2)
         .param("steps", steps)
         .param("batch", 512)
-        .param("lr_siren", ff::test::Param(1e-3))
+        .param("lr", ff::test::Param(1e-3))
         .param("seed", 3);
     if (run.execute() != FF_OK) throw std::runtime_error("Train failed: " + run.error());
     return {run.output_blob("model"), json::parse(run.output_text("stats"))};
@@ -151,9 +150,9 @@ TEST(WeightsJson, SaveLoadInferIsBitExact) {
     fs::remove_all(folder);
 }
 
-TEST(Train, LimitTrainsOnTheFirstRows) {
-    OpRun run("Train");
-    run.image("image", small_photo()).param("model", "siren").param("hidden_width", 16)
+TEST(TrainSiren, LimitTrainsOnTheFirstRows) {
+    OpRun run("TrainSiren");
+    run.image("image", small_photo()).param("hidden_width", 16)
         .param("hidden_layers", 1).param("steps", 2).param("batch", 64).param("limit", 48 * 10 + 1);
     ASSERT_EQ(run.execute(), FF_OK) << run.error();
     ff::engine::ModelFile file = ff::engine::decode_model_file(run.output_blob("model"), "m");
@@ -163,9 +162,9 @@ TEST(Train, LimitTrainsOnTheFirstRows) {
 
 TEST(TrainSplats, TrainsOrSaysItIsNotInThisBuild) {
     auto run_splats = [](int steps) {
-        auto run = std::make_unique<OpRun>("Train");
-        run->image("image", small_photo()).param("model", "splats").param("splats", 200)
-            .param("steps", steps).param("seed", 2);
+        auto run = std::make_unique<OpRun>("TrainSplats");
+        run->image("image", small_photo()).param("splats", 200)
+            .param("steps", steps).param("seed", 2).param("cpu_steps", 0);
         return run;
     };
     auto done = run_splats(200);
@@ -185,6 +184,49 @@ TEST(TrainSplats, TrainsOrSaysItIsNotInThisBuild) {
     EXPECT_NE(done->error().find("splat model not available in this build"), std::string::npos)
         << done->error();
 #endif
+}
+
+// Train learns the grid/hash field only: a node that still asks it for another model is told,
+// at the param, which op learns that one now.
+TEST(Train, AnotherModelNamesItsOp) {
+    for (const auto& [model, op] : {std::pair{"siren", "use the op TrainSiren"}, {"splats", "use the op TrainSplats"}}) {
+        OpRun run("Train");
+        run.param("model", std::string(model));
+        ASSERT_EQ(run.validate(), FF_ERROR) << model;
+        EXPECT_EQ(run.error_param(), "model");
+        EXPECT_NE(run.error().find(op), std::string::npos) << run.error();
+    }
+    OpRun grid("Train");
+    grid.param("model", std::string("grid"));
+    EXPECT_EQ(grid.validate(), FF_OK) << grid.error();
+}
+
+// Each training op takes a CPU budget by default: on the CPU driver a run its graph did not cut
+// trains the op's cpu_steps (and cpu_batch), says so before it starts, and cpu_steps 0 undoes it.
+TEST(TrainingOps, TakeTheirCpuBudgetByDefault) {
+    for (const auto& [op, budget] : {std::pair{"Train", "its CPU budget applies: 2,000 steps x 2,048 pixels"},
+                                     {"TrainSiren", "its CPU budget applies: 500 steps x 1,024 pixels"},
+                                     {"TrainSplats", "its CPU budget applies: 100 full-image steps"}}) {
+        OpRun run(op);
+        run.param("device", std::string("cpu"));
+        ASSERT_EQ(run.validate(), FF_OK) << op << ": " << run.error();
+        std::string notes;
+        for (const std::string& line : run.logs()) notes += line + "\n";
+        EXPECT_NE(notes.find(budget), std::string::npos) << op << ":\n" << notes;
+        OpRun off(op);
+        off.param("device", std::string("cpu")).param("cpu_steps", 0);
+        ASSERT_EQ(off.validate(), FF_OK) << op << ": " << off.error();
+        for (const std::string& line : off.logs()) EXPECT_EQ(line.find("CPU budget"), std::string::npos) << line;
+    }
+    // And a run takes it: a SIREN asked for more steps than its budget trains the budget's.
+    OpRun run("TrainSiren");
+    run.image("image", small_photo()).param("device", std::string("cpu")).param("hidden_width", 16)
+        .param("hidden_layers", 1).param("steps", 501).param("batch", 16).param("eval_interval", 0);
+    ASSERT_EQ(run.execute(), FF_OK) << run.error();
+    const json stats = json::parse(run.output_text("stats"));
+    EXPECT_EQ(stats["steps"], 500);
+    EXPECT_EQ(stats["asked_steps"], 501);
+    EXPECT_NE(stats["cpu_budget"].get<std::string>().find("cpu_steps: 0"), std::string::npos) << stats.dump();
 }
 
 TEST(CompareReport, TableMatchesAnIndependentComputation) {

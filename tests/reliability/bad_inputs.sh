@@ -184,7 +184,7 @@ run_diverge() {
     fi
 }
 
-rw=graphs/read_write.yaml train=graphs/train.yaml infer=graphs/infer.yaml metrics=graphs/metrics.yaml
+rw=graphs/read_write.yaml train=graphs/train.yaml siren=graphs/siren.yaml infer=graphs/infer.yaml metrics=graphs/metrics.yaml
 q="'" # message regexes quote file names
 
 # ONLY=user_files as a fifth argument: just the cases of user_files_cases.sh (while working on them).
@@ -276,12 +276,12 @@ run_case render_in_bands 0 "out/render_bands/render.png: 4608x1024, 8-bit, 3 cha
     -- check out/render_bands/render.png 4608 1024
 
 # --- training that diverges ----------------------------------------------------------------------
-# A SIREN of 8 hidden layers of 64 with omega 1000 and lr_siren 10 (all within Train's param
+# A SIREN of 8 hidden layers of 64 with omega 1000 and lr 10 (all within TrainSiren's param
 # ranges) overflows after a few dozen steps (steps 38-50 over seeds 1-8 and four images on
 # lavapipe), after the snapshots at steps 1 and 10.
-run_diverge diverging_training "error: node ${q}train${q} failed: training diverged at step [0-9]+ \(the loss is not finite\): the learning rate is probably too high \(lr_siren 10 with omega 1000 and 8 hidden layers\), so the parameters overflowed; try a lower one; the last good snapshot is step [0-9]+ \(in ${q}out/diverging_training/\.fieldflow-partial/snapshots${q}\)" \
-    run $train --set input=inputs/gray8.png --set model=siren --set hidden_width=64 --set hidden_layers=8 \
-    --set omega=1000 --set lr_siren=10 --set steps=1000
+run_diverge diverging_training "error: node ${q}train${q} failed: training diverged at step [0-9]+ \(the loss is not finite\): the learning rate is probably too high \(lr 10 with omega 1000 and 8 hidden layers\), so the parameters overflowed; try a lower one; the last good snapshot is step [0-9]+ \(in ${q}out/diverging_training/\.fieldflow-partial/snapshots${q}\)" \
+    run $siren --set input=inputs/gray8.png --set hidden_width=64 --set hidden_layers=8 \
+    --set omega=1000 --set lr=10 --set steps=1000
 
 # --- outputs and model files --------------------------------------------------------------------
 run_case unwritable_output 2 "fieldflow run: error: cannot create output folder ${q}inputs/gray8.png/out${q}: Not a directory" \

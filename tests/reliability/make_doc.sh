@@ -33,7 +33,7 @@ complete one. `sigint_during_evaluation` is sent once Train says it trains a wid
 on a 200x150 photo with a full-image evaluation after every step (each one engine call of about
 15 s on lavapipe): it must exit within 5 s, so an evaluation answers the interrupt as training does
 (Train runs it on a thread of its own and abandons it). `diverging_training` drives a real run to a non-finite loss with values every param
-range allows (a SIREN of 8 hidden layers of 64, omega 1000, lr_siren 10: the parameters overflow
+range allows (a SIREN of 8 hidden layers of 64, omega 1000, lr 10: the parameters overflow
 within a few dozen steps, so no test-only fault injection is needed): it must stop with exit 1
 naming the step and the likely cause, the last good snapshot it names must be a complete PNG (in
 the run's staging folder: a failed run moves nothing into place), and no model file may be written.

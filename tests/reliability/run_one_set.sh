@@ -33,7 +33,8 @@ nodes:
     op: Train
     inputs: {image: image}
     params: {steps: "${steps}", batch: 64, hidden_width: 16, hidden_layers: 1, grid_channels: 3,
-             snapshots: "${output}/snapshots", snapshot_steps: "${shots}", eval_interval: 0}
+             snapshots: "${output}/snapshots", snapshot_steps: "${shots}", eval_interval: 0,
+             cpu_steps: 0}
   save: {op: SaveModel, inputs: {model: train.model}, params: {path: "${output}/model.ffm"}}
 EOF
 

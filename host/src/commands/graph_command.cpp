@@ -138,6 +138,11 @@ int run_graph_command(const CommandLine& cl, const std::string& name, const std:
         return kExitInvalid;
     }
     print_warnings(*graph);
+    if (options.dry_run) {
+        std::printf("%s: valid; nothing was run\n", name.c_str());
+        print_notes(*graph, stdout);
+        return kExitOk;
+    }
     ProgressBoard board(stderr, ProgressBoard::is_terminal(stderr), !options.quiet);
     RunLog log(board, options.quiet);
     RunOptions run;

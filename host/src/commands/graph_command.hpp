@@ -18,6 +18,7 @@ namespace fieldflow::host {
 struct GraphCommandOptions {
     std::string device = "auto";
     bool quiet = false;
+    bool dry_run = false; // validate and print the nodes' notes (what their work costs); run nothing
 };
 
 // Loads the plugins into `registry` and the graph file at `path` with `sets` as its variables,

@@ -95,7 +95,7 @@ std::string param_kind_text(const ParamInfo& p) {
     return kind;
 }
 
-// Param values given on the command line (`fieldflow nodes Train model=siren`): which of the op's
+// Param values given on the command line (`fieldflow nodes Train encoding=hash_grid`): which of the op's
 // params apply is decided with these, the others at their defaults.
 using ParamChoices = std::map<std::string, ParamValue, std::less<>>;
 
@@ -193,7 +193,7 @@ std::unique_ptr<CommandLine> nodes_table() {
         "nodes", "fieldflow nodes [OP [PARAM=VALUE]...] [--plugin FILE]... [--json]",
         "Lists the ops of the loaded plugins, grouped by category. With OP: its ports with types, "
         "its params with kind, default, range, choices and docs, grouped by when they apply; with "
-        "PARAM=VALUE too (`fieldflow nodes Train model=siren`), only the params that apply to those "
+        "PARAM=VALUE too (`fieldflow nodes Train encoding=hash_grid`), only the params that apply to those "
         "values. Exit code 2 when no plugin is found (the folders searched are listed).");
     add_positional(*cl, "op", "op to describe");
     add_positional(*cl, "where", "PARAM=VALUE: list only the params that apply with these values", -1);
