@@ -4,6 +4,7 @@
 #include "number_text.hpp"
 #include "train_params.hpp"
 
+#include <fieldflow/engine/encoding_names.hpp>
 #include <fieldflow/engine/engine.hpp>
 
 namespace ff::neural {
@@ -31,14 +32,14 @@ std::optional<ModelAlternative> model_alternative(const fe::ModelFile& ran) {
         c.encoding.hash = defaults.encoding.hash;
         c.grid_width = c.grid_height = 0;
         c.encoding.hash.log2_table_size = hash_table_for_count(c, ran.model.parameter_count());
-        alt.set = "encoding=hash";
+        alt.set = "encoding=" + std::string(fe::encoding_name(c.encoding.kind));
     } else if (c.encoding.kind == fe::EncodingKind::hash_grid) {
         c.encoding = defaults.encoding;
         c.grid_channels = defaults.grid_channels;
         const ff::nodes::GridSize grid = ff::nodes::auto_grid_size(ran.image_width, ran.image_height);
         c.grid_width = grid.width;
         c.grid_height = grid.height;
-        alt.set = "encoding=dense";
+        alt.set = "encoding=" + std::string(fe::encoding_name(c.encoding.kind));
     } else {
         return std::nullopt;
     }

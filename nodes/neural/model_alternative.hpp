@@ -18,7 +18,7 @@ namespace ff::neural {
 
 struct ModelAlternative {
     std::string summary;    // engine's model_summary, e.g. "hash grid 16x2 (...) + MLP 32x2"
-    std::string set;        // the graph setting that learns it, e.g. "encoding=hash"
+    std::string set;        // the graph setting that learns it, e.g. "encoding=hash_grid"
     uint64_t parameters = 0;
     uint64_t bytes = 0;     // its model file at the same stored precision
     bool bytes_exact = true; // false: estimated from the run's file (a model too large to encode here)

@@ -503,9 +503,9 @@ TEST(Report, WritesPageAndMetricsMatchingAnIndependentComputation) {
     EXPECT_EQ(metrics["asked_steps"], kSteps);
     // Which model ran, and the other encoding's size (Train's default hash grid).
     EXPECT_EQ(metrics["model_summary"], t.stats["model_summary"]);
-    EXPECT_EQ(metrics["other_encoding"]["set"], "encoding=hash");
+    EXPECT_EQ(metrics["other_encoding"]["set"], "encoding=hash_grid");
     EXPECT_EQ(metrics["other_encoding"]["parameter_count"], 101183);
-    EXPECT_NE(html.find("The other encoding (--set encoding=hash)"), std::string::npos);
+    EXPECT_NE(html.find("The other encoding (--set encoding=hash_grid)"), std::string::npos);
 
     // JPEG and WebP at the model's bytes: the files written hold what metrics.json says, scored
     // again here with OpenCV (cv::PSNR, an SSIM on OpenCV's Gaussian filter).

@@ -469,13 +469,13 @@ TEST(ReportNotes, NameTheModelAndWhatTheOtherEncodingCosts) {
 
     const std::optional<ModelAlternative> to_hash = model_alternative(dense);
     ASSERT_TRUE(to_hash);
-    EXPECT_EQ(to_hash->set, "encoding=hash");
+    EXPECT_EQ(to_hash->set, "encoding=hash_grid");
     EXPECT_EQ(to_hash->parameters, 101183u);
     EXPECT_EQ(to_hash->bytes, fe::encode_model_file(hash).size());
     EXPECT_TRUE(to_hash->bytes_exact);
     const std::optional<ModelAlternative> to_dense = model_alternative(hash);
     ASSERT_TRUE(to_dense);
-    EXPECT_EQ(to_dense->set, "encoding=dense");
+    EXPECT_EQ(to_dense->set, "encoding=dense_grid");
     EXPECT_EQ(to_dense->parameters, dense.model.parameter_count());
     EXPECT_EQ(to_dense->bytes, fe::encode_model_file(dense).size());
     EXPECT_EQ(to_dense->summary, "187x140x3 grid + MLP 32x2");
@@ -486,7 +486,7 @@ TEST(ReportNotes, NameTheModelAndWhatTheOtherEncodingCosts) {
     EXPECT_NE(note.text.find("187x140x3 grid + MLP 32x2: " + grouped(dense.model.parameter_count()) +
                              " parameters, " + grouped(dense_bytes) + " bytes as stored (fp16"),
               std::string::npos) << note.text;
-    EXPECT_NE(note.text.find("(--set encoding=hash)"), std::string::npos) << note.text;
+    EXPECT_NE(note.text.find("(--set encoding=hash_grid)"), std::string::npos) << note.text;
     EXPECT_NE(note.text.find("101,183 parameters"), std::string::npos) << note.text;
     EXPECT_FALSE(model_alternative(model_file(fe::siren_config())));
 
