@@ -501,10 +501,13 @@ TEST(Report, WritesPageAndMetricsMatchingAnIndependentComputation) {
     EXPECT_EQ(metrics["bilinear_grid_width"], 24);
     EXPECT_EQ(metrics["bilinear_values"], 24 * 18 * 3);
     EXPECT_EQ(metrics["asked_steps"], kSteps);
-    // Which model ran, and the other encoding's size (Train's default hash grid).
+    // Which model ran, and the other encoding's size: Train's default hash grid, its table sized
+    // to as many parameters as the dense model has (hash_table_for_count): 2^10 rows a level here.
     EXPECT_EQ(metrics["model_summary"], t.stats["model_summary"]);
     EXPECT_EQ(metrics["other_encoding"]["set"], "encoding=hash_grid");
-    EXPECT_EQ(metrics["other_encoding"]["parameter_count"], 101183);
+    EXPECT_EQ(metrics["other_encoding"]["parameter_count"], 31863);
+    EXPECT_NE(metrics["other_encoding"]["model_summary"].get<std::string>().find("(2^10 rows"), std::string::npos)
+        << metrics["other_encoding"].dump();
     EXPECT_NE(html.find("The other encoding (--set encoding=hash_grid)"), std::string::npos);
 
     // JPEG and WebP at the model's bytes: the files written hold what metrics.json says, scored
