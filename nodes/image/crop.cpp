@@ -34,7 +34,8 @@ FF_NODE(crop) =
             const int multiple = int(node.integer("multiple_of"));
             if (w < multiple || h < multiple)
                 throw ff::ParamError("multiple_of", "multiple_of = " + std::to_string(multiple) + " is larger than the " +
-                                                        std::to_string(w) + "x" + std::to_string(h) + " rectangle");
+                                                        std::to_string(w) + "x" + std::to_string(h) + " rectangle: each side needs at least " +
+                                                        std::to_string(multiple) + " pixels (give a larger image, or a smaller multiple_of)");
             w -= w % multiple;
             h -= h % multiple;
             in(cv::Rect(x, y, w, h)).copyTo(ff::nodes::output_mat(node, "image", cv::Size(w, h)));

@@ -3,6 +3,7 @@
 #include <fieldflow/node.hpp>
 
 #include <charconv>
+#include <functional>
 #include <stdexcept>
 #include <cmath>
 #include <cstdio>
@@ -202,9 +203,39 @@ const ff_op_decl* OpBuilder::decl() {
 
 namespace {
 
-// Runs `fn` and turns every exception into a status plus a message through the host.
+// An exception OpenCV threw (cv::Exception, whose what() reads "OpenCV(4.6.0) /build/.../file.cpp:
+// 123: error: (-215:Assertion failed) !image.empty() in function 'imencode'"): the library's
+// words, its source path included, not the user's. The SDK links no OpenCV, so it goes by the text.
+bool is_opencv_error(const std::string& what) { return what.rfind("OpenCV(", 0) == 0; }
+
+// The same as a sentence: which call of the library failed and why, the node's files, and what
+// to do (the host puts the node's name before it).
+std::string opencv_error_text(const std::string& what, const std::string& files) {
+    std::string kind, detail, function;
+    if (const size_t open = what.find("error: ("); open != std::string::npos) {
+        const size_t close = what.find(')', open);
+        if (close != std::string::npos) {
+            kind = what.substr(open + 8, close - open - 8);
+            kind = kind.substr(kind.find(':') == std::string::npos ? 0 : kind.find(':') + 1);
+            const size_t in = what.find(" in function '", close);
+            detail = what.substr(close + 2, in == std::string::npos ? std::string::npos : in - close - 2);
+            if (in != std::string::npos) function = what.substr(in + 14, what.find('\'', in + 14) - in - 14);
+        }
+    }
+    while (!detail.empty() && (detail.back() == '\n' || detail.back() == ' ')) detail.pop_back();
+    std::string text = "the image library (OpenCV) failed" + (function.empty() ? "" : " in " + function);
+    if (!kind.empty() || !detail.empty())
+        text += " (" + kind + (kind.empty() || detail.empty() ? "" : ": ") + detail + ")";
+    if (!files.empty()) text += " on " + files;
+    return text + "; the input is likely of a size, shape or type this node cannot handle: try another "
+                  "(e.g. a larger or smaller image), and report this message if the input is ordinary";
+}
+
+// Runs `fn` and turns every exception into a status plus a message through the host;
+// `files()` names the node's files for a message of the image library's.
 template <class Fn>
-ff_status guarded(const ff_host_api* host, ff_context* ctx, Fn&& fn) {
+ff_status guarded(const ff_host_api* host, ff_context* ctx, Fn&& fn,
+                  const std::function<std::string()>& files = [] { return std::string(); }) {
     try {
         fn();
         return FF_OK;
@@ -215,7 +246,7 @@ ff_status guarded(const ff_host_api* host, ff_context* ctx, Fn&& fn) {
     } catch (const std::bad_alloc&) {
         host->set_error(ctx, "out of memory");
     } catch (const std::exception& e) {
-        host->set_error(ctx, e.what());
+        host->set_error(ctx, is_opencv_error(e.what()) ? opencv_error_text(e.what(), files()).c_str() : e.what());
     } catch (...) {
         host->set_error(ctx, "unknown exception");
     }
@@ -224,12 +255,29 @@ ff_status guarded(const ff_host_api* host, ff_context* ctx, Fn&& fn) {
 
 } // namespace
 
+// The values of the params that name a file the node reads or writes: "'in.png' and 'out.png'".
+std::string OpBuilder::files_of(const Node& node) const {
+    std::string text;
+    for (const ff_param_decl& p : params_) {
+        if (!(p.flags & (FF_PARAM_READS_FILE | FF_PARAM_WRITES_FILE)) || p.kind != FF_PARAM_STRING) continue;
+        try {
+            const std::string value = node.string(p.name);
+            if (!value.empty()) text += (text.empty() ? "'" : " and '") + value + "'";
+        } catch (...) { // not set: nothing to name
+        }
+    }
+    return text;
+}
+
 ff_status OpBuilder::call_execute(const ff_host_api* host, ff_context* ctx, void* user) {
     auto* self = static_cast<OpBuilder*>(user);
-    return guarded(host, ctx, [&] {
-        Node node(host, ctx);
-        self->execute_(node);
-    });
+    return guarded(
+        host, ctx,
+        [&] {
+            Node node(host, ctx);
+            self->execute_(node);
+        },
+        [&] { return self->files_of(Node(host, ctx)); });
 }
 
 ff_status OpBuilder::call_validate(const ff_host_api* host, ff_context* ctx, void* user) {

@@ -6,6 +6,7 @@
 #include <fieldflow/node.hpp>
 
 #include <gtest/gtest.h>
+#include <opencv2/imgcodecs.hpp>
 
 #include <array>
 #include <cstddef>
@@ -151,6 +152,29 @@ TEST(Sdk, ExceptionsBecomeStatusesAtTheBoundary) {
         EXPECT_EQ(run.error(), c.message);
         EXPECT_EQ(run.error_param(), c.param);
     }
+}
+
+// A real cv::Exception (an empty image to encode) reaches the host as a sentence: no "OpenCV(4.x)"
+// and source path, but the call that failed, why, the node's file and what to do.
+TEST(Sdk, OpenCvErrorsBecomeASentenceNamingTheFile) {
+    ff::Registry registry;
+    const ff_op_decl* decl = registry
+                                 .add(std::move(ff::op("Encode", "test")
+                                                    .param_string("path", std::nullopt, "the file to write")
+                                                    .param_flags(FF_PARAM_WRITES_FILE)
+                                                    .execute([](ff::Node&) {
+                                                        std::vector<unsigned char> bytes;
+                                                        cv::imencode(".png", cv::Mat(), bytes);
+                                                    })))
+                                 .decl();
+    FakeRun run(*decl);
+    run.param("path", "out/x.png");
+    EXPECT_EQ(run.execute(), FF_ERROR);
+    EXPECT_EQ(run.error().find("OpenCV("), std::string::npos) << run.error();
+    EXPECT_EQ(run.error(), "the image library (OpenCV) failed in imencode (Assertion failed: !image.empty()) on "
+                           "'out/x.png'; the input is likely of a size, shape or type this node cannot handle: "
+                           "try another (e.g. a larger or smaller image), and report this message if the input "
+                           "is ordinary");
 }
 
 TEST(Sdk, ValidateIsWrappedToo) {

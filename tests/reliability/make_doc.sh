@@ -79,6 +79,13 @@ raw `libpng` line reaches the log; `set_value_escape` that `$${` in a `--set` va
 on its own terminal (prefixed with the image's name), not only in their logs.
 `lake_one_row` runs the main graph (`graphs/lake.yaml`, 10 steps) on a 4000x1 photo: it must
 finish with a report and metrics, and its index thumbnail must fit 288x72 per half (576x1 here).
+`lake_one_column` does the same with a 1x4000 photo (thumbnail 2x72). `upscale_one_row` gives the
+upscale comparison (`graphs/upscale_methods.yaml`, which crops to a multiple of its factor in both
+directions) a 4000x1 photo: refused by its first node at once, saying why and what to do. The
+shipped graphs were run on 1x1, 1x4000 and 4000x1 photos: all run but `upscale_methods.yaml`,
+which refuses all three this way. An exception of OpenCV's that still reaches the node boundary
+becomes a sentence there (the plugin SDK: the failed call, why, the node's files and what to do;
+`Sdk.OpenCvErrorsBecomeASentenceNamingTheFile`), never the library's raw text.
 
 A device index past the devices present is a validation error (exit 2) when it is a node's `device`
 param (`unknown_device_param`: Train's and Infer's validate hooks list the Vulkan devices), but a

@@ -87,3 +87,14 @@ post='[ -s out/one_row/metrics.json ] && [ -s out/one_row/report.html ]'
 run_case lake_one_row 0 "out/one_row/thumbnail.png: 576x1, 8-bit, 3 channels" \
     -- run graphs/lake.yaml --set input=inputs/one_row.png --set output=out/one_row --set steps=10 --set cpu_steps=10 \
     -- check out/one_row/thumbnail.png 576 1
+#    A 1x4000 photo (one column) runs through it too: its thumbnail is 2x72 (aspect kept, at least
+#    a pixel a half). The upscale comparison crops to a multiple of its factor in both directions,
+#    which a 4000x1 photo cannot give: refused by its first node at once, saying why and what to do.
+"$tool" large inputs/one_column.png 1 4000 8 >/dev/null
+post='[ -s out/one_column/metrics.json ] && [ -s out/one_column/report.html ]'
+run_case lake_one_column 0 "out/one_column/thumbnail.png: 2x72, 8-bit, 3 channels" \
+    -- run graphs/lake.yaml --set input=inputs/one_column.png --set output=out/one_column --set steps=10 --set cpu_steps=10 \
+    -- check out/one_column/thumbnail.png 2 72
+cp "$here/../../graphs/upscale_methods.yaml" graphs/upscale_methods.yaml
+run_case upscale_one_row 1 "error: node ${q}image${q} failed: param ${q}multiple_of${q} \(graphs/upscale_methods.yaml:[0-9]+:[0-9]+\): multiple_of = 4 is larger than the 4000x1 rectangle: each side needs at least 4 pixels \(give a larger image, or a smaller multiple_of\)" \
+    -- run graphs/upscale_methods.yaml --set input=inputs/one_row.png --set output=out/upscale_one_row

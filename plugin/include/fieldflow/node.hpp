@@ -184,6 +184,7 @@ private:
     OpBuilder& add_param(std::string name, ff_param_kind kind, std::optional<std::string> def,
                          double min, double max, std::string choices, std::string doc);
     static ff_status call_execute(const ff_host_api* host, ff_context* ctx, void* user);
+    std::string files_of(const Node& node) const; // for a message of the image library's
     static ff_status call_validate(const ff_host_api* host, ff_context* ctx, void* user);
     static ff_status call_prepare(const ff_host_api* host, ff_context* ctx, void* user);
     static void call_release(const ff_host_api* host, ff_context* ctx, void* user);
