@@ -7,7 +7,8 @@
 # 2. The same command again (same graph, values and image) resumes from that checkpoint: it says
 #    from which step, finishes with exit 0, writes a model that decodes and a training log that
 #    covers every step from the first, and the checkpoint is gone from the cache (the result is
-#    cached instead).
+#    cached instead). Every snapshot written before the interrupt is still there (1, 10 and 100,
+#    the first checkpoint's step: issue 62, case 9).
 set -uo pipefail
 
 if [ $# -ne 3 ]; then
@@ -61,6 +62,12 @@ awk -F, -v last=$steps 'NR == 2 && $1 != 1 { print "training log starts at step 
     END { if (prev != last) { print "training log ends at step " prev ", not " last; bad = 1 }; exit bad }' \
     out/resume/snapshots/training_log.csv || fail=1
 [ -e out/resume/snapshots/prediction_at_$steps.png ] || { echo "no snapshot at the last step"; fail=1; }
+# Every snapshot is kept across the interrupt, the one at the first checkpoint's step (100) too
+# (issue 62, case 9): the default steps 1, 10, 100, 1000 and the last, and no warning of one lost.
+for shot in 1 10 100 1000; do
+    [ -e out/resume/snapshots/prediction_at_$shot.png ] || { echo "the snapshot at step $shot is gone"; fail=1; }
+done
+if grep -q 'is no longer in' second.log; then echo "the resumed run lost a snapshot: $(grep -m1 'is no longer in' second.log)"; fail=1; fi
 [ -z "$(checkpoints)" ] || { echo "the checkpoint stayed in the cache after success: $(checkpoints)"; fail=1; }
 grep -q 'validation \(error\|warning\): ' first.log second.log && { echo "validation-layer messages"; fail=1; }
 [ $fail -eq 0 ] || { sed 's/^/  first | /' first.log; sed 's/^/ second | /' second.log; }

@@ -4,8 +4,8 @@
 # its image folders, logs, snapshot folders, a run's output folder, the cache and its
 # subfolders). Then a sequence of batches, reruns, resumes, interrupts at random moments, runs,
 # two concurrent runs and `cache prune`/`clear`. After every step each of the user's files must be
-# there with its bytes, and every image folder must hold one run's complete set: exactly what its
-# mark lists, plus the user's files.
+# there with its bytes, and every image folder (and the run's folder) must hold one run's complete
+# set: exactly what its mark lists, plus the user's files.
 #
 #   user_files_property.sh FIELDFLOW INPUTS_TOOL WORK_DIR [SEED]
 # The seed (default: the date) picks the names, the contents and the moments of the interrupts;
@@ -77,32 +77,39 @@ check_user_files() {
     done <user_files.tsv
 }
 
-# Every image folder in place holds what its mark lists (sizes as listed) and the user's files.
-check_image_folders() {
-    local mark folder path size mtime line
-    for mark in out/*/.fieldflow-batch-image; do
-        [ -e "$mark" ] || continue
-        folder=$(dirname "$mark")
-        while read -r line; do
-            case $line in
-                "F "*) read -r _ size mtime path <<<"$line"
-                       [ "$(stat -c %s "$folder/$path" 2>/dev/null)" = "$size" ] ||
-                           fail "$step: $folder/$path, listed in its mark, is missing or of another size" ;;
-            esac
-        done <"$mark"
-        for path in image.png model.ffm snapshots/prediction_at_6.png; do
-            grep -q " $path\$" "$mark" || fail "$step: $folder holds no $path: not a complete set"
-        done
-        while IFS= read -r path; do
-            path=${path#"$folder/"}
-            grep -q " $path\$" "$mark" || grep -q "^$folder/$path	" user_files.tsv ||
-                fail "$step: $folder/$path is neither in its mark nor the user's: a mix of runs?"
-        done < <(find "$folder" -type f ! -name .fieldflow-batch-image)
+# check_set FOLDER MARK: FOLDER holds what its mark lists (sizes as listed), a complete set, and
+# besides only the user's files (and, for a run's folder, what an interrupted run of it staged in
+# .fieldflow-partial/, and its lock while one runs).
+check_set() {
+    local folder=$1 mark=$2 path size mtime line
+    while read -r line; do
+        case $line in
+            "F "*) read -r _ size mtime path <<<"$line"
+                   [ "$(stat -c %s "$folder/$path" 2>/dev/null)" = "$size" ] ||
+                       fail "$step: $folder/$path, listed in its mark, is missing or of another size" ;;
+        esac
+    done <"$mark"
+    for path in image.png model.ffm snapshots/prediction_at_6.png; do
+        grep -q " $path\$" "$mark" || fail "$step: $folder holds no $path: not a complete set"
+    done
+    while IFS= read -r path; do
+        path=${path#"$folder/"}
+        grep -q " $path\$" "$mark" || grep -q "^$folder/$path	" user_files.tsv ||
+            fail "$step: $folder/$path is neither in its mark nor the user's: a mix of runs?"
+    done < <(find "$folder" -path "$folder/.fieldflow-partial" -prune -o -type f ! -name "$(basename "$mark")" \
+                 ! -name .fieldflow-lock -print)
+}
+
+# Every batch image folder in place, and the run's folder (its mark: .fieldflow-run), is one set.
+check_output_folders() {
+    local mark
+    for mark in out/*/.fieldflow-batch-image runs/one/.fieldflow-run; do
+        [ -e "$mark" ] && check_set "$(dirname "$mark")" "$mark"
     done
     if find out runs -name '.*.tmp-*' 2>/dev/null | grep -q .; then fail "$step: temporary files left"; fi
 }
 
-after() { step=$1; check_user_files; check_image_folders; }
+after() { step=$1; check_user_files; check_output_folders; }
 
 batch() { "$fieldflow" batch graph.yaml --input photos --output out --cache cache --jobs 2 --quiet "$@" >>batch.log 2>&1; }
 # interrupted CMD...: runs CMD, stopping it with SIGINT or SIGTERM at a random moment.
