@@ -154,6 +154,11 @@ private:
                 done, chunk_size(rate, kChunkSeconds, kFirstChunkSteps, kMaxChunkSteps));
             for (const uint32_t every : {params_.log_interval, params_.checkpoint_interval})
                 if (every > 0) stop = std::min(stop, (done / every + 1) * every);
+            // An evaluation blocks checkpoints while it runs (full_image_mse): before a chunk that
+            // ends in one as long as the last, the checkpoint comes first, at a step whose log row
+            // and snapshot are recorded, so a cancel during it loses this chunk at most.
+            if (schedule_.is_eval(stop) && last_eval_seconds_ && *last_eval_seconds_ >= kQuickEvalSeconds)
+                save_checkpoint_quietly(done);
             const Clock::time_point start = Clock::now();
             const float loss = learner_.train(stop - done);
             const double seconds = seconds_since(start);
@@ -170,7 +175,7 @@ private:
             progress_text_.add_loss(loss);
             if (schedule_.is_eval(done)) {
                 const Clock::time_point eval_start = Clock::now();
-                row.psnr = psnr_from_mse(full_image_mse(done, rate));
+                row.psnr = psnr_from_mse(full_image_mse(done));
                 eval_seconds_ += seconds_since(eval_start);
                 progress_.final_psnr = *row.psnr;
                 progress_text_.add_eval(*row.psnr, done);
@@ -195,19 +200,8 @@ private:
 
     // A full-image evaluation is one engine call, seconds long for a large image or model: it runs
     // on a thread of its own, so a cancel is answered at once (common/cancellable_call.hpp) and
-    // the call is abandoned with the trainer it holds. No checkpoint can be taken while it runs,
-    // so one is taken first where the evaluation may be long (the last one was, or before any:
-    // the image's pixels take longer than kQuickEvalSeconds at `steps_per_second` x the samples
-    // of a step, a training sample costing at least what a pixel's evaluation does): a cancel
-    // loses no training.
-    double full_image_mse(uint32_t done, double steps_per_second) {
-        const double pixels = double(image_.width) * image_.height;
-        // A splat step renders the whole image; a field's step samples `batch` pixels.
-        const double samples = params_.choice == ModelChoice::splats ? pixels : double(params_.options.batch);
-        const double expected = last_eval_seconds_ ? *last_eval_seconds_
-                                : steps_per_second > 0 ? pixels / (steps_per_second * samples)
-                                                       : kQuickEvalSeconds;
-        if (expected >= kQuickEvalSeconds) save_checkpoint_quietly(done);
+    // the call is abandoned with the trainer it holds (the loop checkpoints before a long one).
+    double full_image_mse(uint32_t done) {
         const Clock::time_point start = Clock::now();
         const double mse = nodes::call_cancellable_result(node_, learner_.evaluation(), [&](double seconds) {
             node_.progress(done, schedule_.steps, "evaluating the full image, " + formatted("%.0f", seconds) + " s");
