@@ -32,11 +32,15 @@ std::string read_bytes(const fs::path& path) {
     return s.str();
 }
 
-// Every file under `folder`: relative path -> bytes.
+// Every file the graph wrote under `folder`: relative path -> bytes. The run's own record of what
+// it wrote (.fieldflow-run) is left out: it holds each file's modification time, which differs
+// from run to run by design.
 std::map<std::string, std::string> tree(const fs::path& folder) {
     std::map<std::string, std::string> files;
-    for (const auto& e : fs::recursive_directory_iterator(folder))
-        if (e.is_regular_file()) files[fs::relative(e.path(), folder).generic_string()] = read_bytes(e.path());
+    for (const auto& e : fs::recursive_directory_iterator(folder)) {
+        const std::string name = fs::relative(e.path(), folder).generic_string();
+        if (e.is_regular_file() && name != ".fieldflow-run") files[name] = read_bytes(e.path());
+    }
     return files;
 }
 
