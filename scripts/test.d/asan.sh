@@ -28,7 +28,7 @@ export LSAN_OPTIONS=suppressions=$PWD/tests/reliability/lsan.supp:print_suppress
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Only the programs built above: not gtest's *_NOT_BUILT placeholders, nor add_test entries of
 # programs this stage does not build (they run in the main stage); graph checks need every plugin.
-skip='NOT_BUILT|graph_check_|docs_graph_examples|reliability_bad_inputs|reliability_interrupt_resume|reliability_interrupt_each_node|Convergence|ff_neural_nodes_test|ff_neural_siren_test|ff_neural_resume_test|ff_models_|ff_e2e|CliForgiving.ExamplesRunByNameFromAnyFolder|CliForgiving.CheckAndDryRunSayWhatTrainingCosts|CliForgiving.CompletionKnowsOpsParamsValuesVarsAndExamples|progress_terminal|reliability_user_files_property'
+skip='NOT_BUILT|graph_check_|docs_graph_examples|reliability_bad_inputs|reliability_interrupt_resume|reliability_interrupt_each_node|Convergence|ff_neural_nodes_test|ff_neural_siren_test|ff_neural_resume_test|ff_models_|ff_e2e|CliForgiving.ExamplesRunByNameFromAnyFolder|CliForgiving.CheckAndDryRunSayWhatTrainingCosts|CliForgiving.CompletionKnowsOpsParamsValuesVarsAndExamples|CliForgiving.CompareModelsTrainsInMinutesOnTheCpuDriver|progress_terminal|reliability_user_files_property|reliability_run_one_set'
 rc=0
 ctest --preset asan -j "$jobs" --timeout 900 -LE 'engine|device' -E "$skip" || rc=1
 # Tests that open a Vulkan device: lavapipe leaves a 128-byte allocation made from code with no
