@@ -70,7 +70,6 @@ constexpr SwitchFlag kSwitchFlags[] = {
     {"--kernel-prefetch", &KernelOverrides::prefetch},
     {"--kernel-local-gradients", &KernelOverrides::local_gradients},
     {"--kernel-deferred-gradients", &KernelOverrides::deferred_gradients},
-    {"--kernel-deferred-half", &KernelOverrides::deferred_half},
     {"--kernel-read-beside-claim", &KernelOverrides::read_beside_claim},
     {"--kernel-samples-xy16", &KernelOverrides::samples_xy16},
 };
@@ -97,7 +96,6 @@ bool read_kernel_flag(ArgReader& args, const std::string& key, KernelOverrides& 
         if (key == f.flag) return o.*f.field = args.u32(), true;
     if (key == "--kernel-weights") o.weights_in_shared = choice("shared", "memory");
     else if (key == "--kernel-siren-path") o.siren_portable = choice("portable", "coopmat");
-    else if (key == "--kernel-samples") o.independent_samples = choice("independent", "stratified");
     else if (key == "--kernel-gradient-min-hits") o.gradient_min_hits = args.f32();
     else return false;
     return true;
@@ -127,12 +125,12 @@ bool read_kernel_flag(ArgReader& args, const std::string& key, KernelOverrides& 
               << "  --pipeline-stats the driver's figures for each kernel it compiles (stderr)\n"
               << "  kernel choices fixed for a measurement (docs/engine.md, \"Measuring a kernel choice\"):\n"
               << "  --kernel-tile N  --kernel-weights shared|memory  --kernel-siren-path portable|coopmat\n"
-              << "  --kernel-samples independent|stratified  --kernel-gradient-min-hits X\n"
+              << "  --kernel-gradient-min-hits X\n"
               << "  --kernel-{row-split,shared-rows,deferred-sets,optimizer-params-per-group,samples-block,\n"
               << "           render-band-rows} N\n"
               << "  --kernel-{shared-tile,weight-fragments,bias-fragments,first-weight-fragments,ends-by-columns,\n"
               << "           narrow-ends,half-sums,encoding-inputs-by-rows,stage-inputs,late-encoding,stage-targets,\n"
-              << "           early-fragments,prefetch,local-gradients,deferred-gradients,deferred-half,\n"
+              << "           early-fragments,prefetch,local-gradients,deferred-gradients,\n"
               << "           read-beside-claim,samples-xy16} 0|1\n";
     std::exit(2);
 }

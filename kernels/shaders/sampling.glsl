@@ -16,15 +16,9 @@
 // close enough that a workgroup's reads and gradient atomics reuse the same cache lines, far
 // enough that a subgroup's lanes do not add to the same cells at once. On the H200 the lake model
 // trained 9% faster at 2^20 so than with independent draws (bench/RESULTS.md).
-// SAMPLES_INDEPENDENT draws every sample from the whole image instead (measurements:
-// KernelOverrides::independent_samples).
 #include "rng.glsl"
 
-#if defined(SAMPLES_INDEPENDENT)
-uint training_pixel(uint step, uint s) {
-    return rng_index(pc.seed_lo, pc.seed_hi, step, s, pc.width * pc.height);
-}
-#elif defined(SAMPLES_BLOCK_SHIFT) // 5..30: sampling_defines refuses any other
+#if defined(SAMPLES_BLOCK_SHIFT) // 5..30: sampling_defines refuses any other
 
 // The stratum of sample s: within each whole block, row r's lane l takes stratum
 // l * rows + r; samples past the last whole block keep their own index.
@@ -69,7 +63,7 @@ uint training_pixel(uint step, uint s) {
     return divide_by_batch(hi + carry, lo);
 }
 #elif !defined(EXPLICIT_SAMPLES) // kernels given their samples draw none
-#error "SAMPLES_BLOCK_SHIFT or SAMPLES_INDEPENDENT (the host's sampling_defines) must be defined"
+#error "SAMPLES_BLOCK_SHIFT (the host's sampling_defines) must be defined"
 #endif
 
 // The uv of the pixel in column px, row py (pixel centres; train_step.comp's staged pixels too).

@@ -129,10 +129,6 @@ TEST(Sampler, SpacingCountsTheEncodingsCells) {
 TEST(Sampler, KernelOptionsReachTheDefines) {
     const ModelConfig c = test::default_config();
     KernelOverrides o;
-    o.independent_samples = true;
-    EXPECT_EQ(detail::sampling_defines(c, 4096, 64, 64, o),
-              (detail::Defines{{"SAMPLES_INDEPENDENT", "1"}, {"SAMPLES_XY16", "1"}}));
-    o = {};
     o.samples_block = 4;
     try {
         detail::sampling_defines(c, 4096, 64, 64, o);

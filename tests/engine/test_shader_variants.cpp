@@ -69,7 +69,7 @@ std::string define_value(const Defines& d, const std::string& key) {
 // A kernel that draws its samples (no EXPLICIT_SAMPLES) in the order the trainer gives it
 // (sampling.glsl; the trainer's sampling_defines), unless its request has that order already.
 Defines with_sampling(Defines d) {
-    if (!has(d, "EXPLICIT_SAMPLES") && !has(d, "SAMPLES_BLOCK_SHIFT") && !has(d, "SAMPLES_INDEPENDENT"))
+    if (!has(d, "EXPLICIT_SAMPLES") && !has(d, "SAMPLES_BLOCK_SHIFT"))
         d.push_back({"SAMPLES_BLOCK_SHIFT", "10"});
     return d;
 }

@@ -235,7 +235,6 @@ KernelRequest deferred_sums_kernel_request(const ModelConfig& config, const Trai
     d.push_back({"ENC_GRAD_FIXED", "1"});
     d.push_back({"ENC_DEFERRED_GROUPS", std::to_string(tiling.deferred.groups)});
     d.push_back({"ENC_DEFERRED_INPUTS", std::to_string(tiling.deferred.inputs)});
-    d.push_back({"ENC_DEFERRED_HALF", tiling.deferred.half_inputs ? "1" : "0"});
     // Each set's end: its groups, cells and inputs.
     const EncodingDescriptor& encoding = encoding_of(config);
     std::string groups, cells, inputs;
@@ -337,7 +336,6 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
     if (tiling.deferred.groups) { // the deferred inputs' buffer, last
         d.push_back({"ENC_DEFERRED_GROUPS", std::to_string(tiling.deferred.groups)});
         d.push_back({"ENC_DEFERRED_INPUTS", std::to_string(tiling.deferred.inputs)});
-        d.push_back({"ENC_DEFERRED_HALF", tiling.deferred.half_inputs ? "1" : "0"});
         d.push_back({"ENC_DEFERRED_BINDING", std::to_string(bindings++)});
     }
     return {"train_step.comp", d, bindings};

@@ -87,11 +87,10 @@ TrainTiling::Deferred choose_deferred_gradients(const ModelConfig& c, const Trai
     const uint64_t room_cells = max_shared / local_bytes_per_cell(c);
     TrainTiling::Deferred d;
     d.sum_groups = sum_groups;
-    d.half_inputs = o.deferred_half.value_or(true);
     uint64_t set_first = 0; // the current set's first cell
     for (uint64_t n : g.sizes) {
         if (samples * g.reads_a_group < hits * double(n) || n > room_cells ||
-            TrainTiling::Deferred::bytes_for(batch, encoding.group_inputs(c, d.groups + 1), d.half_inputs) > max_buffer_bytes)
+            TrainTiling::Deferred::bytes_for(batch, encoding.group_inputs(c, d.groups + 1)) > max_buffer_bytes)
             break;
         if (d.groups && d.cells + n - set_first > room_cells) { // a new set
             if (d.sets == max_sets) break;

@@ -117,15 +117,10 @@ struct TrainTiling {
         uint32_t sets = 1;
         uint32_t set_groups[kMaxSets] = {};
         uint32_t set_cells[kMaxSets] = {};
-        // The inputs stored as fp16, two to a 32-bit word (packHalf2x16), else a float each
-        // (train_step.comp's ENC_DEFERRED_HALF).
-        bool half_inputs = true;
-        // The inputs' buffer for a step of `batch` samples: a word a sample for each input (each
-        // two, as fp16).
-        static uint64_t bytes_for(uint32_t batch, uint32_t inputs, bool half) {
-            return 4ull * batch * (half ? (inputs + 1) / 2 : inputs);
-        }
-        uint64_t input_bytes(uint32_t batch) const { return bytes_for(batch, inputs, half_inputs); }
+        // The inputs' buffer for a step of `batch` samples: a 32-bit word a sample for each two
+        // inputs, as fp16 (encoding_deferred_inputs.glsl).
+        static uint64_t bytes_for(uint32_t batch, uint32_t inputs) { return 4ull * batch * ((inputs + 1) / 2); }
+        uint64_t input_bytes(uint32_t batch) const { return bytes_for(batch, inputs); }
     } deferred;
     // Samples a workgroup takes at a time: the unit the batch is split into.
     uint32_t tile_samples() const { return shared_tile_rows ? shared_tile_rows : tile; }
@@ -153,8 +148,7 @@ uint32_t choose_local_gradient_cells(const ModelConfig& config, const TrainTilin
 // summing pass's `sum_groups` workgroups reads at least `min_hits` times a step on average, in
 // up to Deferred::kMaxSets sets whose sums each fit `max_shared_bytes`, and whose inputs' buffer
 // (Deferred::bytes_for: 2 bytes a sample an input) fits `max_buffer_bytes`. min_hits unset: the
-// pass's measured default; KernelOverrides::deferred_sets caps the sets and deferred_half false
-// stores the inputs as floats.
+// pass's measured default; KernelOverrides::deferred_sets caps the sets.
 TrainTiling::Deferred choose_deferred_gradients(const ModelConfig& config, const TrainTiling& tiling,
                                                 uint32_t max_shared_bytes, uint64_t max_buffer_bytes,
                                                 uint32_t batch, uint32_t sum_groups,

@@ -36,21 +36,16 @@ Defines sampling_defines(const ModelConfig& config, uint32_t batch, uint32_t wid
                          const KernelOverrides& o) {
     // A pixel's column and row fit 16 bits each (train_step.comp's staged pixels).
     const bool xy16 = width <= 65536 && height <= 65536 && o.samples_xy16.value_or(true);
-    Defines d;
-    if (o.independent_samples.value_or(false)) {
-        d = {{"SAMPLES_INDEPENDENT", "1"}};
-    } else {
-        const EncodingDescriptor& encoding = encoding_of(config);
-        uint32_t shift = sample_block_shift(batch, width, height, encoding.cells_across ? encoding.cells_across(config) : 0);
-        if (o.samples_block) {
-            if (*o.samples_block < kLaneShift || *o.samples_block > kMaxShift)
-                throw EngineError("the kernel option samples_block " + std::to_string(*o.samples_block) + " must be " +
-                                  std::to_string(kLaneShift) + ".." + std::to_string(kMaxShift));
-            shift = *o.samples_block;
-        }
-        d = {{"SAMPLES_BLOCK_SHIFT", std::to_string(shift)}};
-        if (batch && std::has_single_bit(batch)) d.push_back({"SAMPLES_BATCH_LOG2", std::to_string(std::countr_zero(batch))});
+    const EncodingDescriptor& encoding = encoding_of(config);
+    uint32_t shift = sample_block_shift(batch, width, height, encoding.cells_across ? encoding.cells_across(config) : 0);
+    if (o.samples_block) {
+        if (*o.samples_block < kLaneShift || *o.samples_block > kMaxShift)
+            throw EngineError("the kernel option samples_block " + std::to_string(*o.samples_block) + " must be " +
+                              std::to_string(kLaneShift) + ".." + std::to_string(kMaxShift));
+        shift = *o.samples_block;
     }
+    Defines d = {{"SAMPLES_BLOCK_SHIFT", std::to_string(shift)}};
+    if (batch && std::has_single_bit(batch)) d.push_back({"SAMPLES_BATCH_LOG2", std::to_string(std::countr_zero(batch))});
     if (xy16) d.push_back({"SAMPLES_XY16", "1"});
     return d;
 }

@@ -17,7 +17,7 @@ namespace ff::engine::detail {
 uint32_t sample_block_shift(uint32_t batch, uint32_t width, uint32_t height, uint32_t cells_across);
 
 // sampling.glsl's defines for training `config` on `batch` samples of a width x height image
-// (KernelOverrides::independent_samples, samples_block and samples_xy16 fix them for measurements).
+// (KernelOverrides::samples_block and samples_xy16 fix them for measurements).
 Defines sampling_defines(const ModelConfig& config, uint32_t batch, uint32_t width, uint32_t height,
                          const KernelOverrides& overrides = {});
 

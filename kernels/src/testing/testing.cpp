@@ -32,7 +32,6 @@ ExplicitRun explicit_run(DeviceImpl& dev, const ModelConfig& c, uint32_t samples
     if (max_groups) run.groups = std::min(run.groups, max_groups);
     choose_gradient_sums(dev.features(), c, run.tiling, samples, run.groups, sums.min_hits, sums.local, sums.deferred,
                          kernels);
-    if (sums.exact_deferred_inputs) run.tiling.deferred.half_inputs = false;
     return run;
 }
 } // namespace

@@ -41,11 +41,10 @@ struct KernelOverrides {
     std::optional<bool> siren_portable;
 
     // The encoding's gradient sums: local (in the step's shared memory), deferred (a pass of their
-    // own; its inputs fp16 or fp32, its sets), and the reads of a cell a workgroup that earn a
-    // cell either (0: every cell that fits).
+    // own; its sets), and the reads of a cell a workgroup that earn a cell either (0: every cell
+    // that fits).
     std::optional<bool> local_gradients;
     std::optional<bool> deferred_gradients;
-    std::optional<bool> deferred_half;
     std::optional<uint32_t> deferred_sets;
     std::optional<double> gradient_min_hits;
 
@@ -54,10 +53,8 @@ struct KernelOverrides {
     std::optional<uint32_t> optimizer_params_per_group;
     std::optional<bool> read_beside_claim;
 
-    // The samples' order (sampling.glsl): drawn from the whole image rather than their strata,
-    // the strata's blocks' log2 (5..30), and whether a pixel's column and row are staged as 16-bit
-    // halves rather than as its index.
-    std::optional<bool> independent_samples;
+    // The samples' order (sampling.glsl): the strata's blocks' log2 (5..30), and whether a
+    // pixel's column and row are staged as 16-bit halves rather than as its index.
     std::optional<uint32_t> samples_block;
     std::optional<bool> samples_xy16;
 

@@ -21,13 +21,11 @@ struct ForwardBackward {
 // The sums of the encoding's most-read cells that forward_backward may take: in the training
 // workgroup's shared memory (local) and in a pass of their own after it (deferred), from
 // `min_hits` reads of a cell a workgroup (0: every cell that fits; unset: the engine's choice for
-// training). exact_deferred_inputs: the deferred sums' inputs kept as floats, so that the pass adds
-// exactly the step's own shares (the engine stores them as fp16).
+// training). The deferred sums' inputs are fp16 (encoding_deferred_inputs.glsl).
 struct GradientSums {
     std::optional<double> min_hits;
     bool local = true;
     bool deferred = true;
-    bool exact_deferred_inputs = false;
 };
 // uv: 2 floats per sample; targets: output_dims floats per sample. Runs train_step.comp with
 // explicit samples (and the deferred sums' pass, if it takes any cells), then sums the
