@@ -35,7 +35,7 @@ SESSION_FREE = (("kernels", SOURCE_SUFFIXES), ("tests/engine", SOURCE_SUFFIXES),
 AGAINST = re.compile(r"\d[\d,.]* against \d")
 # CI's ceilings for the figures not yet at their targets: today's counts, so that none can grow.
 # A change that brings a figure down lowers its ceiling with it; at the target, the entry goes.
-CI_CEILINGS = {"conditionals": 238}
+CI_CEILINGS = {"conditionals": 226}
 
 
 def files(root, folder, suffixes):

@@ -181,8 +181,13 @@ CM_H cm_wn[CM_FRAGS];                  // block (ob, ib) of W_l: the input gradi
 CM_F cm_bias_rows[LAYERS * (HIDDEN / 16)]; // hidden matrix l's bias, block nb, in every row
 #endif
 #define CM_BLOCK_LOOP [[unroll]]
+// b = matrix l's block (ob, ib): the fragment `held` keeps of it (cm_wt: W^T, cm_wn: W), or,
+// without the fragments, loaded (transposed: as W^T).
+#define CM_WEIGHT_BLOCK(b, held, l, ob, ib, transposed) b = held[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib]
 #else
 #define CM_BLOCK_LOOP [[dont_unroll]]
+#define CM_WEIGHT_BLOCK(b, held, l, ob, ib, transposed) \
+    coopMatLoadNV(b, CM_W, W_OFF(l) + ob * 16 * IN_PAD_L(l) + ib * 16, IN_PAD_L(l), transposed)
 #endif
 
 // After cm_load_weights' barrier.
@@ -208,11 +213,7 @@ void cm_product_block(int l, uint nb, uint r0, inout CM_F acc) {
     [[unroll]] for (uint kb = 0; kb < IN_PAD_L(l) / 16; ++kb) {
         CM_H a, b;
         coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l) + kb * 16) + r0, WS, true);
-#if CM_WEIGHT_FRAGMENTS
-        b = cm_wt[CM_FRAG_OFF(l) + nb * CM_IB(l) + kb];
-#else
-        coopMatLoadNV(b, CM_W, W_OFF(l) + nb * 16 * IN_PAD_L(l) + kb * 16, IN_PAD_L(l), true);
-#endif
+        CM_WEIGHT_BLOCK(b, cm_wt, l, nb, kb, true);
         acc = coopMatMulAddNV(a, b, acc);
     }
 }
@@ -379,11 +380,7 @@ void cm_input_gradients(int l, uint in_blocks) {
             [[unroll]] for (uint ob = 0; ob < CM_OB(l); ++ob) {
                 CM_H a, b;
                 coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + ob * 16) + r0, WS, true); // delta
-#if CM_WEIGHT_FRAGMENTS
-                b = cm_wn[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib];
-#else
-                coopMatLoadNV(b, CM_W, W_OFF(l) + ob * 16 * IN_PAD_L(l) + ib * 16, IN_PAD_L(l), false); // W_l
-#endif
+                CM_WEIGHT_BLOCK(b, cm_wn, l, ob, ib, false); // W_l
                 acc = coopMatMulAddNV(a, b, acc);
             }
             const uint at = CM_SLICE(SLICE_COL(l) + ib * 16) + r0;

@@ -135,10 +135,14 @@ uint cm_x0_col; // the tile's encoding outputs' first column (cm_take_staged_inp
 #if CM_NARROW_IN && IN_PAD != 16
 #error "the narrow first matrix writes its padding inputs 8..15 as zeros: IN_PAD must be 16"
 #endif
+// The last matrix's weight-gradient sums' fragment: narrow, transposed (block ib's 16 inputs x
+// the 8 outputs).
 #if CM_NARROW_OUT
 #define CM_NARROW_OUT_BOOL true
+#define CM_LAST_SUM CM_F8
 #else
 #define CM_NARROW_OUT_BOOL false
+#define CM_LAST_SUM CM_F
 #endif
 #define CM_H8 fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> // 16 x 8: A of 16x8x8, B of 16x8x16
 #define CM_HK8 fcoopmatNV<16, gl_ScopeSubgroup, 8, 8> // 8 x 8: B of 16x8x8
@@ -278,14 +282,17 @@ CM_H8 cm_load_first_back8(uint ob) {
 #define cm_load_last_forward(kb) cm_load_block_t(LAYERS, 0, kb)
 #endif
 // The encoding's input gradients delta_0 W_0 of input block ib: their sums' fragment, as fp16, and
-// the first matrix's block (ob, ib) as W; over its 8 inputs where narrow (ib is then 0).
+// the first matrix's block (ob, ib) as W; over its 8 inputs where narrow (ib is then 0). The first
+// matrix's weight-gradient sums take CM_FIRST_SUMS such fragments.
 #if CM_NARROW_IN
 #define CM_ENC_INPUT_SUM CM_F8
 #define CM_ENC_INPUT_H CM_H8
+#define CM_FIRST_SUMS 1
 #define cm_load_first_back(ob, ib) cm_load_first_back8(ob)
 #else
 #define CM_ENC_INPUT_SUM CM_F
 #define CM_ENC_INPUT_H CM_H
+#define CM_FIRST_SUMS CM_IB0
 #define cm_load_first_back(ob, ib) cm_load_block(0, ob, ib)
 #endif
 
@@ -316,11 +323,7 @@ CM_H cm_wfirst[CM_COLUMN_BLOCKS * CM_IB0];             // (nb, kb) at nb * CM_IB
 #if CM_WEIGHT_FRAGMENTS
 CM_H cm_whidden[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (CM_COL, kb) at (l - 1) * blocks + kb
 CM_H cm_whidden_back[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (ob, CM_COL)
-#if CM_NARROW_LAST_FORWARD
-CM_H8 cm_wlast[CM_COLUMN_BLOCKS];                      // (0, kb), 8 outputs
-#else
-CM_H cm_wlast[CM_COLUMN_BLOCKS];                       // (0, kb)
-#endif
+CM_LAST_FORWARD_BLOCK cm_wlast[CM_COLUMN_BLOCKS];      // (0, kb); narrow: 8 outputs
 #if CM_OWN_BLOCKS
 CM_H cm_wlast_back_own;                                // (0, CM_COL)
 CM_H cm_wfirst_own[CM_IB0];                            // matrix 0's (CM_COL, kb), as W^T

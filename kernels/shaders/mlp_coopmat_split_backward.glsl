@@ -3,22 +3,14 @@
 // ---- The step's gradient sums of this subgroup: of matrix l < LAYERS the row of blocks
 // (CM_COL, ib) over the subgroup's row blocks (columns), of the last matrix every block (0, ib)
 // over its own samples (rows; sample subgroups).
-#if CM_NARROW_IN
-CM_F8 cm_grad_first[1];                                   // matrix 0's (CM_COL, 0), its 8 inputs
-#else
-CM_F cm_grad_first[CM_IB0];                               // matrix 0's (CM_COL, ib)
-#endif
+CM_ENC_INPUT_SUM cm_grad_first[CM_FIRST_SUMS];            // matrix 0's (CM_COL, ib); narrow: its 8 inputs
 CM_F cm_grad_hidden[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (ob, CM_COL)^T at (l - 1) * blocks + ob
 #if CM_ENDS_BY_COLUMNS
 #define CM_LAST_SUM_BLOCKS 1 // the last matrix's (0, CM_COL), over the subgroup's row blocks
 #else
 #define CM_LAST_SUM_BLOCKS CM_COLUMN_BLOCKS // the last matrix's (0, ib), own samples
 #endif
-#if CM_NARROW_OUT
-CM_F8 cm_grad_last[CM_LAST_SUM_BLOCKS]; // transposed: block ib's 16 inputs x the 8 outputs
-#else
-CM_F cm_grad_last[CM_LAST_SUM_BLOCKS];
-#endif
+CM_LAST_SUM cm_grad_last[CM_LAST_SUM_BLOCKS];
 // The bias sums of every matrix in one fragment: column l of row o holds matrix l's output o (of
 // the owned block, or for the last matrix of the subgroup's own samples). A product of the
 // deltas' block D^T (16 outputs x 16 samples) with S_l, 16 rows each 1 in column l and 0
@@ -26,23 +18,21 @@ CM_F cm_grad_last[CM_LAST_SUM_BLOCKS];
 // where lanes summing columns of halves one by one had taken 10% of the lake model's step and 16%
 // of width 64's at 2^20 (bench/RESULTS.md).
 #if CM_NARROW_BIAS
-CM_F8 cm_bias_sums; // at most 8 matrices: 8 columns
+#define CM_BIAS_SUM CM_F8 // at most 8 matrices: 8 columns
+#define CM_BIAS_SELECTOR CM_H8
 #else
-CM_F cm_bias_sums;
+#define CM_BIAS_SUM CM_F
+#define CM_BIAS_SELECTOR CM_H
 #endif
+CM_BIAS_SUM cm_bias_sums;
 uint cm_grad_row;             // the row of mlp_partials of the workgroup's part CM_PART
 #if MATRICES > 16
 #error "the bias sums' fragment has a column for each of at most 16 matrices"
 #endif
 
 // S_l: its rows all row l of s_bias_select (a stride-0 load).
-#if CM_NARROW_BIAS
-CM_H8 cm_bias_selector(int l) {
-    CM_H8 s;
-#else
-CM_H cm_bias_selector(int l) {
-    CM_H s;
-#endif
+CM_BIAS_SELECTOR cm_bias_selector(int l) {
+    CM_BIAS_SELECTOR s;
     coopMatLoadNV(s, s_bias_select, uint(l) * 16u, 0, false);
     return s;
 }
@@ -59,16 +49,8 @@ void cm_grad_begin(uint group) {
     [[unroll]] for (int f = 0; f < CM_IB0; ++f) cm_grad_first[f] = CM_F(0.0);
 #endif
     [[unroll]] for (int f = 0; f < CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS; ++f) cm_grad_hidden[f] = CM_F(0.0);
-#if CM_NARROW_OUT
-    [[unroll]] for (int f = 0; f < CM_LAST_SUM_BLOCKS; ++f) cm_grad_last[f] = CM_F8(0.0);
-#else
-    [[unroll]] for (int f = 0; f < CM_LAST_SUM_BLOCKS; ++f) cm_grad_last[f] = CM_F(0.0);
-#endif
-#if CM_NARROW_BIAS
-    cm_bias_sums = CM_F8(0.0);
-#else
-    cm_bias_sums = CM_F(0.0);
-#endif
+    [[unroll]] for (int f = 0; f < CM_LAST_SUM_BLOCKS; ++f) cm_grad_last[f] = CM_LAST_SUM(0.0);
+    cm_bias_sums = CM_BIAS_SUM(0.0);
 }
 
 // delta: this sample's (y - t) * act'(z) per output (zero past OUT_DIM and outside the batch).

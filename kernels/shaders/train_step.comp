@@ -182,56 +182,11 @@ uvec2 tile_range(uint me, uint workers, uint tiles) {
 // Sample s of this step as loaded: its uv and its target's words as stored (explicit samples:
 // the target itself). Apart from sample_finish, which unpacks them, so that the tensor-core step
 // can load a tile ahead.
-struct SampleFetch {
-    vec2 uv;
 #ifdef EXPLICIT_SAMPLES
-    float target[OUT_DIM];
+#include "sample_fetch_explicit.glsl"
 #else
-    uvec2 target;
+#include "sample_fetch_drawn.glsl"
 #endif
-};
-
-#ifndef EXPLICIT_SAMPLES
-// The sample drawn at `pixel`.
-SampleFetch pixel_fetch(uint pixel) {
-    SampleFetch f;
-    f.uv = pixel_uv(pixel);
-    f.target = target_words(pixel);
-    return f;
-}
-#endif
-
-SampleFetch sample_fetch(uint s) {
-#ifdef EXPLICIT_SAMPLES
-    SampleFetch f;
-    f.uv = sample_uv[s];
-    for (int o = 0; o < OUT_DIM; ++o) f.target[o] = sample_target[s * OUT_DIM + o];
-    return f;
-#else
-    return pixel_fetch(training_pixel(pc.step, s));
-#endif
-}
-
-// The fetched sample's target, zero past OUT_DIM.
-void sample_finish(SampleFetch f, out float target[OUT_PAD]) {
-    for (int o = 0; o < OUT_PAD; ++o) target[o] = 0.0;
-#ifdef EXPLICIT_SAMPLES
-    for (int o = 0; o < OUT_DIM; ++o) target[o] = f.target[o];
-#else
-    const vec3 rgb = target_from_words(f.target);
-    target[0] = rgb.r; target[1] = rgb.g; target[2] = rgb.b;
-#endif
-}
-
-// Sample s's uv alone (no image read): the samples are drawn by counter, so any invocation can
-// draw any of them again.
-vec2 drawn_uv(uint s) {
-#if   defined(EXPLICIT_SAMPLES)
-    return sample_uv[s];
-#else
-    return pixel_uv(training_pixel(pc.step, s));
-#endif
-}
 
 // Sample s of this step: its uv and target (zero past OUT_DIM).
 void training_sample(uint s, out vec2 uv, out float target[OUT_PAD]) {
