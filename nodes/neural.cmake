@@ -9,6 +9,7 @@ set(FF_NEURAL_DIR ${CMAKE_CURRENT_LIST_DIR}/neural)
 add_library(ff_neural_support STATIC
   ${FF_NEURAL_DIR}/background_writer.cpp
   ${FF_NEURAL_DIR}/base64.cpp
+  ${FF_NEURAL_DIR}/block_windows.cpp
   ${FF_NEURAL_DIR}/codec_baselines.cpp
   ${FF_NEURAL_DIR}/compare_table.cpp
   ${FF_NEURAL_DIR}/cpu_budget.cpp

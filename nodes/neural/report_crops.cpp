@@ -57,9 +57,11 @@ std::string db(double value) {
 std::string crops_section(const std::vector<ReportCrop>& crops) {
     std::string html = kStyle;
     html += "<h2>1:1 crops: where learned wins most, and where bilinear wins most</h2>\n<p class=\"note\">"
-            "Full-resolution pixels, one pixel per screen pixel, of the regions where the learned "
-            "image's mean squared error is lowest against bilinear's and of those where it is "
-            "highest; the dB figures are PSNR in the region. Click a region (or focus it and press "
+            "Full-resolution pixels, one pixel per screen pixel. Learned's regions are the tiles where "
+            "its mean squared error is lowest against bilinear's; bilinear's are the squares of whole "
+            "8x8 blocks (the blocks counted under Where each wins) where its summed squared error is "
+            "lowest against learned's, as large as the cluster of blocks it wins in. Each is labelled "
+            "with both images' PSNR in the region. Click a region (or focus it and press "
             "Enter, <b>+</b> or <b>-</b>) to zoom its pictures together to 2x and 4x.</p>\n"
             "<div class=\"crops\">\n";
     bool any_bilinear_win = false;
@@ -76,15 +78,18 @@ std::string crops_section(const std::vector<ReportCrop>& crops) {
                         "</figcaption></figure>";
         const double margin = c.learned_psnr - c.bilinear_psnr;
         const std::string verdict = c.learned_wins ? "Learned wins most here" : "Bilinear wins most here";
+        const std::string scores = "bilinear " + db(c.bilinear_psnr) + ", learned " + db(c.learned_psnr) +
+                                   " (learned " + (margin >= 0 ? "+" : "") + db(margin) + ")";
         html += "<div class=\"crop\" data-winner=\"" + std::string(c.learned_wins ? "learned" : "bilinear") +
-                "\"><div class=\"crop-verdict\"><b>" + verdict + "</b> (learned " + (margin >= 0 ? "+" : "") +
-                db(margin) + " against bilinear)</div><div class=\"crop-images\" tabindex=\"0\" role=\"button\" "
-                "data-zoom=\"1\" aria-label=\"zoom region " + html_escape(where) + "\">" + pictures +
+                "\"><div class=\"crop-verdict\"><b>" + verdict + "</b>: " + scores +
+                "</div><div class=\"crop-images\" tabindex=\"0\" role=\"button\" data-zoom=\"1\" "
+                "aria-label=\"zoom region " + html_escape(where) + "\">" + pictures +
                 "</div><div class=\"note\">Region " + html_escape(where) + "</div></div>\n";
     }
     html += "</div>\n";
     if (!any_bilinear_win)
-        html += "<p class=\"note\">Bilinear is closer to the ground truth in none of the regions.</p>\n";
+        html += "<p class=\"note\">Bilinear is closer to the ground truth in none of the image's blocks: "
+                "there is no region where it wins.</p>\n";
     return html;
 }
 

@@ -1,5 +1,6 @@
 #include "report_views.hpp"
 
+#include "block_windows.hpp"
 #include "metrics/error_map.hpp"
 #include "png_size.hpp"
 #include "psnr.hpp"
@@ -40,34 +41,36 @@ int crop_side(cv::Size image) {
 std::vector<ReportCrop> regions_where_each_wins(const ReportImages& images, int side, int per_side) {
     const cv::Size size = images.truth.size();
     const int columns = std::max(1, size.width / side), rows = std::max(1, size.height / side);
-    struct Region {
-        cv::Rect rect;
-        double bilinear_mse = 0, learned_mse = 0;
-    };
-    std::vector<Region> regions(size_t(columns) * size_t(rows));
+    std::vector<cv::Rect> tiles(size_t(columns) * size_t(rows));
     // The tiles are centred in the image: the leftover margin is split between both sides.
     const int x0 = std::max(0, (size.width - columns * side) / 2);
     const int y0 = std::max(0, (size.height - rows * side) / 2);
-    cv::parallel_for_(cv::Range(0, int(regions.size())), [&](const cv::Range& range) {
+    std::vector<double> gains(tiles.size()); // learned's: positive where it is closer
+    cv::parallel_for_(cv::Range(0, int(tiles.size())), [&](const cv::Range& range) {
         for (int i = range.start; i < range.end; ++i) {
-            Region& r = regions[size_t(i)];
-            r.rect = cv::Rect(x0 + (i % columns) * side, y0 + (i / columns) * side, side, side) &
-                     cv::Rect(cv::Point(0, 0), size);
-            r.bilinear_mse = region_mse(images.truth, images.bilinear, r.rect);
-            r.learned_mse = region_mse(images.truth, images.learned, r.rect);
+            cv::Rect& r = tiles[size_t(i)];
+            r = cv::Rect(x0 + (i % columns) * side, y0 + (i / columns) * side, side, side) &
+                cv::Rect(cv::Point(0, 0), size);
+            gains[size_t(i)] = region_mse(images.truth, images.bilinear, r) - region_mse(images.truth, images.learned, r);
         }
     });
-    // Learned's gain in each region: positive where it is closer.
-    auto gain = [&](size_t i) { return regions[i].bilinear_mse - regions[i].learned_mse; };
-    std::vector<size_t> order(regions.size());
+    std::vector<size_t> order(tiles.size());
     std::iota(order.begin(), order.end(), size_t(0));
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return gain(a) > gain(b); });
-    std::vector<size_t> chosen;
-    for (size_t i = 0; i < order.size() && int(chosen.size()) < per_side && gain(order[i]) > 0; ++i)
-        chosen.push_back(order[i]);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return gains[a] > gains[b]; });
+    std::vector<cv::Rect> chosen;
+    for (size_t i = 0; i < order.size() && int(chosen.size()) < per_side && gains[order[i]] > 0; ++i)
+        chosen.push_back(tiles[order[i]]);
     const size_t learned_wins = chosen.size();
-    for (size_t i = order.size(); i-- > learned_wins && int(chosen.size() - learned_wins) < per_side;)
-        if (gain(order[i]) < 0) chosen.push_back(order[i]);
+
+    // Bilinear's regions from the blocks' squared errors: the windows of whole blocks where its
+    // summed advantage is largest, sized to the cluster of blocks it wins in (up to `side`), so a
+    // win smaller than a tile still shows. Their pixels' squared errors are exactly the blocks'
+    // sums, so bilinear is closer in each window as a whole.
+    const int block = std::min(kWinBlock, side);
+    const BlockErrors errors = block_squared_errors(images, block);
+    if (!errors.bilinear.empty())
+        for (const cv::Rect& w : best_block_windows(errors.learned - errors.bilinear, side / block, per_side))
+            chosen.push_back(cv::Rect(w.x * block, w.y * block, w.width * block, w.height * block));
 
     std::vector<const cv::Mat*> shown = {&images.truth, &images.bilinear, &images.learned};
     std::vector<std::string> labels = {"Ground truth", "Bilinear", "Learned"};
@@ -78,19 +81,19 @@ std::vector<ReportCrop> regions_where_each_wins(const ReportImages& images, int 
     std::vector<ReportCrop> crops;
     std::vector<std::function<PngBytes()>> encodes;
     for (size_t k = 0; k < chosen.size(); ++k) {
-        const Region& r = regions[chosen[k]];
+        const cv::Rect& r = chosen[k];
         ReportCrop crop;
-        crop.x = r.rect.x, crop.y = r.rect.y, crop.width = r.rect.width, crop.height = r.rect.height;
+        crop.x = r.x, crop.y = r.y, crop.width = r.width, crop.height = r.height;
         crop.learned_wins = k < learned_wins;
-        crop.bilinear_psnr = psnr_from_mse(r.bilinear_mse);
-        crop.learned_psnr = psnr_from_mse(r.learned_mse);
+        crop.bilinear_psnr = psnr_from_mse(region_mse(images.truth, images.bilinear, r));
+        crop.learned_psnr = psnr_from_mse(region_mse(images.truth, images.learned, r));
         for (size_t j = 0; j < shown.size(); ++j) {
             std::optional<double> psnr;
             if (j == 1) psnr = crop.bilinear_psnr;
             else if (j == 2) psnr = crop.learned_psnr;
-            else if (j > 2) psnr = psnr_from_mse(region_mse(images.truth, *shown[j], r.rect));
+            else if (j > 2) psnr = psnr_from_mse(region_mse(images.truth, *shown[j], r));
             crop.panels.push_back({labels[j], {}, psnr});
-            encodes.push_back([image = shown[j], rect = r.rect] { return rgb8_png((*image)(rect)); });
+            encodes.push_back([image = shown[j], rect = r] { return rgb8_png((*image)(rect)); });
         }
         crops.push_back(std::move(crop));
     }
@@ -148,35 +151,37 @@ PngBytes win_map_png(const ReportImages& images, int max_side, float scale) {
     return rgb8_png(win_picture(images, view_size(images.truth.size(), max_side), scale));
 }
 
-std::pair<double, double> block_wins(const ReportImages& images, int block) {
+BlockErrors block_squared_errors(const ReportImages& images, int block) {
     const int columns = images.truth.cols / block, rows = images.truth.rows / block;
-    if (columns == 0 || rows == 0) return {0.0, 0.0};
+    BlockErrors errors{cv::Mat::zeros(rows, columns, CV_64FC1), cv::Mat::zeros(rows, columns, CV_64FC1)};
     // Per block row, in parallel: the squared errors' sums of both images over each block.
-    std::vector<int> learned(size_t(rows), 0), bilinear(size_t(rows), 0);
     cv::parallel_for_(cv::Range(0, rows), [&](const cv::Range& range) {
-        std::vector<int64_t> b(static_cast<size_t>(columns)), l(static_cast<size_t>(columns));
         for (int by = range.start; by < range.end; ++by) {
-            std::fill(b.begin(), b.end(), 0);
-            std::fill(l.begin(), l.end(), 0);
+            double* b = errors.bilinear.ptr<double>(by);
+            double* l = errors.learned.ptr<double>(by);
+            std::vector<int64_t> b_row(size_t(columns), 0), l_row(size_t(columns), 0);
             for (int y = by * block; y < (by + 1) * block; ++y) {
                 const uchar* t = images.truth.ptr<uchar>(y);
                 const uchar* bi = images.bilinear.ptr<uchar>(y);
                 const uchar* le = images.learned.ptr<uchar>(y);
                 for (int x = 0; x < columns * block * 3; ++x) {
                     const int db = int(bi[x]) - t[x], dl = int(le[x]) - t[x];
-                    b[size_t(x / (3 * block))] += db * db;
-                    l[size_t(x / (3 * block))] += dl * dl;
+                    b_row[size_t(x / (3 * block))] += db * db;
+                    l_row[size_t(x / (3 * block))] += dl * dl;
                 }
             }
-            for (int bx = 0; bx < columns; ++bx) {
-                learned[size_t(by)] += l[size_t(bx)] < b[size_t(bx)];
-                bilinear[size_t(by)] += b[size_t(bx)] < l[size_t(bx)];
-            }
+            for (int bx = 0; bx < columns; ++bx) b[bx] = double(b_row[size_t(bx)]), l[bx] = double(l_row[size_t(bx)]);
         }
     });
-    const double blocks = double(columns) * rows;
-    return {std::accumulate(learned.begin(), learned.end(), 0.0) / blocks,
-            std::accumulate(bilinear.begin(), bilinear.end(), 0.0) / blocks};
+    return errors;
+}
+
+std::pair<double, double> block_wins(const ReportImages& images, int block) {
+    const BlockErrors errors = block_squared_errors(images, block);
+    if (errors.bilinear.empty()) return {0.0, 0.0};
+    const double blocks = double(errors.bilinear.total());
+    return {cv::countNonZero(errors.learned < errors.bilinear) / blocks,
+            cv::countNonZero(errors.bilinear < errors.learned) / blocks};
 }
 
 float win_scale(const ReportImages& images) {

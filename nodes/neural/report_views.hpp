@@ -1,6 +1,6 @@
 // What the report shows of the images, computed from the full-resolution 8-bit images: views
 // scaled down to a bounded size (the page's size must not grow with the image), the error maps on
-// one shared colour scale, the 1:1 crops where learned and bilinear differ most, and the small
+// one shared colour scale, the 1:1 crops where each of learned and bilinear wins most, and the small
 // picture the batch index shows.
 #pragma once
 
@@ -25,9 +25,15 @@ struct ReportImages {
 // below.
 float shared_error_scale(const ReportImages& images);
 
-// Non-overlapping square regions (side `side`, clipped to the image): the `per_side` where the
-// learned image's mean squared error is lowest against bilinear's (largest gain first), then the
-// `per_side` where bilinear's is lowest against learned's, each only where that one is closer.
+// The side of the blocks the page counts wins in ("where each wins") and finds bilinear's crops by.
+constexpr int kWinBlock = 8;
+
+// The 1:1 crops. First the `per_side` non-overlapping square tiles (side `side`, clipped to the
+// image) where the learned image's mean squared error is lowest against bilinear's (largest gain
+// first, only where learned is closer); then up to `per_side` non-overlapping square windows of
+// whole kWinBlock blocks (at most `side`) where bilinear's summed squared error is lowest against
+// learned's (best_block_windows: the window's side follows the cluster of blocks bilinear wins
+// in), so wherever bilinear is closer in a block there is a crop where it is closer as a whole.
 // Each holds every image's full-resolution pixels (truth, bilinear, learned, then `others`) and
 // their PSNRs there.
 std::vector<ReportCrop> regions_where_each_wins(const ReportImages& images, int side, int per_side);
@@ -55,6 +61,14 @@ float win_scale(const ReportImages& images);
 // The colour of a gain g in [-1, 1]: white at 0, towards green as learned gains (g > 0), towards
 // magenta as it loses. RGB.
 cv::Vec3b win_colour(float g);
+
+// Each whole `block` x `block` block's sum of squared 8-bit errors (all channels) of bilinear and
+// of learned against the truth, CV_64FC1 (exact integers), one value per block; empty when the
+// image holds no whole block.
+struct BlockErrors {
+    cv::Mat bilinear, learned;
+};
+BlockErrors block_squared_errors(const ReportImages& images, int block);
 
 // The fractions of `block` x `block` blocks (the image's whole blocks) where the learned image's
 // squared error is lower than bilinear's, and where it is higher.

@@ -3,6 +3,7 @@
 #include "test_files.hpp"
 #include "background_writer.hpp"
 #include "base64.hpp"
+#include "block_windows.hpp"
 #include "codec_baselines.hpp"
 #include "cpu_budget.hpp"
 #include "model_alternative.hpp"
@@ -32,6 +33,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -314,8 +316,69 @@ TEST(ReportViews, CropsShowWhereLearnedWinsMostAndWhereBilinearDoes) {
     EXPECT_EQ(pixels.at<cv::Vec3b>(10, 10), cv::Vec3b(140, 120, 160));
     EXPECT_EQ(crop_side(cv::Size(96, 72)), 36); // room for 2x2 regions
     const std::string html = crops_section(crops);
-    EXPECT_NE(html.find("<b>Bilinear wins most here</b> (learned -"), std::string::npos);
-    EXPECT_NE(html.find("<b>Learned wins most here</b> (learned +"), std::string::npos);
+    EXPECT_NE(html.find("<b>Bilinear wins most here</b>: bilinear "), std::string::npos);
+    EXPECT_NE(html.find("<b>Learned wins most here</b>: bilinear "), std::string::npos);
+    EXPECT_EQ(html.find("none of the image's blocks"), std::string::npos);
+}
+
+// Bilinear closer in one small patch only (a 5x5 patch inside one 8x8 block of a 32x32 image, whose
+// 16-pixel tiles learned wins all of): the bilinear-wins crop is that block, and its scores, measured
+// on the crop, put bilinear ahead. With learned closer everywhere, the page says bilinear wins nowhere.
+TEST(ReportViews, BilinearCropFindsAWinSmallerThanATile) {
+    ReportImages images;
+    images.truth = cv::Mat(32, 32, CV_8UC3, cv::Scalar(100, 120, 140));
+    images.bilinear = images.truth + cv::Scalar(2, 0, 0); // 2 levels off everywhere
+    images.learned = images.truth + cv::Scalar(1, 0, 0);  // 1 level off everywhere...
+    const cv::Rect patch(17, 10, 5, 5);
+    images.bilinear(patch).setTo(cv::Scalar(100, 120, 140)); // ...but in the patch bilinear is exact
+    images.learned(patch).setTo(cv::Scalar(104, 120, 140));  // and learned 4 off
+    images.bilinear_error = ff::metrics::absolute_error(images.truth, images.bilinear);
+    images.learned_error = ff::metrics::absolute_error(images.truth, images.learned);
+    const int side = crop_side(images.truth.size());
+    ASSERT_EQ(side, 16);
+    const std::vector<ReportCrop> crops = regions_where_each_wins(images, side, 2);
+    std::vector<ReportCrop> bilinear_wins;
+    for (const ReportCrop& c : crops)
+        if (!c.learned_wins) bilinear_wins.push_back(c);
+    ASSERT_EQ(bilinear_wins.size(), 1u);
+    const ReportCrop& c = bilinear_wins[0];
+    const cv::Rect rect(c.x, c.y, c.width, c.height);
+    EXPECT_EQ(rect & patch, patch) << rect; // covers the patch
+    EXPECT_EQ(rect, cv::Rect(16, 8, 8, 8));
+    EXPECT_NEAR(c.bilinear_psnr, cv::PSNR(images.truth(rect), images.bilinear(rect)), 1e-9);
+    EXPECT_NEAR(c.learned_psnr, cv::PSNR(images.truth(rect), images.learned(rect)), 1e-9);
+    EXPECT_GT(c.bilinear_psnr, c.learned_psnr);
+    const std::string html = crops_section(crops);
+    char scores[96];
+    std::snprintf(scores, sizeof scores, "<b>Bilinear wins most here</b>: bilinear %.2f dB, learned %.2f dB",
+                  c.bilinear_psnr, c.learned_psnr);
+    EXPECT_NE(html.find(scores), std::string::npos) << html.substr(0, 2000);
+
+    images.learned(patch).setTo(cv::Scalar(100, 120, 140)); // learned exact there too
+    images.learned_error = ff::metrics::absolute_error(images.truth, images.learned);
+    const std::vector<ReportCrop> none = regions_where_each_wins(images, side, 2);
+    for (const ReportCrop& n : none) EXPECT_TRUE(n.learned_wins);
+    EXPECT_NE(crops_section(none).find("none of the image's blocks"), std::string::npos);
+}
+
+// The windows follow the cluster: a 3x3 cluster amid negative scores gives a 3x3 window; a lone
+// positive block amid zeros (every window holding it ties) gives the largest window, centred on it
+// as far as the grid allows; the next window overlaps none before it, and none sums to 0 or less.
+TEST(BlockWindows, SizedToTheClusterCentredOnItAndNonOverlapping) {
+    cv::Mat score(10, 12, CV_64FC1, cv::Scalar(-1));
+    score(cv::Rect(6, 2, 3, 3)).setTo(5);
+    score.at<double>(8, 1) = 2;
+    std::vector<cv::Rect> windows = best_block_windows(score, 6, 3);
+    ASSERT_EQ(windows.size(), 2u);
+    EXPECT_EQ(windows[0], cv::Rect(6, 2, 3, 3));
+    EXPECT_EQ(windows[1], cv::Rect(1, 8, 1, 1));
+    EXPECT_TRUE(best_block_windows(cv::Mat(4, 4, CV_64FC1, cv::Scalar(0)), 4, 2).empty());
+
+    cv::Mat lone(10, 10, CV_64FC1, cv::Scalar(0));
+    lone.at<double>(4, 5) = 1;
+    windows = best_block_windows(lone, 3, 1);
+    ASSERT_EQ(windows.size(), 1u);
+    EXPECT_EQ(windows[0], cv::Rect(4, 3, 3, 3));
 }
 
 // The 8x8 blocks each image is closer in, and the win map's colours at either end and between.
