@@ -36,7 +36,8 @@ rm -rf "$out" && mkdir -p "$out/photos"
 "$exe" run tests/browser/shrink.yaml --no-cache --set "input=$data/leuvenA.jpg" --set "output=$out/photos/leuvenA.png" >/dev/null &&
   "$exe" run tests/browser/shrink.yaml --no-cache --set "input=$data/graf1.png" --set "output=$out/photos/graf1.png" >/dev/null ||
   { echo "browser: cannot make the test photos"; exit 1; }
-small_run=(--set steps=60 --set batch=1024)
+# The dense grid: the page is checked, not the default model, and its kernels compile fastest.
+small_run=(--set steps=60 --set batch=1024 --set encoding=dense_grid)
 echo "browser: lake run and a 2-image batch (60 steps each)"
 "$exe" run graphs/lake.yaml --no-cache --set "input=$out/photos/leuvenA.png" --set "output=$out/lake" "${small_run[@]}" \
   >"$out/lake.log" 2>&1 || { cat "$out/lake.log"; echo "browser: the lake run failed"; exit 1; }

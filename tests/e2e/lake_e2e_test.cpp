@@ -1,7 +1,10 @@
 // Runs graphs/lake.yaml with the built `fieldflow` on lavapipe (a quarter-size leuvenA.jpg and a
 // short schedule so it takes about a minute) and checks every output: files present, images of
 // the right size, metrics.json's PSNRs equal to cv::PSNR on the written PNGs, learned beating
-// bilinear, a loadable model, and a self-contained report.
+// bilinear, a loadable model, and a self-contained report. It runs the dense grid
+// (`--set encoding=dense_grid`, one --set from the graph's hash default): its grid, feature
+// snapshots and baseline have sizes known here; the default encoding is run by
+// ff_models_cli_test (ModelCommands.LakeGraphLearnsWithTheHashEncodingByDefault).
 #include "opencv_ssim.hpp"
 #include "run_command.hpp"
 #include <fieldflow/engine/model_file.hpp>
@@ -59,7 +62,7 @@ protected:
                                     " --set input=" + input_.string() + " --set output=" +
                                     output_.string() + " --set steps=" + std::to_string(kSteps) +
                                     " --set batch=" + std::to_string(kBatch) +
-                                    " --device cpu --no-cache";
+                                    " --set encoding=dense_grid --device cpu --no-cache";
         result_ = run(command);
     }
     static void TearDownTestSuite() {

@@ -147,12 +147,12 @@ TEST_F(ModelCommands, CompareModelsGraphWritesItsTable) {
     EXPECT_TRUE(fs::exists(out / "siren.json"));
 }
 
-TEST_F(ModelCommands, LakeGraphLearnsWithTheHashEncoding) {
-    // `--set encoding=hash_grid`: the hash grid model trains, is saved with its encoding's keys,
-    // is described as such, and renders the image Infer saves.
+TEST_F(ModelCommands, LakeGraphLearnsWithTheHashEncodingByDefault) {
+    // The lake graph's default encoding (no --set): the hash grid model trains, is saved with its
+    // encoding's keys, is described as such, and renders the image Infer saves.
     const fs::path out = folder_ / "lake_hash";
     Result r = run(exe() + "run --device cpu --no-cache " FF_LAKE_GRAPH " --set input=" + quoted(input_) +
-                   " --set output=" + quoted(out) + " --set steps=200 --set batch=2048 --set encoding=hash_grid");
+                   " --set output=" + quoted(out) + " --set steps=200 --set batch=2048");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("hash grid 16x2"), std::string::npos) << r.output;
     const std::string model = read_text(out / "model.ffm");
@@ -330,11 +330,12 @@ TEST_F(ModelCommands, TrainCommandTakesTheOpsDefaults) {
 
 TEST_F(ModelCommands, NoCacheKeepsNoResultsButStillCachesCompiledKernels) {
     // --no-cache: no node result or training state is kept, but the kernels compiled for the run
-    // are (a kernel's key is its exact source), so the next run does not compile them again.
+    // are (a kernel's key is its exact source), so the next run does not compile them again. The
+    // dense grid: its kernels compile fastest, and caching does not depend on the encoding.
     const fs::path cache = folder_ / "kernel_cache", out = folder_ / "lake_no_cache";
     const std::string command = "FIELDFLOW_CACHE_DIR=" + quoted(cache) + " " + exe() +
                                 "run --device cpu --no-cache " FF_LAKE_GRAPH " --set input=" + quoted(input_) +
-                                " --set output=" + quoted(out) + " --set steps=20 --set batch=256";
+                                " --set output=" + quoted(out) + " --set steps=20 --set batch=256 --set encoding=dense_grid";
     Result r = run(command);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     size_t kernels = 0;
