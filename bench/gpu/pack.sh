@@ -37,8 +37,11 @@ done
 extra=$(ldd "$BUNDLE"/bin/* | grep '=>' | awk '{print $1}' |
         grep -vE '^(linux-vdso|/lib64/ld-linux|libc\.so|libm\.so|libpthread|libdl|librt|libvulkan\.so|libstdc\+\+|libgcc_s)' || true)
 if [ -n "$extra" ]; then echo "pack.sh: unexpected shared libraries: $extra" >&2; exit 1; fi
-if ! ls .gl/*.deb > /dev/null 2>&1; then
-  mkdir -p .gl && (cd .gl && apt-get download libvulkan1 libglvnd0 vulkan-validationlayers)
+# NVIDIA's Vulkan driver (libGLX_nvidia) needs the whole glvnd set beside the loader; the engine's
+# tests there also want the validation layer.
+if [ "$(ls .gl/*.deb 2> /dev/null | wc -l)" -lt 8 ]; then
+  mkdir -p .gl && (cd .gl && apt-get download libvulkan1 libglvnd0 libegl1 libopengl0 libgl1 libglx0 \
+                                libgles2 vulkan-validationlayers)
 fi
 du -sh "$BUNDLE" .gl
 echo "pack.sh: bundle ready in $BUNDLE"
