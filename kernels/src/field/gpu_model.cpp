@@ -73,10 +73,11 @@ void require_consistent(const Model& m) {
 
 GpuModel::GpuModel(DeviceImpl& device, CommandRunner& runner, const Model& model, uint32_t training_batch,
                    const KernelOverrides& kernels)
-    : config(model.config), layout(mlp_layout(model.config)), kernels(kernels),
+    : config(model.config), layout(mlp_layout(model.config)),
       mlp(device, model.mlp.size() * 4, MemoryKind::device_local, "MLP parameters"),
       encoding(device, model.encoding_params.size() * 4, MemoryKind::device_local,
-               std::string(detail::encoding_of(model.config).parameters)) {
+               std::string(detail::encoding_of(model.config).parameters)),
+      kernels(kernels) {
     require_consistent(model);
     upload(device, runner, mlp, model.mlp.data(), model.mlp.size() * 4);
     upload(device, runner, encoding, model.encoding_params.data(), model.encoding_params.size() * 4);
