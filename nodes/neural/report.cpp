@@ -278,9 +278,10 @@ void execute_report(Node& node) {
     error_maps.learned_mean = cv::mean(images.learned_error)[0];
     error_maps.win_scale = win_scale(images);
     node.throw_if_cancelled();
-    std::tie(error_maps.learned_better_blocks, error_maps.bilinear_better_blocks) = block_wins(images, kWinBlock);
+    const BlockErrors win_blocks = block_squared_errors(images, kWinBlock);
+    std::tie(error_maps.learned_better_blocks, error_maps.bilinear_better_blocks) = block_wins(win_blocks);
     node.throw_if_cancelled();
-    std::vector<ReportCrop> crops = regions_where_each_wins(images, crop_side(truth.size()), kCropsPerSide);
+    std::vector<ReportCrop> crops = regions_where_each_wins(images, crop_side(truth.size()), kCropsPerSide, win_blocks);
     node.progress(850, kParts, "error maps and crops");
     node.throw_if_cancelled();
 

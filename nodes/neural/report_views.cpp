@@ -38,7 +38,8 @@ int crop_side(cv::Size image) {
     return std::max(1, std::min(kCropSide, std::min(image.width, image.height) / 2));
 }
 
-std::vector<ReportCrop> regions_where_each_wins(const ReportImages& images, int side, int per_side) {
+std::vector<ReportCrop> regions_where_each_wins(const ReportImages& images, int side, int per_side,
+                                                const BlockErrors& win_blocks) {
     const cv::Size size = images.truth.size();
     const int columns = std::max(1, size.width / side), rows = std::max(1, size.height / side);
     std::vector<cv::Rect> tiles(size_t(columns) * size_t(rows));
@@ -67,7 +68,7 @@ std::vector<ReportCrop> regions_where_each_wins(const ReportImages& images, int 
     // win smaller than a tile still shows. Their pixels' squared errors are exactly the blocks'
     // sums, so bilinear is closer in each window as a whole.
     const int block = std::min(kWinBlock, side);
-    const BlockErrors errors = block_squared_errors(images, block);
+    const BlockErrors errors = block == kWinBlock ? win_blocks : block_squared_errors(images, block);
     if (!errors.bilinear.empty())
         for (const cv::Rect& w : best_block_windows(errors.learned - errors.bilinear, side / block, per_side))
             chosen.push_back(cv::Rect(w.x * block, w.y * block, w.width * block, w.height * block));
@@ -176,8 +177,7 @@ BlockErrors block_squared_errors(const ReportImages& images, int block) {
     return errors;
 }
 
-std::pair<double, double> block_wins(const ReportImages& images, int block) {
-    const BlockErrors errors = block_squared_errors(images, block);
+std::pair<double, double> block_wins(const BlockErrors& errors) {
     if (errors.bilinear.empty()) return {0.0, 0.0};
     const double blocks = double(errors.bilinear.total());
     return {cv::countNonZero(errors.learned < errors.bilinear) / blocks,

@@ -28,6 +28,14 @@ float shared_error_scale(const ReportImages& images);
 // The side of the blocks the page counts wins in ("where each wins") and finds bilinear's crops by.
 constexpr int kWinBlock = 8;
 
+// Each whole `block` x `block` block's sum of squared 8-bit errors (all channels) of bilinear and
+// of learned against the truth, CV_64FC1 (exact integers), one value per block; empty when the
+// image holds no whole block.
+struct BlockErrors {
+    cv::Mat bilinear, learned;
+};
+BlockErrors block_squared_errors(const ReportImages& images, int block);
+
 // The 1:1 crops. First the `per_side` non-overlapping square tiles (side `side`, clipped to the
 // image) where the learned image's mean squared error is lowest against bilinear's (largest gain
 // first, only where learned is closer); then up to `per_side` non-overlapping square windows of
@@ -35,8 +43,11 @@ constexpr int kWinBlock = 8;
 // learned's (best_block_windows: the window's side follows the cluster of blocks bilinear wins
 // in), so wherever bilinear is closer in a block there is a crop where it is closer as a whole.
 // Each holds every image's full-resolution pixels (truth, bilinear, learned, then `others`) and
-// their PSNRs there.
-std::vector<ReportCrop> regions_where_each_wins(const ReportImages& images, int side, int per_side);
+// their PSNRs there. `win_blocks`: block_squared_errors(images, kWinBlock), which the page's block
+// counts use too, so the pass over the pixels is made once; smaller blocks are summed here only
+// when `side` is under kWinBlock.
+std::vector<ReportCrop> regions_where_each_wins(const ReportImages& images, int side, int per_side,
+                                                const BlockErrors& win_blocks);
 
 // The side of the crops for an image of this size: 160 pixels, less for small images (half the
 // shorter side: room for 2x2 regions).
@@ -62,17 +73,9 @@ float win_scale(const ReportImages& images);
 // magenta as it loses. RGB.
 cv::Vec3b win_colour(float g);
 
-// Each whole `block` x `block` block's sum of squared 8-bit errors (all channels) of bilinear and
-// of learned against the truth, CV_64FC1 (exact integers), one value per block; empty when the
-// image holds no whole block.
-struct BlockErrors {
-    cv::Mat bilinear, learned;
-};
-BlockErrors block_squared_errors(const ReportImages& images, int block);
-
-// The fractions of `block` x `block` blocks (the image's whole blocks) where the learned image's
+// The fractions of the blocks of `errors` (the image's whole blocks) where the learned image's
 // squared error is lower than bilinear's, and where it is higher.
-std::pair<double, double> block_wins(const ReportImages& images, int block);
+std::pair<double, double> block_wins(const BlockErrors& errors);
 
 // The batch index's picture of one image: the learned image and, right of it, where it gained on
 // bilinear (green: the learned pixel is closer to the truth; magenta: the bilinear one is), each

@@ -297,7 +297,7 @@ TEST(ReportViews, CropsShowWhereLearnedWinsMostAndWhereBilinearDoes) {
     images.bilinear_error = ff::metrics::absolute_error(images.truth, images.bilinear);
     images.learned_error = ff::metrics::absolute_error(images.truth, images.learned);
     ASSERT_EQ(crop_side(images.truth.size()), 160);
-    const std::vector<ReportCrop> crops = regions_where_each_wins(images, 160, 2);
+    const std::vector<ReportCrop> crops = regions_where_each_wins(images, 160, 2, block_squared_errors(images, kWinBlock));
     ASSERT_EQ(crops.size(), 3u);
     EXPECT_EQ(cv::Point(crops[0].x, crops[0].y), cv::Point(320, 160));
     EXPECT_EQ(cv::Point(crops[1].x, crops[1].y), cv::Point(480, 0));
@@ -336,7 +336,7 @@ TEST(ReportViews, BilinearCropFindsAWinSmallerThanATile) {
     images.learned_error = ff::metrics::absolute_error(images.truth, images.learned);
     const int side = crop_side(images.truth.size());
     ASSERT_EQ(side, 16);
-    const std::vector<ReportCrop> crops = regions_where_each_wins(images, side, 2);
+    const std::vector<ReportCrop> crops = regions_where_each_wins(images, side, 2, block_squared_errors(images, kWinBlock));
     std::vector<ReportCrop> bilinear_wins;
     for (const ReportCrop& c : crops)
         if (!c.learned_wins) bilinear_wins.push_back(c);
@@ -356,7 +356,7 @@ TEST(ReportViews, BilinearCropFindsAWinSmallerThanATile) {
 
     images.learned(patch).setTo(cv::Scalar(100, 120, 140)); // learned exact there too
     images.learned_error = ff::metrics::absolute_error(images.truth, images.learned);
-    const std::vector<ReportCrop> none = regions_where_each_wins(images, side, 2);
+    const std::vector<ReportCrop> none = regions_where_each_wins(images, side, 2, block_squared_errors(images, kWinBlock));
     for (const ReportCrop& n : none) EXPECT_TRUE(n.learned_wins);
     EXPECT_NE(crops_section(none).find("none of the image's blocks"), std::string::npos);
 }
@@ -389,7 +389,7 @@ TEST(ReportViews, BlockWinsCountTheBlocksEachImageIsCloserIn) {
     images.learned = images.truth.clone();
     images.learned(cv::Rect(0, 0, 8, 8)).setTo(cv::Scalar(101, 100, 100));
     images.bilinear(cv::Rect(8, 0, 16, 8)).setTo(cv::Scalar(103, 100, 100));
-    const auto [learned, bilinear] = block_wins(images, 8);
+    const auto [learned, bilinear] = block_wins(block_squared_errors(images, 8));
     EXPECT_DOUBLE_EQ(learned, 2.0 / 8);
     EXPECT_DOUBLE_EQ(bilinear, 1.0 / 8);
     EXPECT_EQ(win_colour(0), cv::Vec3b(255, 255, 255));
