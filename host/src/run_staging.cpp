@@ -210,10 +210,11 @@ RunStaging::RunStaging(const Graph& graph) {
     }
     std::stable_sort(candidates.begin(), candidates.end(),
                      [](const auto& a, const auto& b) { return a.first.size() < b.first.size(); });
-    for (const auto& [identity, path] : candidates) {
+    for (const auto& candidate : candidates) {
+        const std::string& identity = candidate.first;
         const bool inside = std::any_of(roots_.begin(), roots_.end(),
                                         [&](const Root& r) { return under(identity, r.identity); });
-        if (!inside) roots_.push_back({path, identity, {}, {}, {}});
+        if (!inside) roots_.push_back({candidate.second, identity, {}, {}, {}});
     }
     for (const Entry& e : entries) {
         for (size_t r = 0; r < roots_.size(); ++r) {

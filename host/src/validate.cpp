@@ -88,13 +88,18 @@ bool resolve_params(const NodeAst& ast, const OpInfo& op, const Variables& vars,
             ok = false;
             continue;
         }
-        node.params.push_back({&info, std::move(*value), it->second->value_pos, false});
+        const ParamAst& written = *it->second;
+        const bool from_graph_vars = !written.is_sequence && !written.scalar.is_null &&
+                                     vars.only_graph_values(written.scalar);
+        node.params.push_back({&info, std::move(*value), written.value_pos, false, from_graph_vars});
     }
     return ok;
 }
 
 // A param the graph sets, to other than its default, where it has no effect (applies_when): the
-// node runs, but the value the user chose is not used, which deserves a word.
+// node runs, but the value the user chose is not used, which deserves a word. A value that comes
+// from the graph's own variables is the author's template for another setting (a hash table size
+// beside `--set encoding=dense_grid`): the user chose nothing there, so it stays quiet.
 void warn_params_without_effect(const PlannedNode& node, const std::string& file,
                                 std::vector<Diagnostic>& warnings) {
     const ParamLookup value_of = [&](std::string_view name) {
@@ -102,7 +107,8 @@ void warn_params_without_effect(const PlannedNode& node, const std::string& file
         return p ? &p->value : nullptr;
     };
     for (const ResolvedParam& p : node.params) {
-        if (p.from_default || (p.info->default_value && *p.info->default_value == p.value)) continue;
+        if (p.from_default || p.from_graph_vars) continue;
+        if (p.info->default_value && *p.info->default_value == p.value) continue;
         const std::string why = failed_condition(*p.info, value_of);
         if (why.empty()) continue;
         warnings.push_back({file, p.pos,

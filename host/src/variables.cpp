@@ -78,6 +78,7 @@ Variables Variables::resolve(const GraphAst& graph, const VarOverrides& sets, Di
             continue;
         }
         it->second = value;
+        vars.set_by_user_.insert(name);
         check_no_reference(name, value, {}, "--set " + name + ": ", diags);
     }
     // "$${" in a value is the escape the messages advise for a literal "${": the value holds "${".
@@ -92,6 +93,17 @@ std::optional<std::optional<std::string>> Variables::value(const std::string& na
     auto it = values_.find(name);
     if (it == values_.end()) return std::nullopt;
     return it->second;
+}
+
+bool Variables::only_graph_values(const ScalarAst& scalar) const {
+    bool refers = false;
+    for (std::string rest = scalar.text; auto ref = first_reference(rest);) {
+        if (set_by_user_.count(*ref)) return false;
+        refers = true;
+        const size_t at = rest.find("${" + *ref);
+        rest = rest.substr(at + 2 + ref->size());
+    }
+    return refers;
 }
 
 std::optional<std::string> Variables::expand(const ScalarAst& scalar, const std::string& context,

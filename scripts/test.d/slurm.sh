@@ -169,7 +169,8 @@ export PHOTOS=$photos
 export RESULTS=$results
 steps=300
 # The dense grid: the scripts are checked, not the default model, and its kernels compile fastest.
-export FIELDFLOW_ARGS="--set steps=$steps --set batch=1024 --set encoding=dense_grid --cache $work/cache"
+model_args="--set steps=$steps --set batch=1024 --set encoding=dense_grid"
+export FIELDFLOW_ARGS="$model_args --cache $work/cache"
 # Progress lines every half second rather than every 5: the requeue below waits for the second
 # image's first line past step 0, and with lines 5 s apart that line could come so late (step 252 of
 # 300 on a loaded CI machine) that the training ended before the requeue reached the task, which
@@ -241,8 +242,9 @@ done
 
 # ---- Merged == unsharded -------------------------------------------------------------------
 # The same folder in one batch, with its own cache (nothing reused from the shards).
+# shellcheck disable=SC2086 # model_args is a list of arguments
 fieldflow batch "$GRAPH" --input "$photos" --output "$work/whole" --devices 0 \
-  --set steps=$steps --set batch=1024 --cache "$work/cache-whole" --quiet
+  $model_args --cache "$work/cache-whole" --quiet
 echo "slurm: unsharded batch done ($SECONDS s)"
 # Per image: stem, input, status, error, hashes, steps, device and the bilinear metrics are equal
 # (these tell every image of the folder apart); the learned PSNR and SSIM agree to training's

@@ -88,6 +88,19 @@ TEST(Validate, AParamWithoutEffectIsAWarningAtItsPosition) {
                                   registry).warnings.empty());
 }
 
+TEST(Validate, AParamFromTheGraphsOwnVarsWarnsOnlyWhenTheUserSetIt) {
+    // A graph written for both modes (`--set mode=flat` switches): ramp_start from a var the user
+    // left alone is the author's template, so no warning; once the user sets that var, the value
+    // they chose has no effect, which is said.
+    OpRegistry registry = test::test_registry();
+    const std::string graph = "fieldflow: 1\nvars: {mode: ramp, start: 0.25}\nnodes:\n  c:\n    op: Constant\n"
+                              "    params: {mode: '${mode}', ramp_start: '${start}'}\n";
+    EXPECT_TRUE(test::valid_graph(graph, registry, {{"mode", "flat"}}).warnings.empty());
+    Graph chosen = test::valid_graph(graph, registry, {{"mode", "flat"}, {"start", "0.5"}});
+    ASSERT_EQ(chosen.warnings.size(), 1u);
+    EXPECT_NE(chosen.warnings[0].format().find("param 'ramp_start' has no effect here"), std::string::npos);
+}
+
 TEST(Validate, SelfReferenceIsACycle) {
     OpRegistry registry = test::test_registry();
     EXPECT_EQ(test::graph_errors("fieldflow: 1\nnodes:\n"

@@ -17,6 +17,7 @@ struct ResolvedParam {
     ParamValue value;
     SourcePos pos;             // where it was written; the node's position for a default
     bool from_default = false;
+    bool from_graph_vars = false; // written as ${var}s that all keep the graph's own values
 };
 
 struct InputEdge {

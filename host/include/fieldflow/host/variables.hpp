@@ -7,6 +7,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,8 +34,13 @@ public:
     // nullopt: not declared; optional holding nullopt: declared without a value.
     std::optional<std::optional<std::string>> value(const std::string& name) const;
 
+    // Whether `scalar` refers to variables and every one of them keeps the graph's own value (no
+    // --set chose it): the graph author's template, not a value the user picked.
+    bool only_graph_values(const ScalarAst& scalar) const;
+
 private:
     std::map<std::string, std::optional<std::string>> values_;
+    std::set<std::string> set_by_user_;
 };
 
 } // namespace fieldflow::host
