@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
     // temporary names and renamed, and the commands' own cleanup (the batch lock, the progress
     // display, the nodes' writer threads) has run by now. What exit() would add is teardown:
     // the ~140 libraries Debian's OpenCV loads and the Vulkan driver's handlers, a measurable
-    // part of a short job's wall time (bench/archive/RESULTS.md, "2026-11-25 — the small hash config over 20 seeds on both kernel paths; spatially coherent samples and subgroup-summed gradients measured and left out, NVIDIA H100 80GB HBM3 (driver 580.159.04)...").
+    // part of a short job's wall time (bench/archive/RESULTS.md, "the small hash config over 20
+    // seeds on both kernel paths").
     // An interrupted run needs this most: a cancelled node may have left a call running that
     // cannot be stopped part-way (an image decode or encode, a GPU render:
     // nodes/common/cancellable_call.hpp), and the Vulkan driver's handler (Mesa's) joins its

@@ -9,9 +9,9 @@ namespace ff::nodes {
 
 // Host memory the main job (graphs/lake.yaml) needs per pixel at its peak: three float RGB images
 // (the source, the baseline and the learned render: 36 bytes), the report's working copies (about
-// 20: 8-bit views, error maps, SSIM tiles, as the report's peak at 8192x8192 in bench/archive/
-// RESULTS.md, "2026-11-23 — the report and metrics on large images (issue 14, report side),
-// 2-core CPU machine") and the decoded file (3 to 6). Rounded up to 64.
+// 20: 8-bit views, error maps, SSIM tiles, as the report's peak at 8192x8192 in
+// bench/archive/RESULTS.md, "the report and metrics on large images") and the decoded file (3 to
+// 6). Rounded up to 64.
 inline constexpr uint64_t kBytesPerPixel = 64;
 
 // The limit a `max_pixels` of 0 stands for: `memory_bytes` / kBytesPerPixel.

@@ -16,8 +16,9 @@ namespace ff::neural {
 
 // OpenCV's own quickest PNG, what it writes when no level is asked for: the Sub filter alone,
 // zlib level 1 and its run-length strategy. Asked for level 1, libpng tries every filter on every
-// row: slower, for a few percent fewer bytes (bench/archive/RESULTS.md, "2026-11-25 — the small hash config over 20 seeds on both kernel paths; spatially coherent samples and subgroup-summed gradients measured and left out, NVIDIA H100 80GB HBM3 (driver 580.159.04)
-// ..."). For the pictures a page or a snapshot shows, where time matters more.
+// row: slower, for a few percent fewer bytes (bench/archive/RESULTS.md, "the small hash config
+// over 20 seeds on both kernel paths"). For the pictures a page or a snapshot shows, where time
+// matters more.
 constexpr int kPngFastest = -1;
 
 // 8-bit RGB -> PNG bytes at zlib `level` (0-9), or kPngFastest.

@@ -13,11 +13,12 @@ namespace {
 
 namespace fe = ff::engine;
 
-// Measured rates (bench/RESULTS.md), in samples a second. On a CPU driver (lavapipe spreads a
-// dispatch over every core) per hardware thread, from the 2-core development machine: the lake
-// model 2,000 steps at batch 2,048 in 41 s; the 16x2-level hash grid 43 ms a step at 2,048; the
-// 128x6 SIREN 0.05-0.1 steps a second at 16,384. On a GPU, the H100's portable kernels (52.7 us a
-// step at 16,384); other GPUs differ, so the figure is rough by design.
+// Measured rates, in samples a second. On a CPU driver (lavapipe spreads a dispatch over every
+// core) per hardware thread, from the 2-core development machine: the lake model 2,000 steps at
+// batch 2,048 in 41 s (bench/RESULTS.md, "The CPU driver (lavapipe)"); the 16x2-level hash grid
+// 43 ms a step at 2,048; the 128x6 SIREN 0.05-0.1 steps a second at 16,384. On a GPU, the H100's
+// portable kernels (52.7 us a step at 16,384; bench/archive/RESULTS.md, "subgroups a workgroup");
+// other GPUs differ, so the figure is rough by design.
 constexpr double kDenseCpuPerThread = 50000;
 constexpr double kHashCpuPerThread = 24000;
 constexpr double kSirenCpuPerThread = 600; // 128 wide, 6 hidden layers; cost ~ width^2 x layers

@@ -97,7 +97,7 @@ struct EncodingDescriptor {
     // beside its claim, not once it has won it: one round trip to memory instead of two, right
     // where a step's samples seldom meet in a cell (the dense grid on a large photo), wrong where
     // they often do, as on a hash grid's coarse levels, whose losing claims' reads then cost more
-    // (bench/archive/RESULTS.md).
+    // (bench/archive/RESULTS.md, "a step's cells claimed by whole warps").
     bool visits_read_beside_claim = false;
     // lazy_adam_ratio on a CPU driver (lavapipe), where the visits cost more next to the eager
     // pass than on a GPU; 0: lazy_adam_ratio.

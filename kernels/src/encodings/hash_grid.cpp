@@ -53,7 +53,8 @@ uint32_t cells_read(const ModelConfig& c) { return 4 * c.encoding.hash.levels; }
 // share the coarse levels' cells, and a few of the coarsest apart share little in the cache. On
 // the H200 the 16-level model (resolutions 16-818) trained with its samples 3 cells of the mean
 // (114) apart at 2^18 / 2^20 / 2^22 in 235.6 / 790.4 / 3,071 us/step, 3 of the finest apart in
-// 256.7 / 868.1 / 3,243, at 2^20 4 of the coarsest apart in 821.4 (bench/RESULTS.md).
+// 256.7 / 868.1 / 3,243, at 2^20 4 of the coarsest apart in 821.4 (bench/archive/RESULTS.md, "the
+// step's samples stratified").
 uint32_t cells_across(const ModelConfig& c) {
     const std::vector<HashLevel> levels = hash_levels(c.encoding.hash);
     if (levels.empty()) return 0;

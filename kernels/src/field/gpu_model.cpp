@@ -127,7 +127,8 @@ TrainTiling train_tiling_for(const DeviceFeatures& device, const ModelConfig& co
                              const KernelOverrides& o) {
     // Sine layers with a frequency factor (SIREN) train on the tensor cores like the others: with
     // fp16 activations and deltas they learn the same image as the fp32 portable kernels to within
-    // 0.1 dB, 1.6-4.2x faster (omega 30, widths 16-64, leuvenA and graf1; bench/RESULTS.md).
+    // 0.1 dB, 1.6-4.2x faster (omega 30, widths 16-64, leuvenA and graf1; bench/archive/RESULTS.md,
+    // "SIREN on the tensor cores").
     const bool siren_portable = o.siren_portable.value_or(false);
     const bool scaled_sine = config.first_omega != 1.0f || config.hidden_omega != 1.0f;
     std::string reason;
@@ -182,9 +183,9 @@ uint32_t local_gradient_cells_for(const DeviceFeatures& device, const ModelConfi
 
 namespace {
 // Invocations of encoding_deferred_sums.comp's workgroups (its GROUP_SIZE): 1,024 where the device
-// allows (one workgroup a multiprocessor, below). On the H100 the hash model's pass at 2^20 took
-// 39.8 us so, against 48.4 with two such workgroups a multiprocessor, 66.9 with two of 256 and
-// 105 with two of 128 (bench/RESULTS.md).
+// allows (one workgroup a multiprocessor, below): the pass ran fastest so (the hash model's at
+// 2^20 on the H100: two workgroups a multiprocessor were slower, the more so the smaller they were;
+// bench/archive/RESULTS.md, "deferred gradient sums").
 uint32_t deferred_sums_group_size(const DeviceFeatures& device) { return std::min(1024u, device.max_invocations); }
 } // namespace
 
@@ -197,7 +198,8 @@ TrainTiling::Deferred deferred_gradients_for(const DeviceFeatures& device, const
     const uint32_t sms = device.multiprocessors;
     const uint32_t cap = device.cpu ? 8u : sms ? sms : 256u;
     // The levels are chosen for `cap` workgroups, whatever the batch: a small batch then defers
-    // none, and the step's own atomics are cheaper than the pass there (bench/archive/RESULTS.md).
+    // none, and the step's own atomics are cheaper than the pass there (bench/archive/RESULTS.md,
+    // "deferred gradient sums").
     // The pass runs no more workgroups than the batch fills.
     // The inputs' buffer within one storage buffer and an eighth of the device's memory: a speed-up
     // should not be what makes a run too large for its device.
@@ -217,7 +219,7 @@ void choose_gradient_sums(const DeviceFeatures& device, const ModelConfig& confi
                           uint32_t groups, std::optional<double> min_hits, bool local, bool deferred,
                           const KernelOverrides& o) {
     // Deferred sums first: where both can take a hash grid's coarse levels, the pass was the faster,
-    // the more so the larger the batch (bench/archive/RESULTS.md).
+    // the more so the larger the batch (bench/archive/RESULTS.md, "deferred gradient sums").
     // Local sums where the pass takes nothing: an encoding whose groups share their inputs (a
     // small dense grid), the pass switched off, or its inputs' buffer over the cap.
     tiling.local_gradient_cells = 0;
@@ -283,7 +285,7 @@ uint32_t persistent_groups(const DeviceFeatures& device, const TrainTiling& tili
     // many it has (VK_NV_shader_sm_builtins), else 256. Each of their workgroups loads the
     // weights, and each of their subgroups writes a partial row of every MLP parameter, so fewer
     // groups taking more tiles each were faster at every batch from 2^14 to 2^20 on the H100, at
-    // every width (bench/archive/RESULTS.md).
+    // every width (bench/archive/RESULTS.md, "the weights' load, one workgroup a multiprocessor").
     // A CPU driver runs a few threads.
     uint32_t cap = device.cpu ? 64u : tiling.coopmat ? coopmat_workgroups(device) : 512u;
     // The partial rows must fit one storage buffer binding.

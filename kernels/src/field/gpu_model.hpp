@@ -127,7 +127,8 @@ uint32_t partial_rows(const TrainTiling& tiling, uint32_t groups);
 // then adds up in order). As many as keep two of those workgroups a multiprocessor, from 4 to 32:
 // more, and fewer, longer chains of loads leave multiprocessors idle; fewer than 4, and the
 // slices' serial sum grows long. On the H200 (132 multiprocessors, the optimizer dispatch's us at
-// 2^20 for 2 / 4 / 8 / 16 / 32 / 64 parameters a workgroup; bench/RESULTS.md):
+// 2^20 for 2 / 4 / 8 / 16 / 32 / 64 parameters a workgroup; bench/archive/RESULTS.md, "the
+// optimizer's workgroups sized by the MLP"):
 //   width 16's 816 parameters     7.5 / 6.8 / 7.1 / 8.2 / 10.4 / 15.4
 //   the lake model's 2,128          - / 6.5 / 6.0 / 6.6 /  7.9 / 10.6
 //   width 64's 6,288                - / 7.6 / 5.9 / 5.7 /  6.1 /  6.9

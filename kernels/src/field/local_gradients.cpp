@@ -16,11 +16,12 @@ uint32_t local_bytes_per_cell(const ModelConfig& c) { return 4u * encoding_of(c)
 // hash model ran alike with 1, 4 or 16 from 2^16 samples on, but with 1 its batches of 2^10-2^12
 // (one tile a workgroup, levels 0-1 at 1.8 and 1.2 reads a cell) were 7-10% slower than without
 // sums: clearing and adding the sums then costs a workgroup as much as its one tile's atomics
-// (bench/RESULTS.md).
+// (bench/archive/RESULTS.md, "local gradient sums for the hash grid's coarsest levels").
 constexpr uint32_t kDefaultMinHits = 4;
 // The same for the deferred sums' pass, whose workgroups (one a multiprocessor) sum the levels of
 // the whole batch once: 2 rather than 4 paid on the hash models (or was alike); with 1 the pass
-// took levels at 2^14, where it costs more than it saves (bench/archive/RESULTS.md).
+// took levels at 2^14, where it costs more than it saves (bench/archive/RESULTS.md, "deferred
+// gradient sums").
 constexpr uint32_t kDeferredMinHits = 2;
 
 double hits_wanted(std::optional<double> min_hits, uint32_t default_hits) {

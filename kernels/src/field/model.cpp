@@ -196,7 +196,8 @@ TrainTiling choose_tiling(const ModelConfig& c, uint32_t max_shared, uint32_t ma
         return 4u * ((max_in + max_out) * (tile + 1) + tile + (weights ? L.total : 0u));
     };
     // Largest first: fewer workgroups means fewer gradient partials to reduce. Measured on the H100
-    // at batch 16,384 (bench/RESULTS.md): tile 128 = 63 us/step, 64 = 113, 32 = 141, equal PSNR.
+    // at batch 16,384, the largest trained fastest at equal PSNR (bench/archive/RESULTS.md,
+    // "portable kernels").
     std::vector<uint32_t> tiles = {128u, 64u, 32u, 16u};
     if (o.tile) {
         if (*o.tile != 16 && *o.tile != 32 && *o.tile != 64 && *o.tile != 128)
@@ -232,13 +233,14 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     // Each subgroup takes its own tiles; the workgroup shares the weights, and the device runs one
     // workgroup a multiprocessor (Trainer), so the most subgroups that fit is the most a
     // multiprocessor runs (more subgroups a workgroup hide more latency; a second workgroup of
-    // fewer gained nothing where measured; bench/archive/RESULTS.md).
+    // fewer gained nothing where measured; bench/archive/RESULTS.md, "subgroups a workgroup").
     // KernelOverrides::tile asks for one (any multiple of 32 up to 256).
     std::vector<uint32_t> tiles = {128u, 96u, 64u, 32u};
     // A fifth subgroup (which fits the lake model once its outputs pass through the delta slice)
     // pays for hidden width 32 where each subgroup has many tiles to take, and costs where it has
-    // few or the MLP is 16 wide (measured on the H100; bench/archive/RESULTS.md). So: width 32 and
-    // more, where the batch gives 5 subgroups of every workgroup at least 8 tiles.
+    // few or the MLP is 16 wide (measured on the H100; bench/archive/RESULTS.md, "bias sums in
+    // 16-byte words"). So: width 32 and more, where the batch gives 5 subgroups of every workgroup
+    // at least 8 tiles.
     if (shared_blocks && c.hidden_width >= 32 && workgroups > 0 && uint64_t(batch) >= 8ull * 160 * workgroups)
         tiles.insert(tiles.begin(), 160u);
     const bool overridden = o.tile.has_value();
@@ -252,8 +254,8 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     // batches: a sixth subgroup, which fits once the weights leave shared memory; the blocks then
     // come from the fp16 copy in memory, once a step for each subgroup. That load pays only where
     // each subgroup has many tiles to spread it over (a few tiles each lost on the H100; five
-    // subgroups the same way lost everywhere; bench/archive/RESULTS.md). So: from 8 tiles a
-    // subgroup.
+    // subgroups the same way lost everywhere; bench/archive/RESULTS.md, "six subgroups for small
+    // MLPs on large batches"). So: from 8 tiles a subgroup.
     constexpr uint32_t kSixSubgroups = 192;
     if (!overridden && !o.weights_in_shared && shared_blocks && weight_blocks(L) <= 8 &&
         c.hidden_activation == Activation::relu && workgroups > 0 &&
@@ -271,7 +273,8 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
     // device memory (an fp16 copy; mlp_coopmat.glsl) and shared memory holds the tiles alone.
     // MLPs of hidden width 64 and more take that form too: their workgroups then hold more tiles
     // in the same shared memory, which kept the tensor cores busier at every batch measured
-    // (bench/archive/RESULTS.md). KernelOverrides::weights_in_shared forces a form.
+    // (bench/archive/RESULTS.md, "width 64 reading its weights from memory").
+    // KernelOverrides::weights_in_shared forces a form.
     std::vector<bool> places = {true, false};
     if (c.hidden_width >= 64) places = {false};
     if (o.weights_in_shared) places = *o.weights_in_shared ? std::vector<bool>{true, false} : std::vector<bool>{false};
@@ -284,7 +287,8 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
                 // (an encoding that reads many keeps memory busy with fewer subgroups). Training
                 // a batch that gives the `workgroups` workgroups' subgroups fewer, they run one
                 // subgroup fewer, if that leaves two (the crossovers measured on the H100 for width
-                // 64 on the dense grid and on the hash model; bench/archive/RESULTS.md).
+                // 64 on the dense grid and on the hash model; bench/archive/RESULTS.md, "the
+                // encoding's gradients as fixed-point pairs").
                 const uint64_t cells = encoding_of(c).cells_read(c);
                 const uint64_t tiles_each = 2 + cells / 32;
                 if (!overridden && !weights && tile >= 96 && batch > 0 &&
@@ -294,14 +298,15 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
                 t.shared_blocks = shared_blocks;
                 // Weight blocks in registers for the step (at most 8: the lake model's) cost a load
                 // of every block per subgroup and step, which pays from two tiles a subgroup (with
-                // one tile each it lost on the H100; bench/archive/RESULTS.md).
+                // one tile each it lost on the H100; bench/archive/RESULTS.md, "bias sums in
+                // 16-byte words").
                 t.weight_fragments =
                     weights && weight_blocks(L) <= 8 && batch > 0 && uint64_t(batch) >= 2ull * tile * workgroups;
                 if (o.weight_fragments) t.weight_fragments = *o.weight_fragments && (weights || weight_blocks(L) <= 8);
                 // The hidden matrices' bias rows (fp32 accumulator fragments, 8 registers a lane
                 // each) held too only where they are at most two blocks: more take the registers
                 // the products need (width 16's two paid, the lake model's four lost on the H100;
-                // bench/archive/RESULTS.md).
+                // bench/archive/RESULTS.md, "the optimizer finds a step's cells from its samples").
                 t.bias_fragments = t.weight_fragments && c.hidden_layers * (c.hidden_width / 16) <= 2;
                 if (o.bias_fragments) t.bias_fragments = *o.bias_fragments && t.weight_fragments;
                 t.prefetch = o.prefetch.value_or(true);

@@ -137,8 +137,9 @@ TrainTiling choose_tiling(const ModelConfig& config, uint32_t max_shared_bytes,
 // encoding's leading fixed-point groups (a hash grid's coarsest levels) whose cells a workgroup
 // reads at least `min_hits` times a step on average, as many as fit the shared memory the tiling
 // leaves. Their atomics then meet in shared memory, and device memory takes one a cell a workgroup
-// (bench/RESULTS.md). Integer sums do not depend on the order they are added in: the gradients
-// are the same bit for bit. min_hits unset: the measured default.
+// (bench/archive/RESULTS.md, "local gradient sums for the hash grid's coarsest levels"). Integer
+// sums do not depend on the order they are added in: the gradients are the same bit for bit.
+// min_hits unset: the measured default.
 uint32_t choose_local_gradient_cells(const ModelConfig& config, const TrainTiling& tiling,
                                      uint32_t max_shared_bytes, uint32_t batch, uint32_t groups,
                                      std::optional<double> min_hits = std::nullopt);

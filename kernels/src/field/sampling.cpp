@@ -13,7 +13,8 @@ namespace {
 // How many encoding cells apart along a row the 32 samples a subgroup takes at once should lie.
 // The lake model on leuvenA (H200, late us/step at 2^20 / 2^18 with the blocks' log2 n): samples
 // 0.8 cells apart 215.6 / -, 1.6 cells 221.7 / -, 3.2 cells 202.7 / 59.8, 6.5 cells 208.6 / 61.2,
-// 13 cells 210.0 / 61.5, and with independent draws 223.8 / 65.1 (bench/RESULTS.md).
+// 13 cells 210.0 / 61.5, and with independent draws 223.8 / 65.1 (bench/archive/RESULTS.md, "the
+// step's samples stratified").
 // Closer, a subgroup's lanes add to the same cells at once; farther, fewer of a workgroup's reads
 // and atomics meet in the cache.
 constexpr double kSampleSpacingCells = 3.0;

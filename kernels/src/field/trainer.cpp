@@ -19,10 +19,10 @@ namespace {
 // fill a large GPU, and within every device's maxComputeWorkGroupCount (65,535).
 constexpr uint32_t kMaxEncodingGroups = 1024;
 // The first run of a train() call is short and each next one 4x longer, up to
-// kTrainerStepsPerSubmit: the device idles only while the first is recorded. A caller training in
-// calls of 1,000 steps, like the Train node, otherwise left it idle for the whole recording of each
-// call (H100, lake model: 40,000 steps in calls of 1,000 0.85 s before, 0.74 s after; one call
-// 0.72-0.74 s either way; bench/RESULTS.md).
+// kTrainerStepsPerSubmit: the device idles only while the first is recorded. With every run as
+// long, a caller training in calls of 1,000 steps, like the Train node, would leave the device idle
+// while each call's whole run is recorded; one long call trains as fast either way
+// (bench/archive/RESULTS.md, "gradient rows summed by the optimizer").
 constexpr uint32_t kFirstRunSteps = 50;
 
 void check_image(const ImageData& image) {

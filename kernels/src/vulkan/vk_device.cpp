@@ -74,8 +74,9 @@ Buffer::Buffer(DeviceImpl& device, VkDeviceSize size, MemoryKind kind, const std
         throw;
     }
     // Each buffer has an allocation of its own; saying so lets the driver lay the memory out for
-    // that one buffer. On the H100 the 8192x8192 photo's training step, whose samples reach ~1 GB of
-    // image and encoding state at random, ran at 42 us instead of 56 (bench/RESULTS.md).
+    // that one buffer, which pays where a step's samples reach much memory at random: on the H100 the
+    // 8192x8192 photo's step (~1 GB of image and encoding state) took a quarter less time
+    // (bench/archive/RESULTS.md, "the GPU's clocks on large photos, dedicated allocations").
     VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
     dedicated.buffer = buffer_;
     ai.pNext = &dedicated;
