@@ -32,10 +32,13 @@ SESSION_WORD = re.compile(r"\bsessions?\b", re.IGNORECASE)
 # Where the word "session" may not appear: (folder, file suffixes).
 SESSION_FREE = (("kernels", SOURCE_SUFFIXES), ("tests/engine", SOURCE_SUFFIXES), ("bench", {".cpp", ".hpp", ".sh"}),
                 ("nodes", SOURCE_SUFFIXES), ("host", SOURCE_SUFFIXES))
-AGAINST = re.compile(r"\d[\d,.]* against \d")
+# A measured comparison: a number, up to three words of unit or qualifier and a comma ("39.8 us so,
+# against 48.4"; "233 against 976"), then "against" and a number. Prose that sets things against
+# one another without figures on both sides ("checked against the CPU reference") is not one.
+AGAINST = re.compile(r"\d[\d,.]*(?:\s+[A-Za-z/%^]+){0,3},?\s+against\s+\d")
 # CI's ceilings for the figures not yet at their targets: today's counts, so that none can grow.
 # A change that brings a figure down lowers its ceiling with it; at the target, the entry goes.
-CI_CEILINGS = {"conditionals": 226}
+CI_CEILINGS = {"conditionals": 226, "figures": 1}
 
 
 def files(root, folder, suffixes):
