@@ -43,6 +43,8 @@
 #include "encoding_coords.glsl"
 #elif defined(ENCODING_HASH_GRID)
 #include "encoding_hash_grid.glsl"
+#elif defined(ENCODING_FREQUENCY)
+#include "encoding_frequency.glsl"
 #else
 #error "no encoding selected (the descriptor's glsl_define: ENCODING_DENSE_GRID, ...)"
 #endif

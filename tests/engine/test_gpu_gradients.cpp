@@ -446,6 +446,16 @@ TEST(GpuGradients, SirenMatchesReference) {
     check_gradients(test::siren_test_config(), 200, 31);
 }
 
+TEST(GpuGradients, FrequencyMatchesReference) {
+    check_gradients(test::frequency_test_config(), 300, 36);
+    // 14 octaves, the most: 58 inputs, sin(8192 pi u) at the finest, where an unreduced argument
+    // would leave the sine's accurate range.
+    ModelConfig finest = test::frequency_test_config();
+    finest.encoding.frequency.octaves = 14;
+    SCOPED_TRACE("14 octaves");
+    check_gradients(finest, 200, 37);
+}
+
 TEST(GpuGradients, WideSirenMatchesReference) {
     check_gradients(siren_config(64, 3, 30.0f), 130, 32);
 }
@@ -485,6 +495,8 @@ TEST(GpuForward, RenderMatchesReferenceAlternateConfig) { check_render(test::alt
 TEST(GpuForward, RenderMatchesReferenceSiren) { check_render(test::siren_test_config(), 33, 29); }
 
 TEST(GpuForward, RenderMatchesReferenceHashGrid) { check_render(test::hash_test_config(), 45, 31); }
+
+TEST(GpuForward, RenderMatchesReferenceFrequency) { check_render(test::frequency_test_config(), 37, 23); }
 
 TEST(GpuForward, RenderMatchesReferenceWideConfigs) {
     ModelConfig dense = test::default_config();

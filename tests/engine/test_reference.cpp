@@ -1,5 +1,6 @@
 // The CPU reference itself, checked against central finite differences of its own loss.
 #include "cpu_reference.hpp"
+#include "encodings/encoding.hpp"
 #include "field/model_layout.hpp"
 #include "test_support.hpp"
 
@@ -31,8 +32,7 @@ void check_against_finite_differences(const ModelConfig& config) {
     for (double v : g.grad_mlp) max_mlp = std::max(max_mlp, std::abs(v));
     for (double v : g.grad_encoding) max_grid = std::max(max_grid, std::abs(v));
     ASSERT_GT(max_mlp, 0);
-    ASSERT_EQ(grid.empty(), config.encoding.kind == EncodingKind::coords);
-    if (!grid.empty()) {
+    if (!grid.empty()) { // a parameterless encoding (coords, frequency) has no grid gradients
         ASSERT_GT(max_grid, 0);
     }
     // Every MLP parameter (padding included: its gradient must be exactly zero).
@@ -48,7 +48,7 @@ void check_against_finite_differences(const ModelConfig& config) {
         EXPECT_NEAR(g.grad_encoding[i], numeric, 1e-6 * max_grid + 1e-9) << "grid value " << i;
         ++checked;
     }
-    EXPECT_GT(checked, config.encoding.kind == EncodingKind::coords ? 500 : 1000);
+    EXPECT_GT(checked, grid.empty() ? 500 : 1000);
 }
 
 TEST(CpuReference, MatchesFiniteDifferencesDefaultConfig) {
@@ -65,6 +65,36 @@ TEST(CpuReference, MatchesFiniteDifferencesHashGrid) {
 
 TEST(CpuReference, MatchesFiniteDifferencesSiren) {
     check_against_finite_differences(test::siren_test_config());
+}
+
+// The MLP's gradients through the frequency encoding's 18 fixed inputs (it has no parameters).
+TEST(CpuReference, MatchesFiniteDifferencesFrequency) {
+    check_against_finite_differences(test::frequency_test_config());
+}
+
+// The frequency encoding's inputs, written out for one position: the formula, not the code's
+// loop, so a wrong octave, order or factor of 2 fails here before any GPU sees it.
+TEST(CpuReference, FrequencyEncodingIsCoordinatesThenOctaves) {
+    ModelConfig c = test::frequency_test_config();
+    c.encoding.frequency.octaves = 3;
+    const double u = 0.3, v = 0.85, pi = 3.14159265358979323846;
+    const std::vector<double> expected = {
+        -0.4, 0.7,
+        std::sin(pi * u), std::cos(pi * u), std::sin(pi * v), std::cos(pi * v),
+        std::sin(2 * pi * u), std::cos(2 * pi * u), std::sin(2 * pi * v), std::cos(2 * pi * v),
+        std::sin(4 * pi * u), std::cos(4 * pi * u), std::sin(4 * pi * v), std::cos(4 * pi * v)};
+    std::vector<double> x;
+    detail::encoding_of(c).reference_encode(c, {}, u, v, x);
+    ASSERT_EQ(x.size(), expected.size());
+    EXPECT_EQ(c.input_width(), 14u);
+    for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(x[i], expected[i], 1e-15) << "input " << i;
+    EXPECT_EQ(c.encoding_parameter_count(), 0u);
+    EXPECT_EQ(c.validate(), "");
+    c.encoding.frequency.octaves = 15; // 62 inputs: past the cap
+    EXPECT_NE(c.validate().find("frequency octaves 15 must be 1..14"), std::string::npos) << c.validate();
+    c.encoding.frequency.octaves = 3;
+    c.grid_width = c.grid_height = 4;
+    EXPECT_NE(c.validate().find("must be 0x0 with the frequency encoding"), std::string::npos) << c.validate();
 }
 
 TEST(CpuReference, SirenFirstLayerIsSineOfOmegaTimesAffine) {

@@ -159,6 +159,17 @@ inline ModelConfig hash_test_config() {
     return c;
 }
 
+// The frequency encoding with 4 octaves: 18 inputs, padded to 32 (the padding inputs are checked
+// too); its finest octave, sin(8 pi u), puts 4 periods across the image.
+inline ModelConfig frequency_test_config() {
+    ModelConfig c;
+    c.encoding.kind = EncodingKind::frequency;
+    c.encoding.frequency.octaves = 4;
+    c.hidden_width = 16;
+    c.hidden_layers = 2;
+    return c;
+}
+
 // The hash model's shape that issue-sized runs use (16 levels x 2 features: 32 MLP inputs, MLP
 // 64 x 2) on the small test table: for what depends on the shape only (tiling, kernel variants).
 inline ModelConfig hash64_test_config() {

@@ -25,6 +25,10 @@ fe::ModelFile small_model(fe::EncodingKind kind) {
         c.encoding.hash.log2_table_size = 10;
         c.grid_width = c.grid_height = 0;
     }
+    if (kind == fe::EncodingKind::frequency) {
+        c.encoding.kind = kind;
+        c.grid_width = c.grid_height = 0;
+    }
     if (kind == fe::EncodingKind::coords) c = fe::siren_config(16, 2);
     fe::ModelFile file;
     file.kind = kind == fe::EncodingKind::coords ? fe::ModelKind::siren : fe::ModelKind::grid;
@@ -39,9 +43,11 @@ TEST(EncodingNames, EveryKindRoundTripsThroughItsName) {
     EXPECT_EQ(fe::encoding_name(fe::EncodingKind::dense_grid), "dense_grid");
     EXPECT_EQ(fe::encoding_name(fe::EncodingKind::coords), "coords");
     EXPECT_EQ(fe::encoding_name(fe::EncodingKind::hash_grid), "hash_grid");
-    for (auto kind : {fe::EncodingKind::dense_grid, fe::EncodingKind::coords, fe::EncodingKind::hash_grid})
+    EXPECT_EQ(fe::encoding_name(fe::EncodingKind::frequency), "frequency");
+    for (auto kind : {fe::EncodingKind::dense_grid, fe::EncodingKind::coords, fe::EncodingKind::hash_grid,
+                      fe::EncodingKind::frequency})
         EXPECT_EQ(fe::find_encoding(fe::encoding_name(kind)), kind);
-    EXPECT_EQ(fe::encoding_names(), "dense_grid, coords or hash_grid");
+    EXPECT_EQ(fe::encoding_names(), "dense_grid, coords, hash_grid or frequency");
 }
 
 TEST(EncodingNames, UnknownNamesAndKindsAreRefused) {
@@ -59,12 +65,15 @@ TEST(EncodingNames, JsonWeightsWriteAndReadTheEncodingsName) {
 }
 
 TEST(EncodingNames, JsonWeightsRefuseEveryEncodingTheyCannotHold) {
-    try {
-        ff::neural::weights_to_json(small_model(fe::EncodingKind::hash_grid));
-        FAIL() << "a hash_grid model was written as JSON weights";
-    } catch (const ff::Error& e) {
-        EXPECT_NE(std::string(e.what()).find("a hash_grid model is saved as a .ffm model file"), std::string::npos)
-            << e.what();
+    for (auto kind : {fe::EncodingKind::hash_grid, fe::EncodingKind::frequency}) {
+        const std::string name(fe::encoding_name(kind));
+        try {
+            ff::neural::weights_to_json(small_model(kind));
+            FAIL() << "a " << name << " model was written as JSON weights";
+        } catch (const ff::Error& e) {
+            EXPECT_NE(std::string(e.what()).find("a " + name + " model is saved as a .ffm model file"), std::string::npos)
+                << e.what();
+        }
     }
     // A kind this build has no encoding for is never written under another encoding's name.
     fe::ModelFile unknown = small_model(fe::EncodingKind::dense_grid);

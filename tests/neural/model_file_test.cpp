@@ -171,6 +171,35 @@ TEST(ModelFile, HashGridRoundTripIsExact) {
     EXPECT_NE(error.find("hash features 3 must be 1, 2, 4 or 8"), std::string::npos) << error;
 }
 
+// The frequency encoding: its one key, no encoding floats, and version 1.4 (the first that has it)
+// whatever the weights' precision.
+TEST(ModelFile, FrequencyRoundTripSaysItsVersion) {
+    fe::ModelConfig config = small_config();
+    config.grid_width = config.grid_height = 0;
+    config.encoding.kind = fe::EncodingKind::frequency;
+    config.encoding.frequency.octaves = 5;
+    fe::ModelFile original = random_model_file(config, 5);
+    original.image_width = 64;
+    original.image_height = 48;
+    ASSERT_TRUE(original.model.encoding_params.empty());
+    for (fe::WeightPrecision precision : {fe::WeightPrecision::fp32, fe::WeightPrecision::fp16}) {
+        original.precision = precision;
+        const std::vector<std::byte> bytes = fe::encode_model_file(original);
+        const std::string text = as_string(bytes);
+        EXPECT_EQ(text.rfind("FFMODEL\nversion 1.4\nmodel grid\nencoding frequency\nfrequency_octaves 5\n", 0), 0u)
+            << text.substr(0, 80);
+        EXPECT_NE(text.find("\ngrid_floats 0\n"), std::string::npos);
+        const fe::ModelFile decoded = fe::decode_model_file(bytes, "test.ffm");
+        EXPECT_EQ(decoded.model.config, original.model.config);
+        EXPECT_EQ(bytes, fe::encode_model_file(decoded));
+    }
+    const std::vector<std::byte> bytes = fe::encode_model_file(original);
+    std::string error = decode_error(edit_and_reseal(bytes, "frequency_octaves 5", "frequency_octaves 15"));
+    EXPECT_NE(error.find("frequency octaves 15 must be 1..14"), std::string::npos) << error;
+    error = decode_error(edit_and_reseal(bytes, "frequency_octaves 5\n", ""));
+    EXPECT_NE(error.find("missing required key 'frequency_octaves'"), std::string::npos) << error;
+}
+
 // fp16 weights: half the payload, version 1.3 and `weights fp16` in the header; the weights read
 // back are each the nearest half to the original (within 2^-11 relative), and re-encoding them is
 // exact. fp32 files keep saying 1.2.

@@ -106,6 +106,11 @@ struct EncodingDescriptor {
     // must lie (sampling.cpp): the dense grid's width, a hash grid's levels' geometric-mean
     // resolution; nullptr where it has no cells.
     uint32_t (*cells_across)(const ModelConfig&) = nullptr;
+    // The model-file minor version that added it (docs/model-format.md): a file with it says at
+    // least 1.<format_minor>, the oldest version that holds it (an older reader refuses it by its
+    // encoding's name). 0 for the encodings of 1.2 and before, which every file this build writes
+    // says already.
+    uint32_t format_minor = 0;
 
     uint64_t parameter_count(const ModelConfig& c) const { return cells(c) * cell_features(c); }
 };

@@ -6,10 +6,11 @@ namespace ff::engine::detail {
 extern const EncodingDescriptor kDenseGridEncoding;
 extern const EncodingDescriptor kCoordsEncoding;
 extern const EncodingDescriptor kHashGridEncoding;
+extern const EncodingDescriptor kFrequencyEncoding;
 
 const std::vector<const EncodingDescriptor*>& all_encodings() {
     static const std::vector<const EncodingDescriptor*> list = {
-        &kDenseGridEncoding, &kCoordsEncoding, &kHashGridEncoding};
+        &kDenseGridEncoding, &kCoordsEncoding, &kHashGridEncoding, &kFrequencyEncoding};
     return list;
 }
 

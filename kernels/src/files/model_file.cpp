@@ -311,8 +311,8 @@ std::optional<size_t> first_non_finite(const std::vector<float>& values) {
     return std::nullopt;
 }
 
-// The kind a configuration implies: the coords encoding is a SIREN; a feature grid (dense or hashed)
-// with its MLP is a grid model.
+// The kind a configuration implies: the coords encoding is a SIREN; any other encoding (a dense or
+// hashed feature grid, frequencies) with its MLP is a grid model.
 ModelKind kind_of(const ModelConfig& c) {
     return c.encoding.kind == EncodingKind::coords ? ModelKind::siren : ModelKind::grid;
 }
@@ -398,11 +398,12 @@ std::vector<std::byte> finish(const std::string& header, std::initializer_list<c
     return out;
 }
 
-// A file says the oldest version that holds it: 1.3 only for fp16 weights, so every fp32 file
-// stays readable by 1.2 readers.
-std::string version_text(WeightPrecision precision = WeightPrecision::fp32) {
-    return std::to_string(kModelFormatMajor) + "." +
-           std::to_string(precision == WeightPrecision::fp16 ? kModelFormatMinor : 2u);
+// A file says the oldest version that holds it: 1.3 only for fp16 weights, 1.4 only for the
+// frequency encoding (its descriptor's format_minor), so every other fp32 file stays readable by
+// 1.2 readers.
+std::string version_text(WeightPrecision precision = WeightPrecision::fp32, uint32_t encoding_minor = 0) {
+    const uint32_t minor = std::max(precision == WeightPrecision::fp16 ? 3u : 2u, encoding_minor);
+    return std::to_string(kModelFormatMajor) + "." + std::to_string(minor);
 }
 
 void check_common(const ModelFile& file) {
@@ -463,8 +464,8 @@ std::vector<std::byte> encode_model_file(const ModelFile& file) {
                              " is not finite");
     if (kind_of(c) != file.kind)
         throw ModelFileError("cannot encode model file: a " + std::string(model_kind_name(file.kind)) +
-                             " model needs the " +
-                             (file.kind == ModelKind::siren ? "coords" : "dense_grid or hash_grid") + " encoding");
+                             " model needs " +
+                             (file.kind == ModelKind::siren ? "the coords encoding" : "an encoding other than coords"));
     check_common(file);
     const bool half = file.precision == WeightPrecision::fp16;
     if (half)
@@ -477,9 +478,9 @@ std::vector<std::byte> encode_model_file(const ModelFile& file) {
                                          ") is past fp16's range; store it as fp32");
 
     std::string header(kMagic);
-    append_line(header, "version", version_text(file.precision));
-    append_line(header, "model", model_kind_name(file.kind));
     const EncodingDescriptor& encoding = encoding_of(c);
+    append_line(header, "version", version_text(file.precision, encoding.format_minor));
+    append_line(header, "model", model_kind_name(file.kind));
     append_line(header, "encoding", encoding.name);
     HeaderLines lines(header);
     encoding.write_header(c, lines);

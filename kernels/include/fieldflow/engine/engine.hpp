@@ -109,8 +109,10 @@ enum class Activation : uint32_t { none = 0, relu = 1, sigmoid = 2, sine = 3 };
 //              bilinearly, then the positional terms of EncodingConfig;
 //  coords:     (2u - 1, 2v - 1) alone, no parameters (SIREN: the network is the whole model);
 //  hash_grid:  the multiresolution hash encoding of Instant-NGP (Mueller et al. 2022): `levels`
-//              grids, each sampled bilinearly, concatenated (levels x features inputs).
-enum class EncodingKind : uint32_t { dense_grid = 0, coords = 1, hash_grid = 2 };
+//              grids, each sampled bilinearly, concatenated (levels x features inputs);
+//  frequency:  NeRF's positional encoding (Mildenhall et al. 2020), no parameters: (2u - 1, 2v - 1)
+//              and per octave k sin/cos(2^k pi u), sin/cos(2^k pi v) (2 + 4 x octaves inputs).
+enum class EncodingKind : uint32_t { dense_grid = 0, coords = 1, hash_grid = 2, frequency = 3 };
 
 // The multiresolution hash grid. Level l has resolution floor(base_resolution * per_level_scale^l)
 // cells per side, i.e. (res + 1)^2 vertices; a level whose vertices fit the table is indexed
@@ -125,6 +127,13 @@ struct HashGridConfig {
     bool operator==(const HashGridConfig&) const = default;
 };
 
+// The frequency encoding: octaves k = 0 .. octaves - 1, the finest sin(2^(octaves-1) pi u) with
+// 2^(octaves-2) periods across the image.
+struct FrequencyConfig {
+    uint32_t octaves = 8; // 1..14 (2 + 4 x 14 = 58 MLP inputs, under the hash grid's 64)
+    bool operator==(const FrequencyConfig&) const = default;
+};
+
 struct EncodingConfig {
     EncodingKind kind = EncodingKind::dense_grid;
     // dense_grid: positional terms appended after the grid features.
@@ -132,8 +141,9 @@ struct EncodingConfig {
     uint32_t fourier_octaves = 2; // global Fourier features: octaves per axis, each a sin/cos pair
     // Logical input width = grid_channels + (subcell ? 2 : 0) + 4 * fourier_octaves, padded to 16
     // (3 + 2 + 8 = 13 for the default).
-    // coords and hash_grid ignore subcell and fourier_octaves, and need a 0x0 grid size.
+    // coords, hash_grid and frequency ignore subcell and fourier_octaves, and need a 0x0 grid size.
     HashGridConfig hash;          // hash_grid only
+    FrequencyConfig frequency;    // frequency only
     bool operator==(const EncodingConfig&) const = default;
 };
 

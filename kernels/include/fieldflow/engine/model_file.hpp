@@ -22,7 +22,7 @@ namespace ff::engine {
 // The format version this build writes. It reads every file of the same major version; keys it
 // does not know are tolerated only in files of a newer minor version.
 inline constexpr uint32_t kModelFormatMajor = 1;
-inline constexpr uint32_t kModelFormatMinor = 3;
+inline constexpr uint32_t kModelFormatMinor = 4;
 
 // Any reason a byte string is not a usable model file. The message starts with the source name
 // ("lake.ffm: truncated (expected 1234 bytes, got 1000)").
