@@ -10,9 +10,10 @@ namespace ff::neural {
 FF_NODE(train) = training_op(
     "Train", ModelChoice::grid,
     "Learns one image as a field: an encoding of the pixel coordinates, a feature grid sampled "
-    "bilinearly (encoding: dense_grid) or a multiresolution hash grid (hash_grid), plus a small "
-    "MLP, (u, v) -> RGB. Snapshots show the prediction and, for the dense grid, the feature grid "
-    "(feature_at_<step>.png). The other models are the ops TrainSiren and TrainSplats.",
+    "bilinearly (encoding: dense_grid), a multiresolution hash grid (hash_grid) or fixed "
+    "sinusoids of the position (frequency), plus a small MLP, (u, v) -> RGB. Snapshots show the "
+    "prediction and, for the dense grid, the feature grid (feature_at_<step>.png). The other "
+    "models are the ops TrainSiren and TrainSplats.",
     declare_train_params, field_learner);
 
 FF_NODE(train_siren) = training_op(

@@ -127,6 +127,8 @@ void read_grid_model(const Node& node, TrainParams& p) {
         h.base_resolution = uint32_t(node.integer("hash_base_resolution"));
         h.per_level_scale = float(node.number("hash_per_level_scale"));
     }
+    if (m.encoding.kind == fe::EncodingKind::frequency)
+        m.encoding.frequency.octaves = uint32_t(node.integer("frequency_octaves"));
     m.grid_channels = uint32_t(node.integer("grid_channels"));
     m.encoding.subcell = node.flag("subcell");
     m.encoding.fourier_octaves = uint32_t(node.integer("fourier_octaves"));
@@ -153,7 +155,7 @@ std::optional<fe::EncodingKind> train_encoding(const std::string& name) {
     if (name == "dense") return fe::EncodingKind::dense_grid;
     if (name == "hash") return fe::EncodingKind::hash_grid;
     const std::optional<fe::EncodingKind> kind = fe::find_encoding(name);
-    if (kind != fe::EncodingKind::dense_grid && kind != fe::EncodingKind::hash_grid) return std::nullopt;
+    if (kind == fe::EncodingKind::coords) return std::nullopt; // TrainSiren's
     return kind;
 }
 
@@ -162,7 +164,8 @@ OpBuilder& declare_train_params(OpBuilder& op) {
     const fe::ModelConfig model;
     const std::string activations = "relu|sigmoid|sine|none";
     const std::string dense = encoding_word(fe::EncodingKind::dense_grid),
-                      hash = encoding_word(fe::EncodingKind::hash_grid);
+                      hash = encoding_word(fe::EncodingKind::hash_grid),
+                      frequency = encoding_word(fe::EncodingKind::frequency);
     const std::string when_dense = when_encoding(fe::EncodingKind::dense_grid, "dense"),
                       when_hash = when_encoding(fe::EncodingKind::hash_grid, "hash");
     op.param_string("model", std::string("grid"),
@@ -170,11 +173,12 @@ OpBuilder& declare_train_params(OpBuilder& op) {
                     "TrainSiren and TrainSplats (a graph that still says siren or splats here is "
                     "told so)")
         .param_flags(FF_PARAM_NOT_IN_KEY) // any other value is an error: it never changes the result
-        .param_enum("encoding", dense, dense + "|" + hash + "|dense|hash",
+        .param_enum("encoding", dense, dense + "|" + hash + "|" + frequency + "|dense|hash",
                     "'" + dense + "' (a feature grid of `grid` cells, `grid_channels` each, plus "
-                    "`subcell` and `fourier_octaves` terms) or '" + hash + "' (Instant-NGP's "
-                    "multiresolution hash grid: the hash_* params), the names model files and "
-                    "stats use; 'dense' and 'hash' are older names of the same two")
+                    "`subcell` and `fourier_octaves` terms), '" + hash + "' (Instant-NGP's "
+                    "multiresolution hash grid: the hash_* params) or '" + frequency + "' (NeRF's "
+                    "positional encoding, no learnable parameters: frequency_octaves), the names "
+                    "model files and stats use; 'dense' and 'hash' are older names of the first two")
         .param_string("grid", std::string("auto"),
                       "feature grid size: 'auto' (image size / 4, as BilinearBaseline) or 'WxH'")
         .applies_when(when_dense)
@@ -195,6 +199,9 @@ OpBuilder& declare_train_params(OpBuilder& op) {
         .param_float("hash_per_level_scale", float_default(model.encoding.hash.per_level_scale), 1, 4,
                      "resolution growth from one level to the next")
         .applies_when(when_hash)
+        .param_int("frequency_octaves", model.encoding.frequency.octaves, 1, 14,
+                   "sin/cos octaves per axis, 2^k pi for k below it (2 + 4 x octaves MLP inputs)")
+        .applies_when("encoding=" + frequency)
         .param_int("grid_channels", model.grid_channels, 1, 16, "features per grid cell")
         .applies_when(when_dense)
         .param_bool("subcell", model.encoding.subcell,

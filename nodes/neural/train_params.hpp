@@ -77,8 +77,8 @@ ff::engine::ModelConfig model_config_for_image(const TrainParams& params, uint32
 // Activation by name ("relu", ...), as in the model file header.
 ff::engine::Activation activation_from_name(const std::string& name);
 
-// The encoding named by Train's `encoding` param: the engine's names (encoding_names.hpp), or
-// the older "dense" / "hash" for the same two. nullopt for any other name.
+// The encoding named by Train's `encoding` param: the engine's names (encoding_names.hpp) but
+// coords (TrainSiren's), or the older "dense" / "hash" for the first two. nullopt for any other name.
 std::optional<ff::engine::EncodingKind> train_encoding(const std::string& name);
 
 } // namespace ff::neural

@@ -1,6 +1,7 @@
 // The encodings' names (fieldflow/engine/encoding_names.hpp) and the formats that write them: every
-// kind round-trips through its one name, and JSON weights refuse every encoding they cannot hold
-// instead of writing it as a dense grid.
+// kind round-trips through its one name, Train takes the grid models' names, and JSON weights
+// refuse every encoding they cannot hold instead of writing it as a dense grid.
+#include "train_params.hpp"
 #include "weights_json_format.hpp"
 
 #include <fieldflow/engine/encoding_names.hpp>
@@ -48,6 +49,16 @@ TEST(EncodingNames, EveryKindRoundTripsThroughItsName) {
                       fe::EncodingKind::frequency})
         EXPECT_EQ(fe::find_encoding(fe::encoding_name(kind)), kind);
     EXPECT_EQ(fe::encoding_names(), "dense_grid, coords, hash_grid or frequency");
+}
+
+// Train's `encoding` param takes every grid-model encoding by its one name (and the two older
+// words); coords is TrainSiren's.
+TEST(EncodingNames, TrainTakesEveryGridModelEncoding) {
+    for (auto kind : {fe::EncodingKind::dense_grid, fe::EncodingKind::hash_grid, fe::EncodingKind::frequency})
+        EXPECT_EQ(ff::neural::train_encoding(std::string(fe::encoding_name(kind))), kind);
+    EXPECT_EQ(ff::neural::train_encoding("hash"), fe::EncodingKind::hash_grid);
+    EXPECT_EQ(ff::neural::train_encoding("coords"), std::nullopt);
+    EXPECT_EQ(ff::neural::train_encoding("fourier"), std::nullopt);
 }
 
 TEST(EncodingNames, UnknownNamesAndKindsAreRefused) {

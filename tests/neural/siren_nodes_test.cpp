@@ -1,7 +1,8 @@
 // The other models' ops through the plugin ABI on lavapipe: a SIREN (TrainSiren) improves clearly
 // on its starting point, its JSON weights load back bit-exactly, `limit` trims the dataset, splats
-// (TrainSplats) train and produce a model (or say they are not in this build), and CompareReport's
-// table matches an independent computation.
+// (TrainSplats) train and produce a model (or say they are not in this build), Train learns with
+// the parameterless frequency encoding, and CompareReport's table matches an independent
+// computation.
 #include "neural_host.hpp"
 #include "test_files.hpp"
 
@@ -84,7 +85,7 @@ TEST(TrainSiren, ImprovesClearlyOnItsStartingPoint) {
     const Trained& done = trained_siren();
     const double psnr_start = psnr_8bit(small_photo(), infer(start.model));
     const double psnr_done = psnr_8bit(small_photo(), infer(done.model));
-    EXPECT_GT(psnr_done, psnr_start + 8.0) << "start " << psnr_start << " dB, after 300 steps " << psnr_done;
+    EXPECT_GT(psnr_done, psnr_start + 8.0) << "start " << psnr_start << " dB, after 150 steps " << psnr_done;
     EXPECT_GT(psnr_done, 22.0);
     EXPECT_EQ(done.stats["model"], "siren");
     EXPECT_EQ(done.stats["omega"], 30.0);
@@ -184,6 +185,34 @@ TEST(TrainSplats, TrainsOrSaysItIsNotInThisBuild) {
     EXPECT_NE(done->error().find("splat model not available in this build"), std::string::npos)
         << done->error();
 #endif
+}
+
+// Train with the frequency encoding, end to end: the param reaches the engine, the model learns
+// the photo (from fixed sinusoids alone: no learnable encoding), and its file names the encoding
+// and its octaves, which Infer reads back.
+TEST(Train, FrequencyEncodingTrainsEndToEnd) {
+    auto train = [](int steps) {
+        OpRun run("Train");
+        run.image("image", small_photo())
+            .param("encoding", std::string("frequency"))
+            .param("frequency_octaves", 5)
+            .param("hidden_width", 32)
+            .param("steps", steps)
+            .param("batch", 512)
+            .param("eval_interval", 0)
+            .param("seed", 3);
+        if (run.execute() != FF_OK) throw std::runtime_error("Train failed: " + run.error());
+        return run.output_blob("model");
+    };
+    const std::vector<std::byte> start = train(1), done = train(150);
+    const ff::engine::ModelFile file = ff::engine::decode_model_file(done, "frequency");
+    EXPECT_EQ(file.model.config.encoding.kind, ff::engine::EncodingKind::frequency);
+    EXPECT_EQ(file.model.config.encoding.frequency.octaves, 5u);
+    EXPECT_TRUE(file.model.encoding_params.empty());
+    EXPECT_EQ(file.training.steps, 150u);
+    const double psnr_start = psnr_8bit(small_photo(), infer(start));
+    const double psnr_done = psnr_8bit(small_photo(), infer(done));
+    EXPECT_GT(psnr_done, psnr_start + 12.0) << "start " << psnr_start << " dB, after 150 steps " << psnr_done;
 }
 
 // Train learns the grid/hash field only: a node that still asks it for another model is told,
