@@ -15,6 +15,7 @@
 #include "vulkan/device_features.hpp"
 #include "known_devices.hpp"
 #include "vulkan/shader_compiler.hpp"
+#include "field/gpu_model.hpp"
 #include "field/training_plan.hpp"
 #include "vulkan/vk_device.hpp"
 
@@ -53,6 +54,24 @@ std::vector<NamedModel> shipped_models() {
         c.grid_height = 140;
         c.hidden_width = width;
         models.push_back({"lake" + std::to_string(width), c, {}});
+    }
+    // A small photo's grid (96 x 72 pixels): few cells, each read by many samples of a workgroup,
+    // whose gradients are summed in the step's shared memory (ENC_LOCAL_CELLS).
+    for (uint32_t width : {16u, 32u}) {
+        ModelConfig c;
+        c.grid_width = 24;
+        c.grid_height = 18;
+        c.hidden_width = width;
+        models.push_back({"small" + std::to_string(width), c, {}});
+    }
+    // Width 128 with one hidden layer: the ends by columns with staged inputs but no late pass.
+    {
+        ModelConfig c;
+        c.grid_width = 187;
+        c.grid_height = 140;
+        c.hidden_width = 128;
+        c.hidden_layers = 1;
+        models.push_back({"lake128x1", c, {}});
     }
     // The benchmark's hash grids (16 levels of 2 features from 16 cells, scale 1.3): 2^12 rows and
     // a 32-wide MLP, 2^15 and 64; the gigapixel graph's 2^20 at scale 1.65; the defaults.
@@ -95,22 +114,34 @@ struct Line {
 };
 
 void add_model_kernels(const std::string& device_name, const DeviceFeatures& device, std::vector<Line>& lines) {
-    const std::pair<uint32_t, uint32_t> images[] = {{751, 563}, {800, 640}};
+    // Two photo shapes of 8-bit sources, and one of a 16-bit source (the RGBA16 training image).
+    struct Image {
+        uint32_t width, height, bits;
+    };
+    const Image images[] = {{751, 563, 8}, {800, 640, 8}, {751, 563, 16}};
     for (const NamedModel& m : shipped_models())
-        for (auto [w, h] : images)
+        for (const Image& image : images)
             for (uint32_t log2_batch = 10; log2_batch <= 22; ++log2_batch) {
                 TrainOptions o = m.options;
                 o.batch = 1u << log2_batch;
-                const std::string where = device_name + " " + m.name + " " + std::to_string(w) + "x" +
-                                          std::to_string(h) + " 2^" + std::to_string(log2_batch);
+                const std::string where = device_name + " " + m.name + " " + std::to_string(image.width) + "x" +
+                                          std::to_string(image.height) + (image.bits == 16 ? "x16" : "") + " 2^" +
+                                          std::to_string(log2_batch);
                 try {
-                    const detail::TrainingPlan plan = detail::plan_training(device, m.config, o, w, h, 8);
+                    const detail::TrainingPlan plan =
+                        detail::plan_training(device, m.config, o, image.width, image.height, image.bits);
                     lines.push_back({where + " train", plan.train});
                     lines.push_back({where + " optimizer", plan.optimizer});
                     lines.push_back({where + " render", plan.render});
                     lines.push_back({where + " squared_error", plan.squared_error});
                     if (plan.settle) lines.push_back({where + " settle", *plan.settle});
                     if (plan.deferred) lines.push_back({where + " deferred_sums", *plan.deferred});
+                    if (image.bits == 16) continue;
+                    // The engine's tests train the same kernels on samples they give (EXPLICIT_SAMPLES).
+                    lines.push_back({where + " train_explicit", detail::train_kernel_request(m.config, plan.tiling, true, {})});
+                    if (plan.deferred)
+                        lines.push_back({where + " deferred_sums_explicit",
+                                         detail::deferred_sums_kernel_request(m.config, plan.tiling, true)});
                 } catch (const std::exception& e) {
                     std::printf("%s (none: %s)\n", where.c_str(), e.what());
                 }
