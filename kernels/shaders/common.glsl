@@ -61,8 +61,6 @@ const float PI = 3.14159265358979323846;
 #define OMEGA_L(l) ((l) == 0 ? FIRST_OMEGA : ((l) < LAYERS ? HIDDEN_OMEGA : 1.0))
 
 const int MAXW = max(max(IN_PAD, HIDDEN), OUT_PAD); // widest activation vector
-const int MAX_IN = max(IN_DIM, HIDDEN);             // widest logical matrix input
-const int MAX_OUT = max(OUT_DIM, HIDDEN);           // widest logical matrix output
 
 float act_apply(int kind, float z) {
     if (kind == ACT_RELU) return max(z, 0.0);

@@ -42,10 +42,11 @@
 
 #define WT 32                 // samples per subgroup tile: one per invocation
 #define CM_WARPS (TILE / WT)  // subgroups per workgroup
-#define WS (WT + 8)           // fp16 slice stride: a multiple of 8 halves keeps 16x16 blocks 16-byte aligned
-#define WOS (16 + 4)          // fp32 output stride (one 16-sample row block at a time), likewise
+// The shared memory's sizes and strides come from the host (tile_memory.hpp's SubgroupTileLayout).
+#define WS CM_SLICE_STRIDE    // fp16 slice stride: a multiple of 8 halves keeps 16x16 blocks 16-byte aligned
+#define WOS CM_OUT_STRIDE     // fp32 output stride (one 16-sample row block at a time), likewise
 #define SLICE_COL(l) ((l) == 0 ? 0 : IN_PAD + ((l) - 1) * HIDDEN)
-#define SLICE_COLS (IN_PAD + LAYERS * HIDDEN + OUT_PAD)
+#define SLICE_COLS CM_SLICE_COLUMNS // a subgroup's tile's columns
 
 // The fp16 weights: a copy in shared memory (WEIGHTS_IN_SHARED, loaded by cm_load_weights), or,
 // for MLPs whose weights and tiles together outgrow shared memory (width 128, deep SIRENs), read
@@ -65,13 +66,10 @@ layout(std430, binding = CM_WEIGHTS_BINDING) readonly buffer MlpWeights16 { floa
 // as 16-byte words, so that a column of a tile (its samples, contiguous) is read in four loads,
 // and as floats, so that the last matrix's fp32 outputs pass through the tile's delta slice
 // (free until the deltas are written) instead of an array of their own.
-#define CM_SLICE_HALVES (CM_WARPS * SLICE_COLS * WS) // per subgroup: its tile's slices
-#define CM_OUT_FLOATS (CM_WARPS * OUT_PAD * WOS)      // per subgroup: the last matrix's output, fp32, 16 rows
-#define CM_BIAS_FLOATS (MATRICES * CM_BIAS_STRIDE)    // fp32 biases, matrix l's at l * CM_BIAS_STRIDE
+// CM_SLICE_HALVES: every subgroup's tile's slices; CM_OUT_FLOATS: every subgroup's last matrix's
+// output, fp32, 16 rows (without the blocks); CM_BIAS_FLOATS: the fp32 biases, matrix l's at
+// l * CM_BIAS_STRIDE.
 #if CM_SHARED_BLOCKS
-#if WOS * 2 != WS
-#error "the fp32 output block must have the delta slice's shape"
-#endif
 shared CmShared {
     float16_t s_slice[CM_SLICE_HALVES];
 #if WEIGHTS_IN_SHARED

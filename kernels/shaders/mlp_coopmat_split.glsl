@@ -76,19 +76,6 @@
 #if CM_LATE_ENCODING && !CM_STAGE_INPUTS
 #error "the late encoding backward pass takes the staged inputs' subgroups' order (CM_STAGE_INPUTS)"
 #endif
-#if CM_LATE_ENCODING
-#define CM_DX_COLUMNS IN_PAD // the encoding's input-gradient blocks: at most IN_PAD wide
-#define CM_DX_COL SLICE_COLS
-#elif CM_STAGE_INPUTS
-#if (LAYERS >= 2 && IN_PAD > HIDDEN) || (LAYERS < 2 && IN_PAD > OUT_PAD)
-#error "the encoding's input gradients do not fit slice 2"
-#endif
-#define CM_DX_COLUMNS 0
-#define CM_DX_COL SLICE_COL(2)
-#else
-#define CM_DX_COLUMNS 0
-#define CM_DX_COL 0
-#endif
 // The encoding's input gradients of the tile's sample `row` as the products left them (CM_DX_COL),
 // fp32, unscaled, into the float array `dx`: the sample subgroups' own (cm_backward), or the late
 // subgroups' (cm_late_input_gradients).
@@ -97,17 +84,14 @@
 
 // With CM_STAGE_INPUTS the staged inputs are not copied into slice 0 at each tile's start; the
 // encoding's outputs take two sets of IN_PAD columns instead, the tile's by its parity
-// (CM_X0_COL: slice 0 or the staging columns), and the staging subgroups
+// (CM_X0_COL: slice 0 or the staging columns from CM_STAGE_COL), and the staging subgroups
 // write the other set. Nothing then writes the tile's inputs after its first barrier, so matrix
 // 0's weight gradients, which read them, may run past the barrier after them (below).
 #if CM_STAGE_INPUTS
-#define CM_STAGE_COLUMNS IN_PAD
-#define CM_STAGE_COL (SLICE_COLS + CM_DX_COLUMNS)
 #define CM_X0_COL_OF(tile) (((tile) & 1u) != 0u ? uint(CM_STAGE_COL) : 0u)
 uint cm_x0_col; // the tile's encoding outputs' first column (cm_take_staged_inputs sets it)
 #define CM_X0_COL cm_x0_col
 #else
-#define CM_STAGE_COLUMNS 0
 #define CM_X0_COL 0
 #endif
 #if TILE != 2 * HIDDEN * CM_ROW_SPLIT || (CM_ROWS % 32) != 0 || CM_ROWS > TILE
@@ -165,9 +149,9 @@ uint cm_x0_col; // the tile's encoding outputs' first column (cm_take_staged_inp
 #define CM_SUBGROUPS (CM_COLUMN_BLOCKS * CM_ROW_SPLIT)
 #define CM_SAMPLE_SUBGROUPS (CM_ROWS / WT)
 #define CM_ROW_BLOCKS (CM_ROWS / (16 * CM_ROW_SPLIT)) // a subgroup's share of the tile's row blocks
-#define RS (CM_ROWS + 8)               // slice stride in halves: 16-byte aligned columns, conflict-free loads
+#define RS CM_ROW_STRIDE               // halves a column (tile_memory.hpp, as every size below)
 #define SLICE_COL(l) ((l) == 0 ? CM_X0_COL : IN_PAD + ((l) - 1) * HIDDEN)
-#define SLICE_COLS (IN_PAD + LAYERS * HIDDEN + OUT_PAD)
+#define SLICE_COLS CM_SLICE_COLUMNS
 #define CM_SLICE(c) (uint(c) * RS)     // column c's first row
 #define CM_ENC_BLOCKS ((ENC_GRAD_DIM + 15) / 16)
 #if CM_STAGE_INPUTS && CM_COLUMN_BLOCKS * CM_ROW_SPLIT < 2 * CM_SAMPLE_SUBGROUPS
@@ -210,7 +194,7 @@ uint cm_x0_col; // the tile's encoding outputs' first column (cm_take_staged_inp
 // The selectors follow the slices directly: a matrix load's rows must be 16-byte aligned (after
 // the losses of one or two subgroups they were not, and the tensor cores read garbage).
 shared CmShared {
-    float16_t s_slice[(SLICE_COLS + CM_DX_COLUMNS + CM_STAGE_COLUMNS) * RS];
+    float16_t s_slice[CM_COLUMNS * RS];
     float16_t s_bias_select[16 * 16]; // row l: 1 in column l (cm_bias_selector)
     float s_loss_sub[CM_SUBGROUPS];
 #ifdef CM_SHARED_EXTRA

@@ -28,14 +28,8 @@
 #define CM_STAGE_PIXELS 0
 #endif
 #if CM_STAGE_TARGETS
-// A sample's target as SampleFetch holds it: explicit samples' floats, an image's words.
-#ifdef EXPLICIT_SAMPLES
-#define CM_TARGET_WORDS OUT_DIM
-#elif defined(IMAGE_RGBA16)
-#define CM_TARGET_WORDS 2
-#else
-#define CM_TARGET_WORDS 1
-#endif
+// CM_TARGET_WORDS: a sample's target as SampleFetch holds it (explicit samples' floats, an
+// image's words; tile_memory.hpp).
 #if CM_STAGE_PIXELS
 #define CM_SHARED_TARGETS uint s_target[2 * CM_TARGET_WORDS * CM_ROWS]; uint s_pixel[4 * CM_ROWS];
 #define CM_PIXEL_AT(tile, row) (((tile) & 3u) * uint(CM_ROWS) + (row))

@@ -6,8 +6,10 @@ shared float s_w[MLP_PARAMS];
 #else
 #define MLP_W(i) mlp_params[i]
 #endif
-shared float s_act[MAX_IN][TILE + 1];   // +1: odd stride, conflict-free column reads
-shared float s_delta[MAX_OUT][TILE + 1];
+// The arrays' sizes come from the host (tile_memory.hpp's PortableTileLayout): the widest matrix
+// input and output, TILE + 1 floats a row (an odd stride: conflict-free column reads).
+shared float s_act[TILE_INPUT_ROWS][TILE_ROW_FLOATS];
+shared float s_delta[TILE_DELTA_ROWS][TILE_ROW_FLOATS];
 shared float s_loss[TILE];
 #if ENC_LOCAL_CELLS
 shared uint s_enc_local[ENC_LOCAL_WORDS];

@@ -9,6 +9,7 @@
 #include "field/target_image.hpp"
 #include "test_support.hpp"
 #include "field/training_plan.hpp"
+#include "field/tile_memory.hpp"
 #include "known_devices.hpp"
 #include "encodings/encoding.hpp"
 
@@ -105,7 +106,7 @@ void expect_request_valid(const detail::KernelRequest& r, const std::string& whe
 
 // The training kernel's defines for the variant `extra` names, as the engine's request builder
 // writes them (train_kernel_request, for a tiling of the variant's kind: TILE, COOPMAT,
-// WEIGHTS_IN_SHARED, CM_SPLIT with CM_ROWS and CM_WEIGHT_FRAGMENTS, the image's parts), with
+// WEIGHTS_IN_SHARED, CM_SPLIT with CM_ROWS, CM_WEIGHT_FRAGMENTS and the staged parts, the image's parts), with
 // `extra`'s values in their place. The training step reads a one-part RGBA8 image unless the
 // variant says otherwise.
 Defines train_variant_defines(const ModelConfig& config, const Defines& extra) {
@@ -116,6 +117,10 @@ Defines train_variant_defines(const ModelConfig& config, const Defines& extra) {
     if (has(extra, "CM_SPLIT")) {
         t.shared_tile_rows = uint32_t(std::stoul(define_value(extra, "CM_ROWS")));
         t.weight_fragments = t.first_weight_fragments = define_value(extra, "CM_WEIGHT_FRAGMENTS") != "0";
+        // The staged parts change the shared layout (tile_memory.hpp), whose defines follow.
+        t.stage_inputs = define_value(extra, "CM_STAGE_INPUTS") == "1";
+        t.late_encoding = define_value(extra, "CM_LATE_ENCODING") == "1";
+        t.stage_targets = define_value(extra, "CM_STAGE_TARGETS") == "1";
     }
     const uint32_t parts = has(extra, "IMAGE_PARTS") ? uint32_t(std::stoul(define_value(extra, "IMAGE_PARTS"))) : 1u;
     const detail::TargetImageLayout layout = image_layout(parts, has(extra, "IMAGE_RGBA16"));
@@ -585,37 +590,100 @@ uint64_t workgroup_bytes(const std::vector<uint32_t>& spirv) {
     return aliased + plain;
 }
 
-// The host's count of a shared tile's memory (TrainTiling::shared_bytes, which decides which tile
-// fits and whether the staging, late-encoding and target sets fit beside it) and of the local
-// gradient sums after it is what the kernel declares, for every shared tile the H100/H200 gets for
-// the shipped MLPs: the layout is written once in the shader and counted by the host, and this
-// test holds the two together. The staged targets' room is counted for the largest sample form
-// (an RGBA16 image's two words a target): exactly that from a 16-bit image, at most that from an
-// 8-bit one.
-TEST(ShaderVariants, SharedTileMemoryIsWhatTheHostCounts) {
+// The portable training step's memory as tile_memory.hpp works it out (which choose_tiling counts
+// and whose sizes the request passes to train_step_portable.glsl) is what the kernel declares, with
+// the local gradient sums after it: the shipped MLPs on lavapipe, weights in shared memory or not.
+TEST(ShaderVariants, PortableTileMemoryIsWhatTheLayoutSays) {
+    const detail::DeviceFeatures cpu = test::lavapipe();
+    ModelConfig lake = test::default_config(187, 140), small = test::default_config(24, 18), wide = lake;
+    wide.hidden_width = 128;
+    std::set<std::string> weights_seen;
+    for (const ModelConfig& c : {lake, small, wide, test::hash64_test_config(), test::siren_test_config()})
+        for (uint32_t batch : {1u << 12, 1u << 18}) {
+            TrainOptions o;
+            o.batch = batch;
+            const detail::TrainingPlan plan = detail::plan_training(cpu, c, o, 751, 563, 8);
+            const detail::TrainTiling& t = plan.tiling;
+            ASSERT_FALSE(t.coopmat);
+            SCOPED_TRACE("width " + std::to_string(c.hidden_width) + ", batch " + std::to_string(batch));
+            const uint64_t local = uint64_t(t.local_gradient_cells) * 4 * detail::encoding_of(c).cell_features(c);
+            const uint64_t declared = workgroup_bytes(detail::compile_shader(plan.train.shader, plan.train.defines).spirv);
+            EXPECT_EQ(declared, detail::portable_tile_layout(c, t.tile, t.weights_in_shared).bytes() + local);
+            EXPECT_EQ(t.shared_bytes, detail::portable_tile_layout(c, t.tile, t.weights_in_shared).bytes());
+            weights_seen.insert(t.weights_in_shared ? "shared" : "memory");
+        }
+    EXPECT_EQ(weights_seen.size(), 2u) << "both places of the weights";
+}
+
+// A tile a subgroup's memory as tile_memory.hpp works it out (which choose_coopmat_tiling counts
+// and whose sizes the requests pass to mlp_coopmat.glsl) is what the kernel declares: training
+// (width 16, SIRENs) and rendering (every model) on the H100, weights in shared memory or not.
+TEST(ShaderVariants, SubgroupTileMemoryIsWhatTheLayoutSays) {
+    const detail::DeviceFeatures h100 = test::nvidia_h100();
+    ModelConfig lake16 = test::default_config(187, 140), lake128 = lake16;
+    lake16.hidden_width = 16;
+    lake128.hidden_width = 128;
+    int checked = 0;
+    for (const ModelConfig& c : {lake16, lake128, test::hash64_test_config(), test::siren_test_config()})
+        for (uint32_t batch : {1u << 14, 1u << 20}) {
+            TrainOptions o;
+            o.batch = batch;
+            const detail::TrainingPlan plan = detail::plan_training(h100, c, o, 751, 563, 8);
+            for (const detail::KernelRequest* r : {&plan.train, &plan.render}) {
+                if (define_value(r->defines, "COOPMAT") != "1" && r->shader != "render_coopmat.comp") continue;
+                if (has(r->defines, "CM_SPLIT")) continue;
+                SCOPED_TRACE(r->shader + ", width " + std::to_string(c.hidden_width) + ", batch " + std::to_string(batch));
+                const detail::SubgroupTileLayout layout = detail::subgroup_tile_layout(
+                    c, uint32_t(std::stoul(define_value(r->defines, "TILE"))) / 32,
+                    define_value(r->defines, "WEIGHTS_IN_SHARED") == "1", define_value(r->defines, "CM_SHARED_BLOCKS") == "1");
+                EXPECT_EQ(workgroup_bytes(detail::compile_shader(r->shader, r->defines).spirv), layout.bytes());
+                ++checked;
+            }
+        }
+    EXPECT_GE(checked, 10);
+}
+
+// The shared tile's memory as tile_memory.hpp works it out (which the tile chooser counts
+// and whose sizes the kernel request passes to the shader) is what the kernel declares, for every
+// shared tile the H100/H200 gets for the shipped MLPs and every source of its targets: RGBA8 and
+// RGBA16 images and the engine tests' explicit samples. The tiling's count, which decides which
+// tile fits and whether the staged parts fit beside it, is the most of those.
+TEST(ShaderVariants, SharedTileMemoryIsWhatTheLayoutSays) {
     const detail::DeviceFeatures h100 = test::nvidia_h100();
     const ModelConfig bases[] = {test::default_config(187, 140), test::hash64_test_config()};
+    struct Source {
+        uint32_t bits;
+        bool explicit_samples;
+        detail::TargetSource layout;
+    };
+    const Source sources[] = {{8, false, detail::TargetSource::image_rgba8},
+                              {16, false, detail::TargetSource::image_rgba16},
+                              {8, true, detail::TargetSource::explicit_samples}};
     for (uint32_t width : {32u, 64u, 128u})
         for (int e = 0; e < 2; ++e)
             for (uint32_t batch : {1u << 14, 1u << 20, 1u << 22})
-                for (uint32_t bits : {16u, 8u}) {
-                ModelConfig c = bases[e];
-                c.hidden_width = width;
-                TrainOptions o;
-                o.batch = batch;
-                const detail::TrainingPlan plan = detail::plan_training(h100, c, o, 751, 563, bits);
-                ASSERT_TRUE(plan.tiling.shared_tile_rows) << "width " << width;
-                const uint64_t local = uint64_t(plan.tiling.local_gradient_cells) * 4 *
-                                       detail::encoding_of(c).cell_features(c);
-                SCOPED_TRACE("width " + std::to_string(width) + (e ? ", hash grid" : ", dense grid") +
-                             ", batch " + std::to_string(batch) + ", " + std::to_string(bits) + "-bit image");
-                const uint64_t declared = workgroup_bytes(detail::compile_shader(plan.train.shader, plan.train.defines).spirv);
-                if (bits == 16 || !plan.tiling.stage_targets) {
-                    EXPECT_EQ(declared, plan.tiling.shared_bytes + local);
-                } else {
-                    EXPECT_LE(declared, plan.tiling.shared_bytes + local);
-                }
-                EXPECT_LE(declared, h100.max_shared);
+                for (const Source& source : sources) {
+                    ModelConfig c = bases[e];
+                    c.hidden_width = width;
+                    TrainOptions o;
+                    o.batch = batch;
+                    const detail::TrainingPlan plan = detail::plan_training(h100, c, o, 751, 563, source.bits);
+                    const detail::TrainTiling& t = plan.tiling;
+                    ASSERT_TRUE(t.shared_tile_rows) << "width " << width;
+                    SCOPED_TRACE("width " + std::to_string(width) + (e ? ", hash grid" : ", dense grid") + ", batch " +
+                                 std::to_string(batch) + ", " +
+                                 (source.explicit_samples ? std::string("explicit samples")
+                                                          : std::to_string(source.bits) + "-bit image"));
+                    const detail::KernelRequest request =
+                        source.explicit_samples ? detail::train_kernel_request(c, t, true, {}) : plan.train;
+                    const uint64_t local = uint64_t(t.local_gradient_cells) * 4 * detail::encoding_of(c).cell_features(c);
+                    const detail::SharedTileLayout layout =
+                        detail::shared_tile_layout(c, t.shared_tile_rows, t.tile / 32, t.stage_inputs,
+                                                   t.late_encoding, t.stage_targets, source.layout);
+                    const uint64_t declared = workgroup_bytes(detail::compile_shader(request.shader, request.defines).spirv);
+                    EXPECT_EQ(declared, layout.bytes() + local);
+                    EXPECT_LE(layout.bytes(), t.shared_bytes);
+                    EXPECT_LE(declared, h100.max_shared);
                 }
 }
 

@@ -1,6 +1,7 @@
 #include "gpu_model.hpp"
 #include "encodings/encoding.hpp"
 #include "files/half_float.hpp"
+#include "tile_memory.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -302,6 +303,7 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
     Defines d = model_defines(config);
     d.push_back({"TILE", std::to_string(tiling.tile)});
     d.push_back({"COOPMAT", tiling.coopmat ? "1" : "0"});
+    if (!tiling.coopmat) portable_tile_layout(config, tiling.tile, tiling.weights_in_shared).add_defines(d);
     if (tiling.shared_tile_rows) {
         d.push_back({"CM_SPLIT", "1"});
         d.push_back({"CM_ROWS", std::to_string(tiling.shared_tile_rows)});
@@ -317,8 +319,15 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         d.push_back({"CM_LATE_ENCODING", tiling.late_encoding ? "1" : "0"});
         d.push_back({"CM_STAGE_TARGETS", tiling.stage_targets ? "1" : "0"});
         d.push_back({"CM_EARLY_FRAGMENTS", tiling.early_fragments ? "1" : "0"});
+        const TargetSource source = explicit_samples ? TargetSource::explicit_samples
+                                    : image.rgba16   ? TargetSource::image_rgba16
+                                                     : TargetSource::image_rgba8;
+        shared_tile_layout(config, tiling.shared_tile_rows, tiling.tile / 32, tiling.stage_inputs, tiling.late_encoding,
+                           tiling.stage_targets, source)
+            .add_defines(d);
     } else if (tiling.coopmat) {
         d.push_back({"CM_SHARED_BLOCKS", tiling.shared_blocks ? "1" : "0"});
+        subgroup_tile_layout(config, tiling.tile / 32, tiling.weights_in_shared, tiling.shared_blocks).add_defines(d);
         // A subgroup's gradient sums stay in registers while they take at most 28 accumulator
         // fragments (224 registers a lane: the 64-wide MLPs of the dense grid and of the hash
         // model, faster so at every batch though the driver spills to local memory); more keep
@@ -367,6 +376,8 @@ KernelRequest render_kernel_request(const DeviceFeatures& device, const ModelCon
     if (tiling.coopmat) {
         defines.push_back({"TILE", std::to_string(tiling.tile)});
         defines.push_back({"CM_SHARED_BLOCKS", tiling.shared_blocks ? "1" : "0"});
+        subgroup_tile_layout(config, tiling.tile / 32, tiling.weights_in_shared, tiling.shared_blocks)
+            .add_defines(defines);
     }
     const uint32_t bindings = add_weight_defines(defines, tiling, 3); // before defines is copied
     return {tiling.coopmat ? "render_coopmat.comp" : "render.comp", defines, bindings};

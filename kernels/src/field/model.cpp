@@ -1,6 +1,7 @@
 #include "model_layout.hpp"
 #include "encoding_state.hpp"
 #include "encodings/encoding.hpp"
+#include "tile_memory.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -188,13 +189,8 @@ void require_valid(const ModelConfig& config) {
 
 TrainTiling choose_tiling(const ModelConfig& c, uint32_t max_shared, uint32_t max_invocations,
                           const KernelOverrides& o) {
-    MlpLayout L = mlp_layout(c);
-    uint32_t max_in = std::max(c.input_width(), c.hidden_width);
-    uint32_t max_out = std::max(c.output_dims, c.hidden_width);
-    // Mirrors the shared arrays of train_step.comp.
-    auto bytes = [&](uint32_t tile, bool weights) {
-        return 4u * ((max_in + max_out) * (tile + 1) + tile + (weights ? L.total : 0u));
-    };
+    // The workgroup's shared memory (tile_memory.hpp).
+    auto bytes = [&](uint32_t tile, bool weights) { return portable_tile_layout(c, tile, weights).bytes(); };
     // Largest first: fewer workgroups means fewer gradient partials to reduce. Measured on the H100
     // at batch 16,384, the largest trained fastest at equal PSNR (bench/archive/RESULTS.md,
     // "portable kernels").
@@ -219,16 +215,10 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& c, uint32_t max_shared, uin
                                   uint32_t batch, uint32_t workgroups, bool shared_blocks,
                                   const KernelOverrides& o) {
     MlpLayout L = mlp_layout(c);
-    uint32_t slice_cols = c.padded_input_width() + c.hidden_layers * c.hidden_width +
-                          c.padded_output_width();
-    // Mirrors the shared arrays of mlp_coopmat.glsl: fp16 weights and fp32 biases (when the weights
-    // are in shared memory), then per 32-sample subgroup its fp16 slices (stride 40) and, unless
-    // they pass through the delta slice (shared blocks), a 16-row block of fp32 outputs (stride 20).
-    const uint32_t widest = std::max(c.hidden_width, c.padded_output_width());
+    // The workgroup's shared memory (tile_memory.hpp): the fp16 weights and fp32 biases where they
+    // are in shared memory, and every subgroup's tile.
     auto bytes = [&](uint32_t tile, bool weights) {
-        const uint32_t subgroups = tile / 32;
-        return (weights ? 2u * L.total + 4u * (c.hidden_layers + 1) * widest : 0u) +
-               subgroups * (2u * slice_cols * 40u + (shared_blocks ? 0u : 4u * c.padded_output_width() * 20u));
+        return subgroup_tile_layout(c, tile / 32, weights, shared_blocks).bytes();
     };
     // Each subgroup takes its own tiles; the workgroup shares the weights, and the device runs one
     // workgroup a multiprocessor (Trainer), so the most subgroups that fit is the most a
@@ -333,18 +323,16 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
     // step waits on its subgroups' latency rather than on the cache, which more subgroups hide;
     // with fewer tiles each, two parts stay faster (bench/archive/RESULTS.md). The three parts do
     // not load the next tile ahead (prefetch, below).
-    auto shared_bytes = [&](uint32_t rows, uint32_t subgroups) {
-        // Mirrors mlp_coopmat_split.glsl's shared block: the tile's fp16 slices (row stride
-        // rows + 8), the bias sums' 16 x 16 fp16 selectors and a float per subgroup.
-        const uint32_t slice_cols = c.padded_input_width() + c.hidden_layers * c.hidden_width + c.padded_output_width();
-        return 2u * slice_cols * (rows + 8) + 4u * subgroups + 512u;
+    // The tile's shared memory (tile_memory.hpp) without the staged parts.
+    auto tile_bytes = [&](uint32_t rows, uint32_t subgroups) {
+        return shared_tile_bytes(c, rows, subgroups, false, false, false);
     };
     uint32_t parts = 1;
     if (c.hidden_width == 32) {
         const uint32_t three_part_rows = 2 * c.hidden_width * 3; // six subgroups' samples
         const bool many_tiles =
             batch > 0 && workgroups > 0 && uint64_t(batch) >= 32ull * three_part_rows * workgroups;
-        parts = many_tiles && shared_bytes(three_part_rows, three_part_rows / 32) <= max_shared ? 3 : 2;
+        parts = many_tiles && tile_bytes(three_part_rows, three_part_rows / 32) <= max_shared ? 3 : 2;
     }
     if (o.row_split) {
         if (*o.row_split < 1 || *o.row_split > 8)
@@ -365,7 +353,7 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // or 32 or 16.
         const uint32_t part_rows = rows / parts;
         if (rows % parts != 0 || part_rows % 16 != 0 || (part_rows > 32 && part_rows % 64 != 0)) continue;
-        const uint32_t bytes = shared_bytes(rows, invocations / 32);
+        const uint32_t bytes = tile_bytes(rows, invocations / 32);
         if (bytes > max_shared) continue;
         TrainTiling t{invocations, false, true};
         t.shared_bytes = bytes;
@@ -404,29 +392,25 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // The encoding's input gradients then go over slice 2 (mlp_coopmat_split.glsl), which
         // must hold them.
         const uint32_t subgroups = invocations / 32, sample_subgroups = rows / 32, in_pad = c.padded_input_width();
-        const uint32_t slice_bytes = 2u * in_pad * (rows + 8); // IN_PAD columns of the tile
+        auto fits = [&](bool stage, bool late, bool targets) {
+            return shared_tile_bytes(c, rows, subgroups, stage, late, targets) <= max_shared;
+        };
         t.stage_inputs = t.ends_by_columns && subgroups >= 2 * sample_subgroups &&
-                         in_pad <= (c.hidden_layers >= 2 ? c.hidden_width : 16) && bytes + slice_bytes <= max_shared &&
+                         in_pad <= (c.hidden_layers >= 2 ? c.hidden_width : 16) && fits(true, false, false) &&
                          o.stage_inputs.value_or(true);
-        if (t.stage_inputs) t.shared_bytes += slice_bytes;
         // ... and a tile's encoding backward pass taken by the subgroups after those during the
         // next tile's last forward product, from input gradients kept in IN_PAD columns of their
         // own (where they hold whole shares of the samples and the columns fit), so that the
         // sample subgroups do not take it after their products.
         t.late_encoding = t.stage_inputs && invocations > 2 * rows && invocations % rows == 0 &&
-                          t.shared_bytes + slice_bytes <= max_shared &&
-                          o.late_encoding.value_or(true);
-        if (t.late_encoding) t.shared_bytes += slice_bytes;
+                          fits(true, true, false) && o.late_encoding.value_or(true);
         // ... and the next tile's targets fetched by the staging subgroups beside its encoding's
         // reads, from pixels they drew a tile before, in shared memory where they fit: otherwise
         // every subgroup draws a sample and waits on its image read at each tile's start, with no
-        // other work in flight. Room for
-        // two tiles' targets (explicit samples' fp32 outputs, or an image's words: two for RGBA16)
-        // and, from an image, four tiles' pixels.
-        const uint32_t target_bytes = rows * std::max(2u * 4u * c.output_dims, 2u * 8u + 4u * 4u);
-        t.stage_targets = t.stage_inputs && t.shared_bytes + target_bytes <= max_shared &&
-                          o.stage_targets.value_or(true);
-        if (t.stage_targets) t.shared_bytes += target_bytes;
+        // other work in flight. Room for two tiles' targets and, from an image, four tiles'
+        // pixels, counted for the widest source (shared_tile_bytes).
+        t.stage_targets = t.stage_inputs && fits(true, t.late_encoding, true) && o.stage_targets.value_or(true);
+        t.shared_bytes = shared_tile_bytes(c, rows, subgroups, t.stage_inputs, t.late_encoding, t.stage_targets);
         // The held blocks' loads issued before the first tile's inputs are staged, beside those
         // reads (width 128's layout; the lake model's measured alike or slower).
         t.early_fragments = o.early_fragments.value_or(t.ends_by_columns && t.weight_fragments);
