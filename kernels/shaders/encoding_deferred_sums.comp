@@ -21,10 +21,6 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
-#if !ENC_GRAD_FIXED
-#error "deferred sums take fixed-point gradients"
-#endif
-
 #include "common.glsl"
 #include "sampling.glsl"
 

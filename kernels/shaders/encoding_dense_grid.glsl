@@ -80,9 +80,6 @@ void encode(vec2 uv, out float x[IN_PAD]) { encode_finish(uv, encode_fetch(uv), 
 uint enc_cell_group(uint cell) { return 0u; }
 uint enc_group_cells(uint group) { return pc.grid_w * pc.grid_h; }
 
-#if ENC_DEFERRED_GROUPS
-#error "the dense grid's one group reads every input: it has no groups to defer (encoding.glsl)"
-#endif
 #ifdef ENC_CELL_GRAD
 void encode_backward(vec2 uv, float dx[ENC_GRAD_DIM]) {
     GridTap t = grid_tap(uv);

@@ -32,9 +32,6 @@
 // GL_EXT_shader_explicit_arithmetic_types_float16, GL_KHR_shader_subgroup_{basic,arithmetic} and
 // GL_EXT_control_flow_attributes (loops over layers and blocks are unrolled so per-layer register
 // arrays stay in registers). Subgroups are 32 wide (the host requires it for this path).
-#if (TILE % 32) != 0 || (IN_PAD % 16) != 0 || (HIDDEN % 16) != 0 || (OUT_PAD % 16) != 0
-#error "the cooperative-matrix MLP needs TILE % 32 == 0 and 16-aligned widths"
-#endif
 
 #define CM_H fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
 #define CM_F fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>

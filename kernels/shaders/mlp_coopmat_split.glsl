@@ -43,9 +43,6 @@
 // scaled once when written. The workgroup writes one partial row and one loss partial for each
 // part, every entry by one subgroup; the sample subgroups' sums of the last matrix are added in
 // shared memory, in a fixed order, at the step's end.
-#if HIDDEN_ACT != ACT_RELU || (HIDDEN % 16) != 0 || (IN_PAD % 16) != 0 || OUT_PAD != 16
-#error "the shared-tile MLP takes ReLU hidden layers, 16-aligned widths and 16 padded outputs"
-#endif
 // CM_ROW_SPLIT: subgroups a column block (each taking its share of the tile's row blocks).
 // CM_ENDS_BY_COLUMNS: the first matrix's forward product, the last matrix's backward products and
 // the encoding's input gradients by columns too (every subgroup an output block or a block of
@@ -70,12 +67,6 @@
 // tile is theirs too, during the next tile's last forward product (train_step.comp), from the
 // input gradients the sample subgroups leave in IN_PAD columns of their own after the slices
 // (CM_DX_COL), which nothing else writes.
-#if CM_STAGE_INPUTS && !CM_ENDS_BY_COLUMNS
-#error "the next tile's inputs are staged where the ends are by columns"
-#endif
-#if CM_LATE_ENCODING && !CM_STAGE_INPUTS
-#error "the late encoding backward pass takes the staged inputs' subgroups' order (CM_STAGE_INPUTS)"
-#endif
 // The encoding's input gradients of the tile's sample `row` as the products left them (CM_DX_COL),
 // fp32, unscaled, into the float array `dx`: the sample subgroups' own (cm_backward), or the late
 // subgroups' (cm_late_input_gradients).
@@ -93,9 +84,6 @@ uint cm_x0_col; // the tile's encoding outputs' first column (cm_take_staged_inp
 #define CM_X0_COL cm_x0_col
 #else
 #define CM_X0_COL 0
-#endif
-#if TILE != 2 * HIDDEN * CM_ROW_SPLIT || (CM_ROWS % 32) != 0 || CM_ROWS > TILE
-#error "the shared-tile MLP runs CM_ROW_SPLIT * HIDDEN / 16 subgroups (TILE = 2 * HIDDEN * CM_ROW_SPLIT) on CM_ROWS <= TILE samples, a multiple of 32"
 #endif
 
 #define CM_H fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
@@ -116,9 +104,6 @@ uint cm_x0_col; // the tile's encoding outputs' first column (cm_take_staged_inp
 // same sums (bench/archive/RESULTS.md).
 #define CM_NARROW_BIAS_FITS (CM_NARROW_ENDS && MATRICES <= 8)
 #define CM_NARROW_BIAS (CM_NARROW_OUT || (CM_ENDS_BY_COLUMNS && CM_NARROW_BIAS_FITS))
-#if CM_NARROW_IN && IN_PAD != 16
-#error "the narrow first matrix writes its padding inputs 8..15 as zeros: IN_PAD must be 16"
-#endif
 // The last matrix's weight-gradient sums' fragment: narrow, transposed (block ib's 16 inputs x
 // the 8 outputs).
 #if CM_NARROW_OUT
@@ -154,21 +139,12 @@ uint cm_x0_col; // the tile's encoding outputs' first column (cm_take_staged_inp
 #define SLICE_COLS CM_SLICE_COLUMNS
 #define CM_SLICE(c) (uint(c) * RS)     // column c's first row
 #define CM_ENC_BLOCKS ((ENC_GRAD_DIM + 15) / 16)
-#if CM_STAGE_INPUTS && CM_COLUMN_BLOCKS * CM_ROW_SPLIT < 2 * CM_SAMPLE_SUBGROUPS
-#error "staging the next tile's inputs takes as many subgroups again as the sample subgroups"
-#endif
-#if CM_LATE_ENCODING && (TILE <= 2 * CM_ROWS || (TILE % CM_ROWS) != 0)
-#error "the late encoding backward pass takes whole shares of the tile's samples after the staging subgroups"
-#endif
 // CM_CHAINS: independent sums that the short phases every other subgroup waits on (the last
 // matrix's forward product, a block of the encoding's input gradients) split their K blocks
 // over, added at the end: with the ends by columns two, chains of HIDDEN / 32 products where one
 // was HIDDEN / 16 long.
-#if CM_ENDS_BY_COLUMNS && CM_COLUMN_BLOCKS >= 2
-#define CM_CHAINS 2
-#else
-#define CM_CHAINS 1
-#endif
+// CM_CHAINS comes from the host: two with the ends by columns (where the MLP has two column
+// blocks or more), else one.
 // Chains at..at + CM_CHAINS - 1 of the sums `acc` added into chain `at`, element by element
 // (see cm_write_gradients).
 #if CM_CHAINS > 1
@@ -180,14 +156,7 @@ uint cm_x0_col; // the tile's encoding outputs' first column (cm_take_staged_inp
 #endif
 // Row blocks a phase's products take at once: independent accumulators that hide each other's
 // latency.
-#if CM_ROW_BLOCKS >= 4
-#define CM_ROW_GROUP 4
-#else
-#define CM_ROW_GROUP CM_ROW_BLOCKS
-#endif
-#if (CM_ROW_BLOCKS % CM_ROW_GROUP) != 0
-#error "a subgroup's row blocks (CM_ROWS / 16 / CM_ROW_SPLIT) must be a multiple of the row group"
-#endif
+#define CM_ROW_GROUP min(CM_ROW_BLOCKS, 4)
 
 #define cm_tile_barrier() barrier()
 
@@ -197,9 +166,7 @@ shared CmShared {
     float16_t s_slice[CM_COLUMNS * RS];
     float16_t s_bias_select[16 * 16]; // row l: 1 in column l (cm_bias_selector)
     float s_loss_sub[CM_SUBGROUPS];
-#ifdef CM_SHARED_EXTRA
     CM_SHARED_EXTRA // the including kernel's own shared memory (every shared variable is in a block)
-#endif
 };
 // fp32 over the slices: the last matrix's outputs (over the delta slice), the sums at the step's end
 shared CmSliceFloats { float s_out[SLICE_COLS * RS / 2]; };

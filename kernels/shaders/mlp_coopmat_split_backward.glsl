@@ -26,9 +26,6 @@ CM_LAST_SUM cm_grad_last[CM_LAST_SUM_BLOCKS];
 #endif
 CM_BIAS_SUM cm_bias_sums;
 uint cm_grad_row;             // the row of mlp_partials of the workgroup's part CM_PART
-#if MATRICES > 16
-#error "the bias sums' fragment has a column for each of at most 16 matrices"
-#endif
 
 // S_l: its rows all row l of s_bias_select (a stride-0 load).
 CM_BIAS_SELECTOR cm_bias_selector(int l) {
@@ -354,9 +351,6 @@ void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
 // every subgroup's bias sums fragment (row-major).
 #define CM_LAST_SUMS (CM_COLUMN_BLOCKS * 256)
 #define CM_BIAS_SUMS_AT (CM_SAMPLE_SUBGROUPS * CM_LAST_SUMS)
-#if (CM_BIAS_SUMS_AT + CM_SUBGROUPS * 256) * 2 > SLICE_COLS * RS
-#error "the step's sums do not fit over the slices"
-#endif
 
 // Stores the step's sums, times `scale`, into the part's row: each subgroup its blocks and bias
 // columns of the matrices before the last; the last matrix's, added over the sample subgroups in

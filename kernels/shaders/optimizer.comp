@@ -74,9 +74,6 @@ layout(std430, binding = 10) writeonly buffer MlpWeights16 { float16_t mlp_w16[]
 #if GRID_ADAM == 2
 #define ENCODING_ADAM_LAZY
 #endif
-#if ENC_PARAMS_IN_RECORD && GRID_ADAM != 2
-#error "the parameters are in the records only where lazy dense Adam visits ahead (the settle pass copies them out)"
-#endif
 #include "encoding_adam.glsl"
 
 shared float s_sum[ROW_SLICES][PARAMS_PER_GROUP];

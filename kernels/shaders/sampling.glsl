@@ -62,8 +62,6 @@ uint training_pixel(uint step, uint s) {
     lo = uaddCarry(lo, offset, carry);
     return divide_by_batch(hi + carry, lo);
 }
-#elif !defined(EXPLICIT_SAMPLES) // kernels given their samples draw none
-#error "SAMPLES_BLOCK_SHIFT (the host's sampling_defines) must be defined"
 #endif
 
 // The uv of the pixel in column px, row py (pixel centres; train_step.comp's staged pixels too).

@@ -62,10 +62,7 @@ layout(std430, binding = 6) readonly buffer SampleUv { vec2 sample_uv[]; };
 layout(std430, binding = 7) readonly buffer SampleTarget { float sample_target[]; };
 layout(std430, binding = 8) writeonly buffer SampleOut { float sample_out[]; };
 #else
-#include "target_image.glsl" // the image's parts from binding 6 (IMAGE_BINDING)
-#if OUT_DIM != 3
-#error "training on an image needs OUT_DIM == 3"
-#endif
+#include "target_image.glsl" // the image's parts from binding 6 (IMAGE_BINDING; 3 outputs)
 #endif
 
 #define ENC_ADDS_GRADIENTS
@@ -84,10 +81,9 @@ layout(std430, binding = 8) writeonly buffer SampleOut { float sample_out[]; };
 // cells), take their fixed-point shares in the workgroup's shared memory, and each of their sums
 // goes to device memory once, at the workgroup's end (enc_local_flush). Integer sums are the same
 // in any order: so are the gradients, bit for bit.
+// (The request's invariants, such as fixed-point gradients here, are checked by the host:
+// gpu_model.cpp's check_train_tiling.)
 #if ENC_LOCAL_CELLS
-#if !ENC_GRAD_FIXED
-#error "local gradient sums (ENC_LOCAL_CELLS) take fixed-point gradients"
-#endif
 #define ENC_LOCAL_WORDS (ENC_LOCAL_CELLS * ENC_CELL_FEATURES) // a 32-bit sum a feature
 void enc_local_add(uint cell, int q[ENC_CELL_FEATURES]); // beside the sums' declaration, below
 #endif
@@ -121,17 +117,8 @@ void enc_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
 // CM_LATE_SHARES-th from the k-th on: width 128's two shares a sample, the dense grid's corners
 // two an invocation, where the sample subgroups took all four at the tile's end while six
 // subgroups of eight waited. Fixed-point sums are the same in any order: so are the gradients,
-// bit for bit. (The measurements without the MLP take their own; those without the encoding's
-// backward pass, none.)
+// bit for bit.
 #if CM_LATE_ENCODING
-#define CM_LATE_BACKWARD 1
-#else
-#define CM_LATE_BACKWARD 0
-#endif
-#if CM_LATE_BACKWARD
-#if !CM_SPLIT
-#error "the late encoding backward pass takes shared tiles (CM_SPLIT)"
-#endif
 #define CM_LATE_SHARES (uint(TILE) / uint(CM_ROWS) - 2u)
 #define CM_LATE_SHARE (gl_LocalInvocationIndex / uint(CM_ROWS) - 2u)
 #define CM_LATE_ROW (gl_LocalInvocationIndex % uint(CM_ROWS))
@@ -165,9 +152,6 @@ layout(std430, binding = ENC_DEFERRED_BINDING) writeonly buffer DeferredInputs {
 void enc_defer(uint s, float dx[ENC_GRAD_DIM]) { enc_deferred_store(s, dx); }
 #else
 void enc_defer(uint s, float dx[ENC_GRAD_DIM]) {}
-#endif
-#if ENC_DEFERRED_GROUPS && ENC_LOCAL_CELLS
-#error "deferred sums (ENC_DEFERRED_GROUPS) stand in for local ones (ENC_LOCAL_CELLS): one or the other"
 #endif
 
 

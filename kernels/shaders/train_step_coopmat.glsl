@@ -8,9 +8,6 @@
 // reads, and leave the targets in shared memory, where the sample subgroups read them after the
 // tile's last forward product. Otherwise every subgroup draws a sample and waits on its image
 // read at the tile's start, before the first product, while no other work is in flight.
-#if CM_STAGE_TARGETS && !CM_STAGE_INPUTS
-#error "staged targets (CM_STAGE_TARGETS) are the staging subgroups' (CM_STAGE_INPUTS)"
-#endif
 #if CM_SPLIT
 // The kernel's own shared memory: the local gradient sums; CM_STAGE_TARGETS's targets, in two
 // sets of a tile's by tile parity, and CM_STAGE_PIXELS's pixels.
@@ -19,14 +16,10 @@
 #else
 #define CM_SHARED_LOCAL_SUMS
 #endif
-// CM_STAGE_PIXELS (with staged targets from an image): the staging subgroups draw each sample's
-// pixel a tile ahead of fetching it, while their reads are in flight, into shared memory (four
-// tiles' sets, by tile & 3), where they and the late subgroups take it instead of drawing it.
-#if CM_STAGE_TARGETS && !defined(EXPLICIT_SAMPLES)
-#define CM_STAGE_PIXELS 1
-#else
-#define CM_STAGE_PIXELS 0
-#endif
+// CM_STAGE_PIXELS (with staged targets from an image; tile_memory.hpp): the staging subgroups
+// draw each sample's pixel a tile ahead of fetching it, while their reads are in flight, into
+// shared memory (four tiles' sets, by tile & 3), where they and the late subgroups take it
+// instead of drawing it.
 #if CM_STAGE_TARGETS
 // CM_TARGET_WORDS: a sample's target as SampleFetch holds it (explicit samples' floats, an
 // image's words; tile_memory.hpp).
@@ -46,9 +39,6 @@
 #define CM_TILE_SAMPLES WT
 #define CM_ROW CM_LANE
 #define CM_HOLDS_SAMPLES true
-#endif
-#if ENC_LOCAL_CELLS && !CM_SPLIT
-#error "local gradient sums (ENC_LOCAL_CELLS) take the portable or the shared-tile kernels"
 #endif
 #include "encoding_local_sums.glsl"
 
@@ -98,7 +88,7 @@ SampleFetch cm_pixel_fetch(uint word) { return pixel_fetch(word); }
 #endif
 #endif
 
-#if CM_LATE_BACKWARD
+#if CM_LATE_ENCODING
 // Late subgroups (CM_LATES): their share of the encoding's backward pass of `tile`'s sample
 // CM_LATE_ROW, from the input gradients the tile's sample subgroups left (and, by share 0, its
 // deferred inputs).
@@ -210,7 +200,7 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
     } else if (CM_STAGES) {
         if (tile + 1u < worker_tiles.y) stage_tile_inputs(tile + 1u);
     }
-#if CM_LATE_BACKWARD
+#if CM_LATE_ENCODING
     else if (tile > worker_tiles.x) late_encoding_backward(tile - 1u);
 #endif
 #else
@@ -235,7 +225,7 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
     if (CM_HOLDS_SAMPLES) cm_put_output_delta(delta);
     float dx[ENC_GRAD_DIM];
     cm_backward(LOSS_SCALE / CM_LOSS_SCALE, dx);
-#if !CM_LATE_BACKWARD
+#if !CM_LATE_ENCODING
     if (in_batch) {
         enc_defer(s, dx);
 #if CM_STAGE_TARGETS
@@ -249,9 +239,6 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
 // CM_EARLY_FRAGMENTS (the host's TrainTiling::early_fragments; shared tiles, whose weight blocks
 // come from memory): a subgroup's held blocks loaded before the first tile's inputs are staged,
 // their reads in flight beside those, rather than after the barrier that follows.
-#if CM_EARLY_FRAGMENTS && !CM_SPLIT
-#error "CM_EARLY_FRAGMENTS takes the shared tiles' kernel (CM_SPLIT), whose weights are in memory"
-#endif
 
 void main() {
     enc_local_clear();
@@ -292,7 +279,7 @@ void main() {
 #else
     for (uint tile = mine.x; tile < mine.y; ++tile) train_tile(tile, tile_fetch(tile), loss);
 #endif
-#if CM_LATE_BACKWARD
+#if CM_LATE_ENCODING
     barrier(); // the last tile's input gradients are in
     if (CM_LATES && mine.x < mine.y) late_encoding_backward(mine.y - 1u);
 #endif

@@ -235,6 +235,8 @@ void choose_gradient_sums(const DeviceFeatures& device, const ModelConfig& confi
 KernelRequest deferred_sums_kernel_request(const ModelConfig& config, const TrainTiling& tiling,
                                            bool explicit_samples) {
     if (!tiling.deferred.groups) throw EngineError("deferred_sums_kernel_request: the tiling defers no groups");
+    if (!tiling.fixed_point_gradients)
+        throw EngineError("deferred_sums_kernel_request: deferred sums take fixed-point gradients");
     Defines d = model_defines(config);
     d.push_back({"ENC_GRAD_FIXED", "1"});
     d.push_back({"ENC_DEFERRED_GROUPS", std::to_string(tiling.deferred.groups)});
@@ -298,8 +300,51 @@ uint32_t persistent_groups(const DeviceFeatures& device, const TrainTiling& tili
 }
 
 
+namespace {
+// What the training kernel takes as given of its request, checked where the request is made (the
+// shaders hold no guards of their own): a broken one is an error in the tile choosers, said
+// before anything compiles.
+void check_train_tiling(const ModelConfig& c, const TrainTiling& t, bool explicit_samples) {
+    auto require = [](bool holds, const char* what) {
+        if (!holds) throw EngineError(std::string("train_kernel_request: ") + what);
+    };
+    require(explicit_samples || c.output_dims == 3, "training on an image takes 3 outputs");
+    require(!t.local_gradient_cells || t.fixed_point_gradients, "local gradient sums take fixed-point gradients");
+    require(!t.local_gradient_cells || !t.coopmat || t.shared_tile_rows,
+            "local gradient sums take the portable or the shared-tile kernels");
+    require(!(t.local_gradient_cells && t.deferred.groups), "deferred gradient sums stand in for local ones");
+    require(!t.deferred.groups || (t.fixed_point_gradients && encoding_of(c).group_inputs),
+            "deferred gradient sums take fixed-point gradients and an encoding whose groups have inputs of their own");
+    if (t.coopmat)
+        require(t.tile % 32 == 0 && c.padded_input_width() % 16 == 0 && c.hidden_width % 16 == 0 &&
+                    c.padded_output_width() % 16 == 0,
+                "the tensor-core MLP takes whole subgroups and 16-aligned widths");
+    if (!t.shared_tile_rows) {
+        require(!(t.ends_by_columns || t.stage_inputs || t.late_encoding || t.stage_targets || t.early_fragments),
+                "the ends by columns, staged parts and early fragments take the shared tile");
+        return;
+    }
+    const uint32_t rows = t.shared_tile_rows, parts = t.shared_tile_parts, subgroups = t.tile / 32;
+    require(c.hidden_activation == Activation::relu && c.padded_output_width() == 16,
+            "the shared tile takes ReLU hidden layers and 16 padded outputs");
+    require(t.tile == 2 * c.hidden_width * parts && rows % 32 == 0 && rows <= t.tile,
+            "the shared tile runs hidden_width / 16 subgroups a part on at most a sample an invocation, "
+            "a multiple of 32");
+    // A subgroup's row blocks, taken four (or all, if fewer) at a time.
+    const uint32_t row_blocks = rows / (16 * parts);
+    require(row_blocks >= 1 && row_blocks % std::min(row_blocks, 4u) == 0,
+            "a subgroup's row blocks must be a multiple of the four it takes at once");
+    require(!t.stage_inputs || (t.ends_by_columns && subgroups >= 2 * (rows / 32)),
+            "staging the next tile's inputs takes the ends by columns and as many subgroups again as the "
+            "sample subgroups");
+    require(!t.late_encoding || (t.tile > 2 * rows && t.tile % rows == 0),
+            "the late encoding pass takes whole shares of the tile's samples after the staging subgroups");
+}
+} // namespace
+
 KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling& tiling, bool explicit_samples,
                                    const TargetImageLayout& image) {
+    check_train_tiling(config, tiling, explicit_samples);
     Defines d = model_defines(config);
     d.push_back({"TILE", std::to_string(tiling.tile)});
     d.push_back({"COOPMAT", tiling.coopmat ? "1" : "0"});
@@ -319,6 +364,9 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         d.push_back({"CM_LATE_ENCODING", tiling.late_encoding ? "1" : "0"});
         d.push_back({"CM_STAGE_TARGETS", tiling.stage_targets ? "1" : "0"});
         d.push_back({"CM_EARLY_FRAGMENTS", tiling.early_fragments ? "1" : "0"});
+        // Independent sums for the short phases the other subgroups wait on (mlp_coopmat_split.glsl):
+        // two where the ends are by columns and the MLP has two column blocks or more.
+        d.push_back({"CM_CHAINS", tiling.ends_by_columns && config.hidden_width >= 32 ? "2" : "1"});
         const TargetSource source = explicit_samples ? TargetSource::explicit_samples
                                     : image.rgba16   ? TargetSource::image_rgba16
                                                      : TargetSource::image_rgba8;

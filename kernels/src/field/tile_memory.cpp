@@ -52,6 +52,7 @@ void SharedTileLayout::add_defines(Defines& d) const {
     d.push_back({"CM_COLUMNS", s(columns)});
     if (stage_col) d.push_back({"CM_STAGE_COL", s(stage_col)});
     if (target_words) d.push_back({"CM_TARGET_WORDS", s(target_words)});
+    if (pixels) d.push_back({"CM_STAGE_PIXELS", "1"});
 }
 
 SharedTileLayout shared_tile_layout(const ModelConfig& c, uint32_t rows, uint32_t subgroups, bool stage_inputs,
@@ -77,6 +78,11 @@ SharedTileLayout shared_tile_layout(const ModelConfig& c, uint32_t rows, uint32_
             throw EngineError("shared_tile_layout: the encoding's input gradients do not fit slice 2");
         l.dx_col = in_pad + c.hidden_width;
     }
+    // At the step's end the sums pass through the slices as floats: the sample subgroups' blocks of
+    // the last matrix (a 16 x 16 block a column block each) and every subgroup's bias sums.
+    const uint32_t column_blocks = c.hidden_width / 16;
+    if (((rows / 32) * column_blocks * 256u + subgroups * 256u) * 2u > l.slice_columns * l.row_stride)
+        throw EngineError("shared_tile_layout: the step's sums do not fit over the slices");
     if (stage_inputs) { // the staged inputs' second set, the tile's by its parity
         l.stage_col = l.columns;
         l.columns += in_pad;

@@ -73,8 +73,8 @@ struct SharedTileLayout {
         return 2u * columns * row_stride + 2u * 256u + 4u * subgroups + 4u * 2u * target_words * rows +
                (pixels ? 4u * 4u * rows : 0u);
     }
-    // CM_ROW_STRIDE, CM_SLICE_COLUMNS, CM_DX_COL, CM_COLUMNS and, where staged, CM_STAGE_COL and
-    // CM_TARGET_WORDS.
+    // CM_ROW_STRIDE, CM_SLICE_COLUMNS, CM_DX_COL, CM_COLUMNS and, where staged, CM_STAGE_COL,
+    // CM_TARGET_WORDS and CM_STAGE_PIXELS.
     void add_defines(Defines& defines) const;
 };
 

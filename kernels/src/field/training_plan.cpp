@@ -48,7 +48,8 @@ TrainingPlan plan_training(const DeviceFeatures& device, const ModelConfig& conf
     // current (optimizer.comp; docs/engine.md says why this form and not another).
     const bool lazy = p.grid_adam == 2;
     // Per cell its gradient, Adam's moments and steps in one record (encoding_state.hpp), and its
-    // parameters too where lazy dense Adam runs on an encoding that asks for it.
+    // parameters too where lazy dense Adam runs on an encoding that asks for it: only there, since
+    // lazy Adam's visits ahead and its settle pass are what copy them out (optimizer.comp).
     p.state_layout = EncodingStateLayout{cells, uint32_t(encoding.cell_features(config)),
                                          lazy && encoding.parameters_in_records};
     p.state_layout.by_address = p.state_layout.bytes() > device.max_buffer_bytes; // encoding_state_buffer
