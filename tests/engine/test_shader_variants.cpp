@@ -118,6 +118,8 @@ Defines train_variant_defines(const ModelConfig& config, const Defines& extra) {
         t.shared_tile_rows = uint32_t(std::stoul(define_value(extra, "CM_ROWS")));
         t.weight_fragments = t.first_weight_fragments = define_value(extra, "CM_WEIGHT_FRAGMENTS") != "0";
         // The staged parts change the shared layout (tile_memory.hpp), whose defines follow.
+        if (has(extra, "CM_ROW_SPLIT")) t.shared_tile_parts = uint32_t(std::stoul(define_value(extra, "CM_ROW_SPLIT")));
+        t.ends_by_columns = define_value(extra, "CM_ENDS_BY_COLUMNS") == "1";
         t.stage_inputs = define_value(extra, "CM_STAGE_INPUTS") == "1";
         t.late_encoding = define_value(extra, "CM_LATE_ENCODING") == "1";
         t.stage_targets = define_value(extra, "CM_STAGE_TARGETS") == "1";
