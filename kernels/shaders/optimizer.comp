@@ -19,13 +19,14 @@
 //     visits the next step's cells: each takes the step its record's gradient belongs to (the
 //     step after its last visit, which read it), then the zero-gradient steps it skipped since,
 //     up to this one; a cell that this step read and the next does not keeps its gradient until a
-//     later visit or the settle pass takes it. One visit a cell a step read; visiting both steps'
-//     cells (a form before) made the 8192x8192 photo's step 29 us against 25 (bench/RESULTS.md).
+//     later visit or the settle pass takes it. One visit a cell: the next step's cells alone,
+//     since visiting both steps' cells costs the large photos' steps more (bench/archive/RESULTS.md,
+//     "lazy dense Adam visits the next step's cells alone").
 // The sparse and lazy forms find a step's cells as the training step found them: its samples
 // drawn again (sampling.glsl) and the encoding's backward pass run with a visitor in place of the
 // gradient atomics, so the training step marks and lists nothing (those marks, a returning
 // atomic and a list entry per cell a sample reads, were half of the 8192x8192 photo's step;
-// bench/RESULTS.md). A cell that several samples read is stepped once, by the invocation that
+// bench/archive/RESULTS.md, "the optimizer finds a step's cells from its samples"). A cell that several samples read is stepped once, by the invocation that
 // claims it: the first to exchange its stamp for this step's.
 // The workgroups loop over the cells (eager) or the samples, so their count does not grow with the
 // grid.
