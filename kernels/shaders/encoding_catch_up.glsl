@@ -18,7 +18,8 @@ float encoding_lr(uint t) {
 // Steps from + 1 .. to of one parameter, one by one: the exact form, for the rare parameter whose
 // epsilon is not negligible next to sqrt(v) (below). The moments and the bias corrections'
 // powers as running products, as eager Adam keeps them, not recomputed with exp2 at each step
-// (five more a step made the optimizer of a large photo twice as slow; bench/archive/RESULTS.md).
+// (five exp2 a step made a large photo's step twice as slow; bench/archive/RESULTS.md, "lazy dense
+// Adam's cells read caught up by the training step").
 float catch_up_stepwise(float p, float m, float v, uint from, uint to) {
     const uint steps = min(to - from, pc.catch_up_limit);
     const float b1 = exp2(pc.log2_beta1), b2 = exp2(pc.log2_beta2);
@@ -58,9 +59,11 @@ CatchUpTerms catch_up_terms(uint from, uint to) {
 
 // The most delta / beta2^(j/2) over the skipped steps for which the series is taken: its error,
 // of order 0.01^3, is 1e-6 of the moves. Elsewhere (gradients well under the fixed-point sums'
-// unit at the default epsilon of 1e-15) the steps are taken one by one. With the first-order form
-// alone (1e-3, its d^2 = 1e-6) the 8192x8192 photo's step grew from 29 to 66 us over 40,000 steps
-// (bench/RESULTS.md).
+// unit at the default epsilon of 1e-15) the steps are taken one by one. The second-order term
+// keeps that rare: with the first-order form alone (up to 1e-3, its d^2 = 1e-6) ever more cells'
+// gradients come down to that unit as training converges, so ever more cells take their steps one
+// by one and a large photo's step grows over a long run (bench/archive/RESULTS.md, "lazy dense
+// Adam's cells read caught up by the training step").
 const float CATCH_UP_SERIES_MAX_D = 0.01;
 
 // Parameter p with moments m, v at step `from`, brought to step `to` (from < to). Up to the

@@ -4,8 +4,9 @@
 // subgroup's stores fill whole lines. The including kernel binds them as `enc_deferred` (uints).
 //
 // The inputs are stored two to a 32-bit word, as fp16 (packHalf2x16), in units of
-// LOSS_SCALE / FP16_DELTA_SCALE. The buffer is the one training buffer that grows with the batch:
-// halved, the 64-wide hash model's trainer takes 86 MB at 2^20 rather than 116 (bench/RESULTS.md).
+// LOSS_SCALE / FP16_DELTA_SCALE. The buffer is the one training buffer that grows with the batch,
+// and as floats it is most of the hash model's trainer memory at the largest batches
+// (bench/archive/RESULTS.md, "the deferred sums' inputs as fp16").
 // The tensor-core kernels' input gradients are fp16 values in those very units (common.glsl), so
 // there the pass reads back exactly what the step had; the portable kernels' fp32 gradients round
 // to a part in 2^11, below what the fixed-point shares round themselves (encoding_state.glsl: a

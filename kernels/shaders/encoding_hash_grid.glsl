@@ -13,7 +13,8 @@ const int ENC_GRAD_DIM = HASH_LEVELS * HASH_F;
 // [[unroll]] (train_step.comp, for narrow MLPs). Left to the compiler, the 16-level loops stay
 // loops, so the per-level tables and the feature arrays are indexed at run time and the NVIDIA
 // driver places them in local memory (the 64-wide hash model's training kernel: 320 bytes a lane,
-// none without the encoding's backward pass; bench/RESULTS.md). The optimizer's visit
+// none without the encoding's backward pass; bench/archive/RESULTS.md, "gradient replicas measured
+// and left out"). The optimizer's visit
 // of a sample's cells keeps its loop: unrolled, each of the 64 cells would inline an Adam step.
 #ifndef ENC_LEVEL_LOOP
 #define ENC_LEVEL_LOOP

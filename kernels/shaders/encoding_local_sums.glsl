@@ -7,7 +7,7 @@
 //
 // The sums are 32-bit, one a feature, although device memory adds a pair's features as one 64-bit
 // word: 64-bit shared atomics made the steps slower than no sums at all, 32-bit ones faster
-// (bench/archive/RESULTS.md). A
+// (bench/archive/RESULTS.md, "local gradient sums for the hash grid's coarsest levels"). A
 // feature's sum fits 32 bits as its device-memory word's does (encoding_state.glsl's scale bounds
 // a cell's whole step), so the pair's addend formed from the two sums is exactly what the
 // samples' own addends add up to.

@@ -6,8 +6,9 @@
 //
 // One record rather than an array per quantity: a step's samples read and write a few cells at
 // random, and each cell's gradient atomics, stamp and moments then share one or two 32-byte
-// sectors instead of missing the cache in several arrays (on an 8192x8192 photo, whose dense grid
-// has 4.2 M cells, the arrays took the step from 18 to 94-190 us; bench/RESULTS.md).
+// sectors instead of missing the cache in several arrays (with an array per quantity, a large
+// photo's step grows with its dense grid, each array a miss; bench/archive/RESULTS.md, "the
+// encoding's training state in one record per cell").
 //
 // The including kernel binds the buffer as floats (enc_state: the gradients' atomics) or as
 // 16-byte words (enc_state4: whole records, encoding_adam.glsl), and as uints (enc_state_u: the
@@ -42,7 +43,8 @@
 // fixed-point sums, features f and f + 1 added by one 64-bit atomic (a pair's words are adjacent
 // and 8-byte aligned: records are whole 16-byte words, f even); otherwise floats added by float
 // atomics. The step's atomics are what its cost is made of on the hash model (128 float atomics
-// a sample, half the step at 2^20); pairs halve them (bench/RESULTS.md). Integer sums
+// a sample, half the step at 2^20); pairs halve them (bench/archive/RESULTS.md, "the encoding's
+// gradients as fixed-point pairs"). Integer sums
 // also do not depend on the order the atomics arrive in: a step's gradients are the same on
 // every run.
 //

@@ -235,7 +235,8 @@ void cm_matmul_forward(int l) {
 
 // The last matrix's products for the tile, fp32, into cm_z_out: one 16-sample row block at a
 // time passes through s_out, so s_out holds 16 rows, not 32 (shared memory is what limits the
-// subgroups a workgroup holds: bench/RESULTS.md).
+// subgroups a workgroup holds: bench/archive/RESULTS.md, "subgroups a workgroup, the next tile's
+// loads in flight").
 void cm_matmul_output() {
     const int l = LAYERS;
     [[unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {

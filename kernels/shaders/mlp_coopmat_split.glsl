@@ -101,7 +101,7 @@ uint cm_x0_col; // the tile's encoding outputs' first column (cm_take_staged_inp
 // CM_NARROW_BIAS: the bias sums' fragment 16 outputs x 8 matrices (a column a matrix), its
 // products 16x8x16: with the narrow ends by rows, and with the ends by columns wherever the model
 // has at most 8 matrices. There it frees 4 registers a lane and halves those products, with the
-// same sums (bench/archive/RESULTS.md).
+// same sums (bench/archive/RESULTS.md, "width 128's bias sums in an 8-column fragment").
 #define CM_NARROW_BIAS_FITS (CM_NARROW_ENDS && MATRICES <= 8)
 #define CM_NARROW_BIAS (CM_NARROW_OUT || (CM_ENDS_BY_COLUMNS && CM_NARROW_BIAS_FITS))
 // The last matrix's weight-gradient sums' fragment: narrow, transposed (block ib's 16 inputs x
@@ -259,7 +259,7 @@ CM_H8 cm_load_first_back8(uint ob) {
 // own column block, all that its column phases use. Without it, it holds the last matrix's whole
 // row and takes block CM_COL of it (no constant index) and loads the first matrix's block for
 // every tile: on the H200 width 128's kernel then took 288 bytes of local memory a lane, with it
-// none (bench/RESULTS.md).
+// none (bench/archive/RESULTS.md, "what every subgroup of width 128's tile waits on").
 #define CM_OWN_BLOCKS (CM_ENDS_BY_COLUMNS && CM_WEIGHT_FRAGMENTS)
 #define CM_HIDDEN_MATRICES (LAYERS > 1 ? LAYERS - 1 : 1) // matrices 1..LAYERS-1 (arrays of at least one)
 // Each kind in an array of its own with constant bounds, so every index is a constant once the

@@ -15,8 +15,9 @@ CM_LAST_SUM cm_grad_last[CM_LAST_SUM_BLOCKS];
 // the owned block, or for the last matrix of the subgroup's own samples). A product of the
 // deltas' block D^T (16 outputs x 16 samples) with S_l, 16 rows each 1 in column l and 0
 // elsewhere, adds each output's sum over the samples into column l: one product a row block,
-// where lanes summing columns of halves one by one had taken 10% of the lake model's step and 16%
-// of width 64's at 2^20 (bench/RESULTS.md).
+// beside the weight-gradient product that loads the same block, rather than lanes summing columns
+// of halves one by one, a tenth of the step or more at large batches (bench/archive/RESULTS.md,
+// "bias sums on the tensor cores").
 #if CM_NARROW_BIAS
 #define CM_BIAS_SUM CM_F8 // at most 8 matrices: 8 columns
 #define CM_BIAS_SELECTOR CM_H8

@@ -150,9 +150,8 @@ void step_cell(uint cell, uint from, EncCellParams q, EncRecord r) {
 // lost claim drops them), except where lazy Adam visits ahead on an encoding whose samples meet
 // in the same cells (ENC_READ_BESIDE_CLAIM 0, EncodingDescriptor::visits_read_beside_claim): there
 // the winner reads once it holds the claim, as the losers' reads of the same records cost more
-// than the round trip saved. H100, late us/step, beside / after the claim (bench/RESULTS.md): the
-// dense grid on the 8192x8192 photo 20.3-20.5 / 21.5-21.8, the hash grid there (2^22 table, 16
-// levels) 240 / 147.
+// than the round trip saved; the dense grid's claims are nearly all won, so reading beside them
+// saves the round trip (bench/archive/RESULTS.md, "a step's cells claimed by whole warps").
 void step_claimed(uint cell) {
     const uint t = pc.step + 1u;
 #if GRID_ADAM == 2 && !ENC_READ_BESIDE_CLAIM

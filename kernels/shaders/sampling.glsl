@@ -14,8 +14,9 @@
 // samples a subgroup takes at once lie in one block's stretch of the image, 2^(shift - 5) strata
 // apart. The host picks the shift (sampling.cpp) so that they are a few encoding cells apart:
 // close enough that a workgroup's reads and gradient atomics reuse the same cache lines, far
-// enough that a subgroup's lanes do not add to the same cells at once. On the H200 the lake model
-// trained 9% faster at 2^20 so than with independent draws (bench/RESULTS.md).
+// enough that a subgroup's lanes do not add to the same cells at once. A large batch's step is
+// bound by its requests through the L2 cache, which that locality cuts (bench/archive/RESULTS.md,
+// "the step's samples stratified").
 #include "rng.glsl"
 
 #if defined(SAMPLES_BLOCK_SHIFT) // 5..30: sampling_defines refuses any other

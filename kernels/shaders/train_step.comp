@@ -133,7 +133,7 @@ void enc_cell_grad_share(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
 #endif
 // encoding_hash_grid.glsl's level loops unrolled where the MLP leaves registers to spare (a
 // 32-wide MLP); beside a 64-wide one, whose registers are all taken, the unrolled code still
-// spilled and trained slower (bench/archive/RESULTS.md).
+// spilled and trained slower (bench/archive/RESULTS.md, "gradient replicas measured and left out").
 #if HIDDEN <= 32
 #define ENC_LEVEL_LOOP [[unroll]]
 #endif

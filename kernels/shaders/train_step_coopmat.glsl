@@ -284,8 +284,9 @@ void main() {
     if (CM_LATES && mine.x < mine.y) late_encoding_backward(mine.y - 1u);
 #endif
     // The worker's row and loss partial are the optimizer's to sum: adding a workgroup's rows
-    // here first, one parameter at a time, cost more than the optimizer reading them all (width 64
-    // at 2^14: 20 of 49 us/step; bench/RESULTS.md).
+    // here first, one parameter at a time, stores each sum before loading the next (the same
+    // buffer), which costs more than the optimizer reading them all (bench/archive/RESULTS.md,
+    // "gradient rows summed by the optimizer").
     cm_write_gradients(LOSS_SCALE / CM_LOSS_SCALE);
     cm_write_loss(loss, me);
     enc_local_flush();
