@@ -312,7 +312,8 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
     // (mlp_coopmat_split.glsl), where a tile a subgroup needs them all. They trained faster than a
     // tile a subgroup at every batch measured on the H100 for widths 64 and 128 and the hash
     // model, and for the lake model (width 32) in two parts; in one or four parts the lake model,
-    // and width 16 in any, lost (bench/archive/RESULTS.md).
+    // and width 16 in any, lost (bench/archive/RESULTS.md, "shared tiles: a workgroup's subgroups
+    // share one tile").
     // KernelOverrides::tile and weights_in_shared describe a tile a subgroup: set, they ask for
     // that layout (unless shared_tile says otherwise).
     const bool wanted = o.shared_tile.value_or(c.hidden_width >= 32 && !o.tile && !o.weights_in_shared);
@@ -321,8 +322,8 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
     // Width 32 in three parts (six subgroups, tiles of 192) where every workgroup takes at least
     // 32 such tiles and they fit the shared memory: with the samples stratified (sampling.glsl) the
     // step waits on its subgroups' latency rather than on the cache, which more subgroups hide;
-    // with fewer tiles each, two parts stay faster (bench/archive/RESULTS.md). The three parts do
-    // not load the next tile ahead (prefetch, below).
+    // with fewer tiles each, two parts stay faster (bench/archive/RESULTS.md, "the step's samples
+    // stratified"). The three parts do not load the next tile ahead (prefetch, below).
     // The tile's shared memory (tile_memory.hpp) without the staged parts.
     auto tile_bytes = [&](uint32_t rows, uint32_t subgroups) {
         return shared_tile_bytes(c, rows, subgroups, false, false, false);
@@ -363,15 +364,15 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // The weight blocks a subgroup's products use, held for the step (width 64 on the dense
         // grid: 20 blocks, 80 registers a lane, beside 9 fragments of gradient sums), or loaded
         // for each phase of a tile: held, every width and batch measured trains faster, width 128's
-        // 36 blocks included (bench/archive/RESULTS.md).
+        // 36 blocks included (bench/archive/RESULTS.md, "its weight blocks held at every batch").
         t.weight_fragments = o.weight_fragments.value_or(true);
         // What a subgroup holds for the step, in registers a lane: the weight blocks (4 each: the
         // first matrix's column blocks x input blocks, the hidden and last matrices' blocks for
         // both directions) and the sums (8 a fragment: the owned blocks of every matrix, the
         // bias sums). The first matrix's blocks stay held while that is at most 168 (width 64 on
         // the dense grid: 160, no local memory); the hash model's 64-wide MLP, whose 32 inputs
-        // make it 184, trained faster with them loaded for each tile (H100;
-        // bench/archive/RESULTS.md).
+        // make it 184, trained faster with them loaded for each tile (H100; bench/archive/RESULTS.md,
+        // "gradient replicas measured and left out").
         const uint32_t columns = c.hidden_width / 16, inputs = c.padded_input_width() / 16, middle = c.hidden_layers - 1;
         const uint32_t held = 4 * (columns * inputs + 2 * middle * columns + 2 * columns) +
                               8 * (inputs + middle * columns + columns + 1);
@@ -383,12 +384,13 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // There, the wide phases' sums in fp16 accumulators (16 registers a lane fewer in each
         // phase, which width 128's phases are short of) with the encoding's input gradients by rows
         // (one workgroup barrier a tile fewer; below); each pays more with the other
-        // (bench/archive/RESULTS.md).
+        // (bench/archive/RESULTS.md, "width 128's wide phases summed in fp16").
         t.half_sums = o.half_sums.value_or(t.ends_by_columns);
         // The next tile's inputs encoded by the subgroups after the sample ones, which wait for
         // the last matrix's forward product anyway, into a staging slice beside the tile (where
         // it fits): the encoding's parameter loads then wait behind that product instead of ahead
-        // of the tile (faster from 2^18 up on the H200, alike at 2^14; bench/archive/RESULTS.md).
+        // of the tile (faster from 2^18 up on the H200, alike at 2^14; bench/archive/RESULTS.md,
+        // "width 128's samples' own work beside its products").
         // The encoding's input gradients then go over slice 2 (mlp_coopmat_split.glsl), which
         // must hold them.
         const uint32_t subgroups = invocations / 32, sample_subgroups = rows / 32, in_pad = c.padded_input_width();
@@ -422,8 +424,10 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // (train_step.comp), but for shared tiles in three parts or more: their six subgroups hide
         // one another's loads, which the stratified samples (sampling.glsl) mostly find in the
         // cache, and the registers the next tile's inputs would hold cost more than the loads
-        // they hide (in two parts prefetching stays ahead). Nor for tiles whose ends are by
-        // columns (width 128), where the registers go to the products (bench/archive/RESULTS.md).
+        // they hide (in two parts prefetching stays ahead; bench/archive/RESULTS.md, "the step's
+        // samples stratified"). Nor for tiles whose ends are by columns (width 128), where the
+        // registers go to the products (bench/archive/RESULTS.md, "width 128's wide phases summed
+        // in fp16").
         t.prefetch = o.prefetch.value_or(!(parts >= 3 || t.ends_by_columns));
         return t;
     }
