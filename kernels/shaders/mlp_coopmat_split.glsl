@@ -1,6 +1,7 @@
-// The training step's MLP on tensor cores for wide ReLU MLPs (hidden width 64 and more): the
-// workgroup's subgroups share one tile of CM_ROWS samples. The narrow ends of the MLP (the first
-// matrix's forward product, the last matrix's products) are taken by rows: each sample subgroup
+// The training step's MLP on tensor cores for ReLU MLPs of hidden width 32 and more (64 and more
+// in one part, 32 in two or three: CM_ROW_SPLIT): the workgroup's subgroups share one tile of
+// CM_ROWS samples. The narrow ends of the MLP (the first matrix's forward product, the last
+// matrix's products) are taken by rows: each sample subgroup
 // (the first CM_ROWS / 32) its own 32 samples, which needs no other subgroup's work and so no
 // workgroup barrier. The wide middle is taken by columns: subgroup s owns block s % (HIDDEN / 16)
 // (columns 16s..16s+15) of the hidden matrices' outputs after the first and of the first

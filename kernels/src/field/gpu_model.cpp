@@ -377,9 +377,11 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         d.push_back({"CM_SHARED_BLOCKS", tiling.shared_blocks ? "1" : "0"});
         subgroup_tile_layout(config, tiling.tile / 32, tiling.weights_in_shared, tiling.shared_blocks).add_defines(d);
         // A subgroup's gradient sums stay in registers while they take at most 28 accumulator
-        // fragments (224 registers a lane: the 64-wide MLPs of the dense grid and of the hash
-        // model, faster so at every batch though the driver spills to local memory); more keep
-        // them in the subgroup's partial row.
+        // fragments (224 registers a lane: in a tile a subgroup the 64-wide ReLU MLPs trained
+        // faster so at every batch though the driver spilled to local memory); more keep them in
+        // the subgroup's partial row. Among the shipped models, those that hold them are the
+        // 16-wide ReLU MLPs and the 16x2 and 32x3 SIRENs: the ReLU MLPs of width 32 and more take
+        // shared tiles (mlp_coopmat_split.glsl), and the 64-wide SIRENs' sums do not fit.
         const bool registers = weight_blocks(mlp_layout(config)) <= 28;
         d.push_back({"CM_GRADS_IN_REGISTERS", registers ? "1" : "0"});
         d.push_back({"CM_WEIGHT_FRAGMENTS", tiling.weight_fragments ? "1" : "0"});

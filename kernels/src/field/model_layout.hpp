@@ -157,9 +157,12 @@ TrainTiling::Deferred choose_deferred_gradients(const ModelConfig& config, const
                                                 const KernelOverrides& overrides = {});
 // The tensor-core kernels' workgroup: the largest of 128, 96, 64, 32 invocations (4..1 subgroups
 // of 32 samples each) whose shared memory fits (or KernelOverrides::tile) with the fp16 weights,
-// else without them (weights_in_shared false: read from device memory); tile 0 if not even one
-// subgroup's tile fits (then the portable kernels run this model). Training `batch` samples on
-// `workgroups` persistent workgroups (batch 0: rendering, any size) may take one subgroup fewer.
+// else without them (weights_in_shared false: read from device memory, as MLPs of hidden width 64
+// and more do); tile 0 if not even one subgroup's tile fits (then the portable kernels run
+// this model). Training `batch` samples on `workgroups` persistent workgroups (batch 0: rendering,
+// any size) may take one subgroup fewer, or, where the batch gives every subgroup at least 8
+// tiles and `shared_blocks`, more: 192 invocations (six subgroups, their weights read from device
+// memory) for ReLU MLPs of at most 8 weight blocks, else 160 (five) for hidden width 32 and more.
 // With `shared_blocks` (the device lays out shared memory explicitly) the kernels pass the last
 // matrix's fp32 outputs through the delta slice: a subgroup needs 1.25 KB less. Small MLPs whose
 // weights are in shared memory hold them in registers where the batch gives each subgroup two
@@ -170,10 +173,10 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& config, uint32_t max_shared
 
 // The shared-tile layout for training `config` on the tensor cores (TrainTiling::shared_tile_rows),
 // or nullopt where it does not apply: ReLU hidden layers of width 64 or more (one part) or 32 (two
-// parts), 16 padded outputs, explicit shared layouts, and a tile of at least 32 samples that fits
-// `max_shared_bytes` (the largest such, up to one sample an invocation).
-// Training `batch` samples on `workgroups` workgroups (0: not given) decides whether width 128
-// holds its weight blocks (weight_fragments: where every workgroup has two tiles).
+// parts, or three), 16 padded outputs, explicit shared layouts, and a tile of at least 32 samples
+// that fits `max_shared_bytes` (the largest such, up to one sample an invocation).
+// Training `batch` samples on `workgroups` workgroups (0: not given) decides whether width 32 runs
+// in three parts (where every workgroup takes at least 32 three-part tiles and they fit).
 // KernelOverrides::shared_tile turns it off or on where it can run and row_split sets the parts.
 std::optional<TrainTiling> choose_shared_tile(const ModelConfig& config, uint32_t max_shared_bytes,
                                               uint32_t max_invocations, bool shared_blocks, uint32_t batch = 0,
