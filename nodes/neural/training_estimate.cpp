@@ -2,6 +2,7 @@
 
 #include "cpu_budget.hpp"
 #include "number_text.hpp"
+#include "training_schedule.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -28,6 +29,22 @@ constexpr double kSirenGpu = 3.1e8 * kSirenCpuPerThread / kDenseCpuPerThread;
 // a step per megapixel at 10,000 splats.
 constexpr double kSplatCpuThreadSecondsPerMegapixel = 1.0;
 constexpr double kSplatGpuSecondsPerMegapixel = 0.005;
+// A full-image evaluation (the PSNR at each eval step: training_schedule.hpp) renders every pixel
+// once, forward only, where a training sample also runs backward and feeds Adam: a grid or SIREN
+// model evaluates this many pixels in a training sample's time, and a splat evaluation costs this
+// share of a splat step. Measured with lavapipe on the shared 2-core machine (1-minute load 4 to
+// 11): `fieldflow run G.yaml --no-cache --device cpu`, G being ReadImage -> the op at its CPU
+// budget -> WriteJson(train.stats), on leuvenA halved to 376x282 (`fieldflow do leuvenA.jpg Resize
+// scale=0.5 small.png`) unless named; each ratio is eval_seconds against train_seconds of one run,
+// so the load cancels out: the hash grid 2,000 steps x 2,048 in 310.8 s and 5 evaluations in 4.4 s
+// (9.1 pixels a sample), the dense grid the same in 276.4 s and 3.1 s (11.5), TrainSiren's
+// defaults 500 x 1,024 in 127.6 s and 4 evaluations in 12.2 s (8.7), compare_models' SIREN (128x6,
+// 100 x 512) on leuvenA itself in 268.7 s and 1 evaluation in 149.0 s (14.9), splats 100 steps in
+// 26.2 s and 3 evaluations in 0.42 s (0.54 of a step). 12 puts each run's training and evaluations
+// within 10% of their measured sum against its training. On a GPU the same ratios, rough by design
+// as the rates above.
+constexpr double kEvaluatedPixelsPerTrainingSample = 12;
+constexpr double kSplatEvaluationSteps = 0.5;
 
 bool is_cpu(const fe::DeviceInfo& d) { return d.type == "cpu"; }
 
@@ -73,13 +90,22 @@ std::optional<fe::DeviceInfo> device_for(const std::string& selector) {
     return std::nullopt;
 }
 
-double estimated_training_seconds(const TrainParams& p, const fe::DeviceInfo& device, uint64_t pixels) {
+uint32_t estimated_evaluations(const TrainParams& p) {
+    TrainingSchedule schedule;
+    schedule.steps = p.options.steps;
+    schedule.snapshot_steps = resolve_snapshot_steps(p.snapshot_steps, schedule.steps);
+    schedule.eval_interval = p.eval_interval;
+    return schedule.evaluations();
+}
+
+TrainingSeconds estimated_training_time(const TrainParams& p, const fe::DeviceInfo& device) {
     const fe::TrainOptions& o = p.options;
     const bool cpu = is_cpu(device);
+    const double evaluations = estimated_evaluations(p);
     if (p.choice == ModelChoice::splats) {
-        if (pixels == 0) return -1;
-        const double per_step = cpu ? kSplatCpuThreadSecondsPerMegapixel / threads() : kSplatGpuSecondsPerMegapixel;
-        return o.steps * per_step * (double(pixels) / 1e6) * (double(p.splat_count) / 10000);
+        const double per_step = (cpu ? kSplatCpuThreadSecondsPerMegapixel / threads() : kSplatGpuSecondsPerMegapixel) *
+                                (double(p.splat_count) / 10000);
+        return {0, (o.steps + evaluations * kSplatEvaluationSteps) * per_step};
     }
     double rate = 0;
     if (p.choice == ModelChoice::siren) {
@@ -91,8 +117,10 @@ double estimated_training_seconds(const TrainParams& p, const fe::DeviceInfo& de
     } else {
         rate = cpu ? kDenseCpuPerThread * threads() : kGridGpu;
     }
-    return double(o.steps) * o.batch / rate;
+    return {double(o.steps) * o.batch / rate, evaluations * 1e6 / (rate * kEvaluatedPixelsPerTrainingSample)};
 }
+
+double TrainingSeconds::for_pixels(uint64_t pixels) const { return fixed + per_megapixel * (double(pixels) / 1e6); }
 
 std::string rough_duration(double seconds) {
     char buffer[48];
@@ -115,16 +143,26 @@ TrainingEstimate estimate_training(const TrainParams& params, const std::optiona
     TrainParams fitted = params;
     const bool capped = fit_to_cpu(fitted, device->type, device->name).has_value();
     if (capped) e.text += "; on a CPU driver its CPU budget applies: " + work_text(fitted);
-    e.seconds = estimated_training_seconds(fitted, *device, pixels);
+    const TrainingSeconds time = estimated_training_time(fitted, *device);
     const std::string where = device->name + (is_cpu(*device) ? ", a CPU driver on " + std::to_string(int(threads())) +
                                                                      " threads" : "");
-    if (e.seconds < 0) {
-        e.text += "; about " + rough_duration(estimated_training_seconds(fitted, *device, 1000000)) +
-                  " a megapixel of the image on " + where + " (a rough figure from measured rates)";
+    // What the figure counts: a user comparing it with the run's training time sees why it is larger.
+    const uint32_t evaluations = estimated_evaluations(fitted);
+    const std::string counts = " (training and " + grouped(evaluations) + " full-image evaluation" +
+                               (evaluations == 1 ? "" : "s") + "; a rough figure from measured rates)";
+    if (pixels > 0) {
+        e.seconds = time.for_pixels(pixels);
+        e.text += "; about " + rough_duration(e.seconds) + " on " + where + counts;
+    } else if (time.fixed > 0) {
+        e.text += "; about " + rough_duration(time.fixed) + " plus " + rough_duration(time.per_megapixel) +
+                  " a megapixel of the image on " + where + counts;
+    } else {
+        e.text += "; about " + rough_duration(time.per_megapixel) + " a megapixel of the image on " + where + counts;
         return e;
     }
-    e.text += "; about " + rough_duration(e.seconds) + " on " + where + " (a rough figure from measured rates)";
-    e.long_on_cpu = is_cpu(*device) && !capped && e.seconds > kLongCpuTrainingSeconds;
+    // Before the image is known, its training steps alone decide the warning.
+    const double known = pixels > 0 ? e.seconds : time.fixed;
+    e.long_on_cpu = is_cpu(*device) && !capped && known > kLongCpuTrainingSeconds;
     if (e.long_on_cpu)
         e.text += ": set the op's cpu_steps (and cpu_batch) to cap the work on a CPU driver, or "
                   "lower steps or batch";

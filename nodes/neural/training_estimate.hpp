@@ -1,6 +1,7 @@
 // What a Train node's work will cost, said before it runs (`fieldflow check`, dry runs, and the
 // run's log before training starts), so that no training silently takes hours: steps x batch
-// after the CPU budget, and a rough time on the device from a table of measured rates.
+// after the CPU budget, and a rough time on the device from a table of measured rates, of the
+// training steps and the full-image evaluations the run makes.
 #pragma once
 
 #include "train_params.hpp"
@@ -17,8 +18,8 @@ namespace ff::neural {
 inline constexpr double kLongCpuTrainingSeconds = 600;
 
 struct TrainingEstimate {
-    std::string text;     // "2,000 steps x 2,048 pixels (4.1 M samples) on llvmpipe ...: about 41 s"
-    double seconds = -1;  // < 0: unknown (no device, or a splat model of an unknown image size)
+    std::string text;     // "trains 2,000 steps x 2,048 pixels (4.1 M samples); about 41 s on llvmpipe ..."
+    double seconds = -1;  // < 0: unknown (no device, or the image's size not known yet)
     bool long_on_cpu = false; // over kLongCpuTrainingSeconds on a CPU driver, uncapped
 };
 
@@ -26,10 +27,19 @@ struct TrainingEstimate {
 // device list (read once a process); nullopt when none would.
 std::optional<ff::engine::DeviceInfo> device_for(const std::string& selector);
 
-// Seconds of training `params` (already fitted to the device's CPU budget) take on `device`, from
-// the table of measured rates; `pixels` is the image's (0: unknown). < 0 when unknown.
-double estimated_training_seconds(const TrainParams& params, const ff::engine::DeviceInfo& device,
-                                  uint64_t pixels);
+// Seconds `params` (already fitted to the device's CPU budget) take on `device`, from the table of
+// measured rates: `fixed` for a grid or SIREN model's training steps, plus `per_megapixel` for each
+// megapixel of the image (the full-image evaluations; all of a splat model's work).
+struct TrainingSeconds {
+    double fixed = 0;
+    double per_megapixel = 0;
+    double for_pixels(uint64_t pixels) const;
+};
+TrainingSeconds estimated_training_time(const TrainParams& params, const ff::engine::DeviceInfo& device);
+
+// The full-image evaluations a run of `params` (fitted to the CPU budget) makes: one at each
+// snapshot step, every eval_interval steps and at the last step (training_schedule.hpp).
+uint32_t estimated_evaluations(const TrainParams& params);
 
 // The whole estimate for `params` as given (before the CPU budget, which it applies itself).
 TrainingEstimate estimate_training(const TrainParams& params,

@@ -45,6 +45,16 @@ bool TrainingSchedule::is_eval(uint32_t step) const {
     return step == steps || is_snapshot(step) || (eval_interval > 0 && step % eval_interval == 0);
 }
 
+uint32_t TrainingSchedule::evaluations() const {
+    // Arithmetic, not a walk over the steps: a GPU run has tens of thousands of them.
+    const auto on_interval = [&](uint32_t step) { return eval_interval > 0 && step % eval_interval == 0; };
+    uint32_t count = eval_interval > 0 ? steps / eval_interval : 0;
+    for (uint32_t step : snapshot_steps)
+        count += step > 0 && step <= steps && !on_interval(step);
+    if (steps > 0 && !on_interval(steps) && !is_snapshot(steps)) ++count;
+    return count;
+}
+
 uint32_t chunk_size(double steps_per_second, double target_seconds, uint32_t first, uint32_t cap) {
     if (!(steps_per_second > 0) || !std::isfinite(steps_per_second))
         return std::clamp<uint32_t>(first, 1, cap);

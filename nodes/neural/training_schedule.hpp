@@ -24,6 +24,9 @@ struct TrainingSchedule {
     bool is_snapshot(uint32_t step) const;
     // Full-image PSNR is measured here: eval steps, snapshots, and the last step.
     bool is_eval(uint32_t step) const;
+    // How many steps of 1..steps are eval steps: the full-image evaluations a run from the start
+    // makes (step 0 is never one: a snapshot there renders but measures nothing).
+    uint32_t evaluations() const;
 };
 
 // Steps per engine call so that one call takes about `target_seconds` at the measured rate,

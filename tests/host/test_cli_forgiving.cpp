@@ -126,28 +126,41 @@ TEST(CliForgiving, CheckAndDryRunSayWhatTrainingCosts) {
     }
 }
 
-// The seconds of one training note ("...; about 41 s", "3 min" or "1 h 05 min"; a figure "a
-// megapixel of the image" scaled to `megapixels`); -1 where it has none.
+// A rough duration at the front of `in` ("41 s", "3 min", "1 h 05 min", "under a second"); -1
+// where there is none.
+double duration_from(std::istringstream& in) {
+    double value = 0, minutes = 0;
+    std::string unit, after_hours;
+    if ((in >> std::ws).peek() == 'u') return in >> unit >> unit >> unit && unit == "second" ? 1 : -1;
+    in >> value >> unit;
+    if (unit == "h") return in >> minutes >> after_hours ? value * 3600 + minutes * 60 : -1;
+    return unit == "s" ? value : unit == "min" ? value * 60 : -1;
+}
+
+// The seconds of one training note ("...; about 41 s on", "about 85 s plus 12 s a megapixel of
+// the image on" or "about 25 s a megapixel of the image on": the figures a megapixel scaled to
+// `megapixels`); -1 where it has none.
 double noted_seconds(const std::string& note, double megapixels) {
     const size_t at = note.rfind("; about ");
     if (at == std::string::npos) return -1;
-    const std::string figure = note.substr(at + 8);
-    if (figure.rfind("under a second", 0) == 0) return 1;
-    std::istringstream in(figure);
-    double value = 0, minutes = 0;
-    std::string unit, after_hours;
-    in >> value >> unit;
-    double seconds = unit == "s" ? value : unit == "min" ? value * 60 : -1;
-    if (unit == "h" && in >> minutes >> after_hours) seconds = value * 3600 + minutes * 60;
-    if (seconds >= 0 && has(figure, " a megapixel of the image")) seconds *= megapixels;
+    std::istringstream in(note.substr(at + 8));
+    double seconds = duration_from(in);
+    std::string next;
+    in >> next;
+    if (seconds >= 0 && next == "plus") {
+        const double per_megapixel = duration_from(in);
+        seconds = per_megapixel < 0 ? -1 : seconds + per_megapixel * megapixels;
+    } else if (next == "a") {
+        seconds *= megapixels;
+    }
     return seconds;
 }
 
 // On a CPU Vulkan driver the shipped model comparison finishes within 10 minutes: the whole run
-// takes about twice its models' training estimates (the full-image passes, the SIREN's PSNR and
-// render, which the estimates leave out) and twice that again beside another heavy job
-// (bench/RESULTS.md, "Shipped graphs on the CPU driver"), so the estimates must add up to under
-// 150 s.
+// took 184.5 s (bench/RESULTS.md, "Shipped graphs on the CPU driver") against its models'
+// estimates of about 120 s, training and full-image evaluations (the renders of the Infer nodes,
+// the SIREN's the largest, are in no estimate), and about twice that beside another heavy job, so
+// the estimates must add up to under 190 s (1.55 x 2 x 190 s is under 10 minutes).
 TEST(CliForgiving, CompareModelsTrainsInMinutesOnTheCpuDriver) {
     test::TempDir dir;
     auto dry = in_folder(dir.path(), "run compare_models --dry-run --device cpu");
@@ -165,7 +178,7 @@ TEST(CliForgiving, CompareModelsTrainsInMinutesOnTheCpuDriver) {
         ++models;
     }
     EXPECT_EQ(models, 4) << dry.output;
-    EXPECT_LT(total, 150) << dry.output;
+    EXPECT_LT(total, 190) << dry.output;
 }
 
 // A one-line chain builds the graph a YAML file would: the same pipeline written as a file gives

@@ -22,6 +22,7 @@
 #include "training_log.hpp"
 #include "training_progress_text.hpp"
 #include "train_params.hpp"
+#include "training_estimate.hpp"
 #include "training_schedule.hpp"
 
 #include <fieldflow/engine/model_file.hpp>
@@ -182,6 +183,79 @@ TEST(TrainingSchedule, StopsAtEverySnapshotAndEvalStepAndNeverOvershoots) {
     std::vector<uint32_t> small;
     for (uint32_t done = 0; done < t.steps;) small.push_back(done = t.next_stop(done, 7));
     EXPECT_EQ(small, (std::vector<uint32_t>{7, 10, 17, 24, 30}));
+}
+
+TEST(TrainingSchedule, EvaluationsCountEachEvalStepOnce) {
+    // The CPU budget's 2,000 steps at eval_interval 1,000: 1, 10, 100, 1,000 and 2,000.
+    EXPECT_EQ((TrainingSchedule{2000, default_snapshot_steps(2000), 1000}.evaluations()), 5u);
+    EXPECT_EQ((TrainingSchedule{2000, default_snapshot_steps(2000), 0}.evaluations()), 5u);
+    // 40,000 steps: 40 on the interval, and the snapshots 1, 10 and 100 between them.
+    EXPECT_EQ((TrainingSchedule{40000, default_snapshot_steps(40000), 1000}.evaluations()), 43u);
+    EXPECT_EQ((TrainingSchedule{2500, {1, 10, 100, 1000, 2500}, 700}.evaluations()), 8u); // 700, 1,400, 2,100
+    // Step 0 measures nothing; the last step is always measured.
+    EXPECT_EQ((TrainingSchedule{100, {0}, 0}.evaluations()), 1u);
+    EXPECT_EQ((TrainingSchedule{100, {0, 30}, 0}.evaluations()), 2u);
+    EXPECT_EQ((TrainingSchedule{0, {}, 0}.evaluations()), 0u);
+    // The count is the eval steps a run stops at.
+    const TrainingSchedule s{2500, {1, 10, 100, 1000, 2500}, 700};
+    uint32_t walked = 0;
+    for (uint32_t step = 1; step <= s.steps; ++step) walked += s.is_eval(step);
+    EXPECT_EQ(s.evaluations(), walked);
+}
+
+// The estimate counts the full-image evaluations as well as the steps: its time grows with their
+// number and with the image's pixels, and its note says what it counts.
+TEST(TrainingEstimate, CountsTheFullImageEvaluations) {
+    ff::engine::DeviceInfo cpu;
+    cpu.name = "llvmpipe";
+    cpu.type = "cpu";
+    TrainParams p; // compare_models' SIREN at its CPU budget, which measures its PSNR only at the end
+    p.choice = ModelChoice::siren;
+    p.model.hidden_width = 128;
+    p.model.hidden_layers = 6;
+    p.options.steps = 100;
+    p.options.batch = 512;
+    p.snapshot_steps = {100};
+    p.eval_interval = 0;
+    EXPECT_EQ(estimated_evaluations(p), 1u);
+    const TrainingSeconds once = estimated_training_time(p, cpu);
+    EXPECT_GT(once.fixed, 0);
+    EXPECT_GT(once.per_megapixel, 0);
+    const uint64_t leuven = 751 * 563;
+    EXPECT_GT(once.for_pixels(2 * leuven), once.for_pixels(leuven));
+    // On the CPU driver a SIREN's evaluation of leuvenA costs over half what its 100 steps do
+    // (149.0 s against 268.7 s, training_estimate.cpp): an estimate without it is far too low.
+    EXPECT_GT(once.for_pixels(leuven), 1.5 * once.fixed);
+
+    TrainParams often = p;
+    often.eval_interval = 10;
+    EXPECT_EQ(estimated_evaluations(often), 10u);
+    const TrainingSeconds ten = estimated_training_time(often, cpu);
+    EXPECT_DOUBLE_EQ(ten.fixed, once.fixed);
+    EXPECT_NEAR(ten.per_megapixel, 10 * once.per_megapixel, 1e-9 * ten.per_megapixel);
+
+    const TrainingEstimate known = estimate_training(p, cpu, leuven);
+    EXPECT_NEAR(known.seconds, once.for_pixels(leuven), 1e-9);
+    EXPECT_GT(estimate_training(often, cpu, leuven).seconds, known.seconds);
+    EXPECT_NE(known.text.find("(training and 1 full-image evaluation; a rough figure from measured rates)"),
+              std::string::npos) << known.text;
+    // Before the image is known (`fieldflow check`): the steps, plus the evaluations a megapixel.
+    const TrainingEstimate unknown = estimate_training(often, cpu, 0);
+    EXPECT_LT(unknown.seconds, 0);
+    EXPECT_NE(unknown.text.find(" plus "), std::string::npos) << unknown.text;
+    EXPECT_NE(unknown.text.find(" a megapixel of the image on llvmpipe"), std::string::npos) << unknown.text;
+    EXPECT_NE(unknown.text.find("(training and 10 full-image evaluations;"), std::string::npos) << unknown.text;
+
+    // A splat model's evaluations add to its per-megapixel cost.
+    TrainParams splats;
+    splats.choice = ModelChoice::splats;
+    splats.options.steps = 50;
+    splats.snapshot_steps = {50};
+    TrainParams splats_often = splats;
+    splats_often.eval_interval = 5;
+    EXPECT_EQ(estimated_training_time(splats, cpu).fixed, 0);
+    EXPECT_GT(estimated_training_time(splats_often, cpu).per_megapixel,
+              estimated_training_time(splats, cpu).per_megapixel);
 }
 
 TEST(TrainingSchedule, ChunkSizeFollowsTheMeasuredRate) {
