@@ -175,7 +175,7 @@ TEST_F(ModelCommands, LakeGraphLearnsWithTheHashEncodingByDefault) {
     r = run(exe() + "run --device cpu --no-cache " FF_LAKE_GRAPH " --set input=" + quoted(input_) +
             " --set output=" + quoted(folder_ / "lake_bad") + " --set steps=10 --set encoding=coords");
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("param 'encoding' must be one of dense_grid, hash_grid, dense, hash; got 'coords'"),
+    EXPECT_NE(r.output.find("param 'encoding' must be one of dense_grid, hash_grid, frequency, dense, hash; got 'coords'"),
               std::string::npos)
         << r.output;
 }
