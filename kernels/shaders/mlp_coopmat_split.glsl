@@ -35,9 +35,9 @@
 //   rows: the encoding's input gradients over slice 0, read back per sample.
 // (CM_ENDS_BY_COLUMNS, CM_STAGE_INPUTS and CM_LATE_ENCODING, below, change the ends: width 128's.)
 // The fp16 weights come from the copy in device memory (binding CM_WEIGHTS_BINDING), held in
-// registers for the step where CM_WEIGHT_FRAGMENTS (the blocks a subgroup's products use; the
-// first matrix's only with CM_FIRST_WEIGHT_FRAGMENTS), else loaded per phase; matrix 0's
-// input-gradient blocks are loaded per tile. The fp32 biases come from the master copy (binding
+// registers for the step (the blocks a subgroup's products use; the first matrix's only with
+// CM_FIRST_WEIGHT_FRAGMENTS, else loaded per tile); matrix 0's input-gradient blocks are loaded
+// per tile. The fp32 biases come from the master copy (binding
 // 0). Bias gradients are summed on the tensor cores too (cm_bias_sums).
 //
 // Gradient scaling is mlp_coopmat.glsl's: fp16 deltas carry CM_LOSS_SCALE, the fp32 sums are
@@ -52,7 +52,7 @@
 // Two more workgroup barriers a tile.
 // CM_ENC_INPUTS_BY_ROWS: with the ends by columns, the encoding's input gradients still by rows:
 // each sample subgroup its own, so no workgroup barrier follows them (one a tile fewer; the host
-// takes it with CM_HALF_SUMS, whose registers it needs).
+// takes it where no late pass reads them by columns).
 // CM_STAGE_INPUTS (the host's TrainTiling::stage_inputs; with the ends by columns, where the
 // sample subgroups are at most half the subgroups): the next tile's encoded inputs are worked out
 // by the subgroups after the sample ones (train_step.comp) while the sample subgroups take the
@@ -118,11 +118,12 @@ uint cm_x0_col; // the tile's encoding outputs' first column (cm_take_staged_inp
 #define CM_HK8 fcoopmatNV<16, gl_ScopeSubgroup, 8, 8> // 8 x 8: B of 16x8x8
 #define CM_F8 fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> // 16 x 8 accumulator
 #define CM_LOSS_SCALE FP16_DELTA_SCALE
-// CM_HALF_SUMS: the wide phases' activation and input-gradient products (hidden width terms each,
-// stored as fp16 anyway) summed in fp16 accumulators, as tiny-cuda-nn's fully fused MLP sums
-// them: half the registers of fp32 ones, which width 128's phases are short of. The weight
-// gradients (summed over the step), the MLP's ends and the encoding's input gradients stay fp32.
-#if CM_HALF_SUMS
+// With the ends by columns, the wide phases' activation and input-gradient products (hidden width
+// terms each, stored as fp16 anyway) summed in fp16 accumulators, as tiny-cuda-nn's fully fused
+// MLP sums them: half the registers of fp32 ones, which width 128's phases are short of. The
+// weight gradients (summed over the step), the MLP's ends and the encoding's input gradients stay
+// fp32.
+#if CM_ENDS_BY_COLUMNS
 #define CM_ACC CM_H
 #define CM_ACC_ZERO float16_t(0.0)
 #else
@@ -248,20 +249,18 @@ CM_H8 cm_load_first_back8(uint ob) {
 #define cm_load_first_back(ob, ib) cm_load_block(0, ob, ib)
 #endif
 
-// With CM_WEIGHT_FRAGMENTS: the first matrix's blocks held too, else loaded for each tile (the
-// host's choice by the registers the held fragments take).
-#define CM_HOLDS_FIRST (CM_WEIGHT_FRAGMENTS && CM_FIRST_WEIGHT_FRAGMENTS)
+// The first matrix's blocks held too, else loaded for each tile (the host's choice by the
+// registers the held fragments take).
+#define CM_HOLDS_FIRST CM_FIRST_WEIGHT_FRAGMENTS
 // The weight blocks a subgroup's products use: forward (W^T), matrix 0's (nb, kb) for every
 // output block (rows), hidden matrix l's (CM_COL, kb) (columns), the last matrix's (0, kb) (rows);
 // input gradients (W), hidden matrix l's (ob, CM_COL) (columns), the last matrix's (0, ib) (rows).
 #define CM_IB0 (IN_PAD / 16)
-// CM_OWN_BLOCKS (default with the ends by columns and the blocks held): of the first matrix's
-// forward blocks and the last matrix's input-gradient blocks a subgroup holds only those of its
-// own column block, all that its column phases use. Without it, it holds the last matrix's whole
-// row and takes block CM_COL of it (no constant index) and loads the first matrix's block for
-// every tile: on the H200 width 128's kernel then took 288 bytes of local memory a lane, with it
-// none (bench/archive/RESULTS.md, "what every subgroup of width 128's tile waits on").
-#define CM_OWN_BLOCKS (CM_ENDS_BY_COLUMNS && CM_WEIGHT_FRAGMENTS)
+// With the ends by columns, of the first matrix's forward blocks and the last matrix's
+// input-gradient blocks a subgroup holds only those of its own column block, all that its column
+// phases use: holding the last matrix's whole row and taking block CM_COL of it (no constant
+// index) put width 128's kernel in local memory (bench/archive/RESULTS.md, "what every subgroup
+// of width 128's tile waits on").
 #define CM_HIDDEN_MATRICES (LAYERS > 1 ? LAYERS - 1 : 1) // matrices 1..LAYERS-1 (arrays of at least one)
 // Each kind in an array of its own with constant bounds, so every index is a constant once the
 // loops are unrolled (an array indexed otherwise lands in local memory).
@@ -272,18 +271,16 @@ CM_HK8 cm_wfirst[CM_COLUMN_BLOCKS * 2];                // (2 nb + j) at 2 nb + j
 CM_H cm_wfirst[CM_COLUMN_BLOCKS * CM_IB0];             // (nb, kb) at nb * CM_IB0 + kb
 #endif
 #endif
-#if CM_WEIGHT_FRAGMENTS
 CM_H cm_whidden[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (CM_COL, kb) at (l - 1) * blocks + kb
 CM_H cm_whidden_back[CM_HIDDEN_MATRICES * CM_COLUMN_BLOCKS]; // matrix l's (ob, CM_COL)
 CM_LAST_FORWARD_BLOCK cm_wlast[CM_COLUMN_BLOCKS];      // (0, kb); narrow: 8 outputs
-#if CM_OWN_BLOCKS
+#if CM_ENDS_BY_COLUMNS
 CM_H cm_wlast_back_own;                                // (0, CM_COL)
 CM_H cm_wfirst_own[CM_IB0];                            // matrix 0's (CM_COL, kb), as W^T
 #elif CM_NARROW_OUT
 CM_HK8 cm_wlast_back[CM_COLUMN_BLOCKS * 2];            // (0, 2 ib + j), 8 x 8
 #else
 CM_H cm_wlast_back[CM_COLUMN_BLOCKS];                  // (0, ib)
-#endif
 #endif
 
 // Nothing of the weights lives in shared memory; the bias sums' selectors do (the step's barrier
@@ -300,34 +297,26 @@ void cm_load_weight_fragments() {
     [[unroll]] for (uint nb = 0; nb < CM_COLUMN_BLOCKS; ++nb)
         [[unroll]] for (uint kb = 0; kb < CM_IB0; ++kb) cm_wfirst[nb * CM_IB0 + kb] = cm_load_block_t(0, nb, kb);
 #endif
-#if CM_WEIGHT_FRAGMENTS
     [[unroll]] for (int l = 1; l < LAYERS; ++l)
         [[unroll]] for (uint i = 0; i < CM_COLUMN_BLOCKS; ++i) {
             cm_whidden[(l - 1) * CM_COLUMN_BLOCKS + i] = cm_load_block_t(l, CM_COL, i);
             cm_whidden_back[(l - 1) * CM_COLUMN_BLOCKS + i] = cm_load_block(l, i, CM_COL);
         }
-#if CM_OWN_BLOCKS
+#if CM_ENDS_BY_COLUMNS
     cm_wlast_back_own = cm_load_block(LAYERS, 0, CM_COL);
     [[unroll]] for (uint kb = 0; kb < CM_IB0; ++kb) cm_wfirst_own[kb] = cm_load_block_t(0, CM_COL, kb);
 #endif
     [[unroll]] for (uint i = 0; i < CM_COLUMN_BLOCKS; ++i) {
         cm_wlast[i] = cm_load_last_forward(i);
-#if CM_OWN_BLOCKS
+#if CM_ENDS_BY_COLUMNS
 #elif CM_NARROW_OUT
         [[unroll]] for (uint j = 0; j < 2; ++j) cm_wlast_back[i * 2 + j] = cm_load_last_back8(i, j);
 #else
         cm_wlast_back[i] = cm_load_block(LAYERS, 0, i);
 #endif
     }
-#endif
 }
 
-// A weight block from the held ones, or loaded (the held arrays exist only with CM_WEIGHT_FRAGMENTS).
-#if CM_WEIGHT_FRAGMENTS
-#define CM_HELD_OR_LOADED(held, loaded) held
-#else
-#define CM_HELD_OR_LOADED(held, loaded) loaded
-#endif
 // Matrix 0's block (nb, kb) as W^T (narrow: its 8 x 8 block 2 nb + j).
 #if CM_NARROW_IN
 CM_HK8 cm_w_first8(uint nb, uint j) {
@@ -349,23 +338,20 @@ CM_H cm_w_first(uint nb, uint kb) {
 // Hidden matrix 1 <= l < LAYERS: forward block kb of output block CM_COL, as W^T; input-gradient
 // block (ob, CM_COL), as W.
 CM_H cm_w_hidden(int l, uint kb) {
-    return CM_HELD_OR_LOADED(cm_whidden[(l - 1) * CM_COLUMN_BLOCKS + kb], cm_load_block_t(l, CM_COL, kb));
+    return cm_whidden[(l - 1) * CM_COLUMN_BLOCKS + kb];
 }
 CM_H cm_w_hidden_back(int l, uint ob) {
-    return CM_HELD_OR_LOADED(cm_whidden_back[(l - 1) * CM_COLUMN_BLOCKS + ob], cm_load_block(l, ob, CM_COL));
+    return cm_whidden_back[(l - 1) * CM_COLUMN_BLOCKS + ob];
 }
 // The last matrix's block (0, i): as W^T (forward), as W (input gradients).
-CM_LAST_FORWARD_BLOCK cm_w_last(uint kb) { return CM_HELD_OR_LOADED(cm_wlast[kb], cm_load_last_forward(kb)); }
+CM_LAST_FORWARD_BLOCK cm_w_last(uint kb) { return cm_wlast[kb]; }
 // With the ends by columns, only the subgroup's own block (0, CM_COL) is used.
-#if CM_OWN_BLOCKS
+#if CM_ENDS_BY_COLUMNS
 CM_H cm_w_last_back_own() { return cm_wlast_back_own; }
 #elif CM_NARROW_OUT
-CM_HK8 cm_w_last_back8(uint ib, uint j) { return CM_HELD_OR_LOADED(cm_wlast_back[ib * 2 + j], cm_load_last_back8(ib, j)); }
+CM_HK8 cm_w_last_back8(uint ib, uint j) { return cm_wlast_back[ib * 2 + j]; }
 #else
-CM_H cm_w_last_back(uint ib) { return CM_HELD_OR_LOADED(cm_wlast_back[ib], cm_load_block(LAYERS, 0, ib)); }
-#endif
-#if CM_ENDS_BY_COLUMNS && !CM_OWN_BLOCKS
-CM_H cm_w_last_back_own() { return cm_w_last_back(CM_COL); }
+CM_H cm_w_last_back(uint ib) { return cm_wlast_back[ib]; }
 #endif
 
 #include "mlp_coopmat_split_forward.glsl"

@@ -68,9 +68,9 @@ void cm_forward_first() {
 }
 
 // Block kb of output block CM_COL of matrix l, as W^T: the hidden matrices' (held or loaded), or
-// the first matrix's (CM_ENDS_BY_COLUMNS): held with CM_OWN_BLOCKS, else loaded.
+// the first matrix's (CM_ENDS_BY_COLUMNS): the subgroup's own, held.
 CM_H cm_w_columns(int l, uint kb) {
-#if CM_OWN_BLOCKS
+#if CM_ENDS_BY_COLUMNS
     if (l == 0) return cm_wfirst_own[kb];
 #else
     if (l == 0) return cm_load_block_t(0, CM_COL, kb);

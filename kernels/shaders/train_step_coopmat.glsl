@@ -236,14 +236,14 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
 #endif
 }
 
-// CM_EARLY_FRAGMENTS (the host's TrainTiling::early_fragments; shared tiles, whose weight blocks
-// come from memory): a subgroup's held blocks loaded before the first tile's inputs are staged,
-// their reads in flight beside those, rather than after the barrier that follows.
+// With the ends by columns (shared tiles, whose weight blocks come from memory), a subgroup's held
+// blocks are loaded before the first tile's inputs are staged, their reads in flight beside
+// those, rather than after the barrier that follows.
 
 void main() {
     enc_local_clear();
     cm_load_weights();
-#if CM_EARLY_FRAGMENTS
+#if CM_ENDS_BY_COLUMNS
     cm_load_weight_fragments();
 #endif
 #if CM_STAGE_INPUTS // the first tile's inputs, before the barrier (CM_SPLIT: a worker a workgroup)
@@ -254,7 +254,7 @@ void main() {
     if (CM_STAGES && first.x < first.y) stage_tile_inputs(first.x);
 #endif
     barrier();
-#if !CM_EARLY_FRAGMENTS
+#if !CM_ENDS_BY_COLUMNS
     cm_load_weight_fragments();
 #endif
     const uint tiles = (pc.batch + CM_TILE_SAMPLES - 1) / CM_TILE_SAMPLES;

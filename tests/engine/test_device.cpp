@@ -284,7 +284,6 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_TRUE(t->coopmat && t->weights_in_memory() && t->shared_blocks && t->weight_fragments);
     EXPECT_TRUE(t->first_weight_fragments) << "160 registers of held fragments";
     EXPECT_FALSE(t->ends_by_columns) << "every subgroup holds samples";
-    EXPECT_FALSE(t->early_fragments) << "measured alike or slower there";
     // The hash model's 32 inputs: 176 columns, 48,400 bytes, the same tile; 48,399 bytes: 64 rows.
     // Its first matrix's 8 blocks would take the held fragments to 184 registers: loaded.
     const ModelConfig hash = test::hash64_test_config();
@@ -314,10 +313,9 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_TRUE(t->weight_fragments);
     EXPECT_FALSE(t->first_weight_fragments);
     EXPECT_TRUE(t->ends_by_columns) << "2 sample subgroups of 8";
-    EXPECT_TRUE(t->half_sums && t->stage_inputs && t->late_encoding);
+    EXPECT_TRUE(t->stage_inputs && t->late_encoding);
     EXPECT_FALSE(t->encoding_inputs_by_rows) << "late, by columns";
     EXPECT_TRUE(t->stage_targets);
-    EXPECT_TRUE(t->early_fragments);
     // 288 slices of 72 halves, the selectors, 8 subgroups' losses; the staging slice and the
     // input gradients' columns (16 x 72 halves each); two tiles' targets and four tiles' pixels
     // (64 samples: the most of 3 fp32 outputs, or 2 + 2 words of RGBA16 and 4 pixels).
@@ -329,19 +327,11 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true, 0, 0,
                                             with(&KernelOverrides::stage_targets, false))
                      ->stage_targets);
-    EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true, 0, 0,
-                                            with(&KernelOverrides::early_fragments, false))
-                     ->early_fragments);
-    EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true, 0, 0,
-                                            with(&KernelOverrides::weight_fragments, false))
-                     ->early_fragments)
-        << "no blocks held";
     {
         KernelOverrides o;
-        o.half_sums = o.encoding_inputs_by_rows = o.stage_inputs = false;
+        o.encoding_inputs_by_rows = o.stage_inputs = false;
         t = detail::choose_shared_tile(widest, shared, invocations, true, 0, 0, o);
-        EXPECT_FALSE(t->half_sums || t->encoding_inputs_by_rows || t->stage_inputs || t->late_encoding ||
-                     t->stage_targets)
+        EXPECT_FALSE(t->encoding_inputs_by_rows || t->stage_inputs || t->late_encoding || t->stage_targets)
             << "the late pass and the targets take the staged inputs' order";
         EXPECT_EQ(t->shared_bytes, 42016u);
     }
@@ -375,12 +365,13 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     t = detail::choose_shared_tile(single_hash, shared, invocations, true);
     ASSERT_TRUE(t.has_value() && t->ends_by_columns);
     EXPECT_FALSE(t->stage_inputs || t->late_encoding);
-    // Widths 64 and 128 hold their weight blocks at any batch, a tile a workgroup or less too.
+    // The shared tile holds its weight blocks at any batch, a tile a workgroup or less too, and
+    // whatever a measurement asks (weight_fragments is the tile a subgroup's choice).
     EXPECT_TRUE(detail::choose_shared_tile(widest, shared, invocations, true, 1024, 132)->weight_fragments);
     EXPECT_TRUE(detail::choose_shared_tile(wide, shared, invocations, true, 1024, 132)->weight_fragments);
-    EXPECT_FALSE(detail::choose_shared_tile(widest, shared, invocations, true, 1u << 20, 132,
-                                            with(&KernelOverrides::weight_fragments, false))
-                     ->weight_fragments);
+    EXPECT_TRUE(detail::choose_shared_tile(widest, shared, invocations, true, 1u << 20, 132,
+                                           with(&KernelOverrides::weight_fragments, false))
+                    ->weight_fragments);
     // The lake model (width 32) in two parts; not width 16, sine layers, devices without explicit
     // layouts or too few invocations.
     t = detail::choose_shared_tile(lake, shared, invocations, true);
@@ -391,8 +382,8 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_EQ(t->rows_per_group(), 2u);
     EXPECT_TRUE(t->weight_fragments && t->first_weight_fragments);
     EXPECT_FALSE(t->ends_by_columns);
-    EXPECT_FALSE(t->half_sums || t->encoding_inputs_by_rows || t->stage_inputs || t->late_encoding)
-        << "fp32 sums where the ends are by rows";
+    EXPECT_FALSE(t->encoding_inputs_by_rows || t->stage_inputs || t->late_encoding)
+        << "no staged parts where the ends are by rows";
     EXPECT_TRUE(detail::choose_shared_tile(lake, shared, invocations, true, 0, 0,
                                            with(&KernelOverrides::ends_by_columns, true))
                     ->ends_by_columns);

@@ -96,7 +96,7 @@ void check_gradients(const ModelConfig& config, uint32_t samples, uint32_t seed,
     // Padding never receives gradient: the first matrix's weights of its padding inputs, the last
     // matrix's weights and biases of its padding outputs. (By the layout, not by the reference's
     // zeros: a unit the reference never activates may be active on a sample or two where the
-    // tensor cores sum in fp16, CM_HALF_SUMS, and its gradient is then small, not zero.)
+    // tensor cores sum in fp16 (width 128's wide phases), and its gradient is then small, not zero.)
     const uint32_t first_in = config.padded_input_width();
     const uint32_t last_in = config.hidden_layers > 0 ? config.hidden_width : first_in;
     const size_t last_at = gpu.grad_mlp.size() - (config.padded_output_width() * (last_in + 1));

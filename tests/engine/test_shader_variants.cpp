@@ -193,25 +193,24 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
         expect_valid("train_step.comp", configs()[c],
                      {{"TILE", "192"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                       {"CM_WEIGHT_FRAGMENTS", "1"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_BIAS_FRAGMENTS", "0"}});
-    // Wide ReLU MLPs training on one tile a workgroup shared by its subgroups (width 64: the dense
-    // grid's and the hash model's, weight blocks held or not; width 128 on 64 samples).
+    // Wide ReLU MLPs training on one tile a workgroup shared by its subgroups, which holds its
+    // weight blocks (width 64: the dense grid's and the hash model's, the first matrix's blocks held
+    // or not; width 128 on 64 samples).
     for (size_t c : {1u, 3u})
-        for (const char* held : {"0", "1"})
-            for (const char* first : {"0", "1"})
-                expect_valid("train_step.comp", configs()[c],
-                             {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
-                              {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"},
-                              {"CM_WEIGHT_FRAGMENTS", held}, {"CM_FIRST_WEIGHT_FRAGMENTS", first}});
-    // Width 128 in two parts (16 subgroups), blocks held or loaded.
-    for (const char* held : {"0", "1"})
-        expect_valid("train_step.comp", configs()[2],
-                     {{"TILE", "512"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
-                      {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_ROW_SPLIT", "2"}, {"CM_SHARED_BLOCKS", "1"},
-                      {"CM_WEIGHT_FRAGMENTS", held}, {"CM_ENDS_BY_COLUMNS", "1"}});
+        for (const char* first : {"0", "1"})
+            expect_valid("train_step.comp", configs()[c],
+                         {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                          {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"},
+                          {"CM_WEIGHT_FRAGMENTS", "1"}, {"CM_FIRST_WEIGHT_FRAGMENTS", first}});
+    // Width 128 in two parts (16 subgroups).
+    expect_valid("train_step.comp", configs()[2],
+                 {{"TILE", "512"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                  {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_ROW_SPLIT", "2"}, {"CM_SHARED_BLOCKS", "1"},
+                  {"CM_WEIGHT_FRAGMENTS", "1"}, {"CM_ENDS_BY_COLUMNS", "1"}});
     for (const char* ends : {"0", "1"})
         expect_valid("train_step.comp", configs()[2],
                      {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
-                      {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "0"},
+                      {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"},
                       {"CM_ENDS_BY_COLUMNS", ends}});
     // The ends by columns where the defaults take them by rows: held blocks, two parts.
     for (size_t c : {1u, 3u})
@@ -228,28 +227,24 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                       {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"}});
     }
     // The narrow ends in 8-wide blocks (devices with the 16x8 shapes): the lake model in two parts
-    // (8-wide inputs and outputs), width 64 and the hash model (outputs only), blocks held or not.
+    // (8-wide inputs and outputs), width 64 and the hash model (outputs only), the first matrix's
+    // blocks held or not.
     for (size_t c : {0u, 1u, 3u})
-        for (const char* held : {"0", "1"})
-            for (const char* first : {"0", "1"}) {
-                const std::string tile = c == 0 ? "128" : "256";
-                expect_valid("train_step.comp", configs()[c],
-                             {{"TILE", tile}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
-                              {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_ROW_SPLIT", "2"}, {"CM_SHARED_BLOCKS", "1"},
-                              {"CM_WEIGHT_FRAGMENTS", held}, {"CM_FIRST_WEIGHT_FRAGMENTS", first},
-                              {"CM_NARROW_ENDS", "1"}});
-            }
-    // Width 128 with its ends by columns: only the last matrix's forward product narrow; blocks
-    // held or loaded; its wide phases' sums fp16 or fp32, its encoding's input gradients by rows
-    // or by columns (the engine takes fp16, and by columns with its late encoding pass, below).
-    for (const char* held : {"0", "1"})
-        for (const char* half : {"0", "1"})
-            for (const char* rows : {"0", "1"})
-                expect_valid("train_step.comp", configs()[2],
-                             {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
-                              {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", held},
-                              {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"}, {"CM_HALF_SUMS", half},
-                              {"CM_ENC_INPUTS_BY_ROWS", rows}});
+        for (const char* first : {"0", "1"}) {
+            const std::string tile = c == 0 ? "128" : "256";
+            expect_valid("train_step.comp", configs()[c],
+                         {{"TILE", tile}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                          {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_ROW_SPLIT", "2"}, {"CM_SHARED_BLOCKS", "1"},
+                          {"CM_WEIGHT_FRAGMENTS", "1"}, {"CM_FIRST_WEIGHT_FRAGMENTS", first}, {"CM_NARROW_ENDS", "1"}});
+        }
+    // Width 128 with its ends by columns: only the last matrix's forward product narrow; its
+    // encoding's input gradients by rows or by columns (the engine takes columns with its late
+    // encoding pass, below).
+    for (const char* rows : {"0", "1"})
+        expect_valid("train_step.comp", configs()[2],
+                     {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
+                      {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"},
+                      {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"}, {"CM_ENC_INPUTS_BY_ROWS", rows}});
     // ... with the next tile's inputs staged and the encoding's backward pass late (the engine's
     // form), staged alone too, on the dense grid and on a hash grid (its 32 inputs' gradients,
     // local sums of its coarse cells).
@@ -263,7 +258,7 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
                                  {{"TILE", "256"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                                   {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_SHARED_BLOCKS", "1"},
                                   {"CM_WEIGHT_FRAGMENTS", "1"}, {"CM_ENDS_BY_COLUMNS", "1"}, {"CM_NARROW_ENDS", "1"},
-                                  {"CM_HALF_SUMS", "1"}, {"CM_ENC_INPUTS_BY_ROWS", rows}, {"CM_STAGE_INPUTS", "1"},
+                                  {"CM_ENC_INPUTS_BY_ROWS", rows}, {"CM_STAGE_INPUTS", "1"},
                                   {"CM_LATE_ENCODING", late}, {"ENC_GRAD_FIXED", "1"}, {"ENC_LOCAL_CELLS", local}});
     // Width 128 of one hidden layer (128-sample tiles: staged, not late) and of three, as the
     // engine chooses them.
@@ -275,11 +270,6 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
         const detail::CompileResult compiled = compile(detail::train_kernel_request(c, t, false, {}));
         EXPECT_EQ(validate(compiled.spirv), "") << layers << " layers";
     }
-    // The wide phases summed in fp16 where the ends are by rows (width 64).
-    expect_valid("train_step.comp", configs()[1],
-                 {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
-                  {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_WEIGHT_FRAGMENTS", "1"},
-                  {"CM_HALF_SUMS", "1"}});
     // Two subgroups a column block, each taking half the tile's rows.
     for (size_t c : {1u, 3u})
         expect_valid("train_step.comp", configs()[c],
@@ -289,7 +279,7 @@ TEST(ShaderVariants, TrainingKernelsValidate) {
     expect_valid("train_step.comp", configs()[2],
                  {{"TILE", "512"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                   {"CM_SPLIT", "1"}, {"CM_ROWS", "64"}, {"CM_ROW_SPLIT", "2"}, {"CM_SHARED_BLOCKS", "1"},
-                  {"CM_WEIGHT_FRAGMENTS", "0"}});
+                  {"CM_WEIGHT_FRAGMENTS", "1"}});
     expect_valid("train_step.comp", configs()[1],
                  {{"TILE", "128"}, {"WEIGHTS_IN_SHARED", "0"}, {"COOPMAT", "1"}, {"CM_WEIGHTS_BINDING", "7"},
                   {"CM_SPLIT", "1"}, {"CM_ROWS", "128"}, {"CM_SHARED_BLOCKS", "1"}, {"CM_PREFETCH", "0"}});
@@ -439,7 +429,7 @@ TEST(ShaderVariants, StagedTargetsCompileInEverySampleForm) {
         image.words = 1000;
         detail::KernelRequest r = detail::train_kernel_request(c, tiling, form == 0, image);
         EXPECT_EQ(define_value(r.defines, "CM_STAGE_TARGETS"), "1");
-        EXPECT_EQ(define_value(r.defines, "CM_EARLY_FRAGMENTS"), "1");
+        EXPECT_EQ(define_value(r.defines, "CM_ENDS_BY_COLUMNS"), "1");
         if (form != 3) r.defines.push_back({"SAMPLES_XY16", "1"}); // sampling_defines: a 200x137 image
         expect_request_valid(r);
     }

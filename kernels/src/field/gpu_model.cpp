@@ -320,8 +320,8 @@ void check_train_tiling(const ModelConfig& c, const TrainTiling& t, bool explici
                     c.padded_output_width() % 16 == 0,
                 "the tensor-core MLP takes whole subgroups and 16-aligned widths");
     if (!t.shared_tile_rows) {
-        require(!(t.ends_by_columns || t.stage_inputs || t.late_encoding || t.stage_targets || t.early_fragments),
-                "the ends by columns, staged parts and early fragments take the shared tile");
+        require(!(t.ends_by_columns || t.stage_inputs || t.late_encoding || t.stage_targets),
+                "the ends by columns and the staged parts take the shared tile");
         return;
     }
     const uint32_t rows = t.shared_tile_rows, parts = t.shared_tile_parts, subgroups = t.tile / 32;
@@ -354,16 +354,13 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
         d.push_back({"CM_ROWS", std::to_string(tiling.shared_tile_rows)});
         d.push_back({"CM_ROW_SPLIT", std::to_string(tiling.shared_tile_parts)});
         d.push_back({"CM_SHARED_BLOCKS", "1"});
-        d.push_back({"CM_WEIGHT_FRAGMENTS", tiling.weight_fragments ? "1" : "0"});
         d.push_back({"CM_FIRST_WEIGHT_FRAGMENTS", tiling.first_weight_fragments ? "1" : "0"});
         d.push_back({"CM_ENDS_BY_COLUMNS", tiling.ends_by_columns ? "1" : "0"});
         d.push_back({"CM_NARROW_ENDS", tiling.narrow_ends ? "1" : "0"});
-        d.push_back({"CM_HALF_SUMS", tiling.half_sums ? "1" : "0"});
         d.push_back({"CM_ENC_INPUTS_BY_ROWS", tiling.encoding_inputs_by_rows ? "1" : "0"});
         d.push_back({"CM_STAGE_INPUTS", tiling.stage_inputs ? "1" : "0"});
         d.push_back({"CM_LATE_ENCODING", tiling.late_encoding ? "1" : "0"});
         d.push_back({"CM_STAGE_TARGETS", tiling.stage_targets ? "1" : "0"});
-        d.push_back({"CM_EARLY_FRAGMENTS", tiling.early_fragments ? "1" : "0"});
         // Independent sums for the short phases the other subgroups wait on (mlp_coopmat_split.glsl):
         // two where the ends are by columns and the MLP has two column blocks or more.
         d.push_back({"CM_CHAINS", tiling.ends_by_columns && config.hidden_width >= 32 ? "2" : "1"});

@@ -362,10 +362,11 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         t.shared_tile_rows = rows;
         t.shared_tile_parts = parts;
         // The weight blocks a subgroup's products use, held for the step (width 64 on the dense
-        // grid: 20 blocks, 80 registers a lane, beside 9 fragments of gradient sums), or loaded
-        // for each phase of a tile: held, every width and batch measured trains faster, width 128's
+        // grid: 20 blocks, 80 registers a lane, beside 9 fragments of gradient sums): every width
+        // and batch measured trained faster so than with them loaded for each phase, width 128's
         // 36 blocks included (bench/archive/RESULTS.md, "its weight blocks held at every batch").
-        t.weight_fragments = o.weight_fragments.value_or(true);
+        // The shared tile always holds them.
+        t.weight_fragments = true;
         // What a subgroup holds for the step, in registers a lane: the weight blocks (4 each: the
         // first matrix's column blocks x input blocks, the hidden and last matrices' blocks for
         // both directions) and the sums (8 a fragment: the owned blocks of every matrix, the
@@ -376,16 +377,15 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         const uint32_t columns = c.hidden_width / 16, inputs = c.padded_input_width() / 16, middle = c.hidden_layers - 1;
         const uint32_t held = 4 * (columns * inputs + 2 * middle * columns + 2 * columns) +
                               8 * (inputs + middle * columns + columns + 1);
-        t.first_weight_fragments = t.weight_fragments && held <= 168;
-        if (o.first_weight_fragments) t.first_weight_fragments = *o.first_weight_fragments && t.weight_fragments;
+        t.first_weight_fragments = o.first_weight_fragments.value_or(held <= 168);
         // Width 128's 64-sample tile has 2 sample subgroups of 8: the ends of the MLP by columns
         // too.
         t.ends_by_columns = o.ends_by_columns.value_or(rows / 32 < invocations / 32);
-        // There, the wide phases' sums in fp16 accumulators (16 registers a lane fewer in each
-        // phase, which width 128's phases are short of) with the encoding's input gradients by rows
-        // (one workgroup barrier a tile fewer; below); each pays more with the other
-        // (bench/archive/RESULTS.md, "width 128's wide phases summed in fp16").
-        t.half_sums = o.half_sums.value_or(t.ends_by_columns);
+        // There the wide phases' sums go in fp16 accumulators (16 registers a lane fewer in each
+        // phase, which width 128's phases are short of), and each subgroup's held blocks are
+        // loaded before the first tile's inputs are staged, beside those reads
+        // (mlp_coopmat_split.glsl; bench/archive/RESULTS.md, "width 128's wide phases summed in
+        // fp16").
         // The next tile's inputs encoded by the subgroups after the sample ones, which wait for
         // the last matrix's forward product anyway, into a staging slice beside the tile (where
         // it fits): the encoding's parameter loads then wait behind that product instead of ahead
@@ -413,9 +413,6 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // pixels, counted for the widest source (shared_tile_bytes).
         t.stage_targets = t.stage_inputs && fits(true, t.late_encoding, true) && o.stage_targets.value_or(true);
         t.shared_bytes = shared_tile_bytes(c, rows, subgroups, t.stage_inputs, t.late_encoding, t.stage_targets);
-        // The held blocks' loads issued before the first tile's inputs are staged, beside those
-        // reads (width 128's layout; the lake model's measured alike or slower).
-        t.early_fragments = o.early_fragments.value_or(t.ends_by_columns && t.weight_fragments);
         // The encoding's input gradients by rows where the sample subgroups read them at once
         // (one workgroup barrier a tile fewer); late, by columns, as every subgroup's row block
         // and with no barrier either.

@@ -40,7 +40,7 @@ struct TrainTiling {
     // (GL_EXT_shared_memory_block, mlp_coopmat.glsl's CM_SHARED_BLOCKS): the device has it.
     bool shared_blocks = false;
     // Tensor-core training kernels that hold the weight blocks in registers for the whole step
-    // (mlp_coopmat.glsl's CM_WEIGHT_FRAGMENTS).
+    // (mlp_coopmat.glsl's CM_WEIGHT_FRAGMENTS; the shared tile always does).
     bool weight_fragments = false;
     // With weight_fragments, the hidden ReLU matrices' bias rows held as fragments too
     // (mlp_coopmat.glsl's CM_BIAS_FRAGMENTS), else loaded from shared memory per row block.
@@ -59,17 +59,15 @@ struct TrainTiling {
     // With shared_tile_rows: subgroups a column block, each taking a part of the tile's rows
     // (tile = 2 * hidden_width * parts invocations).
     uint32_t shared_tile_parts = 1;
-    // With shared_tile_rows and weight_fragments: the first matrix's blocks held too (else loaded
-    // for each tile's first product).
+    // With shared_tile_rows: the first matrix's blocks held too (else loaded for each tile's
+    // first product).
     bool first_weight_fragments = false;
     // With shared_tile_rows: the first matrix's forward and the last matrix's backward products by
     // columns too (mlp_coopmat_split.glsl's CM_ENDS_BY_COLUMNS), where the tile's sample subgroups
-    // are fewer than its subgroups.
+    // are fewer than its subgroups; then the wide phases' activation and input-gradient products
+    // are summed in fp16 and the held weight blocks loaded before the first tile's inputs.
     bool ends_by_columns = false;
-    // With ends_by_columns: the wide phases' activation and input-gradient products summed in fp16
-    // (mlp_coopmat_split.glsl's CM_HALF_SUMS) and the encoding's input gradients by rows
-    // (CM_ENC_INPUTS_BY_ROWS).
-    bool half_sums = false;
+    // With ends_by_columns: the encoding's input gradients by rows (CM_ENC_INPUTS_BY_ROWS).
     bool encoding_inputs_by_rows = false;
     // With ends_by_columns: the next tile's inputs encoded by the subgroups after the sample ones
     // while those take the last matrix's forward product (mlp_coopmat_split.glsl's
@@ -84,10 +82,6 @@ struct TrainTiling {
     // CM_STAGE_TARGETS, with CM_STAGE_PIXELS; the targets' and pixels' sets are in shared_bytes),
     // instead of every subgroup waiting on a sample's image read at each tile's start.
     bool stage_targets = false;
-    // With ends_by_columns: each subgroup's held weight blocks loaded before the first tile's
-    // inputs are staged, beside those reads, rather than after the barrier that follows
-    // (train_step.comp's CM_EARLY_FRAGMENTS).
-    bool early_fragments = false;
     // With shared_tile_rows: the MLP's narrow ends (at most 8 inputs or outputs) in 8-wide blocks
     // (mlp_coopmat_split.glsl's CM_NARROW_ENDS), where the device has the 16x8 shapes.
     bool narrow_ends = false;

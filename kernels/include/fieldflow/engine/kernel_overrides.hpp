@@ -30,12 +30,10 @@ struct KernelOverrides {
     std::optional<bool> first_weight_fragments;
     std::optional<bool> ends_by_columns;
     std::optional<bool> narrow_ends;
-    std::optional<bool> half_sums;
     std::optional<bool> encoding_inputs_by_rows;
     std::optional<bool> stage_inputs;
     std::optional<bool> late_encoding;
     std::optional<bool> stage_targets;
-    std::optional<bool> early_fragments;
     std::optional<bool> prefetch; // each tile's inputs loaded a tile ahead
     // Sine MLPs (SIREN) on the portable kernels of a tensor-core device.
     std::optional<bool> siren_portable;
