@@ -430,14 +430,6 @@ TEST(GpuGradients, WeightsReadFromMemoryMatchReference) {
         SCOPED_TRACE("width 128, 2 groups");
         check_gradients(wide, 1100, 72, 2);
     }
-    {
-        // On the tensor cores width 128 holds its weight blocks for the step; loaded for each
-        // phase instead, it must learn the same.
-        SCOPED_TRACE("width 128, 2 groups, weight blocks loaded for each phase");
-        KernelOverrides loaded;
-        loaded.weight_fragments = false;
-        check_gradients(wide, 1100, 74, 2, 1, nullptr, {}, loaded);
-    }
     SCOPED_TRACE("SIREN 64x5");
     check_gradients(siren_config(64, 5, 30.0f), 200, 73);
 }
