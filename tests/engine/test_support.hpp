@@ -34,7 +34,7 @@ inline Device& device() {
 // (11-bit mantissa, ~5e-4 relative per rounding) in 16-wide blocks and carries the backward deltas
 // in fp16, so its errors are ~10x larger; a wrong index or a missing term is still O(1).
 // The tensor-core figures are ~2x the worst seen over two runs of every GPU test on the H100
-// (bench/RESULTS.md, 2026-11-23).
+// (bench/archive/RESULTS.md, "persistent training workgroups, the hash grid, and scaling").
 struct Tolerances {
     double forward, loss_rel, weights_max_rel, weights_norm_rel, encoding_max_rel, encoding_norm_rel;
     double same_seed; // two runs of one seed, largest parameter difference (float atomics' order)

@@ -226,20 +226,22 @@ enum class DenseAdam : uint32_t { automatic = 0, eager = 1, lazy = 2 };
 // The dense grid's cells-to-reads ratio from which the lazy form is the faster. On the H100 the two
 // tie at 2 at batch 2^14 (17.83 / 18.00 us a step) and the lazy form wins there at larger batches
 // (by 9% at 2^16, 14% at 2^18, 11% at 2^20), and from 2.5 at every batch; at 1.5 eager wins by 9%
-// at 2^14 and ties at 2^16 and 2^20 (bench/RESULTS.md, 2026-11-27).
+// at 2^14 and ties at 2^16 and 2^20
+// (bench/archive/RESULTS.md, "lazy dense Adam's crossover at batches 2^14-2^20 and on the hash grid").
 inline constexpr double kLazyDenseAdamRatio = 2.0;
 // The same on a CPU driver (lavapipe, 2 cores), where the lazy form's visits cost more next to the
-// eager pass: still 20% the slower at 4.2 (bench/RESULTS.md, 2026-11-27).
+// eager pass: still 20% the slower at 4.2 (bench/archive/RESULTS.md, "the crossovers on lavapipe").
 inline constexpr double kLazyDenseAdamRatioOnCpu = 5.0;
 // The hash grid's. On the H100, on tables shaped like graphs/gigapixel.yaml's (per-level scale
 // 1.65, 2^19-2^23 rows, an 8192x8192 photo), eager wins by 12-18% at ratios 1.7-2.2 and ties or
 // wins (by up to 7%) at 2.5-2.8; the lazy form wins by 2-9% at 3, 14-23% at 3.4-4.4, 1.8-1.95x at
 // 6.1-8.2 and 3.2x at 15. On issue 13's leuvenA model (scale 1.3, 2^20 rows) the lazy form wins at
-// every ratio measured, 1.6-12.6 (bench/RESULTS.md, 2026-11-27).
+// every ratio measured, 1.6-12.6
+// (bench/archive/RESULTS.md, "lazy dense Adam's crossover at batches 2^14-2^20 and on the hash grid").
 inline constexpr double kLazyHashAdamRatio = 3.0;
 // The same on a CPU driver (lavapipe, 2 cores; the same tables' shape, three runs each): the lazy
 // form takes 1.4x eager's time at ratios 1.5-1.6 and 1.1x at 2.7, the same at 3.1, and 0.77x at 5.1
-// (bench/RESULTS.md, 2026-11-27).
+// (bench/archive/RESULTS.md, "the crossovers on lavapipe").
 inline constexpr double kLazyHashAdamRatioOnCpu = 4.0;
 
 struct TrainOptions {
