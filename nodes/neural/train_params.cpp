@@ -129,9 +129,14 @@ void read_grid_model(const Node& node, TrainParams& p) {
     }
     if (m.encoding.kind == fe::EncodingKind::frequency)
         m.encoding.frequency.octaves = uint32_t(node.integer("frequency_octaves"));
-    m.grid_channels = uint32_t(node.integer("grid_channels"));
-    m.encoding.subcell = node.flag("subcell");
-    m.encoding.fourier_octaves = uint32_t(node.integer("fourier_octaves"));
+    // The dense grid's own params, taken only for it: the other encodings ignore them, and their
+    // model files and checkpoints do not store them, so a value set here (a warning says it has no
+    // effect) must not reach the configuration a resumed run is compared with.
+    if (m.encoding.kind == fe::EncodingKind::dense_grid) {
+        m.grid_channels = uint32_t(node.integer("grid_channels"));
+        m.encoding.subcell = node.flag("subcell");
+        m.encoding.fourier_octaves = uint32_t(node.integer("fourier_octaves"));
+    }
     m.hidden_width = uint32_t(node.integer("hidden_width"));
     m.hidden_layers = uint32_t(node.integer("hidden_layers"));
     m.hidden_activation = activation_from_name(node.string("hidden_activation"));

@@ -142,6 +142,38 @@ TEST(Resume, InterruptedTrainingResumesAndItsOutputsCoverTheWholeRun) {
     fs::remove_all(straight_folder);
 }
 
+// A hash-grid Train that also sets a dense grid's param (a warning says it has no effect) resumes
+// from its checkpoint: the param must not reach the model configuration, which the hash grid's
+// checkpoint does not store and the resumed run is compared with.
+TEST(Resume, AHashGridWithADenseGridParamResumes) {
+    const fs::path folder = fresh_folder("hash_with_dense_param"), state = folder / "state";
+    auto hash_run = [&](OpRun& run) -> OpRun& {
+        return run.image("image", photo(48))
+            .param("encoding", "hash_grid")
+            .param("hash_log2_table_size", 10)
+            .param("subcell", ff::test::Param(false))
+            .param("fourier_octaves", 3)
+            .param("hidden_width", 16)
+            .param("steps", 400)
+            .param("cpu_steps", 0)
+            .param("batch", 256)
+            .param("eval_interval", 0)
+            .param("checkpoint_interval", 50)
+            .state_dir(state.string());
+    };
+    OpRun first("Train");
+    hash_run(first).on_progress([](const ff::test::ProgressEvent& e) { return e.done >= 100; });
+    ASSERT_EQ(first.execute(), FF_CANCELLED) << first.error();
+    const uint32_t stopped = uint32_t(first.progress().back().done);
+    ASSERT_TRUE(fs::exists(state / "checkpoint.ffckpt")) << all_logs(first);
+    OpRun second("Train");
+    hash_run(second);
+    ASSERT_EQ(second.execute(), FF_OK) << second.error();
+    EXPECT_TRUE(logged(second, "resuming from checkpoint at step " + std::to_string(stopped) + " of 400"))
+        << all_logs(second);
+    fs::remove_all(folder);
+}
+
 TEST(Resume, DamagedOrForeignCheckpointIsAWarningAndAFreshStart) {
     const fs::path folder = fresh_folder("damaged"), state = folder / "state";
     fs::create_directories(state);
