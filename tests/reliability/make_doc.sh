@@ -209,7 +209,7 @@ no step of its work lasts long:
   (docs/plugins.md, "Preparing") is not waited for either: an interrupted run's release leaves an
   open still under way to the process's end, and opening holds no lock that a release needs (the
   8192x8192 job interrupted while reading: 39 ms, against 503-557 ms while it did, bench/archive/RESULTS.md,
-  "2026-11-25 — the leuvenA main job's fixed costs...").
+  "the leuvenA main job's fixed costs").
 
 Every step that can take more than 2 s on a large image shows progress: ReadImage (`decoding
 'photo.png' (8192x8192), 2.1 s`, then rows converted), WriteImage (rows prepared, `encoding png,
@@ -236,8 +236,9 @@ loaded 2-core CI machine; the target is 1 s, and the test prints each latency), 
 for the target node (when the node finished before the signal came, the case runs again, at most
 three times), leave no temporary file and no output of a node that did not finish, and every
 output it did leave must be complete (the images decode at full size, the model file checks,
-every snapshot is a whole PNG). Measured on the 2-core development machine (lavapipe, 2026-11-23,
-the test alone): signal to exit 38 to 43 ms while reading, 38 to 46 ms writing, 61 to 181 ms
+every snapshot is a whole PNG). Measured on the 2-core development machine (lavapipe, the test
+alone; bench/archive/RESULTS.md, "interrupts and progress on large images"): signal to exit 38 to 43
+ms while reading, 38 to 46 ms writing, 61 to 181 ms
 training, 97 to 139 ms rendering, 60 to 122 ms in the report (three runs). With two busy-looping
 processes beside it (load average above 4) one run measured reading 81 ms, writing 88 ms,
 training 2,389 ms, rendering 2,485 ms, report 303 ms: the
@@ -250,9 +251,11 @@ BITS=8 CASES="image save_ground_truth baseline train"`; lavapipe cannot render 8
 dispatch, so not `learned` and `report` there): decoding 45 ms, encoding 182 ms, preparing the
 samples 79 ms, writing the bytes 84 ms, BilinearBaseline shrinking 148 ms and enlarging 146 ms,
 training 326 ms, all exit 143 with nothing half-written. (The Report node's own phases at
-8192x8192 took 0.24 to 0.48 s: `bench/archive/RESULTS.md`.) On the H100 machine (the same
+8192x8192 took 0.24 to 0.48 s: bench/archive/RESULTS.md, "the report and metrics on large images".)
+On the H100 machine (the same
 script on an 8192x8192 mosaic, every node including `learned` and
-`report`, no validation layer, bound 1 s; 2026-11-24): image 30 ms, save_ground_truth 68 ms,
+`report`, no validation layer, bound 1 s; bench/archive/RESULTS.md, "lazy dense Adam in closed form,
+the main job and its interrupts"): image 30 ms, save_ground_truth 68 ms,
 baseline 102 ms, train 261 ms, learned 294 ms, report 629 ms, each exit 143 with nothing
 half-written.
 
@@ -260,9 +263,10 @@ half-written.
 process group). A stop must reach an image however early it comes: SIGINT and SIGTERM stay blocked
 from `fork` until the child has set their default handlers (`host/src/batch/child_process.cpp`),
 so a signal forwarded in between is held and then ends the child, where the batch's own handler,
-inherited across `fork`, used to swallow it and the image ran on to the end (seen as a failure of
-`BatchCli.SigtermStopsCleanlyAndResumeFinishes` under load; `BatchChild.AStopSentAsItStartsIsNeverLost`
-signals 200 children as they start and lost one within a few tries before the fix).
+inherited across `fork`, would swallow it and the image would run on to the end (under load,
+`BatchCli.SigtermStopsCleanlyAndResumeFinishes` then fails;
+`BatchChild.AStopSentAsItStartsIsNeverLost` signals 200 children as they start, and without the
+blocked signals loses one within a few tries).
 
 ## Tests that wait for a process
 
@@ -281,19 +285,17 @@ before plugins, Vulkan or the graph load, so a signal sent early still ends the 
 | `Cli.InterruptDoesNotWaitForAnAbandonedCall` | the log line `[a] call started` (the Abandon op's call is running) | SIGTERM; exit 143 within 30 s, though an exit handler would wait 60 s for the abandoned call |
 | `reliability_interrupt_each_node` | the target node's progress line in its long step (`decoding`, `encoding png`, a training step done, `rendering`, the report's bar), printed every 50 ms (`FIELDFLOW_PROGRESS_SECONDS=0.05`) | SIGTERM; exit 143 within 5 s and the node `cancelled`; a node that finished before the signal is tried again, at most 3 times |
 
-Measured on the shared 2-core development machine (lavapipe, Debian 12) on 2026-11-23, with the
+Measured on the shared 2-core development machine (lavapipe, Debian 12), with the
 other work on it keeping the load average between 5.3 and 6.7: the tests above that wait for a
 process or a signal (CTest `-R '^(Cli\.|Scheduler\.|BatchCli\.|reliability_interrupt_resume|ff_e2e_lake_fidelity_test)'`,
-29 tests, `-j2`) ran three times in a row, all green (75 s, 44 s, 47 s). The whole CTest suite
-(`ctest -j2`, 274 tests) then found one more: `BatchCli.SigtermStopsCleanlyAndResumeFinishes` took
-the image launched beside the first one, which finishes with it, as its sign, and sometimes had
-nothing left to stop; it now waits for an image launched after the first finished. With that,
-the whole CTest suite (`ctest --test-dir build -j2 --timeout 900`, 274 tests) ran three times in a
-row on the same machine, all green (108 s, 182 s, 241 s; load average 1.5 to 5.4 where recorded,
-at the starts and ends of the last two). On 2026-11-24 the whole README test command
+29 tests, `-j2`) ran three times in a row, all green (75 s, 44 s, 47 s).
+`BatchCli.SigtermStopsCleanlyAndResumeFinishes` waits for an image launched after the first
+finished: the image launched beside the first one finishes with it, and taken as the sign it can
+leave nothing to stop. The whole CTest suite (`ctest --test-dir build -j2 --timeout 900`, 274 tests)
+ran three times in a row on the same machine, all green (108 s, 182 s, 241 s; load average 1.5 to
+5.4 where recorded, at the starts and ends of the last two). The whole README test command
 (`scripts/test.sh`, all eleven stages, the build current) ran three times in a row on the 2-core
 development machine beside two busy-looping processes (`while :; do :; done`, one per core; load
 average 3.6 to 4.0 at the ends of the runs), all green: 878 s, 874 s and 937 s (CTest stage,
-365 tests with the validation layer: 376 s in the first run). A whole CTest run earlier that day
-had met a lost stop in `fieldflow batch` (above), fixed first.
+365 tests with the validation layer: 376 s in the first run).
 TAIL
