@@ -924,12 +924,10 @@ void DeviceImpl::print_pipeline_stats(VkPipeline pipeline, const std::string& sh
         vkGetDeviceProcAddr(device_, "vkGetPipelineExecutableStatisticsKHR"));
     if (!get_props || !get_stats) return;
     std::string line = "fieldflow engine: pipeline " + shader;
+    // The defines that tell kernel shapes apart: the tile, the width and every CM_* switch the host
+    // sets. Chosen by prefix rather than by a list of names so a new or removed switch needs no edit.
     for (const auto& [k, v] : defines)
-        if (k == "TILE" || k == "HIDDEN" || k == "COOPMAT" || k == "CM_GRADS_IN_REGISTERS" || k == "CM_SPLIT" ||
-            k == "CM_ROWS" || k == "CM_WEIGHT_FRAGMENTS" || k == "CM_FIRST_WEIGHT_FRAGMENTS" ||
-            k == "CM_ENDS_BY_COLUMNS" || k == "CM_NARROW_ENDS" || k == "CM_HALF_SUMS" || k == "CM_ENC_INPUTS_BY_ROWS" ||
-            k == "CM_STAGE_INPUTS" || k == "CM_LATE_ENCODING" || k == "CM_STAGE_TARGETS")
-            line += " " + k + "=" + v;
+        if (k == "TILE" || k == "HIDDEN" || k == "COOPMAT" || k.starts_with("CM_")) line += " " + k + "=" + v;
     VkPipelineInfoKHR pi{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
     pi.pipeline = pipeline;
     uint32_t executables = 0;
