@@ -190,9 +190,10 @@ struct Model {
 
 // The initial bias of hidden ReLU layers (TrainOptions::hidden_bias): slightly positive, so that
 // few units start (and stay) switched off: with the warm-up, +0.5 dB on graf1 and +0.2 dB on
-// leuvenA over 10 seeds for the dense grid at 40,000 steps (bench/RESULTS.md). The 64-wide hash
-// model at 2,000 steps learns better from 0 without the warm-up, as Instant-NGP's bias-free MLP
-// starts (+1.1 dB on leuvenA; bench/RESULTS.md).
+// leuvenA over 10 seeds for the dense grid at 40,000 steps (bench/archive/RESULTS.md, "graf1
+// against the PyTorch peer, and the warm-up + ReLU-bias defaults"). The 64-wide hash model at
+// 2,000 steps learns better from 0 without the warm-up, as Instant-NGP's bias-free MLP starts
+// (+1.1 dB on leuvenA; bench/archive/RESULTS.md, "the hash models' training recipe").
 inline constexpr float kDefaultHiddenBias = 0.1f;
 
 // The same initialisation the Trainer uses (deterministic for a seed). ReLU-like layers take
@@ -211,7 +212,9 @@ ModelConfig siren_config(uint32_t hidden_width = 64, uint32_t hidden_layers = 3,
 // How the feature grid's Adam treats cells that no sample touched in a step.
 //  sparse: they do not step and their moments freeze (the per-cell Adam of the seed);
 //  dense:  they step on with a zero gradient, their momentum decaying (torch.optim.Adam on a
-//          dense grid). Measured on the H100 (bench/RESULTS.md), dense reaches higher PSNR.
+//          dense grid). In the sweep that set the learning rates, dense's best setting reached
+//          a higher PSNR than sparse's on both photos (bench/archive/RESULTS.md, "portable
+//          kernels").
 // Dense Adam runs in one of two forms with the same result (to rounding; TrainOptions::dense_adam):
 // eagerly, a pass over every cell each step (its cost grows with the grid or table), or lazily, a
 // step updating only what its batch touches while a cell catches up the zero-gradient steps it
@@ -247,7 +250,9 @@ inline constexpr double kLazyHashAdamRatioOnCpu = 4.0;
 struct TrainOptions {
     uint32_t steps = 40000;
     uint32_t batch = 16384;
-    float lr_mlp = 3e-2f; // defaults: best of a sweep on the H100 at 40k x 16,384 (bench/RESULTS.md)
+    // lr_mlp and lr_grid: the best pair of a sweep at 40,000 steps x 16,384
+    // (bench/archive/RESULTS.md, "portable kernels").
+    float lr_mlp = 3e-2f;
     float lr_grid = 3e-2f;
     float beta1 = 0.9f;
     float beta2 = 0.99f;
