@@ -421,6 +421,41 @@ TEST(ModelConfig, WideReluMlpsTrainOnSharedTiles) {
     EXPECT_EQ(t->shared_tile_rows, 64u);
 }
 
+// The training request's check (train_kernel_request) and choose_shared_tile take the shared
+// tile's conditions from one place (model_layout.hpp): what the chooser makes passes, and a split
+// or staging it would not make is refused before anything compiles.
+TEST(ModelConfig, SharedTileRequestsAreCheckedAsTheChooserMakesThem) {
+    const ModelConfig lake = test::default_config(200, 137);
+    ModelConfig widest = lake;
+    widest.hidden_width = 128;
+    for (const ModelConfig& c : {lake, widest}) {
+        const std::optional<detail::TrainTiling> t = detail::choose_shared_tile(c, 48 * 1024, 1024, true);
+        ASSERT_TRUE(t.has_value());
+        EXPECT_NO_THROW(detail::train_kernel_request(c, *t, true, {})) << c.hidden_width;
+    }
+    auto refusal = [&](const ModelConfig& c, const detail::TrainTiling& t) {
+        try {
+            detail::train_kernel_request(c, t, true, {});
+        } catch (const EngineError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    // Three parts of the lake model's 192 invocations over 64 rows: a part is not whole row blocks.
+    KernelOverrides three;
+    three.row_split = 3;
+    detail::TrainTiling t = *detail::choose_shared_tile(lake, 48 * 1024, 1024, true, 0, 0, three);
+    EXPECT_EQ(refusal(lake, t), "");
+    EXPECT_EQ(t.shared_tile_parts, 3u);
+    t.shared_tile_rows = 64;
+    EXPECT_TRUE(contains(refusal(lake, t), "whole row blocks")) << refusal(lake, t);
+    // Width 128's tile staging its inputs with as many sample subgroups as there are subgroups.
+    t = *detail::choose_shared_tile(widest, 48 * 1024, 1024, true);
+    ASSERT_TRUE(t.stage_inputs);
+    t.shared_tile_rows = t.tile;
+    EXPECT_TRUE(contains(refusal(widest, t), "staging the next tile's inputs")) << refusal(widest, t);
+}
+
 // The optimizer's MLP workgroups (optimizer_params_per_group): the most parameters each that keep
 // two a multiprocessor, from 4 to 32; the measured best for each model on the H200's 132.
 TEST(ModelConfig, OptimizerGroupsGrowWithTheMlp) {

@@ -324,20 +324,17 @@ void check_train_tiling(const ModelConfig& c, const TrainTiling& t, bool explici
                 "the ends by columns and the staged parts take the shared tile");
         return;
     }
-    const uint32_t rows = t.shared_tile_rows, parts = t.shared_tile_parts, subgroups = t.tile / 32;
-    require(c.hidden_activation == Activation::relu && c.padded_output_width() == 16,
-            "the shared tile takes ReLU hidden layers and 16 padded outputs");
-    require(t.tile == 2 * c.hidden_width * parts && rows % 32 == 0 && rows <= t.tile,
+    const uint32_t rows = t.shared_tile_rows, parts = t.shared_tile_parts;
+    require(shared_tile_takes(c), "the shared tile takes ReLU hidden layers and 16 padded outputs");
+    require(t.tile == shared_tile_invocations(c, parts) && rows % 32 == 0 && rows <= t.tile,
             "the shared tile runs hidden_width / 16 subgroups a part on at most a sample an invocation, "
             "a multiple of 32");
-    // A subgroup's row blocks, taken four (or all, if fewer) at a time.
-    const uint32_t row_blocks = rows / (16 * parts);
-    require(row_blocks >= 1 && row_blocks % std::min(row_blocks, 4u) == 0,
-            "a subgroup's row blocks must be a multiple of the four it takes at once");
-    require(!t.stage_inputs || (t.ends_by_columns && subgroups >= 2 * (rows / 32)),
+    require(shared_tile_rows_split(rows, parts),
+            "a part's rows must be whole row blocks: one, two or a multiple of the four it takes at once");
+    require(!t.stage_inputs || (t.ends_by_columns && staging_subgroups_fit(t.tile, rows)),
             "staging the next tile's inputs takes the ends by columns and as many subgroups again as the "
             "sample subgroups");
-    require(!t.late_encoding || (t.tile > 2 * rows && t.tile % rows == 0),
+    require(!t.late_encoding || late_shares_whole(t.tile, rows),
             "the late encoding pass takes whole shares of the tile's samples after the staging subgroups");
 }
 } // namespace

@@ -340,9 +340,8 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
             throw EngineError("the kernel option row_split " + std::to_string(*o.row_split) + " must be 1..8");
         parts = *o.row_split;
     }
-    const uint32_t invocations = 2 * c.hidden_width * parts; // hidden_width / 16 subgroups of 32 a part
-    if (!wanted || !shared_blocks || c.hidden_activation != Activation::relu || c.hidden_width % 16 != 0 ||
-        c.padded_output_width() != 16 || invocations > max_invocations)
+    const uint32_t invocations = shared_tile_invocations(c, parts);
+    if (!wanted || !shared_blocks || !shared_tile_takes(c) || c.hidden_width % 16 != 0 || invocations > max_invocations)
         return std::nullopt;
     // KernelOverrides::shared_rows: a tile of at most that many samples.
     if (o.shared_rows && (*o.shared_rows % 32 != 0 || *o.shared_rows < 32 || *o.shared_rows > 1024))
@@ -350,10 +349,7 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
                           " must be a multiple of 32 from 32 to 1024");
     const uint32_t most_rows = std::min(invocations, o.shared_rows.value_or(invocations));
     for (uint32_t rows = most_rows; rows >= 32; rows -= 32) {
-        // Each part's products take up to four row blocks at once: a part's rows a multiple of 64,
-        // or 32 or 16.
-        const uint32_t part_rows = rows / parts;
-        if (rows % parts != 0 || part_rows % 16 != 0 || (part_rows > 32 && part_rows % 64 != 0)) continue;
+        if (!shared_tile_rows_split(rows, parts)) continue;
         const uint32_t bytes = tile_bytes(rows, invocations / 32);
         if (bytes > max_shared) continue;
         TrainTiling t{invocations, false, true};
@@ -393,18 +389,18 @@ std::optional<TrainTiling> choose_shared_tile(const ModelConfig& c, uint32_t max
         // "width 128's samples' own work beside its products").
         // The encoding's input gradients then go over slice 2 (mlp_coopmat_split.glsl), which
         // must hold them.
-        const uint32_t subgroups = invocations / 32, sample_subgroups = rows / 32, in_pad = c.padded_input_width();
+        const uint32_t subgroups = invocations / 32, in_pad = c.padded_input_width();
         auto fits = [&](bool stage, bool late, bool targets) {
             return shared_tile_bytes(c, rows, subgroups, stage, late, targets) <= max_shared;
         };
-        t.stage_inputs = t.ends_by_columns && subgroups >= 2 * sample_subgroups &&
+        t.stage_inputs = t.ends_by_columns && staging_subgroups_fit(invocations, rows) &&
                          in_pad <= (c.hidden_layers >= 2 ? c.hidden_width : 16) && fits(true, false, false) &&
                          o.stage_inputs.value_or(true);
         // ... and a tile's encoding backward pass taken by the subgroups after those during the
         // next tile's last forward product, from input gradients kept in IN_PAD columns of their
         // own (where they hold whole shares of the samples and the columns fit), so that the
         // sample subgroups do not take it after their products.
-        t.late_encoding = t.stage_inputs && invocations > 2 * rows && invocations % rows == 0 &&
+        t.late_encoding = t.stage_inputs && late_shares_whole(invocations, rows) &&
                           fits(true, true, false) && o.late_encoding.value_or(true);
         // ... and the next tile's targets fetched by the staging subgroups beside its encoding's
         // reads, from pixels they drew a tile before, in shared memory where they fit: otherwise

@@ -165,6 +165,29 @@ TrainTiling choose_coopmat_tiling(const ModelConfig& config, uint32_t max_shared
                                   uint32_t max_invocations, uint32_t batch = 0, uint32_t workgroups = 0,
                                   bool shared_blocks = false, const KernelOverrides& overrides = {});
 
+// What the shared-tile kernel (mlp_coopmat_split.glsl) takes, said once for its chooser
+// (choose_shared_tile) and for the check of each training request (train_kernel_request), so that
+// the two cannot drift apart. The model: ReLU hidden layers and 16 padded outputs.
+inline bool shared_tile_takes(const ModelConfig& c) {
+    return c.hidden_activation == Activation::relu && c.padded_output_width() == 16;
+}
+// Its invocations (TrainTiling::tile): hidden_width / 16 subgroups of 32 a part.
+inline uint32_t shared_tile_invocations(const ModelConfig& c, uint32_t parts) { return 2 * c.hidden_width * parts; }
+// A tile of `rows` samples split into `parts`: each part's rows are whole 16-row blocks that its
+// products take four at a time, or all at once where they are one or two (16, 32 or a multiple of
+// 64 rows a part).
+inline bool shared_tile_rows_split(uint32_t rows, uint32_t parts) {
+    if (parts == 0 || rows % parts != 0) return false;
+    const uint32_t part_rows = rows / parts;
+    return part_rows > 0 && part_rows % 16 == 0 && (part_rows <= 32 || part_rows % 64 == 0);
+}
+// TrainTiling::stage_inputs: the subgroups after the sample ones, as many again, stage the next
+// tile's inputs.
+inline bool staging_subgroups_fit(uint32_t tile, uint32_t rows) { return tile / 32 >= 2 * (rows / 32); }
+// TrainTiling::late_encoding: the subgroups after the staging ones take whole shares of the tile's
+// samples (train_step.comp's CM_LATE_SHARES).
+inline bool late_shares_whole(uint32_t tile, uint32_t rows) { return rows > 0 && tile > 2 * rows && tile % rows == 0; }
+
 // The shared-tile layout for training `config` on the tensor cores (TrainTiling::shared_tile_rows),
 // or nullopt where it does not apply: ReLU hidden layers of width 64 or more (one part) or 32 (two
 // parts, or three), 16 padded outputs, explicit shared layouts, and a tile of at least 32 samples
