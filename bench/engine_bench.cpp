@@ -395,10 +395,9 @@ int main(int argc, char** argv) {
         // The bilinear baseline keeps the divisor's grid size whichever encoding is trained.
         const uint32_t base_w = config.grid_width, base_h = config.grid_height;
         config.encoding.kind = a.encoding;
-        if (a.encoding == EncodingKind::hash_grid) {
-            config.encoding.hash = a.hash;
-            config.grid_width = config.grid_height = 0;
-        }
+        // Only the dense grid has a grid to size (as in Train); the other encodings take 0x0.
+        if (a.encoding != EncodingKind::dense_grid) config.grid_width = config.grid_height = 0;
+        if (a.encoding == EncodingKind::hash_grid) config.encoding.hash = a.hash;
         if (a.siren) config = siren_config(a.hidden, a.layers, a.omega);
         if (std::string why = config.validate(); !why.empty()) usage(why);
 
