@@ -81,6 +81,18 @@ constexpr CountFlag kCountFlags[] = {
     {"--kernel-render-band-rows", &KernelOverrides::render_band_rows},
 };
 
+// The names of `flags` after "--kernel-", as "{a,b,...}" in lines of about 80 characters: the help
+// is written from the tables that parse the flags, so it names only flags that exist.
+template <class Flags> std::string kernel_flag_names(const Flags& flags) {
+    std::string out = "--kernel-{", line;
+    for (const auto& f : flags) {
+        const std::string name = std::string(f.flag).substr(std::strlen("--kernel-"));
+        if (!line.empty() && line.size() + name.size() > 80) out += line + ",\n           ", line.clear();
+        line += (line.empty() ? "" : ",") + name;
+    }
+    return out + line + "}";
+}
+
 // Reads one of the kernel flags into `o`; false where `key` is none of them.
 bool read_kernel_flag(ArgReader& args, const std::string& key, KernelOverrides& o) {
     auto choice = [&](const char* a, const char* b) {
@@ -122,14 +134,9 @@ bool read_kernel_flag(ArgReader& args, const std::string& key, KernelOverrides& 
               << "  --float-gradients  the encoding's gradients as float atomics, not fixed-point\n"
               << "  --pipeline-stats the driver's figures for each kernel it compiles (stderr)\n"
               << "  kernel choices fixed for a measurement (docs/engine.md, \"Measuring a kernel choice\"):\n"
-              << "  --kernel-tile N  --kernel-weights shared|memory  --kernel-siren-path portable|coopmat\n"
-              << "  --kernel-gradient-min-hits X\n"
-              << "  --kernel-{row-split,shared-rows,deferred-sets,optimizer-params-per-group,samples-block,\n"
-              << "           render-band-rows} N\n"
-              << "  --kernel-{shared-tile,weight-fragments,bias-fragments,first-weight-fragments,ends-by-columns,\n"
-              << "           narrow-ends,half-sums,encoding-inputs-by-rows,stage-inputs,late-encoding,stage-targets,\n"
-              << "           early-fragments,prefetch,local-gradients,deferred-gradients,\n"
-              << "           read-beside-claim,samples-xy16} 0|1\n";
+              << "  --kernel-weights shared|memory  --kernel-siren-path portable|coopmat  --kernel-gradient-min-hits X\n"
+              << "  " << kernel_flag_names(kCountFlags) << " N\n"
+              << "  " << kernel_flag_names(kSwitchFlags) << " 0|1\n";
     std::exit(2);
 }
 
