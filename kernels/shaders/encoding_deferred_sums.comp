@@ -14,10 +14,8 @@
 // 49,152 bytes); this pass has the whole of it.
 #extension GL_EXT_shader_atomic_int64 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
-#ifdef ENC_STATE_BY_ADDRESS // the encoding's state by its address (encoding_state.glsl)
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
-#endif
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 

@@ -7,10 +7,8 @@
 // Where training keeps the parameters in the records (ENC_PARAMS_IN_RECORD), it also copies every
 // cell's parameters out to enc_params, which render and the host read; and with pc.count = 1 it
 // does the reverse only, once, before the first step: enc_params into the records.
-#ifdef ENC_STATE_BY_ADDRESS // the encoding's state by its address (encoding_state.glsl)
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
-#endif
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 

@@ -30,16 +30,13 @@
 // claims it: the first to exchange its stamp for this step's.
 // The workgroups loop over the cells (eager) or the samples, so their count does not grow with the
 // grid.
-#ifdef ENC_STATE_BY_ADDRESS // the encoding's state by its address (encoding_state.glsl)
+// Every extension a variant may use is enabled: one it does not use adds nothing to its SPIR-V.
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
-#endif
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
-#if MLP_FP16_COPY
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
-#endif
 
 #include "common.glsl"
 #include "adam.glsl"

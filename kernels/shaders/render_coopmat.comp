@@ -10,9 +10,7 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_control_flow_attributes : require
-#if CM_SHARED_BLOCKS
 #extension GL_EXT_shared_memory_block : require
-#endif
 
 #include "common.glsl"
 

@@ -11,9 +11,7 @@
 //   one float atomic per parameter and (tile, splat) pair. WRITE_IMAGE=1 also writes the unclamped
 //   blend (tests).
 #extension GL_GOOGLE_include_directive : require
-#if TRAIN
 #extension GL_EXT_shader_atomic_float : require
-#endif
 
 #include "splat_common.glsl"
 

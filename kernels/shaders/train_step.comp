@@ -15,29 +15,22 @@
 //   COOPMAT=1 (tensor cores, mlp_coopmat.glsl): every 32-wide subgroup takes its own tiles of 32
 //     samples and keeps its gradient sums to itself until the step's end, then writes them as its
 //     own row (and its loss as its own partial), which the optimizer sums with all the others.
+// Every extension a variant may use is enabled: one it does not use adds nothing to its SPIR-V.
 #extension GL_EXT_shader_atomic_float : require
-#if ENC_GRAD_FIXED
 #extension GL_EXT_shader_atomic_int64 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
-#endif
-#ifdef ENC_STATE_BY_ADDRESS // the encoding's state by its address (encoding_state.glsl)
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
-#endif
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
-#if COOPMAT
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
-#if CM_SHARED_BLOCKS
 #extension GL_EXT_shared_memory_block : require
-#endif
-#endif
 
 #include "common.glsl"
 #include "sampling.glsl"
