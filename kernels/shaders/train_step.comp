@@ -44,9 +44,7 @@ layout(std430, binding = 1) readonly buffer EncodingParams { float enc_params[];
 #ifndef ENC_STATE_BY_ADDRESS // else encoding_state.glsl reaches it by address
 layout(std430, binding = 2) buffer EncodingState { float enc_state[]; };
 layout(std430, binding = 3) buffer EncodingStateBits { uint enc_state_u[]; };
-#if ENC_GRAD_FIXED
 layout(std430, binding = 2) buffer EncodingStatePairs { uint64_t enc_state_u64[]; }; // gradient pairs
-#endif
 #endif
 layout(std430, binding = 4) buffer MlpPartials { float mlp_partials[]; };
 layout(std430, binding = 5) buffer LossPartials { float loss_partials[]; };
