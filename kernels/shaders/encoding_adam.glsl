@@ -16,9 +16,7 @@
 // the records in order, and word loads keep it as cheap as the separate arrays were.
 #include "adam.glsl"
 #include "encoding_state.glsl"
-#ifdef ENCODING_ADAM_LAZY
 #include "encoding_catch_up.glsl"
-#endif
 
 #define ENC_RECORD_QUADS (uint(ENC_RECORD) / 4u)
 struct EncRecord {
@@ -107,7 +105,6 @@ void take_gradients(uint cell, inout EncRecord r, out float grad[ENC_CELL_FEATUR
     [[unroll]] for (uint c = 0u; c < ENC_CELL_FEATURES; ++c) REC_GRAD(r, c) = 0.0;
 }
 
-#ifdef ENCODING_ADAM_LAZY
 // Brings a cell (parameters q, record r) from Adam step `from` to step `to`: the zero-gradient
 // steps from + 1 .. to (encoding_catch_up.glsl), each feature's moments decayed to match.
 void encoding_catch_up(uint from, uint to, inout EncCellParams q, inout EncRecord r) {
@@ -141,4 +138,3 @@ void encoding_step_held(uint from, uint to, float grad[ENC_CELL_FEATURES], inout
     }
     encoding_catch_up(s, to, q, r);
 }
-#endif

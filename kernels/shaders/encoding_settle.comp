@@ -14,7 +14,6 @@
 
 #include "common.glsl"
 
-#define ENCODING_ADAM_LAZY
 layout(local_size_x = 256) in;
 
 layout(std430, binding = 0) buffer EncodingParams { float enc_params[]; };

@@ -96,18 +96,14 @@ shared float s_out[CM_OUT_FLOATS];
 
 #define CM_LANE gl_SubgroupInvocationID
 #define CM_SLICE(c) (gl_SubgroupID * (SLICE_COLS * WS) + uint(c) * WS) // column c of this subgroup's tile
-#if CM_SHARED_BLOCKS
-#define CM_OUT(o) (CM_SLICE(SLICE_COL(LAYERS + 1)) / 2u + uint(o) * WOS) // over the delta slice
-#else
-#define CM_OUT(o) (gl_SubgroupID * (OUT_PAD * WOS) + uint(o) * WOS)
-#endif
+// The last matrix's fp32 output o: over the delta slice (CM_SHARED_BLOCKS), else in s_out's own rows.
+#define CM_OUT(o) (bool(CM_SHARED_BLOCKS) ? CM_SLICE(SLICE_COL(LAYERS + 1)) / 2u + uint(o) * WOS \
+                                          : gl_SubgroupID * (OUT_PAD * WOS) + uint(o) * WOS)
 
 #ifdef CM_TRAINING
 // Per invocation, d act / d z at each matrix's outputs, kept for the backward pass (hidden ReLU
 // layers need none: see CM_FUSED_RELU).
-#if HIDDEN_ACT != ACT_RELU
 float cm_dact_hidden[LAYERS][HIDDEN];
-#endif
 float cm_dact_out[OUT_PAD];
 #endif
 float cm_out[OUT_PAD];         // per invocation: the network output
@@ -135,8 +131,6 @@ void cm_load_weights() {
                 [[unroll]] for (uint c = 0; c < 4; ++c) s_w16[4 * q + c] = float16_t(v[k][c]);
         }
     }
-#endif
-#if WEIGHTS_IN_SHARED
     for (uint i = gl_LocalInvocationID.x; i < MATRICES * CM_BIAS_STRIDE; i += TILE) {
         const uint l = i / CM_BIAS_STRIDE, o = i % CM_BIAS_STRIDE;
         s_bias[i] = o < OUT_PAD_L(l) ? mlp_params[B_OFF(l) + o] : 0.0;
@@ -167,14 +161,13 @@ void cm_put_input(float x[IN_PAD]) {
 // forward pass, W for the input gradients), with the hidden ReLU matrices' bias rows, instead
 // of from shared memory for every 16 rows of every tile. The loops over a matrix's output (forward) or
 // input (backward) blocks are then unrolled, so each block is a register, not an indexed array.
-#if CM_WEIGHT_FRAGMENTS
 CM_H cm_wt[CM_FRAGS];                  // block (nb, kb) of W_l^T: the forward's operand
 CM_H cm_wn[CM_FRAGS];                  // block (ob, ib) of W_l: the input gradients' operand
-// CM_BIAS_FRAGMENTS: the hidden ReLU matrices' bias rows held as accumulator fragments too, or
+// CM_BIAS_FRAGMENTS (hidden ReLU matrices): their bias rows held as accumulator fragments too, or
 // loaded from shared memory for each row block (the host decides: held rows cost registers).
-#if CM_FUSED_RELU && CM_BIAS_FRAGMENTS
 CM_F cm_bias_rows[LAYERS * (HIDDEN / 16)]; // hidden matrix l's bias, block nb, in every row
-#endif
+#define CM_HOLDS_BIAS_ROWS (bool(CM_WEIGHT_FRAGMENTS) && CM_FUSED_RELU && bool(CM_BIAS_FRAGMENTS))
+#if CM_WEIGHT_FRAGMENTS
 #define CM_BLOCK_LOOP [[unroll]]
 // b = matrix l's block (ob, ib): the fragment `held` keeps of it (cm_wt: W^T, cm_wn: W), or,
 // without the fragments, loaded (transposed: as W^T).
@@ -187,7 +180,7 @@ CM_F cm_bias_rows[LAYERS * (HIDDEN / 16)]; // hidden matrix l's bias, block nb, 
 
 // After cm_load_weights' barrier.
 void cm_load_weight_fragments() {
-#if CM_WEIGHT_FRAGMENTS
+    if (!bool(CM_WEIGHT_FRAGMENTS)) return;
     [[unroll]] for (int l = 0; l < MATRICES; ++l)
         [[unroll]] for (uint ob = 0; ob < CM_OB(l); ++ob)
             [[unroll]] for (uint ib = 0; ib < CM_IB(l); ++ib) {
@@ -195,12 +188,10 @@ void cm_load_weight_fragments() {
                 coopMatLoadNV(cm_wt[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib], CM_W, at, IN_PAD_L(l), true);
                 coopMatLoadNV(cm_wn[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib], CM_W, at, IN_PAD_L(l), false);
             }
-#if CM_FUSED_RELU && CM_BIAS_FRAGMENTS
-    [[unroll]] for (int l = 0; l < LAYERS; ++l)
-        [[unroll]] for (uint nb = 0; nb < HIDDEN / 16; ++nb)
-            coopMatLoadNV(cm_bias_rows[l * (HIDDEN / 16) + nb], CM_BIAS_ARRAY, CM_BIAS_AT(l, nb * 16), 0, false);
-#endif
-#endif
+    if (CM_HOLDS_BIAS_ROWS)
+        [[unroll]] for (int l = 0; l < LAYERS; ++l)
+            [[unroll]] for (uint nb = 0; nb < HIDDEN / 16; ++nb)
+                coopMatLoadNV(cm_bias_rows[l * (HIDDEN / 16) + nb], CM_BIAS_ARRAY, CM_BIAS_AT(l, nb * 16), 0, false);
 }
 
 // Rows r0..r0+15 of X_l (slice l) times the output block nb of W_l^T, added to acc.
@@ -220,11 +211,8 @@ void cm_matmul_forward(int l) {
     CM_BLOCK_LOOP for (uint nb = 0; nb < OUT_PAD_L(l) / 16; ++nb) {
         [[dont_unroll]] for (uint r0 = 0; r0 < WT; r0 += 16) {
             CM_F acc = CM_F(0.0);
-#if CM_WEIGHT_FRAGMENTS && CM_FUSED_RELU && CM_BIAS_FRAGMENTS
-            acc = cm_bias_rows[l * (HIDDEN / 16) + nb];
-#else
-            if (fused) coopMatLoadNV(acc, CM_BIAS_ARRAY, CM_BIAS_AT(l, nb * 16), 0, false);
-#endif
+            if (CM_HOLDS_BIAS_ROWS) acc = cm_bias_rows[l * (HIDDEN / 16) + nb];
+            else if (fused) coopMatLoadNV(acc, CM_BIAS_ARRAY, CM_BIAS_AT(l, nb * 16), 0, false);
             cm_product_block(l, nb, r0, acc);
             if (fused)
                 for (int i = 0; i < acc.length(); ++i) acc[i] = max(acc[i], 0.0);
@@ -264,9 +252,7 @@ void cm_activate(int l) {
         float y = act_apply(kind, z);
 #ifdef CM_TRAINING
         if (l == LAYERS) cm_dact_out[o] = omega * act_derivative(kind, z, y);
-#if !CM_FUSED_RELU
-        else cm_dact_hidden[l][o] = omega * act_derivative(kind, z, y);
-#endif
+        else if (!CM_FUSED_RELU) cm_dact_hidden[l][o] = omega * act_derivative(kind, z, y);
 #endif
         if (l < LAYERS) s_slice[idx] = float16_t(y);
         else cm_out[o] = y;
@@ -291,9 +277,7 @@ void cm_forward() {
 // Bias sums: invocation i keeps outputs i, i + 32, ... of every matrix.
 #define CM_BIAS_SLOTS ((CM_BIAS_STRIDE + WT - 1) / WT)
 
-#if CM_GRADS_IN_REGISTERS
-CM_F cm_grad[CM_FRAGS];
-#endif
+CM_F cm_grad[CM_FRAGS]; // the sums, where CM_GRADS_IN_REGISTERS
 float cm_bias_grad[MATRICES][CM_BIAS_SLOTS];
 uint cm_grad_row;     // this subgroup's row of mlp_partials (MLP_PARAMS floats)
 bool cm_grad_first;   // no tile added yet (the row in memory holds nothing of this step)
@@ -301,11 +285,18 @@ bool cm_grad_first;   // no tile added yet (the row in memory holds nothing of t
 void cm_grad_begin(uint row) {
     cm_grad_row = row * uint(MLP_PARAMS);
     cm_grad_first = true;
-#if CM_GRADS_IN_REGISTERS
-    [[unroll]] for (int f = 0; f < CM_FRAGS; ++f) cm_grad[f] = CM_F(0.0);
-#endif
+    if (bool(CM_GRADS_IN_REGISTERS))
+        [[unroll]] for (int f = 0; f < CM_FRAGS; ++f) cm_grad[f] = CM_F(0.0);
     [[unroll]] for (int l = 0; l < MATRICES; ++l)
         [[unroll]] for (int j = 0; j < CM_BIAS_SLOTS; ++j) cm_bias_grad[l][j] = 0.0;
+}
+
+// The step's sums so far of matrix l's block (ob, ib), whose place in the partial row is `at`.
+CM_F cm_grad_sum(int l, uint ob, uint ib, uint at) {
+    CM_F acc = CM_F(0.0);
+    if (bool(CM_GRADS_IN_REGISTERS)) acc = cm_grad[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib];
+    else if (!cm_grad_first) coopMatLoadNV(acc, mlp_partials, at, IN_PAD_L(l), false);
+    return acc;
 }
 
 // delta: this sample's (y - t) * act'(z) per output (zero past OUT_DIM and outside the batch).
@@ -318,24 +309,16 @@ void cm_put_output_delta(float delta[OUT_PAD]) {
 void cm_weight_gradients(int l) {
     [[unroll]] for (uint ob = 0; ob < CM_OB(l); ++ob) {
         [[unroll]] for (uint ib = 0; ib < CM_IB(l); ++ib) {
-#if CM_GRADS_IN_REGISTERS
-            CM_F acc = cm_grad[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib];
-#else
             const uint at = cm_grad_row + W_OFF(l) + ob * 16 * IN_PAD_L(l) + ib * 16;
-            CM_F acc = CM_F(0.0);
-            if (!cm_grad_first) coopMatLoadNV(acc, mlp_partials, at, IN_PAD_L(l), false);
-#endif
+            CM_F acc = cm_grad_sum(l, ob, ib, at);
             [[unroll]] for (uint k0 = 0; k0 < WT; k0 += 16) {
                 CM_H a, b;
                 coopMatLoadNV(a, s_slice, CM_SLICE(SLICE_COL(l + 1) + ob * 16) + k0, WS, false); // delta^T
                 coopMatLoadNV(b, s_slice, CM_SLICE(SLICE_COL(l) + ib * 16) + k0, WS, true);      // X_l
                 acc = coopMatMulAddNV(a, b, acc);
             }
-#if CM_GRADS_IN_REGISTERS
-            cm_grad[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib] = acc;
-#else
-            coopMatStoreNV(acc, mlp_partials, at, IN_PAD_L(l), false);
-#endif
+            if (bool(CM_GRADS_IN_REGISTERS)) cm_grad[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib] = acc;
+            else coopMatStoreNV(acc, mlp_partials, at, IN_PAD_L(l), false);
         }
     }
     // Bias: invocation i sums output i's column over the tile, starting at a rotated row so the
@@ -401,15 +384,13 @@ void cm_backward(float grad_scale, out float dx[ENC_GRAD_DIM]) {
         subgroupBarrier(); // slice l is read by the weight gradient before it is overwritten
         cm_input_gradients(l, l > 0 ? uint(CM_IB(l)) : uint((ENC_GRAD_DIM + 15) / 16));
         subgroupBarrier();
-#if !CM_FUSED_RELU
-        if (l > 0) {
+        if (!CM_FUSED_RELU && l > 0) {
             [[unroll]] for (int i = 0; i < HIDDEN; ++i) {
                 const uint idx = CM_SLICE(SLICE_COL(l) + i) + CM_LANE;
                 s_slice[idx] = float16_t(float(s_slice[idx]) * cm_dact_hidden[l - 1][i]);
             }
             subgroupBarrier();
         }
-#endif
     }
     cm_grad_first = false;
     [[unroll]] for (int c = 0; c < ENC_GRAD_DIM; ++c) dx[c] = float(s_slice[CM_SLICE(c) + CM_LANE]) * grad_scale;
@@ -422,12 +403,7 @@ void cm_write_gradients(float scale) {
         [[unroll]] for (uint ob = 0; ob < CM_OB(l); ++ob) {
             [[unroll]] for (uint ib = 0; ib < CM_IB(l); ++ib) {
                 const uint at = cm_grad_row + W_OFF(l) + ob * 16 * IN_PAD_L(l) + ib * 16;
-#if CM_GRADS_IN_REGISTERS
-                CM_F acc = cm_grad[CM_FRAG_OFF(l) + ob * CM_IB(l) + ib];
-#else
-                CM_F acc = CM_F(0.0);
-                if (!cm_grad_first) coopMatLoadNV(acc, mlp_partials, at, IN_PAD_L(l), false);
-#endif
+                CM_F acc = cm_grad_sum(l, ob, ib, at);
                 acc = acc * scale;
                 coopMatStoreNV(acc, mlp_partials, at, IN_PAD_L(l), false);
             }

@@ -64,14 +64,12 @@ layout(std430, binding = 8) buffer EncodingStateBits { uint enc_state_u[]; }; //
 layout(std430, binding = 9) readonly buffer EncodingCatchUp { vec4 enc_catch_up[]; }; // lazy form only
 // MLP_FP16_COPY: the fp16 copy of the MLP's weights that tensor-core kernels read from memory
 // (mlp_coopmat.glsl, weights not in shared memory), kept current with the master weights.
+// Declared only where kept: a kernel that names it declares 16-bit storage, which a device may lack.
 #if MLP_FP16_COPY
 layout(std430, binding = 10) writeonly buffer MlpWeights16 { float16_t mlp_w16[]; };
 #endif
 #include "encoding_state.glsl"
 
-#if GRID_ADAM == 2
-#define ENCODING_ADAM_LAZY
-#endif
 #include "encoding_adam.glsl"
 
 shared float s_sum[ROW_SLICES][PARAMS_PER_GROUP];
@@ -131,11 +129,8 @@ void step_cell(uint cell, uint from, EncCellParams q, EncRecord r) {
     const uint t = pc.step + 1u;
     float grad[ENC_CELL_FEATURES];
     take_gradients(cell, r, grad);
-#if GRID_ADAM == 2
-    encoding_step_held(from, t, grad, q, r);
-#else
-    encoding_adam(grad, q, r);
-#endif
+    if (GRID_ADAM == 2) encoding_step_held(from, t, grad, q, r);
+    else encoding_adam(grad, q, r);
     set_record_stamp(r, t);
     store_cell(cell, q, r);
 }
@@ -151,18 +146,18 @@ void step_cell(uint cell, uint from, EncCellParams q, EncRecord r) {
 // saves the round trip (bench/archive/RESULTS.md, "a step's cells claimed by whole warps").
 void step_claimed(uint cell) {
     const uint t = pc.step + 1u;
-#if GRID_ADAM == 2 && !ENC_READ_BESIDE_CLAIM
-    const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], t);
-    if (from < t) {
+    if (GRID_ADAM == 2 && !bool(ENC_READ_BESIDE_CLAIM)) {
+        const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], t);
+        if (from < t) {
+            const EncRecord r = load_record(cell);
+            step_cell(cell, from, cell_params(cell, r), r);
+        }
+    } else {
         const EncRecord r = load_record(cell);
-        step_cell(cell, from, cell_params(cell, r), r);
+        const EncCellParams q = cell_params(cell, r);
+        const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], t);
+        if (from < t) step_cell(cell, from, q, r);
     }
-#else
-    const EncRecord r = load_record(cell);
-    const EncCellParams q = cell_params(cell, r);
-    const uint from = atomicExchange(enc_state_u[ENC_STAMP_AT(cell)], t);
-    if (from < t) step_cell(cell, from, q, r);
-#endif
 }
 // VISIT_PARTS invocations share a sample, each claiming every VISIT_PARTS-th cell it visits (one
 // each on the dense grid), so that no invocation waits on a long chain of cells' memory round

@@ -44,7 +44,10 @@ layout(std430, binding = 1) readonly buffer EncodingParams { float enc_params[];
 #ifndef ENC_STATE_BY_ADDRESS // else encoding_state.glsl reaches it by address
 layout(std430, binding = 2) buffer EncodingState { float enc_state[]; };
 layout(std430, binding = 3) buffer EncodingStateBits { uint enc_state_u[]; };
+// Declared only with fixed-point gradients: a kernel that names it declares 64-bit integers.
+#if ENC_GRAD_FIXED
 layout(std430, binding = 2) buffer EncodingStatePairs { uint64_t enc_state_u64[]; }; // gradient pairs
+#endif
 #endif
 layout(std430, binding = 4) buffer MlpPartials { float mlp_partials[]; };
 layout(std430, binding = 5) buffer LossPartials { float loss_partials[]; };
@@ -93,9 +96,8 @@ void enc_cell_grad(uint cell, uint group, float g[ENC_CELL_FEATURES]) {
 #endif
     for (int f = 0; f + 1 < ENC_CELL_FEATURES; f += 2)
         atomicAdd(enc_state_u64[ENC_GRAD_AT(cell, f) / 2u], enc_grad_fixed_addend(q[f], q[f + 1]));
-#if ENC_CELL_FEATURES % 2 == 1
-    atomicAdd(enc_state_u[ENC_GRAD_AT(cell, ENC_CELL_FEATURES - 1)], uint(q[ENC_CELL_FEATURES - 1]));
-#endif
+    if (ENC_CELL_FEATURES % 2 == 1)
+        atomicAdd(enc_state_u[ENC_GRAD_AT(cell, ENC_CELL_FEATURES - 1)], uint(q[ENC_CELL_FEATURES - 1]));
 #else
     for (int f = 0; f < ENC_CELL_FEATURES; ++f) atomicAdd(enc_state[ENC_GRAD_AT(cell, f)], g[f]);
 #endif

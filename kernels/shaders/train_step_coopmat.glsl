@@ -36,6 +36,11 @@
 #include "mlp_coopmat_split.glsl" // one tile a workgroup, its subgroups owning output columns
 #else
 #include "mlp_coopmat.glsl"       // one tile a subgroup
+// The shared tile's choices, none of which a tile a subgroup makes.
+#define CM_ENDS_BY_COLUMNS 0
+#define CM_STAGE_INPUTS 0
+#define CM_LATE_ENCODING 0
+#define CM_STAGE_TARGETS 0
 #define CM_TILE_SAMPLES WT
 #define CM_ROW CM_LANE
 #define CM_HOLDS_SAMPLES true
@@ -54,14 +59,12 @@ struct TileFetch {
 TileFetch tile_fetch(uint tile) {
     const uint s = tile * CM_TILE_SAMPLES + CM_ROW;
     TileFetch t;
-#if CM_STAGE_TARGETS // the staging subgroups fetched the tile's samples (stage_tile_inputs)
-    t.drawn.uv = vec2(0.0);
-#else
-    t.drawn = sample_fetch(CM_HOLDS_SAMPLES && s < pc.batch ? s : 0u);
-#endif
-#if !CM_STAGE_INPUTS // else the encoding's part is the staging subgroups' (below): enc is unset
-    t.enc = encode_fetch(t.drawn.uv);
-#endif
+    if (bool(CM_STAGE_TARGETS)) // the staging subgroups fetched the tile's samples (stage_tile_inputs)
+        t.drawn.uv = vec2(0.0);
+    else
+        t.drawn = sample_fetch(CM_HOLDS_SAMPLES && s < pc.batch ? s : 0u);
+    if (!bool(CM_STAGE_INPUTS)) // else the encoding's part is the staging subgroups' (below): enc is unset
+        t.enc = encode_fetch(t.drawn.uv);
     return t;
 }
 
@@ -165,11 +168,9 @@ void stage_tile_inputs(uint tile) {
 }
 #endif
 
-#if CM_STAGE_INPUTS
 // The worker's tiles [x, y) (main): CM_STAGE_INPUTS stages the next one's inputs during a tile,
 // CM_LATE_ENCODING takes the encoding backward pass of the one before.
 uvec2 worker_tiles;
-#endif
 
 // One tile (of 32 samples for this subgroup, or shared by the workgroup's subgroups: a
 // workgroup-uniform call), from its fetched inputs. Invocations that hold no sample of a shared
@@ -180,14 +181,12 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
     vec2 uv = fetched.drawn.uv;
     float target[OUT_PAD];
     float x[IN_PAD];
-#if   CM_STAGE_TARGETS // read after the last forward product, below
-    [[unroll]] for (int o = 0; o < OUT_PAD; ++o) target[o] = 0.0;
-#else
-    sample_finish(fetched.drawn, target);
-#if !CM_STAGE_INPUTS
-    encode_finish(uv, fetched.enc, x);
-#endif
-#endif
+    if (bool(CM_STAGE_TARGETS)) { // read after the last forward product, below
+        [[unroll]] for (int o = 0; o < OUT_PAD; ++o) target[o] = 0.0;
+    } else {
+        sample_finish(fetched.drawn, target);
+        if (!bool(CM_STAGE_INPUTS)) encode_finish(uv, fetched.enc, x);
+    }
 #if   CM_STAGE_INPUTS
     cm_take_staged_inputs(tile);
     cm_forward_hidden_layers();
@@ -225,15 +224,11 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
     if (CM_HOLDS_SAMPLES) cm_put_output_delta(delta);
     float dx[ENC_GRAD_DIM];
     cm_backward(LOSS_SCALE / CM_LOSS_SCALE, dx);
-#if !CM_LATE_ENCODING
-    if (in_batch) {
+    if (!bool(CM_LATE_ENCODING) && in_batch) {
         enc_defer(s, dx);
-#if CM_STAGE_TARGETS
-        uv = drawn_uv(s); // drawn again here: no register held it through the tile
-#endif
+        if (bool(CM_STAGE_TARGETS)) uv = drawn_uv(s); // drawn again here: no register held it through the tile
         encode_backward(uv, dx);
     }
-#endif
 }
 
 // With the ends by columns (shared tiles, whose weight blocks come from memory), a subgroup's held
@@ -243,9 +238,7 @@ void train_tile(uint tile, TileFetch fetched, inout float loss) {
 void main() {
     enc_local_clear();
     cm_load_weights();
-#if CM_ENDS_BY_COLUMNS
-    cm_load_weight_fragments();
-#endif
+    if (bool(CM_ENDS_BY_COLUMNS)) cm_load_weight_fragments();
 #if CM_STAGE_INPUTS // the first tile's inputs, before the barrier (CM_SPLIT: a worker a workgroup)
     const uvec2 first = tile_range(gl_WorkGroupID.x, gl_NumWorkGroups.x, (pc.batch + CM_TILE_SAMPLES - 1) / CM_TILE_SAMPLES);
 #if CM_STAGE_PIXELS
@@ -254,9 +247,7 @@ void main() {
     if (CM_STAGES && first.x < first.y) stage_tile_inputs(first.x);
 #endif
     barrier();
-#if !CM_ENDS_BY_COLUMNS
-    cm_load_weight_fragments();
-#endif
+    if (!bool(CM_ENDS_BY_COLUMNS)) cm_load_weight_fragments();
     const uint tiles = (pc.batch + CM_TILE_SAMPLES - 1) / CM_TILE_SAMPLES;
 #if CM_SPLIT
     const uint workers = gl_NumWorkGroups.x, me = gl_WorkGroupID.x;
@@ -266,19 +257,17 @@ void main() {
     cm_grad_begin(me);
     float loss = 0.0;
     const uvec2 mine = tile_range(me, workers, tiles);
-#if CM_STAGE_INPUTS
     worker_tiles = mine;
-#endif
-#if CM_PREFETCH
-    TileFetch next = tile_fetch(mine.x);
-    for (uint tile = mine.x; tile < mine.y; ++tile) {
-        const TileFetch current = next;
-        if (tile + 1u < mine.y) next = tile_fetch(tile + 1u);
-        train_tile(tile, current, loss);
+    if (bool(CM_PREFETCH)) {
+        TileFetch next = tile_fetch(mine.x);
+        for (uint tile = mine.x; tile < mine.y; ++tile) {
+            const TileFetch current = next;
+            if (tile + 1u < mine.y) next = tile_fetch(tile + 1u);
+            train_tile(tile, current, loss);
+        }
+    } else {
+        for (uint tile = mine.x; tile < mine.y; ++tile) train_tile(tile, tile_fetch(tile), loss);
     }
-#else
-    for (uint tile = mine.x; tile < mine.y; ++tile) train_tile(tile, tile_fetch(tile), loss);
-#endif
 #if CM_LATE_ENCODING
     barrier(); // the last tile's input gradients are in
     if (CM_LATES && mine.x < mine.y) late_encoding_backward(mine.y - 1u);

@@ -420,6 +420,10 @@ KernelRequest render_kernel_request(const DeviceFeatures& device, const ModelCon
     if (tiling.coopmat) {
         defines.push_back({"TILE", std::to_string(tiling.tile)});
         defines.push_back({"CM_SHARED_BLOCKS", tiling.shared_blocks ? "1" : "0"});
+        // Weight fragments held in registers pay back over a step's tiles; a render's subgroup
+        // takes one tile and reads each block once.
+        defines.push_back({"CM_WEIGHT_FRAGMENTS", "0"});
+        defines.push_back({"CM_BIAS_FRAGMENTS", "0"});
         subgroup_tile_layout(config, tiling.tile / 32, tiling.weights_in_shared, tiling.shared_blocks)
             .add_defines(defines);
     }
