@@ -36,11 +36,6 @@
 #include "mlp_coopmat_split.glsl" // one tile a workgroup, its subgroups owning output columns
 #else
 #include "mlp_coopmat.glsl"       // one tile a subgroup
-// The shared tile's choices, none of which a tile a subgroup makes.
-#define CM_ENDS_BY_COLUMNS 0
-#define CM_STAGE_INPUTS 0
-#define CM_LATE_ENCODING 0
-#define CM_STAGE_TARGETS 0
 #define CM_TILE_SAMPLES WT
 #define CM_ROW CM_LANE
 #define CM_HOLDS_SAMPLES true

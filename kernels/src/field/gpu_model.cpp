@@ -368,6 +368,10 @@ KernelRequest train_kernel_request(const ModelConfig& config, const TrainTiling&
                            tiling.stage_targets, source)
             .add_defines(d);
     } else if (tiling.coopmat) {
+        // The shared tile's choices, which the step's code tests with constant ifs: a tile a
+        // subgroup makes none of them.
+        for (const char* choice : {"CM_ENDS_BY_COLUMNS", "CM_STAGE_INPUTS", "CM_LATE_ENCODING", "CM_STAGE_TARGETS"})
+            d.push_back({choice, "0"});
         d.push_back({"CM_SHARED_BLOCKS", tiling.shared_blocks ? "1" : "0"});
         subgroup_tile_layout(config, tiling.tile / 32, tiling.weights_in_shared, tiling.shared_blocks).add_defines(d);
         // A subgroup's gradient sums stay in registers while they take at most 28 accumulator
