@@ -154,11 +154,10 @@ private:
                 done, chunk_size(rate, kChunkSeconds, kFirstChunkSteps, kMaxChunkSteps));
             for (const uint32_t every : {params_.log_interval, params_.checkpoint_interval})
                 if (every > 0) stop = std::min(stop, (done / every + 1) * every);
-            // An evaluation blocks checkpoints while it runs (full_image_mse): before a chunk that
-            // ends in one as long as the last, the checkpoint comes first, at a step whose log row
+            // A cancel abandons an evaluation that may be long (full_image_mse) with the trainer:
+            // before a chunk that ends in one, the checkpoint comes first, at a step whose log row
             // and snapshot are recorded, so a cancel during it loses this chunk at most.
-            if (schedule_.is_eval(stop) && last_eval_seconds_ && *last_eval_seconds_ >= kQuickEvalSeconds)
-                save_checkpoint_quietly(done);
+            if (schedule_.is_eval(stop) && !quick_evaluation()) save_checkpoint_quietly(done);
             const Clock::time_point start = Clock::now();
             const float loss = learner_.train(stop - done);
             const double seconds = seconds_since(start);
@@ -201,15 +200,19 @@ private:
     // A full-image evaluation is one engine call, seconds long for a large image or model: it runs
     // on a thread of its own, so a cancel is answered at once (common/cancellable_call.hpp) and
     // the call is abandoned with the trainer it holds (the loop checkpoints before a long one).
+    // One that was quick the last time runs here: a cancel waits for it, and the loop then keeps
+    // the chunk in its checkpoint instead of losing all since the last one.
     double full_image_mse(uint32_t done) {
         const Clock::time_point start = Clock::now();
-        const double mse = nodes::call_cancellable_result(node_, learner_.evaluation(), [&](double seconds) {
+        const double mse = quick_evaluation() ? learner_.evaluation()()
+                                              : nodes::call_cancellable_result(node_, learner_.evaluation(), [&](double seconds) {
             node_.progress(done, schedule_.steps, "evaluating the full image, " + formatted("%.0f", seconds) + " s");
         });
         last_eval_seconds_ = seconds_since(start);
         return mse;
     }
     static constexpr double kQuickEvalSeconds = 0.5;
+    bool quick_evaluation() const { return last_eval_seconds_ && *last_eval_seconds_ < kQuickEvalSeconds; }
 
     // Training stopped on a non-finite loss at `step`: where, the likely cause (a learning rate
     // too high for this model: the parameters overflow), and what is left to look at.
